@@ -1,12 +1,139 @@
-//! mcp-replay (work in progress).
-pub use mcp_replay_macros::mcp_fixture;
+//! # mcp-replay
+//!
+//! Regression tests that pin the protocol contract of an MCP (Model Context Protocol)
+//! server. A **fixture** is a small JSONL file holding one representative exchange, with
+//! request ids as placeholders; a test feeds the fixture's client messages into the
+//! server under test over an in-process [`Transport`], compares what the server sends
+//! back with the fixture, and reports every difference by kind
+//! ([`MismatchKind`]: method, params, result, id, notification order, missing,
+//! unexpected, timeout, server failure), each with a diff.
+//!
+//! ## With the attribute
+//!
+//! ```ignore
+//! use mcp_replay::{mcp_fixture, Transport};
+//! use rmcp::ServiceExt;
+//!
+//! #[mcp_fixture("lookup_issue")]        // <CARGO_MANIFEST_DIR>/fixtures/lookup_issue.jsonl
+//! #[tokio::test]
+//! async fn lookup_issue(transport: Transport) {
+//!     let server = DemoServer::default().serve(transport).await.unwrap();
+//!     let _ = server.waiting().await;
+//! }
+//! ```
+//!
+//! `MCP_FIXTURE_UPDATE=1 cargo test lookup_issue` re-records the fixture's server
+//! messages from what the server sends now (`new` writes `lookup_issue.jsonl.new`
+//! instead); see [`UpdateMode`].
+//!
+//! ## Without it
+//!
+//! The attribute is sugar over this API:
+//!
+//! ```
+//! use mcp_replay::{Fixture, MismatchKind};
+//! use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let fixture = Fixture::parse(concat!(
+//!     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{}}}"#, "\n",
+//!     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"ok":true}}}"#, "\n",
+//! )).unwrap();
+//!
+//! // A hand-written server that answers every request with {"ok": false}.
+//! let report = fixture
+//!     .replay(|transport| async move {
+//!         let (read, mut write) = tokio::io::split(transport);
+//!         let mut lines = BufReader::new(read).lines();
+//!         while let Ok(Some(line)) = lines.next_line().await {
+//!             let request: serde_json::Value = serde_json::from_str(&line).unwrap();
+//!             let reply = serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": false}});
+//!             write.write_all(format!("{reply}\n").as_bytes()).await.unwrap();
+//!         }
+//!     })
+//!     .await;
+//!
+//! assert!(!report.is_ok());
+//! assert_eq!(report.mismatches()[0].kind(), MismatchKind::Result);
+//! assert_eq!(report.mismatches()[0].differences()[0].path, ".result.ok");
+//! # }
+//! ```
+//!
+//! The fixture format and the replay algorithm are described in `docs/fixture-format.md`.
 
-/// In-process transport (stub; being written).
-pub type Transport = tokio::io::DuplexStream;
+#![warn(missing_docs)]
+
+mod error;
+mod fixture;
+mod json;
+mod normalize;
+mod replay;
+mod report;
+mod transport;
+mod update;
+
+pub use error::Error;
+pub use fixture::{Direction, Entry, Fixture, MessageKind, REQUEST_ID};
+pub use json::{json_eq, Difference};
+pub use mcp_replay_macros::mcp_fixture;
+pub use replay::DEFAULT_PROTOCOL;
+pub use report::{Mismatch, MismatchKind, Report};
+pub use transport::Transport;
+pub use update::{write_fixture, UpdateMode, Written, UPDATE_ENV};
+
+use std::future::Future;
+use std::time::Duration;
+
+/// How long a replay waits for each window of server messages unless the fixture header,
+/// the attribute's `timeout_ms` or [`Fixture::with_timeout`] says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What a serve closure may return: `()`, or `Result<(), E>` where an `Err` is reported
+/// as a server failure.
+pub trait ServeOutput: Send + 'static {
+    /// `Ok` when the server ended normally, else what went wrong.
+    fn into_outcome(self) -> Result<(), String>;
+}
+
+impl ServeOutput for () {
+    fn into_outcome(self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+impl<E: std::fmt::Debug + Send + 'static> ServeOutput for Result<(), E> {
+    fn into_outcome(self) -> Result<(), String> {
+        self.map_err(|e| format!("the serve closure returned an error: {e:?}"))
+    }
+}
+
+impl Fixture {
+    /// Replays this fixture against the server that `serve` runs on the given
+    /// [`Transport`], and reports every difference.
+    ///
+    /// `serve` should serve MCP on the transport and return when it closes (for rmcp:
+    /// `server.serve(transport).await?.waiting().await`). It runs as its own task, so a
+    /// panic in it is reported as a [`MismatchKind::ServerFailure`], not lost.
+    pub async fn replay<F, Fut, O>(&self, serve: F) -> Report
+    where
+        F: FnOnce(Transport) -> Fut,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        let (transport, harness) = Transport::pair();
+        let serving = serve(transport);
+        let server = tokio::spawn(async move { serving.await.into_outcome() });
+        let (reader, writer) = tokio::io::split(harness);
+        replay::run(self, reader, writer, Some(server)).await
+    }
+}
 
 #[doc(hidden)]
 pub mod __private {
-    use std::future::Future;
+    //! The runtime entry point of `#[mcp_fixture]`. Not a public API.
+    use super::*;
+    use std::path::Path;
 
     /// What `#[mcp_fixture]` knows at expansion time.
     pub struct Spec {
@@ -22,18 +149,68 @@ pub mod __private {
         pub timeout_ms: Option<u64>,
     }
 
-    /// The one entry point the attribute expands to.
-    pub async fn run<F, Fut, O>(_spec: Spec, _serve: F)
+    /// Loads the fixture, replays it, and re-records or panics with the report.
+    pub async fn run<F, Fut, O>(spec: Spec, serve: F)
     where
-        F: FnOnce(crate::Transport) -> Fut,
+        F: FnOnce(Transport) -> Fut,
         Fut: Future<Output = O> + Send + 'static,
-        O: crate::ServeOutput,
+        O: ServeOutput,
     {
-        unimplemented!()
+        if let Err(message) = run_inner(spec, serve).await {
+            panic!("{message}");
+        }
+    }
+
+    async fn run_inner<F, Fut, O>(spec: Spec, serve: F) -> Result<(), String>
+    where
+        F: FnOnce(Transport) -> Fut,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        let mode = UpdateMode::from_env().map_err(|e| e.to_string())?;
+        let path = Path::new(spec.manifest_dir)
+            .join(spec.dir)
+            .join(format!("{}.jsonl", spec.name));
+        let mut fixture = match Fixture::load(&path) {
+            Err(Error::MissingFixture { path, .. }) => {
+                return Err(Error::MissingFixture {
+                    path,
+                    test: Some(spec.test_path.to_owned()),
+                }
+                .to_string())
+            }
+            other => other.map_err(|e| e.to_string())?,
+        };
+        if let Some(ms) = spec.timeout_ms {
+            fixture = fixture.with_timeout(Duration::from_millis(ms));
+        }
+        let report = fixture.replay(serve).await.with_test_name(spec.test_path);
+        finish(&report, &path, mode)
+    }
+
+    /// Applies the update mode to a finished replay: `Ok` when the test passes.
+    pub fn finish(report: &Report, path: &Path, mode: UpdateMode) -> Result<(), String> {
+        if mode == UpdateMode::No || (report.is_ok() && mode == UpdateMode::Always) {
+            return if report.is_ok() { Ok(()) } else { Err(report.to_string()) };
+        }
+        let Some(recorded) = report.recorded() else {
+            return Err(format!(
+                "{report}\n\nThe fixture was NOT re-recorded: a timeout, id or server failure means the \
+                 server's replies cannot be trusted as a recording. Fix the server first."
+            ));
+        };
+        match write_fixture(recorded, path, mode).map_err(|e| e.to_string())? {
+            Written::Unchanged(_) => Ok(()),
+            Written::Updated(p) => {
+                eprintln!("mcp-replay: re-recorded {}", p.display());
+                Ok(())
+            }
+            Written::Pending(p) => Err(format!(
+                "{report}\n\nmcp-replay: wrote the new recording to {new}; review it, then accept it with\n    \
+                 mv {new} {old}",
+                new = p.display(),
+                old = path.display()
+            )),
+        }
     }
 }
-
-/// What a serve closure may return: `()` or `Result<(), E: Display>`.
-pub trait ServeOutput: Send + 'static {}
-impl ServeOutput for () {}
-impl<E: std::fmt::Display + Send + 'static> ServeOutput for Result<(), E> {}

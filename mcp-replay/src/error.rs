@@ -1,0 +1,97 @@
+//! The error type of loading, parsing and writing fixtures.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Why a fixture could not be loaded, parsed or written, or why the update mode is invalid.
+///
+/// Every message says where the problem is and what to do next.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// A line of a fixture is not valid JSON, or not a valid fixture line.
+    Parse {
+        /// The fixture file, or `<string>` for [`Fixture::parse`](crate::Fixture::parse).
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// 1-based column number.
+        column: usize,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// The fixture file does not exist.
+    MissingFixture {
+        /// The path that was looked for.
+        path: PathBuf,
+        /// The test that asked for it, when known (`module::test_name`).
+        test: Option<String>,
+    },
+    /// `MCP_FIXTURE_UPDATE` has a value mcp-replay does not know.
+    InvalidUpdateMode {
+        /// The value found.
+        value: String,
+    },
+    /// Reading or writing a file failed.
+    Io {
+        /// What was being done, e.g. `reading fixtures/a.jsonl`.
+        action: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    pub(crate) fn io(action: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io {
+            action: action.into(),
+            source,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Parse {
+                file,
+                line,
+                column,
+                message,
+            } => write!(f, "{file}:{line}:{column}: {message}"),
+            Error::MissingFixture { path, test } => {
+                let filter = test
+                    .as_deref()
+                    .map(crate::report::test_filter)
+                    .unwrap_or("<test name>");
+                write!(
+                    f,
+                    "fixture {} does not exist.\n\
+                     A fixture starts from its client lines: create the file with the client messages of \
+                     one exchange, one per line, e.g.\n  \
+                     {{\"direction\":\"client->server\",\"message\":{{\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\
+                     \"method\":\"tools/list\"}}}}\n\
+                     then record the server's replies with:\n  MCP_FIXTURE_UPDATE=1 cargo test {filter}\n\
+                     (see docs/fixture-format.md)",
+                    path.display()
+                )
+            }
+            Error::InvalidUpdateMode { value } => write!(
+                f,
+                "MCP_FIXTURE_UPDATE={value:?} is not a valid value; use one of: \
+                 1 or always (rewrite fixtures in place), new (write NAME.jsonl.new beside them), \
+                 no or 0 or unset (only compare)"
+            ),
+            Error::Io { action, source } => write!(f, "{action}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

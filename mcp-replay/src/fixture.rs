@@ -1,0 +1,597 @@
+//! Fixtures: parsing, validation, request/response correlation and deterministic writing.
+//!
+//! The format is described in `docs/fixture-format.md`: JSONL, one
+//! `{"direction":"client->server"|"server->client","message":{...}}` object per line, with an
+//! optional header line `{"mcp_replay":1,...}` first.
+
+use crate::error::Error;
+use crate::json::{json_eq, write_canonical, write_message};
+use serde_json::{Map, Value};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The placeholder a fixture writes for a request id when one request is in flight at a time.
+pub const REQUEST_ID: &str = "<REQUEST_ID>";
+
+/// Which side sent a fixture message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// A message the client sends: the harness feeds it to the server under test.
+    ClientToServer,
+    /// A message the server sends: the harness compares it with what the server really sent.
+    ServerToClient,
+}
+
+impl Direction {
+    /// The spelling used in fixture files: `client->server` or `server->client`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::ClientToServer => "client->server",
+            Direction::ServerToClient => "server->client",
+        }
+    }
+}
+
+impl fmt::Display for Direction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The three shapes of a JSON-RPC message (MCP has no batches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageKind {
+    /// Has `method` and `id`: expects a response.
+    Request,
+    /// Has `method` and no `id`.
+    Notification,
+    /// Has `id` and `result` or `error`.
+    Response,
+}
+
+impl MessageKind {
+    /// Classifies a parsed message, or says why it is not a JSON-RPC message.
+    pub fn of(message: &Value) -> Result<MessageKind, String> {
+        let Some(obj) = message.as_object() else {
+            return Err("a JSON-RPC message must be a JSON object".into());
+        };
+        match obj.get("jsonrpc") {
+            Some(Value::String(v)) if v == "2.0" => {}
+            Some(other) => return Err(format!("\"jsonrpc\" must be \"2.0\", not {other}")),
+            None => return Err("the message has no \"jsonrpc\":\"2.0\"".into()),
+        }
+        match (obj.get("method"), obj.get("id")) {
+            (Some(Value::String(_)), None) => Ok(MessageKind::Notification),
+            (Some(Value::String(_)), Some(id)) if valid_id(id) => Ok(MessageKind::Request),
+            (Some(Value::String(_)), Some(id)) => Err(format!(
+                "a request id must be a string or an integer, not {id}"
+            )),
+            (Some(other), _) => Err(format!("\"method\" must be a string, not {other}")),
+            (None, Some(_)) => match (obj.get("result"), obj.get("error")) {
+                (Some(_), None) | (None, Some(_)) => Ok(MessageKind::Response),
+                (Some(_), Some(_)) => {
+                    Err("a response has \"result\" or \"error\", not both".into())
+                }
+                (None, None) => Err("a response needs \"result\" or \"error\"".into()),
+            },
+            (None, None) => Err(
+                "not a JSON-RPC request, notification or response: it needs \"method\", \
+                 or \"id\" with \"result\" or \"error\""
+                    .into(),
+            ),
+        }
+    }
+}
+
+fn valid_id(id: &Value) -> bool {
+    id.is_string() || id.as_i64().is_some() || id.as_u64().is_some()
+}
+
+/// One message line of a fixture.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    line: usize,
+    direction: Direction,
+    kind: MessageKind,
+    message: Value,
+    answers: Option<usize>,
+}
+
+impl Entry {
+    /// The 1-based line of the fixture file this message is on.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+    /// Who sends it.
+    pub fn direction(&self) -> Direction {
+        self.direction
+    }
+    /// Request, notification or response.
+    pub fn kind(&self) -> MessageKind {
+        self.kind
+    }
+    /// The JSON-RPC message as written in the fixture (ids may be placeholders).
+    pub fn message(&self) -> &Value {
+        &self.message
+    }
+    /// The `method` of a request or notification.
+    pub fn method(&self) -> Option<&str> {
+        self.message.get("method").and_then(Value::as_str)
+    }
+    /// The `id` label of a request or response.
+    pub fn id(&self) -> Option<&Value> {
+        self.message.get("id")
+    }
+    /// For a response: the index (in [`Fixture::entries`]) of the request it answers.
+    pub fn answers(&self) -> Option<usize> {
+        self.answers
+    }
+}
+
+/// A parsed, validated fixture: one representative MCP exchange.
+///
+/// ```
+/// let fixture = mcp_replay::Fixture::parse(concat!(
+///     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#, "\n",
+///     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#, "\n",
+/// )).unwrap();
+/// assert_eq!(fixture.entries().len(), 2);
+/// assert_eq!(fixture.entries()[1].answers(), Some(0));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fixture {
+    source: String,
+    path: Option<PathBuf>,
+    header: Option<Map<String, Value>>,
+    entries: Vec<Entry>,
+    timeout: Option<Duration>,
+}
+
+/// The keys a header line may have.
+const HEADER_KEYS: [&str; 4] = ["mcp_replay", "protocol", "timeout_ms", "description"];
+
+impl Fixture {
+    /// Reads and parses a fixture file. A missing file is [`Error::MissingFixture`], whose
+    /// message says how to create one.
+    pub fn load(path: impl AsRef<Path>) -> Result<Fixture, Error> {
+        let path = path.as_ref();
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::MissingFixture {
+                    path: path.to_owned(),
+                    test: None,
+                })
+            }
+            Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
+        };
+        let mut fixture = Fixture::parse_named(&text, &path.display().to_string())?;
+        fixture.path = Some(path.to_owned());
+        Ok(fixture)
+    }
+
+    /// Parses fixture text; errors name the line and column (the file is `<string>`).
+    pub fn parse(text: &str) -> Result<Fixture, Error> {
+        Fixture::parse_named(text, "<string>")
+    }
+
+    /// Parses fixture text whose errors should name `source` as the file.
+    pub fn parse_named(text: &str, source: &str) -> Result<Fixture, Error> {
+        let mut fixture = Fixture {
+            source: source.to_owned(),
+            path: None,
+            header: None,
+            entries: Vec::new(),
+            timeout: None,
+        };
+        let mut correlate = Correlator::default();
+        for (index, raw) in text.split('\n').enumerate() {
+            let line_no = index + 1;
+            let line = raw.strip_suffix('\r').unwrap_or(raw);
+            if line.trim().is_empty() {
+                continue;
+            }
+            let err = |column: usize, message: String| Error::Parse {
+                file: source.to_owned(),
+                line: line_no,
+                column,
+                message,
+            };
+            let value: Value = serde_json::from_str(line).map_err(|e| {
+                err(
+                    e.column().max(1),
+                    format!("not valid JSON: {}", strip_position(&e.to_string())),
+                )
+            })?;
+            let Value::Object(mut obj) = value else {
+                return Err(err(1, "a fixture line must be a JSON object".into()));
+            };
+            if obj.contains_key("mcp_replay") {
+                if fixture.header.is_some() || !fixture.entries.is_empty() {
+                    return Err(err(
+                        1,
+                        "the {\"mcp_replay\":...} header may only be the first line".into(),
+                    ));
+                }
+                fixture.timeout = parse_header(&obj).map_err(|m| err(column_of(line, "mcp_replay"), m))?;
+                fixture.header = Some(obj);
+                continue;
+            }
+            if let Some(key) = obj.keys().find(|k| *k != "direction" && *k != "message") {
+                return Err(err(
+                    column_of(line, key),
+                    format!(
+                        "unknown key {key:?}: a fixture line has exactly \"direction\" and \"message\" \
+                         (a header line starts with {{\"mcp_replay\":1}})"
+                    ),
+                ));
+            }
+            let direction = match obj.get("direction") {
+                Some(Value::String(d)) if d == "client->server" => Direction::ClientToServer,
+                Some(Value::String(d)) if d == "server->client" => Direction::ServerToClient,
+                Some(other) => {
+                    return Err(err(
+                        column_of(line, "direction"),
+                        format!(
+                            "\"direction\" must be \"client->server\" or \"server->client\", not {other}"
+                        ),
+                    ))
+                }
+                None => {
+                    return Err(err(
+                        1,
+                        "missing \"direction\" (\"client->server\" or \"server->client\")".into(),
+                    ))
+                }
+            };
+            let Some(mut message) = obj.remove("message") else {
+                return Err(err(1, "missing \"message\" (the JSON-RPC message)".into()));
+            };
+            let kind = MessageKind::of(&message)
+                .map_err(|m| err(column_of(line, "message"), m))?;
+            if direction == Direction::ServerToClient {
+                crate::normalize::normalize(&mut message);
+            }
+            let index = fixture.entries.len();
+            let answers = correlate
+                .add(index, direction, kind, &message)
+                .map_err(|m| err(column_of(line, "\"id\""), m))?;
+            fixture.entries.push(Entry {
+                line: line_no,
+                direction,
+                kind,
+                message,
+                answers,
+            });
+        }
+        Ok(fixture)
+    }
+
+    /// The messages, in file order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The file it was loaded from, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The file name used in messages (`<string>` when parsed from text).
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The optional header line's fields.
+    pub fn header(&self) -> Option<&Map<String, Value>> {
+        self.header.as_ref()
+    }
+
+    /// The protocol version named by the header (`"protocol"`), used for the session
+    /// setup the harness performs when the fixture has no handshake of its own.
+    pub fn protocol(&self) -> Option<&str> {
+        self.header.as_ref()?.get("protocol")?.as_str()
+    }
+
+    /// How long the replay waits for each window of server messages: the header's
+    /// `timeout_ms`, or what [`with_timeout`](Fixture::with_timeout) set, or 5 seconds.
+    pub fn timeout(&self) -> Duration {
+        self.timeout.unwrap_or(crate::DEFAULT_TIMEOUT)
+    }
+
+    /// Sets the time the replay waits for each window of server messages.
+    pub fn with_timeout(mut self, timeout: Duration) -> Fixture {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The canonical JSONL text of this fixture: deterministic key order, one message a
+    /// line, a trailing newline. Writing a parsed fixture back gives the same bytes.
+    pub fn to_jsonl(&self) -> String {
+        let mut out = String::new();
+        if let Some(header) = &self.header {
+            out.push_str("{\"mcp_replay\":");
+            write_canonical(&mut out, &header["mcp_replay"]);
+            let mut rest: Vec<(&String, &Value)> =
+                header.iter().filter(|(k, _)| *k != "mcp_replay").collect();
+            rest.sort_by(|a, b| a.0.cmp(b.0));
+            for (k, v) in rest {
+                out.push(',');
+                write_canonical(&mut out, &Value::String(k.clone()));
+                out.push(':');
+                write_canonical(&mut out, v);
+            }
+            out.push_str("}\n");
+        }
+        for entry in &self.entries {
+            out.push_str("{\"direction\":\"");
+            out.push_str(entry.direction.as_str());
+            out.push_str("\",\"message\":");
+            write_message(&mut out, &entry.message);
+            out.push_str("}\n");
+        }
+        out
+    }
+
+    /// A copy with the same header, source and path and the given messages. The new
+    /// messages are validated like a parsed file.
+    pub(crate) fn with_messages(
+        &self,
+        messages: impl IntoIterator<Item = (Direction, Value)>,
+    ) -> Result<Fixture, Error> {
+        let mut copy = Fixture {
+            entries: Vec::new(),
+            ..self.clone()
+        };
+        let mut text = String::new();
+        for (direction, message) in messages {
+            text.push_str("{\"direction\":\"");
+            text.push_str(direction.as_str());
+            text.push_str("\",\"message\":");
+            write_message(&mut text, &message);
+            text.push_str("}\n");
+        }
+        copy.entries = Fixture::parse_named(&text, &self.source)?.entries;
+        Ok(copy)
+    }
+}
+
+fn parse_header(obj: &Map<String, Value>) -> Result<Option<Duration>, String> {
+    if obj.get("mcp_replay").and_then(Value::as_u64) != Some(1) {
+        return Err(format!(
+            "unsupported fixture format version {}: this mcp-replay reads version 1",
+            obj["mcp_replay"]
+        ));
+    }
+    if let Some(key) = obj.keys().find(|k| !HEADER_KEYS.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown header key {key:?}; valid keys: {}",
+            HEADER_KEYS.join(", ")
+        ));
+    }
+    if let Some(p) = obj.get("protocol") {
+        if !p.is_string() {
+            return Err(format!("\"protocol\" must be a version string such as \"2025-11-25\", not {p}"));
+        }
+    }
+    match obj.get("timeout_ms") {
+        None => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(ms) if ms > 0 => Ok(Some(Duration::from_millis(ms))),
+            _ => Err(format!("\"timeout_ms\" must be a positive integer, not {v}")),
+        },
+    }
+}
+
+/// Links each response to the request it answers. Ids are labels, tracked per direction:
+/// a response answers the latest still-unanswered request (sent the other way) with an
+/// equal label, so `<REQUEST_ID>` repeated down a file pairs each reply with the latest
+/// request, and numbered or concrete labels correlate several in flight.
+#[derive(Default)]
+struct Correlator {
+    /// Unanswered requests sent client->server, then server->client: (entry index, label).
+    open: [Vec<(usize, Value)>; 2],
+}
+
+impl Correlator {
+    fn add(
+        &mut self,
+        index: usize,
+        direction: Direction,
+        kind: MessageKind,
+        message: &Value,
+    ) -> Result<Option<usize>, String> {
+        let side = |d: Direction| match d {
+            Direction::ClientToServer => 0,
+            Direction::ServerToClient => 1,
+        };
+        let id = &message["id"];
+        match kind {
+            MessageKind::Notification => Ok(None),
+            MessageKind::Request => {
+                let open = &mut self.open[side(direction)];
+                if id.as_str() != Some(REQUEST_ID) {
+                    if let Some(_) = open.iter().find(|(_, label)| json_eq(label, id)) {
+                        return Err(format!(
+                            "request id {id} is already waiting for a response; give each request in \
+                             flight its own id, e.g. \"<REQUEST_ID:2>\""
+                        ));
+                    }
+                }
+                open.push((index, id.clone()));
+                Ok(None)
+            }
+            MessageKind::Response => {
+                let requester = match direction {
+                    Direction::ServerToClient => Direction::ClientToServer,
+                    Direction::ClientToServer => Direction::ServerToClient,
+                };
+                let open = &mut self.open[side(requester)];
+                match open.iter().rposition(|(_, label)| json_eq(label, id)) {
+                    Some(pos) => Ok(Some(open.remove(pos).0)),
+                    None => Err(format!(
+                        "response id {id} answers no earlier {requester} request that is still \
+                         waiting for a response"
+                    )),
+                }
+            }
+        }
+    }
+}
+
+fn strip_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(i) => &message[..i],
+        None => message,
+    }
+}
+
+/// 1-based column of the first occurrence of `needle` as a JSON key (or text), else 1.
+fn column_of(line: &str, needle: &str) -> usize {
+    let quoted = if needle.starts_with('"') {
+        needle.to_owned()
+    } else {
+        format!("\"{needle}\"")
+    };
+    line.find(&quoted)
+        .map(|byte| line[..byte].chars().count() + 1)
+        .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod should {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    const SEED: &str = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"lookup_issue","arguments":{"owner":"demo","repo":"sample","number":42}}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"Issue 42: example"}]}}}"#,
+        "\n"
+    );
+
+    fn parse_err(text: &str) -> String {
+        Fixture::parse(text).unwrap_err().to_string()
+    }
+
+    /// The seed in canonical form: envelope keys in JSON-RPC order, nested keys sorted.
+    const SEED_CANONICAL: &str = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"arguments":{"number":42,"owner":"demo","repo":"sample"},"name":"lookup_issue"}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"text":"Issue 42: example","type":"text"}]}}}"#,
+        "\n"
+    );
+
+    #[test]
+    fn parse_the_seed_fixture_and_write_it_canonically() {
+        let fixture = Fixture::parse(SEED).unwrap();
+        assert_eq!(fixture.entries().len(), 2);
+        assert_eq!(fixture.entries()[0].kind(), MessageKind::Request);
+        assert_eq!(fixture.entries()[1].answers(), Some(0));
+        assert_eq!(fixture.to_jsonl(), SEED_CANONICAL);
+        let again = Fixture::parse(SEED_CANONICAL).unwrap();
+        assert_eq!(again.to_jsonl(), SEED_CANONICAL);
+    }
+
+    #[test]
+    fn pair_repeated_request_id_placeholders_with_the_latest_request() {
+        let text = [
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"a"}}"#,
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{}}}"#,
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"b"}}"#,
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{}}}"#,
+        ]
+        .join("\n");
+        let f = Fixture::parse(&text).unwrap();
+        assert_eq!(f.entries()[1].answers(), Some(0));
+        assert_eq!(f.entries()[3].answers(), Some(2));
+    }
+
+    #[test]
+    fn correlate_numbered_ids_out_of_order_and_track_directions_apart() {
+        let text = [
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID:1>","method":"a"}}"#,
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":0,"method":"b"}}"#,
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":0,"method":"roots/list"}}"#,
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":0,"result":{"roots":[]}}}"#,
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":0.0,"result":{}}}"#,
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID:1>","result":{}}}"#,
+        ]
+        .join("\n");
+        let f = Fixture::parse(&text).unwrap();
+        let answers: Vec<_> = f.entries().iter().map(Entry::answers).collect();
+        assert_eq!(answers, [None, None, None, Some(2), Some(1), Some(0)]);
+    }
+
+    #[test]
+    fn name_file_line_and_column_of_invalid_json() {
+        let text = format!("{}\n\n{{\"direction\": oops}}\n", SEED.lines().next().unwrap());
+        assert_eq!(
+            Fixture::parse_named(&text, "fixtures/x.jsonl").unwrap_err().to_string(),
+            "fixtures/x.jsonl:3:15: not valid JSON: expected value"
+        );
+    }
+
+    #[test]
+    fn explain_structural_mistakes() {
+        assert_eq!(
+            parse_err(r#"{"direction":"up","message":{}}"#),
+            r#"<string>:1:2: "direction" must be "client->server" or "server->client", not "up""#
+        );
+        assert_eq!(
+            parse_err(r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":1}}"#),
+            "<string>:1:31: a response needs \"result\" or \"error\""
+        );
+        assert_eq!(
+            parse_err(r#"{"direction":"client->server","message":{"id":1,"method":"x"}}"#),
+            "<string>:1:31: the message has no \"jsonrpc\":\"2.0\""
+        );
+        assert!(parse_err(r#"{"direction":"client->server","msg":{}}"#)
+            .starts_with("<string>:1:31: unknown key \"msg\""));
+        assert!(parse_err("[1]").contains("must be a JSON object"));
+    }
+
+    #[test]
+    fn refuse_a_response_that_answers_nothing() {
+        let err = parse_err(
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{}}}"#,
+        );
+        assert!(
+            err.contains("answers no earlier client->server request"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn refuse_two_requests_in_flight_with_the_same_concrete_id() {
+        let text = [
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":7,"method":"a"}}"#,
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":7,"method":"b"}}"#,
+        ]
+        .join("\n");
+        assert!(parse_err(&text).contains("<string>:2:"));
+        assert!(parse_err(&text).contains("already waiting"));
+    }
+
+    #[test]
+    fn read_the_header_and_refuse_unknown_versions_and_keys() {
+        let text = format!("{{\"mcp_replay\":1,\"timeout_ms\":250,\"protocol\":\"2025-11-25\"}}\n{SEED_CANONICAL}");
+        let f = Fixture::parse(&text).unwrap();
+        assert_eq!(f.timeout(), Duration::from_millis(250));
+        assert_eq!(f.protocol(), Some("2025-11-25"));
+        assert_eq!(f.to_jsonl(), text.replace(
+            r#"{"mcp_replay":1,"timeout_ms":250,"protocol":"2025-11-25"}"#,
+            r#"{"mcp_replay":1,"protocol":"2025-11-25","timeout_ms":250}"#
+        ));
+        assert!(parse_err(r#"{"mcp_replay":2}"#).contains("unsupported fixture format version 2"));
+        assert!(parse_err(r#"{"mcp_replay":1,"speed":1}"#).contains("valid keys: mcp_replay, protocol"));
+        assert!(parse_err(&format!("{SEED}{{\"mcp_replay\":1}}")).contains("only be the first line"));
+    }
+
+    #[test]
+    fn accept_crlf_and_blank_lines() {
+        let f = Fixture::parse(&SEED.replace('\n', "\r\n\r\n")).unwrap();
+        assert_eq!(f.entries()[1].line(), 3);
+    }
+}

@@ -1,0 +1,325 @@
+//! JSON helpers: numeric-aware equality, structural differences with paths, and the
+//! canonical (deterministic) serialization fixtures are written in.
+
+use serde_json::{Map, Number, Value};
+use std::fmt::Write as _;
+
+/// Deep equality of two JSON values where key order never matters and numbers compare
+/// by numeric value (`1` equals `1.0`: rmcp writes `1.0` where TypeScript writes `1`).
+pub fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => num_eq(x, y),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_eq(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn num_eq(x: &Number, y: &Number) -> bool {
+    if let (Some(a), Some(b)) = (x.as_i64(), y.as_i64()) {
+        return a == b;
+    }
+    if let (Some(a), Some(b)) = (x.as_u64(), y.as_u64()) {
+        return a == b;
+    }
+    match (x.as_f64(), y.as_f64()) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// One place where two JSON values differ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Difference {
+    /// Where, in selector form: `.result.content[0].text`; `.` is the whole value.
+    pub path: String,
+    /// The expected value there, `None` where the key or element is absent.
+    pub expected: Option<Value>,
+    /// The actual value there, `None` where the key or element is absent.
+    pub actual: Option<Value>,
+}
+
+/// Every difference between `expected` and `actual`, each with its path, in a stable order
+/// (expected's keys sorted, then keys only `actual` has).
+pub fn differences(expected: &Value, actual: &Value) -> Vec<Difference> {
+    let mut out = Vec::new();
+    let mut path = String::new();
+    diff_into(expected, actual, &mut path, &mut out);
+    out
+}
+
+fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<Difference>) {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            let mut keys: Vec<&String> = e.keys().chain(a.keys().filter(|k| !e.contains_key(*k))).collect();
+            keys.sort();
+            for key in keys {
+                let len = path.len();
+                push_key(path, key);
+                match (e.get(key), a.get(key)) {
+                    (Some(x), Some(y)) => diff_into(x, y, path, out),
+                    (x, y) => out.push(Difference {
+                        path: display_path(path),
+                        expected: x.cloned(),
+                        actual: y.cloned(),
+                    }),
+                }
+                path.truncate(len);
+            }
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            for i in 0..e.len().max(a.len()) {
+                let len = path.len();
+                let _ = write!(path, "[{i}]");
+                match (e.get(i), a.get(i)) {
+                    (Some(x), Some(y)) => diff_into(x, y, path, out),
+                    (x, y) => out.push(Difference {
+                        path: display_path(path),
+                        expected: x.cloned(),
+                        actual: y.cloned(),
+                    }),
+                }
+                path.truncate(len);
+            }
+        }
+        _ if json_eq(expected, actual) => {}
+        _ => out.push(Difference {
+            path: display_path(path),
+            expected: Some(expected.clone()),
+            actual: Some(actual.clone()),
+        }),
+    }
+}
+
+fn display_path(path: &str) -> String {
+    if path.is_empty() {
+        ".".to_owned()
+    } else {
+        path.to_owned()
+    }
+}
+
+fn push_key(path: &mut String, key: &str) {
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '/');
+    if plain {
+        path.push('.');
+        path.push_str(key);
+    } else {
+        path.push('[');
+        path.push_str(&Value::String(key.to_owned()).to_string());
+        path.push(']');
+    }
+}
+
+/// The keys of a JSON-RPC message in the order fixtures write them; other keys follow
+/// sorted, and nested objects are written with sorted keys.
+const MESSAGE_KEY_ORDER: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+
+/// Writes a JSON-RPC message canonically: the envelope keys in JSON-RPC order, every
+/// nested object with sorted keys, no whitespace. Independent of serde_json's map order.
+pub fn write_message(out: &mut String, message: &Value) {
+    match message {
+        Value::Object(map) => {
+            out.push('{');
+            let mut first = true;
+            for key in MESSAGE_KEY_ORDER {
+                if let Some(v) = map.get(key) {
+                    write_entry(out, &mut first, key, v);
+                }
+            }
+            let mut rest: Vec<(&String, &Value)> = map
+                .iter()
+                .filter(|(k, _)| !MESSAGE_KEY_ORDER.contains(&k.as_str()))
+                .collect();
+            rest.sort_by(|a, b| a.0.cmp(b.0));
+            for (k, v) in rest {
+                write_entry(out, &mut first, k, v);
+            }
+            out.push('}');
+        }
+        other => write_canonical(out, other),
+    }
+}
+
+fn write_entry(out: &mut String, first: &mut bool, key: &str, value: &Value) {
+    if !*first {
+        out.push(',');
+    }
+    *first = false;
+    write_string(out, key);
+    out.push(':');
+    write_canonical(out, value);
+}
+
+/// Writes any JSON value with sorted object keys and no whitespace.
+pub fn write_canonical(out: &mut String, value: &Value) {
+    match value {
+        Value::Object(map) => write_sorted_object(out, map),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(out, item);
+            }
+            out.push(']');
+        }
+        Value::String(s) => write_string(out, s),
+        // Null, booleans and numbers print the same in every serde_json configuration.
+        other => {
+            let _ = write!(out, "{other}");
+        }
+    }
+}
+
+fn write_sorted_object(out: &mut String, map: &Map<String, Value>) {
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    out.push('{');
+    let mut first = true;
+    for (k, v) in entries {
+        write_entry(out, &mut first, k, v);
+    }
+    out.push('}');
+}
+
+fn write_string(out: &mut String, s: &str) {
+    // serde_json's string escaping, without allocating a Value.
+    let _ = write!(out, "{}", Value::String(s.to_owned()));
+}
+
+/// Pretty-prints a value with sorted keys, for diffs and reports.
+pub fn pretty(value: &Value) -> String {
+    let mut out = String::new();
+    pretty_into(&mut out, value, 0);
+    out
+}
+
+fn pretty_into(out: &mut String, value: &Value, indent: usize) {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push_str("{\n");
+            for (i, (k, v)) in entries.iter().enumerate() {
+                push_indent(out, indent + 1);
+                write_string(out, k);
+                out.push_str(": ");
+                pretty_into(out, v, indent + 1);
+                if i + 1 < entries.len() {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            push_indent(out, indent);
+            out.push('}');
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push_str("[\n");
+            for (i, item) in items.iter().enumerate() {
+                push_indent(out, indent + 1);
+                pretty_into(out, item, indent + 1);
+                if i + 1 < items.len() {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            push_indent(out, indent);
+            out.push(']');
+        }
+        other => write_canonical(out, other),
+    }
+}
+
+fn push_indent(out: &mut String, indent: usize) {
+    for _ in 0..indent {
+        out.push_str("  ");
+    }
+}
+
+/// A short one-line rendering of a value for reports, cut at `max` characters.
+pub fn compact(value: &Value, max: usize) -> String {
+    let mut s = String::new();
+    write_canonical(&mut s, value);
+    if s.chars().count() > max {
+        let cut: String = s.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod should {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn treat_one_and_one_point_zero_as_equal() {
+        assert!(json_eq(&json!({"a": 1}), &json!({"a": 1.0})));
+        assert!(!json_eq(&json!({"a": 1}), &json!({"a": 1.5})));
+        assert!(!json_eq(&json!(1), &json!("1")));
+    }
+
+    #[test]
+    fn ignore_key_order() {
+        let a: Value = serde_json::from_str(r#"{"a":1,"b":[1,2]}"#).unwrap();
+        let b: Value = serde_json::from_str(r#"{"b":[1,2.0],"a":1}"#).unwrap();
+        assert!(json_eq(&a, &b));
+    }
+
+    #[test]
+    fn name_the_path_of_each_difference() {
+        let d = differences(
+            &json!({"result": {"content": [{"text": "a"}], "x": 1}}),
+            &json!({"result": {"content": [{"text": "b"}, 2], "y": 2}}),
+        );
+        let paths: Vec<&str> = d.iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                ".result.content[0].text",
+                ".result.content[1]",
+                ".result.x",
+                ".result.y"
+            ]
+        );
+        assert_eq!(d[1].expected, None);
+        assert_eq!(d[1].actual, Some(json!(2)));
+    }
+
+    #[test]
+    fn quote_keys_that_are_not_plain() {
+        let d = differences(&json!({"a b": 1}), &json!({"a b": 2}));
+        assert_eq!(d[0].path, r#"["a b"]"#);
+        assert_eq!(differences(&json!(1), &json!(2))[0].path, ".");
+    }
+
+    #[test]
+    fn write_messages_in_json_rpc_key_order_and_nested_keys_sorted() {
+        let mut out = String::new();
+        write_message(
+            &mut out,
+            &json!({"params": {"z": 1, "a": [{"y": 1, "b": "é\n"}]}, "method": "m", "id": 1, "jsonrpc": "2.0"}),
+        );
+        assert_eq!(
+            out,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[{"b":"é\n","y":1}],"z":1}}"#
+        );
+    }
+
+    #[test]
+    fn cut_long_compact_renderings() {
+        assert_eq!(compact(&json!("abcdef"), 5), "\"abc…");
+    }
+}

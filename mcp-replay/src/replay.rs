@@ -1,0 +1,882 @@
+//! The replay driver: feeds a fixture's client messages to a server, collects what the
+//! server sends back window by window, aligns it with the fixture and classifies every
+//! difference (the algorithm in `docs/fixture-format.md`).
+
+use crate::fixture::{Direction, Entry, Fixture, MessageKind};
+use crate::json::{compact, json_eq};
+use crate::report::{Mismatch, MismatchKind, Report};
+use crate::transport::{read_lines, write_line, Incoming};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+/// The protocol version of the session setup the harness performs for fixtures that start
+/// without a handshake, unless the header names another.
+pub const DEFAULT_PROTOCOL: &str = "2025-11-25";
+
+/// The live id of the harness's own `initialize`; fixture requests are numbered from 1.
+const SETUP_ID: i64 = 0;
+
+/// How a server task ended: `Ok` or a description of the failure.
+pub(crate) type ServerTask = JoinHandle<Result<(), String>>;
+
+/// A server message received and not yet assigned to a window.
+#[derive(Debug)]
+struct Actual {
+    seq: usize,
+    kind: MessageKind,
+    message: Value,
+}
+
+/// Runs one replay over a reader/writer pair connected to the server.
+pub(crate) async fn run<R, W>(
+    fixture: &Fixture,
+    reader: R,
+    writer: W,
+    server: Option<ServerTask>,
+) -> Report
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin,
+{
+    let (tx, events) = mpsc::unbounded_channel();
+    let reader_task = tokio::spawn(read_lines(reader, tx));
+    let mut driver = Driver::new(fixture, events, writer, server);
+    driver.drive().await;
+    reader_task.abort();
+    driver.into_report()
+}
+
+struct Driver<'f, W> {
+    fixture: &'f Fixture,
+    timeout: Duration,
+    events: mpsc::UnboundedReceiver<Incoming>,
+    writer: W,
+    server: Option<ServerTask>,
+    /// Why the server ended, once known.
+    server_outcome: Option<Result<(), String>>,
+    /// Set once the server's output closed (with the read error, if any).
+    closed: Option<Option<String>>,
+    /// Set when the replay cannot go on (nothing more is sent).
+    aborted: bool,
+    inbox: Vec<Actual>,
+    seq: usize,
+    next_live: i64,
+    /// Live id of each sent client request, by fixture entry index.
+    live_of_entry: HashMap<usize, i64>,
+    /// Fixture entry of each live client request id, and whether it was answered.
+    request_of_live: HashMap<i64, (usize, bool)>,
+    /// The fixture entry of the expected response of each client request entry.
+    response_of_request: HashMap<usize, usize>,
+    /// The server's live id of each expected server request entry it was matched with.
+    server_live: HashMap<usize, Value>,
+    /// Index of the last fixture entry processed so far.
+    position: usize,
+    mismatches: Vec<Mismatch>,
+    recorded: Vec<(Direction, Value)>,
+    recordable: bool,
+    new_server_labels: usize,
+}
+
+impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
+    fn new(
+        fixture: &'f Fixture,
+        events: mpsc::UnboundedReceiver<Incoming>,
+        writer: W,
+        server: Option<ServerTask>,
+    ) -> Self {
+        let response_of_request = fixture
+            .entries()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.direction() == Direction::ServerToClient)
+            .filter_map(|(i, e)| Some((e.answers()?, i)))
+            .collect();
+        Driver {
+            fixture,
+            timeout: fixture.timeout(),
+            events,
+            writer,
+            server,
+            server_outcome: None,
+            closed: None,
+            aborted: false,
+            inbox: Vec::new(),
+            seq: 0,
+            next_live: SETUP_ID + 1,
+            live_of_entry: HashMap::new(),
+            request_of_live: HashMap::new(),
+            response_of_request,
+            server_live: HashMap::new(),
+            position: 0,
+            mismatches: Vec::new(),
+            recorded: Vec::new(),
+            recordable: true,
+            new_server_labels: 0,
+        }
+    }
+
+    fn into_report(self) -> Report {
+        let recorded = if self.recordable {
+            self.fixture.with_messages(self.recorded).ok()
+        } else {
+            None
+        };
+        Report {
+            source: self.fixture.source().to_owned(),
+            test: None,
+            mismatches: self.mismatches,
+            recorded,
+        }
+    }
+
+    fn fail(&mut self, mismatch: Mismatch) {
+        if matches!(
+            mismatch.kind,
+            MismatchKind::Timeout | MismatchKind::ServerFailure | MismatchKind::Id
+        ) {
+            self.recordable = false;
+        }
+        self.mismatches.push(mismatch);
+    }
+
+    async fn drive(&mut self) {
+        let entries = self.fixture.entries();
+        let needs_setup = entries
+            .iter()
+            .find(|e| e.direction() == Direction::ClientToServer)
+            .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")));
+        if needs_setup {
+            self.session_setup().await;
+        }
+        let mut i = 0;
+        while i < entries.len() && !self.aborted {
+            let entry = &entries[i];
+            if entry.direction() == Direction::ClientToServer {
+                if self.has_unexpected_in_flight() {
+                    self.window(&[], false).await;
+                }
+                self.recorded.push((Direction::ClientToServer, entry.message().clone()));
+                self.position = i;
+                self.send(i).await;
+                i += 1;
+            } else {
+                let end = entries[i..]
+                    .iter()
+                    .position(|e| e.direction() == Direction::ClientToServer)
+                    .map_or(entries.len(), |n| i + n);
+                let window: Vec<usize> = (i..end).collect();
+                self.position = end - 1;
+                self.window(&window, false).await;
+                i = end;
+            }
+        }
+        if !self.aborted {
+            self.position = entries.len();
+            self.window(&[], true).await;
+        }
+        self.shutdown().await;
+    }
+
+    /// Requests in flight whose response the fixture does not expect anywhere later:
+    /// the replay waits for them before sending more, so recordings stay in order.
+    fn has_unexpected_in_flight(&self) -> bool {
+        self.request_of_live
+            .values()
+            .any(|(entry, answered)| !answered && !self.response_of_request.contains_key(entry))
+    }
+
+    /// The legacy handshake for fixtures that start without one; not compared.
+    async fn session_setup(&mut self) {
+        let protocol = self.fixture.protocol().unwrap_or(DEFAULT_PROTOCOL);
+        let mut capabilities = serde_json::Map::new();
+        for entry in self.fixture.entries() {
+            if entry.direction() == Direction::ServerToClient && entry.kind() == MessageKind::Request {
+                let capability = match entry.method() {
+                    Some("sampling/createMessage") => "sampling",
+                    Some("elicitation/create") => "elicitation",
+                    Some("roots/list") => "roots",
+                    _ => continue,
+                };
+                capabilities.insert(capability.into(), json!({}));
+            }
+        }
+        let initialize = json!({
+            "jsonrpc": "2.0",
+            "id": SETUP_ID,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": protocol,
+                "capabilities": capabilities,
+                "clientInfo": {"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")},
+            }
+        });
+        let what = "the harness's `initialize` (session setup for a fixture without a handshake)";
+        if !self.write(&initialize, what, None).await {
+            return;
+        }
+        let deadline = Instant::now() + self.timeout;
+        let response = loop {
+            if let Some(pos) = self.inbox.iter().position(|a| {
+                a.kind == MessageKind::Response && a.message.get("id").and_then(Value::as_i64) == Some(SETUP_ID)
+            }) {
+                break self.inbox.remove(pos).message;
+            }
+            if self.closed.is_some() {
+                let why = self.close_reason().await;
+                self.abort(Mismatch::new(
+                    MismatchKind::ServerFailure,
+                    None,
+                    format!("the server closed the connection before answering {what}{why}"),
+                ));
+                return;
+            }
+            if !self.receive(deadline).await {
+                self.abort(Mismatch::new(
+                    MismatchKind::Timeout,
+                    None,
+                    format!("no response to {what} within {}", ms(self.timeout)),
+                ));
+                return;
+            }
+        };
+        if let Some(error) = response.get("error") {
+            self.abort(
+                Mismatch::new(
+                    MismatchKind::ServerFailure,
+                    None,
+                    format!("the server refused {what}: {}", compact(error, 200)),
+                )
+                .actual(&response),
+            );
+            return;
+        }
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        self.write(&initialized, "the harness's `notifications/initialized`", None)
+            .await;
+    }
+
+    fn abort(&mut self, mismatch: Mismatch) {
+        self.fail(mismatch);
+        self.aborted = true;
+    }
+
+    /// Sends fixture entry `index`, ids substituted with live ones.
+    async fn send(&mut self, index: usize) {
+        let entry = &self.fixture.entries()[index];
+        let mut message = entry.message().clone();
+        match entry.kind() {
+            MessageKind::Request => {
+                let live = self.next_live;
+                self.next_live += 1;
+                message["id"] = json!(live);
+                self.live_of_entry.insert(index, live);
+                self.request_of_live.insert(live, (index, false));
+            }
+            MessageKind::Response => {
+                let request = entry.answers().expect("responses are correlated at parse time");
+                match self.server_live.get(&request) {
+                    Some(live) => message["id"] = live.clone(),
+                    // The server request never came: that is already a finding.
+                    None => return,
+                }
+            }
+            MessageKind::Notification => {}
+        }
+        let what = format!("{} (fixture line {})", describe(entry), entry.line());
+        self.write(&message, &what, Some(entry.line())).await;
+    }
+
+    /// Writes one message as its own flushed line, bounded by the timeout.
+    async fn write(&mut self, message: &Value, what: &str, line: Option<usize>) -> bool {
+        let mut bytes = serde_json::to_vec(message).expect("a JSON value always serializes");
+        match tokio::time::timeout(self.timeout, write_line(&mut self.writer, &mut bytes)).await {
+            Ok(Ok(())) => true,
+            Ok(Err(e)) => {
+                let why = self.close_reason().await;
+                self.abort(Mismatch::new(
+                    MismatchKind::ServerFailure,
+                    line,
+                    format!("could not send {what}: the server closed its input ({e}){why}"),
+                ));
+                false
+            }
+            Err(_) => {
+                self.abort(Mismatch::new(
+                    MismatchKind::Timeout,
+                    line,
+                    format!("the server did not read {what} within {}", ms(self.timeout)),
+                ));
+                false
+            }
+        }
+    }
+
+    /// Waits for one event until `deadline`; `false` when the deadline passed.
+    async fn receive(&mut self, deadline: Instant) -> bool {
+        match tokio::time::timeout_at(deadline, self.events.recv()).await {
+            Err(_) => false,
+            Ok(event) => {
+                self.accept(event.unwrap_or(Incoming::Closed(None)));
+                true
+            }
+        }
+    }
+
+    fn accept(&mut self, event: Incoming) {
+        match event {
+            Incoming::Message(mut message) => match MessageKind::of(&message) {
+                Ok(kind) => {
+                    crate::normalize::normalize(&mut message);
+                    self.seq += 1;
+                    self.inbox.push(Actual {
+                        seq: self.seq,
+                        kind,
+                        message,
+                    });
+                }
+                Err(reason) => self.fail(
+                    Mismatch::new(
+                        MismatchKind::ServerFailure,
+                        None,
+                        format!("the server wrote a JSON line that is not a JSON-RPC message: {reason}"),
+                    )
+                    .actual(&message),
+                ),
+            },
+            Incoming::Invalid { line, reason, excerpt } => self.fail(Mismatch::new(
+                MismatchKind::ServerFailure,
+                None,
+                format!("line {line} of the server's output is {reason}: {excerpt:?}"),
+            )),
+            Incoming::Closed(error) => {
+                if self.closed.is_none() {
+                    self.closed = Some(error);
+                }
+            }
+        }
+    }
+
+    /// Why the server ended, for messages about an early close: waits briefly for the
+    /// server task and names its panic or error.
+    async fn close_reason(&mut self) -> String {
+        if self.server_outcome.is_none() {
+            if let Some(task) = self.server.as_mut() {
+                if let Ok(joined) = tokio::time::timeout(Duration::from_millis(200), task).await {
+                    self.server = None;
+                    self.server_outcome = Some(joined.map_err(join_error).and_then(|r| r));
+                }
+            }
+        }
+        match &self.server_outcome {
+            Some(Err(why)) => format!("; {why}"),
+            _ => String::new(),
+        }
+    }
+
+    /// Is the window satisfied: every expected response has its candidate, every expected
+    /// notification or server request a same-method candidate, every request the fixture
+    /// does not expect an answer to elsewhere is answered.
+    fn satisfied(&self, expected: &[usize]) -> bool {
+        let entries = self.fixture.entries();
+        let mut anomalous = self
+            .inbox
+            .iter()
+            .filter(|a| a.kind == MessageKind::Response && self.live_request(&a.message).is_none())
+            .count();
+        for &e in expected {
+            let entry = &entries[e];
+            if entry.kind() == MessageKind::Response {
+                let live = entry.answers().and_then(|r| self.live_of_entry.get(&r));
+                let arrived = live.is_some_and(|live| {
+                    self.inbox
+                        .iter()
+                        .any(|a| a.kind == MessageKind::Response && a.message["id"].as_i64() == Some(*live))
+                });
+                if !arrived {
+                    if anomalous == 0 {
+                        return false;
+                    }
+                    anomalous -= 1;
+                }
+            }
+        }
+        let mut methods: HashMap<&str, isize> = HashMap::new();
+        for &e in expected {
+            if let Some(m) = entries[e].method() {
+                *methods.entry(m).or_default() += 1;
+            }
+        }
+        for a in &self.inbox {
+            if let Some(m) = a.message.get("method").and_then(Value::as_str) {
+                if let Some(n) = methods.get_mut(m) {
+                    *n -= 1;
+                }
+            }
+        }
+        if methods.values().any(|n| *n > 0) {
+            return false;
+        }
+        self.request_of_live.iter().all(|(live, (entry, answered))| {
+            *answered
+                || self.response_of_request.contains_key(entry)
+                || self
+                    .inbox
+                    .iter()
+                    .any(|a| a.kind == MessageKind::Response && a.message["id"].as_i64() == Some(*live))
+        })
+    }
+
+    /// The live request a response's id names exactly (an integer we sent).
+    fn live_request(&self, message: &Value) -> Option<i64> {
+        let live = message.get("id")?.as_i64().filter(|_| message["id"].is_i64() || message["id"].is_u64())?;
+        self.request_of_live.contains_key(&live).then_some(live)
+    }
+
+    /// Collects server messages for the `expected` entries, then aligns and classifies.
+    async fn window(&mut self, expected: &[usize], last: bool) {
+        let deadline = Instant::now() + self.timeout;
+        let mut timed_out = false;
+        while !self.satisfied(expected) && self.closed.is_none() {
+            if !self.receive(deadline).await {
+                timed_out = true;
+                break;
+            }
+        }
+        if last {
+            // Let the reader hand over what the server already wrote, then take it all.
+            for _ in 0..4 {
+                tokio::task::yield_now().await;
+            }
+            while let Ok(event) = self.events.try_recv() {
+                self.accept(event);
+            }
+        }
+        let actual = std::mem::take(&mut self.inbox);
+        self.align(expected, actual, timed_out).await;
+    }
+
+    async fn align(&mut self, expected: &[usize], actual: Vec<Actual>, timed_out: bool) {
+        let entries = self.fixture.entries();
+        let mut recorded: Vec<(usize, Value)> = Vec::new();
+        let (responses, others): (Vec<Actual>, Vec<Actual>) =
+            actual.into_iter().partition(|a| a.kind == MessageKind::Response);
+
+        // Responses: by live id; ids that name no request are paired in order with the
+        // expected responses still unanswered.
+        let mut unanswered: Vec<usize> = expected
+            .iter()
+            .copied()
+            .filter(|&e| entries[e].kind() == MessageKind::Response)
+            .collect();
+        let mut anomalies = Vec::new();
+        for a in responses {
+            let Some(live) = self.live_request(&a.message) else {
+                anomalies.push(a);
+                continue;
+            };
+            let (request, answered) = self.request_of_live[&live];
+            let expected_response = self.response_of_request.get(&request).copied();
+            if answered {
+                anomalies.push(a);
+                continue;
+            }
+            match expected_response {
+                Some(r) if unanswered.contains(&r) => {
+                    unanswered.retain(|&u| u != r);
+                    self.answered(live);
+                    let actual = with_id(&a.message, entries[r].id());
+                    if !json_eq(entries[r].message(), &actual) {
+                        self.fail(
+                            Mismatch::new(
+                                MismatchKind::Result,
+                                Some(entries[r].line()),
+                                format!("the response to {} differs", describe_request(&entries[request])),
+                            )
+                            .compare(entries[r].message(), &actual),
+                        );
+                    }
+                    recorded.push((a.seq, actual));
+                }
+                // Expected in a later window: keep it for then.
+                Some(r) if r > self.position => self.inbox.push(a),
+                _ => {
+                    self.answered(live);
+                    let actual = with_id(&a.message, entries[request].id());
+                    self.fail(
+                        Mismatch::new(
+                            MismatchKind::Unexpected,
+                            None,
+                            format!(
+                                "a response to {} that the fixture does not expect here",
+                                describe_request(&entries[request])
+                            ),
+                        )
+                        .actual(&actual),
+                    );
+                    recorded.push((a.seq, actual));
+                }
+            }
+        }
+        for a in anomalies {
+            let why = self.id_anomaly(&a.message);
+            match (!unanswered.is_empty()).then(|| unanswered.remove(0)) {
+                Some(r) => {
+                    let request = entries[r].answers().expect("correlated");
+                    let id_fixed = with_id(&a.message, entries[r].id());
+                    self.fail(
+                        Mismatch::new(
+                            MismatchKind::Id,
+                            Some(entries[r].line()),
+                            format!(
+                                "the response expected for {} came with id {} ({why})",
+                                describe_request(&entries[request]),
+                                a.message["id"]
+                            ),
+                        )
+                        .expected(&json!({"id": self.live_of_entry[&request]}))
+                        .actual(&json!({"id": a.message["id"]})),
+                    );
+                    if !json_eq(entries[r].message(), &id_fixed) {
+                        self.fail(
+                            Mismatch::new(
+                                MismatchKind::Result,
+                                Some(entries[r].line()),
+                                format!("the response to {} differs", describe_request(&entries[request])),
+                            )
+                            .compare(entries[r].message(), &id_fixed),
+                        );
+                    }
+                }
+                None => self.fail(
+                    Mismatch::new(
+                        MismatchKind::Id,
+                        None,
+                        format!("a response with id {} ({why})", a.message["id"]),
+                    )
+                    .actual(&a.message),
+                ),
+            }
+            recorded.push((a.seq, a.message));
+        }
+
+        // Notifications and server requests: equal ones first, then same method (params),
+        // then what is left in order (method); the rest is missing or unexpected.
+        let expected_others: Vec<usize> = expected
+            .iter()
+            .copied()
+            .filter(|&e| entries[e].kind() != MessageKind::Response)
+            .collect();
+        let mut pairs: Vec<(usize, usize)> = Vec::new(); // (expected entry, index in others)
+        let mut used = vec![false; others.len()];
+        let mut left: Vec<usize> = Vec::new();
+        for &e in &expected_others {
+            let found = (0..others.len()).find(|&j| {
+                !used[j]
+                    && others[j].kind == entries[e].kind()
+                    && json_eq(entries[e].message(), &with_id(&others[j].message, entries[e].id()))
+            });
+            match found {
+                Some(j) => {
+                    used[j] = true;
+                    pairs.push((e, j));
+                }
+                None => left.push(e),
+            }
+        }
+        let mut still_left = Vec::new();
+        for e in left {
+            let found = (0..others.len())
+                .find(|&j| !used[j] && others[j].message.get("method") == entries[e].message().get("method"));
+            match found {
+                Some(j) => {
+                    used[j] = true;
+                    pairs.push((e, j));
+                    let actual = with_id(&others[j].message, entries[e].id());
+                    self.fail(
+                        Mismatch::new(
+                            MismatchKind::Params,
+                            Some(entries[e].line()),
+                            format!("{} has other params", describe(&entries[e])),
+                        )
+                        .compare(entries[e].message(), &actual),
+                    );
+                }
+                None => still_left.push(e),
+            }
+        }
+        let mut missing = Vec::new();
+        for e in still_left {
+            match (0..others.len()).find(|&j| !used[j]) {
+                Some(j) => {
+                    used[j] = true;
+                    pairs.push((e, j));
+                    let actual = with_id(&others[j].message, entries[e].id());
+                    self.fail(
+                        Mismatch::new(
+                            MismatchKind::Method,
+                            Some(entries[e].line()),
+                            format!(
+                                "expected {}, the server sent {}",
+                                describe(&entries[e]),
+                                describe_message(&others[j].message)
+                            ),
+                        )
+                        .compare(entries[e].message(), &actual),
+                    );
+                }
+                None => missing.push(e),
+            }
+        }
+
+        // Order of what was paired.
+        pairs.sort_by_key(|&(e, _)| e);
+        if pairs.windows(2).any(|w| others[w[0].1].seq > others[w[1].1].seq) {
+            let expected_order: Vec<String> = pairs
+                .iter()
+                .map(|&(e, _)| format!("{} (line {})", describe(&entries[e]), entries[e].line()))
+                .collect();
+            let mut by_arrival = pairs.clone();
+            by_arrival.sort_by_key(|&(_, j)| others[j].seq);
+            let actual_order: Vec<String> = by_arrival
+                .iter()
+                .map(|&(e, _)| format!("{} (line {})", describe(&entries[e]), entries[e].line()))
+                .collect();
+            self.fail(
+                Mismatch::new(
+                    MismatchKind::NotificationOrder,
+                    Some(entries[pairs[0].0].line()),
+                    format!(
+                        "the expected messages arrived in another order\n    expected order: {}\n    actual order:   {}",
+                        expected_order.join(", "),
+                        actual_order.join(", ")
+                    ),
+                ),
+            );
+        }
+
+        // Server requests that were matched get their live id remembered (for the client's
+        // recorded answer); unexpected ones are refused so the server does not hang.
+        let mut label_of: HashMap<usize, Value> = HashMap::new();
+        for &(e, j) in &pairs {
+            if others[j].kind == MessageKind::Request {
+                self.server_live.insert(e, others[j].message["id"].clone());
+                label_of.insert(j, entries[e].id().cloned().unwrap_or(Value::Null));
+            }
+        }
+        for (j, a) in others.iter().enumerate() {
+            if !used[j] {
+                self.fail(
+                    Mismatch::new(
+                        MismatchKind::Unexpected,
+                        None,
+                        format!("the server sent {} that the fixture does not expect", describe_message(&a.message)),
+                    )
+                    .actual(&a.message),
+                );
+                if a.kind == MessageKind::Request {
+                    let refusal = json!({
+                        "jsonrpc": "2.0",
+                        "id": a.message["id"],
+                        "error": {"code": -32601, "message": "mcp-replay: the fixture does not expect this request"}
+                    });
+                    let what = format!("the refusal of {}", describe_message(&a.message));
+                    self.write(&refusal, &what, None).await;
+                    label_of.insert(j, self.new_server_label());
+                }
+            }
+        }
+        for (j, a) in others.into_iter().enumerate() {
+            let message = match label_of.remove(&j) {
+                Some(label) => with_id(&a.message, Some(&label)),
+                None => a.message,
+            };
+            recorded.push((a.seq, message));
+        }
+
+        // What never came.
+        let missing_all: Vec<usize> = unanswered.iter().chain(&missing).copied().collect();
+        if !missing_all.is_empty() {
+            if let Some(error) = self.closed.clone() {
+                let why = self.close_reason().await;
+                let read_error = error.map(|e| format!(" (read error: {e})")).unwrap_or_default();
+                let awaited: Vec<String> = missing_all
+                    .iter()
+                    .map(|&e| format!("{} (line {})", self.awaited(e), entries[e].line()))
+                    .collect();
+                self.abort(Mismatch::new(
+                    MismatchKind::ServerFailure,
+                    Some(entries[missing_all[0]].line()),
+                    format!(
+                        "the server closed the connection{read_error} while the replay waited for: {}{why}",
+                        awaited.join(", ")
+                    ),
+                ));
+            } else {
+                for &e in &unanswered {
+                    let what = self.awaited(e);
+                    let timeout = if timed_out { ms(self.timeout) } else { "the window".into() };
+                    self.fail(
+                        Mismatch::new(
+                            MismatchKind::Timeout,
+                            Some(entries[e].line()),
+                            format!("no {what} within {timeout}"),
+                        )
+                        .expected(entries[e].message()),
+                    );
+                }
+                for &e in &missing {
+                    self.fail(
+                        Mismatch::new(
+                            MismatchKind::Missing,
+                            Some(entries[e].line()),
+                            format!("{} never came (waited {})", describe(&entries[e]), ms(self.timeout)),
+                        )
+                        .expected(entries[e].message()),
+                    );
+                }
+            }
+        }
+
+        recorded.sort_by_key(|(seq, _)| *seq);
+        self.recorded
+            .extend(recorded.into_iter().map(|(_, m)| (Direction::ServerToClient, m)));
+    }
+
+    fn answered(&mut self, live: i64) {
+        if let Some(r) = self.request_of_live.get_mut(&live) {
+            r.1 = true;
+        }
+    }
+
+    /// What a missing expected message is, in words (`the response to tools/call (sent as id 3)`).
+    fn awaited(&self, entry: usize) -> String {
+        let e = &self.fixture.entries()[entry];
+        match (e.kind(), e.answers()) {
+            (MessageKind::Response, Some(request)) => format!(
+                "response to {} (sent as id {})",
+                describe_request(&self.fixture.entries()[request]),
+                self.live_of_entry.get(&request).copied().unwrap_or_default()
+            ),
+            _ => describe(e),
+        }
+    }
+
+    fn id_anomaly(&self, message: &Value) -> String {
+        let id = &message["id"];
+        if id.is_null() {
+            return "a null id answers a message the server could not parse".into();
+        }
+        let loose = match id {
+            Value::String(s) => s.trim().parse::<f64>().ok(),
+            Value::Number(n) => n.as_f64(),
+            _ => None,
+        };
+        if let Some(n) = loose.filter(|n| n.fract() == 0.0).map(|n| n as i64) {
+            if let Some((_, answered)) = self.request_of_live.get(&n) {
+                if id.is_i64() || id.is_u64() {
+                    if *answered {
+                        return format!("request {n} was already answered: the server answered twice");
+                    }
+                } else {
+                    return format!("wrong type: the request was sent with the integer id {n}");
+                }
+            }
+        }
+        "it matches no request in flight".into()
+    }
+
+    fn new_server_label(&mut self) -> Value {
+        loop {
+            self.new_server_labels += 1;
+            let label = json!(format!("<SERVER_REQUEST_ID:{}>", self.new_server_labels));
+            let taken = self.fixture.entries().iter().any(|e| {
+                e.direction() == Direction::ServerToClient && e.id().is_some_and(|id| json_eq(id, &label))
+            });
+            if !taken {
+                return label;
+            }
+        }
+    }
+
+    /// Closes the server's input and waits for it to end.
+    async fn shutdown(&mut self) {
+        let _ = self.writer.shutdown().await;
+        if let Some(task) = self.server.take() {
+            match tokio::time::timeout(self.timeout, task).await {
+                Ok(joined) => self.server_outcome = Some(joined.map_err(join_error).and_then(|r| r)),
+                Err(_) => self.fail(Mismatch::new(
+                    MismatchKind::ServerFailure,
+                    None,
+                    format!(
+                        "the server did not stop within {} after its input was closed \
+                         (an MCP server ends when its input closes)",
+                        ms(self.timeout)
+                    ),
+                )),
+            }
+        }
+        let already = self
+            .mismatches
+            .iter()
+            .any(|m| m.kind == MismatchKind::ServerFailure && m.summary.contains("closed the connection"));
+        if let Some(Err(why)) = self.server_outcome.clone() {
+            if !already {
+                self.fail(Mismatch::new(MismatchKind::ServerFailure, None, why));
+            }
+        }
+    }
+}
+
+fn join_error(e: tokio::task::JoinError) -> String {
+    match e.try_into_panic() {
+        Ok(payload) => {
+            let text = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a non-string payload".into());
+            format!("the server panicked: {text}")
+        }
+        Err(e) => format!("the server task was cancelled: {e}"),
+    }
+}
+
+/// A copy of `message` whose `id` is `id` (a fixture label), when it has one.
+fn with_id(message: &Value, id: Option<&Value>) -> Value {
+    let mut copy = message.clone();
+    if let (Some(obj), Some(id)) = (copy.as_object_mut(), id) {
+        if obj.contains_key("id") {
+            obj.insert("id".into(), id.clone());
+        }
+    }
+    copy
+}
+
+fn describe(entry: &Entry) -> String {
+    match entry.kind() {
+        MessageKind::Response => format!("response {}", entry.id().map(|v| v.to_string()).unwrap_or_default()),
+        _ => describe_message(entry.message()),
+    }
+}
+
+fn describe_request(entry: &Entry) -> String {
+    format!("`{}` (line {})", entry.method().unwrap_or("?"), entry.line())
+}
+
+fn describe_message(message: &Value) -> String {
+    match (message.get("method").and_then(Value::as_str), message.get("id")) {
+        (Some(method), Some(_)) => format!("request `{method}`"),
+        (Some(method), None) => format!("`{method}`"),
+        (None, Some(id)) => format!("response {id}"),
+        (None, None) => "a message".into(),
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{} ms", d.as_millis())
+}

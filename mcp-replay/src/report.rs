@@ -1,0 +1,273 @@
+//! The outcome of a replay: every mismatch found, rendered as one readable report.
+
+use crate::fixture::Fixture;
+use crate::json::{compact, differences, pretty, Difference};
+use serde_json::Value;
+use std::fmt::{self, Write as _};
+
+/// The kinds of findings, each reported under its own name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum MismatchKind {
+    /// A message arrived where a message with another method was expected.
+    Method,
+    /// A notification or server request has the expected method but other params.
+    Params,
+    /// A response to the right request has another result (result vs error counts here).
+    Result,
+    /// A response whose id matches no request in flight, has the wrong type, or answers twice.
+    Id,
+    /// The expected notifications or server requests arrived, in another order.
+    NotificationOrder,
+    /// An expected message never came.
+    Missing,
+    /// A message came that the fixture does not expect.
+    Unexpected,
+    /// The server did not answer (or read) within the timeout; names what was awaited.
+    Timeout,
+    /// The server panicked, closed early, wrote a line that is not JSON-RPC, or failed setup.
+    ServerFailure,
+}
+
+impl MismatchKind {
+    /// The name used in reports: `method`, `params`, `result`, `id`, `notification order`,
+    /// `missing`, `unexpected`, `timeout`, `server failure`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MismatchKind::Method => "method",
+            MismatchKind::Params => "params",
+            MismatchKind::Result => "result",
+            MismatchKind::Id => "id",
+            MismatchKind::NotificationOrder => "notification order",
+            MismatchKind::Missing => "missing",
+            MismatchKind::Unexpected => "unexpected",
+            MismatchKind::Timeout => "timeout",
+            MismatchKind::ServerFailure => "server failure",
+        }
+    }
+}
+
+impl fmt::Display for MismatchKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One finding of a replay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    pub(crate) kind: MismatchKind,
+    pub(crate) line: Option<usize>,
+    pub(crate) summary: String,
+    pub(crate) expected: Option<Value>,
+    pub(crate) actual: Option<Value>,
+    pub(crate) differences: Vec<Difference>,
+}
+
+impl Mismatch {
+    pub(crate) fn new(kind: MismatchKind, line: Option<usize>, summary: impl Into<String>) -> Self {
+        Mismatch {
+            kind,
+            line,
+            summary: summary.into(),
+            expected: None,
+            actual: None,
+            differences: Vec::new(),
+        }
+    }
+
+    /// Attaches the expected and actual messages; their differences are computed here.
+    pub(crate) fn compare(mut self, expected: &Value, actual: &Value) -> Self {
+        self.differences = differences(expected, actual);
+        self.expected = Some(expected.clone());
+        self.actual = Some(actual.clone());
+        self
+    }
+
+    pub(crate) fn expected(mut self, expected: &Value) -> Self {
+        self.expected = Some(expected.clone());
+        self
+    }
+
+    pub(crate) fn actual(mut self, actual: &Value) -> Self {
+        self.actual = Some(actual.clone());
+        self
+    }
+
+    /// Which kind of finding this is.
+    pub fn kind(&self) -> MismatchKind {
+        self.kind
+    }
+
+    /// The fixture line of the expected message it concerns, if any.
+    pub fn line(&self) -> Option<usize> {
+        self.line
+    }
+
+    /// One sentence: what was expected and what happened.
+    pub fn summary(&self) -> &str {
+        &self.summary
+    }
+
+    /// The expected message (ids as the fixture writes them), when there is one.
+    pub fn expected_message(&self) -> Option<&Value> {
+        self.expected.as_ref()
+    }
+
+    /// The actual message (ids normalized to the fixture's labels), when there is one.
+    pub fn actual_message(&self) -> Option<&Value> {
+        self.actual.as_ref()
+    }
+
+    /// The JSON paths where expected and actual differ (for method, params, result and id).
+    pub fn differences(&self) -> &[Difference] {
+        &self.differences
+    }
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.summary)?;
+        if let Some(line) = self.line {
+            write!(f, " (fixture line {line})")?;
+        }
+        if !self.differences.is_empty() {
+            for d in &self.differences {
+                let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".to_owned(), |v| compact(v, 100));
+                write!(
+                    f,
+                    "\n    at {}\n      expected: {}\n      actual:   {}",
+                    d.path,
+                    show(&d.expected),
+                    show(&d.actual)
+                )?;
+            }
+            if let (Some(e), Some(a)) = (&self.expected, &self.actual) {
+                let diff = line_diff(&pretty(e), &pretty(a));
+                if !diff.is_empty() {
+                    f.write_str("\n    diff (- expected, + actual):")?;
+                    for line in diff.lines() {
+                        write!(f, "\n    {line}")?;
+                    }
+                }
+            }
+        } else {
+            if let Some(e) = &self.expected {
+                write!(f, "\n    expected: {}", compact(e, 300))?;
+            }
+            if let Some(a) = &self.actual {
+                write!(f, "\n    actual:   {}", compact(a, 300))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A unified line diff of two pretty-printed values, with a little context.
+fn line_diff(expected: &str, actual: &str) -> String {
+    let diff = similar::TextDiff::from_lines(expected, actual);
+    let mut out = String::new();
+    for group in diff.grouped_ops(2) {
+        for op in group {
+            for change in diff.iter_changes(&op) {
+                let sign = match change.tag() {
+                    similar::ChangeTag::Delete => '-',
+                    similar::ChangeTag::Insert => '+',
+                    similar::ChangeTag::Equal => ' ',
+                };
+                let _ = writeln!(out, "{sign} {}", change.value().trim_end_matches('\n'));
+            }
+        }
+        out.push_str("  ...\n");
+    }
+    out
+}
+
+/// The outcome of replaying one fixture: all findings, collected before failing once.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub(crate) source: String,
+    pub(crate) test: Option<String>,
+    pub(crate) mismatches: Vec<Mismatch>,
+    pub(crate) recorded: Option<Fixture>,
+}
+
+impl Report {
+    /// `true` when the server did exactly what the fixture says.
+    pub fn is_ok(&self) -> bool {
+        self.mismatches.is_empty()
+    }
+
+    /// Every finding, in the order the fixture reaches them.
+    pub fn mismatches(&self) -> &[Mismatch] {
+        &self.mismatches
+    }
+
+    /// The fixture this report is about (file path, or `<string>`).
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The fixture as the server actually behaved: the same client messages, the server
+    /// messages it really sent with ids normalized to the fixture's labels. `None` when
+    /// nothing trustworthy could be recorded (a timeout, a server failure or an id mismatch).
+    pub fn recorded(&self) -> Option<&Fixture> {
+        self.recorded.as_ref()
+    }
+
+    /// Names the test in the re-record command at the end of the report.
+    pub fn with_test_name(mut self, test: impl Into<String>) -> Self {
+        self.test = Some(test.into());
+        self
+    }
+
+    /// Panics with the whole readable report unless [`is_ok`](Report::is_ok).
+    #[track_caller]
+    pub fn assert_ok(&self) {
+        if !self.is_ok() {
+            panic!("{self}");
+        }
+    }
+
+    /// The command that re-records this fixture.
+    pub fn rerecord_command(&self) -> String {
+        let filter = self.test.as_deref().map(test_filter).unwrap_or("<test name>");
+        format!("MCP_FIXTURE_UPDATE=1 cargo test {filter}")
+    }
+}
+
+/// A test path `crate::module::name` as a `cargo test` filter (`module::name`).
+pub(crate) fn test_filter(test_path: &str) -> &str {
+    test_path.split_once("::").map_or(test_path, |(_, rest)| rest)
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_ok() {
+            return write!(f, "mcp-replay: {}: ok", self.source);
+        }
+        let n = self.mismatches.len();
+        let mut kinds: Vec<MismatchKind> = self.mismatches.iter().map(|m| m.kind).collect();
+        kinds.sort();
+        kinds.dedup();
+        let counts: Vec<String> = kinds
+            .iter()
+            .map(|k| format!("{} {k}", self.mismatches.iter().filter(|m| m.kind == *k).count()))
+            .collect();
+        writeln!(
+            f,
+            "mcp-replay: {}: {n} mismatch{} ({})",
+            self.source,
+            if n == 1 { "" } else { "es" },
+            counts.join(", ")
+        )?;
+        for (i, m) in self.mismatches.iter().enumerate() {
+            writeln!(f, "\n{}. {m}", i + 1)?;
+        }
+        write!(
+            f,
+            "\nIf the server's new behaviour is right, re-record the fixture:\n    {}",
+            self.rerecord_command()
+        )
+    }
+}

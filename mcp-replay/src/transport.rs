@@ -1,0 +1,119 @@
+//! The in-process transport handed to the server under test, and the harness's end of it.
+
+use serde_json::Value;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, ReadBuf};
+use tokio::sync::mpsc;
+
+/// Bytes buffered in each direction of the in-process pipe.
+const PIPE_CAPACITY: usize = 64 * 1024;
+
+/// The server's end of an in-process, newline-delimited JSON pipe (MCP's stdio framing).
+///
+/// It is `AsyncRead + AsyncWrite + Unpin + Send + 'static`, so rmcp's `serve(transport)`
+/// takes it as it is. The server reads the fixture's client messages from it and writes
+/// its replies to it; when the harness is done it closes its end and the server sees EOF.
+#[derive(Debug)]
+pub struct Transport {
+    inner: DuplexStream,
+}
+
+impl Transport {
+    /// A connected pair: the server's [`Transport`] and the harness's [`HarnessEnd`].
+    pub(crate) fn pair() -> (Transport, DuplexStream) {
+        let (server, harness) = tokio::io::duplex(PIPE_CAPACITY);
+        (Transport { inner: server }, harness)
+    }
+}
+
+impl AsyncRead for Transport {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Transport {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+/// What the harness reads from the server, one event a line.
+#[derive(Debug)]
+pub(crate) enum Incoming {
+    /// A line that parsed as JSON.
+    Message(Value),
+    /// A line that is not UTF-8 or not JSON.
+    Invalid {
+        /// 1-based number of the line in the server's output.
+        line: usize,
+        /// Why it could not be read.
+        reason: String,
+        /// The start of the line, lossily decoded, for the report.
+        excerpt: String,
+    },
+    /// The server closed its end (or reading failed).
+    Closed(Option<String>),
+}
+
+/// Reads newline-delimited JSON from `reader` until EOF, sending each line as an event.
+/// Runs as its own task so a server writing a lot never blocks on the harness.
+pub(crate) async fn read_lines<R: AsyncRead + Unpin>(reader: R, events: mpsc::UnboundedSender<Incoming>) {
+    let mut reader = BufReader::new(reader);
+    let mut buf = Vec::new();
+    let mut line_no = 0;
+    loop {
+        buf.clear();
+        let event = match reader.read_until(b'\n', &mut buf).await {
+            Ok(0) => Incoming::Closed(None),
+            Ok(_) => {
+                line_no += 1;
+                let line = trim_newline(&buf);
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                parse_line(line, line_no)
+            }
+            Err(e) => Incoming::Closed(Some(e.to_string())),
+        };
+        let closed = matches!(event, Incoming::Closed(_));
+        if events.send(event).is_err() || closed {
+            return;
+        }
+    }
+}
+
+fn trim_newline(buf: &[u8]) -> &[u8] {
+    let buf = buf.strip_suffix(b"\n").unwrap_or(buf);
+    buf.strip_suffix(b"\r").unwrap_or(buf)
+}
+
+fn parse_line(line: &[u8], line_no: usize) -> Incoming {
+    let invalid = |reason: String| Incoming::Invalid {
+        line: line_no,
+        reason,
+        excerpt: String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned(),
+    };
+    match std::str::from_utf8(line) {
+        Err(e) => invalid(format!("not UTF-8 ({e})")),
+        Ok(text) => match serde_json::from_str(text) {
+            Ok(value) => Incoming::Message(value),
+            Err(e) => invalid(format!("not JSON ({e})")),
+        },
+    }
+}
+
+/// Writes one message as one line and flushes it: each message is its own write.
+pub(crate) async fn write_line<W: AsyncWrite + Unpin>(writer: &mut W, line: &mut Vec<u8>) -> io::Result<()> {
+    line.push(b'\n');
+    writer.write_all(line).await?;
+    writer.flush().await
+}

@@ -1,0 +1,117 @@
+//! Re-recording: the `MCP_FIXTURE_UPDATE` modes and atomic fixture writes.
+
+use crate::error::Error;
+use crate::fixture::Fixture;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The environment variable that switches tests from comparing to re-recording.
+pub const UPDATE_ENV: &str = "MCP_FIXTURE_UPDATE";
+
+/// What a replay does with the server's actual messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdateMode {
+    /// Only compare (`MCP_FIXTURE_UPDATE` unset, empty, `no` or `0`).
+    No,
+    /// Rewrite the fixture in place (`1` or `always`); the test passes once written.
+    Always,
+    /// Write `NAME.jsonl.new` beside the fixture and fail with the command to accept it (`new`).
+    New,
+}
+
+impl UpdateMode {
+    /// Reads [`UPDATE_ENV`]; an unknown value is an error that lists the valid ones.
+    pub fn from_env() -> Result<UpdateMode, Error> {
+        UpdateMode::parse(std::env::var(UPDATE_ENV).ok().as_deref())
+    }
+
+    /// Interprets a value of [`UPDATE_ENV`] (`None` for unset).
+    pub fn parse(value: Option<&str>) -> Result<UpdateMode, Error> {
+        match value.map(str::trim) {
+            None | Some("" | "no" | "0") => Ok(UpdateMode::No),
+            Some("1" | "always") => Ok(UpdateMode::Always),
+            Some("new") => Ok(UpdateMode::New),
+            Some(other) => Err(Error::InvalidUpdateMode {
+                value: other.to_owned(),
+            }),
+        }
+    }
+}
+
+/// What writing a recorded fixture did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// The file already held exactly these bytes; nothing was written.
+    Unchanged(PathBuf),
+    /// The file was (re)written.
+    Updated(PathBuf),
+    /// `NAME.jsonl.new` was written beside the fixture.
+    Pending(PathBuf),
+}
+
+/// Writes `fixture` to `path` (or `path.new` in [`UpdateMode::New`]) atomically: the bytes
+/// go to a temporary file in the same folder, are synced, and the file is renamed over
+/// the target, so a failure at any point leaves the old file whole. Writes nothing when
+/// the file already holds the same bytes.
+pub fn write_fixture(fixture: &Fixture, path: &Path, mode: UpdateMode) -> Result<Written, Error> {
+    let text = fixture.to_jsonl();
+    let target = match mode {
+        UpdateMode::New => {
+            let mut name = path.as_os_str().to_owned();
+            name.push(".new");
+            PathBuf::from(name)
+        }
+        _ => path.to_owned(),
+    };
+    if mode != UpdateMode::New && std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+        return Ok(Written::Unchanged(target));
+    }
+    write_atomically(&target, text.as_bytes())?;
+    Ok(match mode {
+        UpdateMode::New => Written::Pending(target),
+        _ => Written::Updated(target),
+    })
+}
+
+/// Temp file in the target's folder + fsync + rename.
+pub(crate) fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
+    let file_name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{file_name}.tmp.{}.{nonce}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, target)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        Error::io(format!("writing {}", target.display()), e)
+    })
+}
+
+#[cfg(test)]
+mod should {
+    use super::*;
+
+    #[test]
+    fn read_the_documented_values_and_refuse_others() {
+        assert_eq!(UpdateMode::parse(None).unwrap(), UpdateMode::No);
+        assert_eq!(UpdateMode::parse(Some("no")).unwrap(), UpdateMode::No);
+        assert_eq!(UpdateMode::parse(Some("0")).unwrap(), UpdateMode::No);
+        assert_eq!(UpdateMode::parse(Some("1")).unwrap(), UpdateMode::Always);
+        assert_eq!(UpdateMode::parse(Some("always")).unwrap(), UpdateMode::Always);
+        assert_eq!(UpdateMode::parse(Some("new")).unwrap(), UpdateMode::New);
+        let err = UpdateMode::parse(Some("yes")).unwrap_err().to_string();
+        assert!(err.contains("\"yes\" is not a valid value"), "{err}");
+        assert!(err.contains("1 or always") && err.contains("new") && err.contains("no or 0"), "{err}");
+    }
+}
