@@ -1,1 +1,586 @@
+//! The bundled demo MCP server of `mcp-replay`.
+//!
+//! [`DemoServer`] is a small [rmcp] server that the fixtures under `fixtures/`
+//! pin byte for byte: the `demo` example and the integration tests replay the
+//! recorded JSON-RPC exchanges against it and compare every line it writes.
+//! Everything it returns is therefore deterministic: no timestamps, no random
+//! ids, no clock, and a fixed implementation name and version (`mcp-replay-demo`
+//! `1.0.0`) so that upgrading rmcp does not leak a new SDK version into the
+//! fixtures.
+//!
+//! It offers four tools:
+//!
+//! - `lookup_issue` returns `"Issue {number}: example"`;
+//! - `count_up` reports progress for `1..=to` (when the request carries a
+//!   progress token), logs one `info` message, and returns `"counted to {to}"`;
+//! - `divide` returns `a / b`, or a tool error (`isError: true`) when `b` is zero;
+//! - `echo` returns its text unchanged.
+//!
+//! ```no_run
+//! use mcp_replay_demo::DemoServer;
+//! use rmcp::ServiceExt;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let (server_io, _client_io) = tokio::io::duplex(64 * 1024);
+//! let running = DemoServer::default().serve(server_io).await?;
+//! running.waiting().await?;
+//! # Ok(())
+//! # }
+//! ```
 
+#![warn(missing_docs)]
+
+use std::sync::{Mutex, PoisonError};
+
+use rmcp::{
+    handler::server::{router::tool::ToolRouter, wrapper::Parameters},
+    model::{
+        CallToolResult, ContentBlock, Implementation, ProgressNotificationParam, RequestMetaObject,
+        ServerCapabilities, ServerConfig,
+    },
+    schemars, tool, tool_handler, tool_router, ErrorData, Peer, RoleServer, ServerHandler,
+};
+use serde::Deserialize;
+
+// `logging/setLevel` and `notifications/message` are deprecated by SEP-2577,
+// but the demo deliberately exercises them, so the logging items are used
+// under `#[expect(deprecated)]`.
+#[expect(deprecated, reason = "the demo exercises MCP logging (SEP-2577)")]
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
+
+/// The implementation name the demo server reports in `serverInfo`.
+pub const SERVER_NAME: &str = "mcp-replay-demo";
+
+/// The implementation version the demo server reports in `serverInfo`.
+pub const SERVER_VERSION: &str = "1.0.0";
+
+/// The instructions the demo server returns from `initialize`.
+pub const INSTRUCTIONS: &str = "Deterministic demo server for mcp-replay fixtures. \
+Tools: lookup_issue, count_up (reports progress and logs), divide, echo.";
+
+/// The logger name of the `notifications/message` sent by `count_up`.
+pub const LOGGER: &str = "demo";
+
+/// Arguments of the `lookup_issue` tool.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+pub struct LookupIssueArgs {
+    /// Owner of the repository, e.g. "demo".
+    pub owner: String,
+    /// Name of the repository, e.g. "sample".
+    pub repo: String,
+    /// Issue number to look up.
+    pub number: u64,
+}
+
+/// Arguments of the `count_up` tool.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+pub struct CountUpArgs {
+    /// Count from 1 up to this number, reporting progress at each step.
+    pub to: u32,
+}
+
+/// Arguments of the `divide` tool.
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
+pub struct DivideArgs {
+    /// The dividend.
+    pub a: f64,
+    /// The divisor; zero gives a tool error.
+    pub b: f64,
+}
+
+/// Arguments of the `echo` tool.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+pub struct EchoArgs {
+    /// Text to return unchanged.
+    pub text: String,
+}
+
+/// The bundled demo MCP server that the `mcp-replay` fixtures are recorded
+/// against.
+///
+/// Serve one instance per connection (`DemoServer::default().serve(io)`).
+/// The only state is the minimum log level a client set with
+/// `logging/setLevel`; it belongs to the instance, and [`Clone`] copies it
+/// rather than sharing it, so clones never influence each other.
+pub struct DemoServer {
+    tool_router: ToolRouter<Self>,
+    // Stored as the deprecated `LoggingLevel`'s severity rank, see `severity`.
+    min_log_severity: Mutex<u8>,
+}
+
+impl DemoServer {
+    /// Creates a server with all four tools and no log level set (every log
+    /// message is sent).
+    pub fn new() -> Self {
+        Self {
+            tool_router: Self::tool_router(),
+            min_log_severity: Mutex::new(0),
+        }
+    }
+
+    fn min_log_severity(&self) -> u8 {
+        *self
+            .min_log_severity
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Default for DemoServer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Clone for DemoServer {
+    fn clone(&self) -> Self {
+        Self {
+            tool_router: self.tool_router.clone(),
+            min_log_severity: Mutex::new(self.min_log_severity()),
+        }
+    }
+}
+
+impl std::fmt::Debug for DemoServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DemoServer")
+            .field("min_log_severity", &self.min_log_severity())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The RFC 5424 order of MCP log levels, `debug` lowest.
+#[expect(deprecated, reason = "the demo exercises MCP logging (SEP-2577)")]
+fn severity(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+fn text_result(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(text)])
+}
+
+fn transport_closed(error: impl std::fmt::Display) -> ErrorData {
+    ErrorData::internal_error(format!("failed to send notification: {error}"), None)
+}
+
+#[tool_router]
+impl DemoServer {
+    #[tool(description = "Look up an issue of a repository (always returns a fixed example).")]
+    async fn lookup_issue(
+        &self,
+        Parameters(LookupIssueArgs { number, .. }): Parameters<LookupIssueArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(text_result(format!("Issue {number}: example")))
+    }
+
+    #[tool(
+        description = "Count from 1 up to `to`, sending a progress notification per step \
+                       (when the request has a progress token) and one info log message."
+    )]
+    async fn count_up(
+        &self,
+        Parameters(CountUpArgs { to }): Parameters<CountUpArgs>,
+        meta: RequestMetaObject,
+        peer: Peer<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if let Some(token) = meta.get_progress_token() {
+            for i in 1..=to {
+                let progress = ProgressNotificationParam::new(token.clone(), f64::from(i))
+                    .with_total(f64::from(to))
+                    .with_message(format!("step {i} of {to}"));
+                peer.notify_progress(progress)
+                    .await
+                    .map_err(transport_closed)?;
+            }
+        }
+        #[expect(deprecated, reason = "the demo exercises MCP logging (SEP-2577)")]
+        {
+            if severity(LoggingLevel::Info) >= self.min_log_severity() {
+                let log = LoggingMessageNotificationParam::new(
+                    LoggingLevel::Info,
+                    serde_json::json!({ "event": "count_up", "to": to }),
+                )
+                .with_logger(LOGGER);
+                peer.notify_logging_message(log)
+                    .await
+                    .map_err(transport_closed)?;
+            }
+        }
+        Ok(text_result(format!("counted to {to}")))
+    }
+
+    #[tool(description = "Divide `a` by `b`; dividing by zero is reported as a tool error.")]
+    async fn divide(
+        &self,
+        Parameters(DivideArgs { a, b }): Parameters<DivideArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if b == 0.0 {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(
+                "division by zero",
+            )]));
+        }
+        Ok(text_result((a / b).to_string()))
+    }
+
+    #[tool(description = "Return the given text unchanged.")]
+    async fn echo(
+        &self,
+        Parameters(EchoArgs { text }): Parameters<EchoArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(text_result(text))
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for DemoServer {
+    fn get_info(&self) -> ServerConfig {
+        #[expect(deprecated, reason = "the demo exercises MCP logging (SEP-2577)")]
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(SERVER_NAME, SERVER_VERSION))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    #[expect(deprecated, reason = "the demo exercises MCP logging (SEP-2577)")]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: rmcp::service::RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let rank = severity(request.level);
+        *self
+            .min_log_severity
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = rank;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rmcp::ServiceExt;
+    use serde_json::{json, Value};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, WriteHalf};
+
+    use super::*;
+
+    /// A raw JSON-RPC client: writes lines to the server, reads the lines it writes.
+    struct RawClient {
+        writer: WriteHalf<DuplexStream>,
+        lines: Lines<BufReader<tokio::io::ReadHalf<DuplexStream>>>,
+        server: tokio::task::JoinHandle<()>,
+    }
+
+    impl RawClient {
+        fn start() -> Self {
+            let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+            let server = tokio::spawn(async move {
+                if let Ok(running) = DemoServer::default().serve(server_io).await {
+                    let _ = running.waiting().await;
+                }
+            });
+            let (reader, writer) = tokio::io::split(client_io);
+            Self {
+                writer,
+                lines: BufReader::new(reader).lines(),
+                server,
+            }
+        }
+
+        async fn send(&mut self, line: &str) {
+            println!(">> {line}");
+            self.writer
+                .write_all(format!("{line}\n").as_bytes())
+                .await
+                .expect("write to server");
+            self.writer.flush().await.expect("flush");
+        }
+
+        /// The next line the server writes, or `None` if it writes nothing
+        /// within a short while (or closes the pipe).
+        async fn recv(&mut self) -> Option<String> {
+            let line = tokio::time::timeout(Duration::from_millis(500), self.lines.next_line())
+                .await
+                .ok()?
+                .expect("read from server")?;
+            println!("<< {line}");
+            Some(line)
+        }
+
+        /// Every line up to and including the response with `id`.
+        async fn recv_until_response(&mut self, id: i64) -> Vec<Value> {
+            let mut messages = Vec::new();
+            loop {
+                let line = self
+                    .recv()
+                    .await
+                    .unwrap_or_else(|| panic!("no response to request {id}"));
+                let message: Value = serde_json::from_str(&line).expect("server wrote JSON");
+                let done = message.get("id") == Some(&json!(id)) && message.get("method").is_none();
+                messages.push(message);
+                if done {
+                    return messages;
+                }
+            }
+        }
+
+        async fn initialize(&mut self) {
+            self.send(
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+            )
+            .await;
+            let init = self.recv_until_response(1).await;
+            assert_eq!(init.len(), 1);
+            assert_eq!(
+                init[0]["result"]["serverInfo"],
+                json!({"name": SERVER_NAME, "version": SERVER_VERSION})
+            );
+            assert_eq!(init[0]["result"]["protocolVersion"], "2025-11-25");
+            assert!(init[0]["result"]["capabilities"]["tools"].is_object());
+            assert!(init[0]["result"]["capabilities"]["logging"].is_object());
+            self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+                .await;
+        }
+    }
+
+    impl Drop for RawClient {
+        fn drop(&mut self) {
+            self.server.abort();
+        }
+    }
+
+    fn text_of(response: &Value) -> &str {
+        response["result"]["content"][0]["text"]
+            .as_str()
+            .expect("a text content")
+    }
+
+    #[tokio::test]
+    async fn session_over_raw_lines() {
+        let mut client = RawClient::start();
+        client.initialize().await;
+        assert_eq!(client.recv().await, None, "initialized gets no reply");
+
+        client
+            .send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
+            .await;
+        let list = client.recv_until_response(2).await;
+        let names: Vec<&str> = list[0]["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|tool| tool["name"].as_str().expect("name"))
+            .collect();
+        assert_eq!(names, ["count_up", "divide", "echo", "lookup_issue"]);
+        for tool in list[0]["result"]["tools"].as_array().expect("tools") {
+            assert!(tool["description"].is_string(), "{tool}");
+            for (name, property) in tool["inputSchema"]["properties"]
+                .as_object()
+                .expect("properties")
+            {
+                assert!(property["description"].is_string(), "{name}: {property}");
+            }
+        }
+
+        client
+            .send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"lookup_issue","arguments":{"owner":"demo","repo":"sample","number":42}}}"#)
+            .await;
+        let lookup = client.recv_until_response(3).await;
+        assert_eq!(lookup.len(), 1);
+        assert_eq!(
+            lookup[0]["result"],
+            json!({"content":[{"type":"text","text":"Issue 42: example"}],"isError":false})
+        );
+
+        client
+            .send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"count_up","arguments":{"to":2},"_meta":{"progressToken":"p1"}}}"#)
+            .await;
+        let count = client.recv_until_response(4).await;
+        let methods: Vec<&str> = count
+            .iter()
+            .map(|m| m["method"].as_str().unwrap_or("<response>"))
+            .collect();
+        assert_eq!(
+            methods,
+            [
+                "notifications/progress",
+                "notifications/progress",
+                "notifications/message",
+                "<response>"
+            ]
+        );
+        for (i, progress) in count[..2].iter().enumerate() {
+            let step = i + 1;
+            assert_eq!(progress["params"]["progressToken"], "p1");
+            assert_eq!(progress["params"]["progress"], json!(step as f64));
+            assert_eq!(progress["params"]["total"], json!(2.0));
+            assert_eq!(progress["params"]["message"], format!("step {step} of 2"));
+        }
+        assert_eq!(
+            count[2]["params"],
+            json!({"level":"info","logger":"demo","data":{"event":"count_up","to":2}})
+        );
+        assert_eq!(text_of(&count[3]), "counted to 2");
+
+        client
+            .send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"divide","arguments":{"a":1,"b":0}}}"#)
+            .await;
+        let divide = client.recv_until_response(5).await;
+        assert_eq!(divide.len(), 1);
+        assert_eq!(divide[0]["result"]["isError"], true);
+        assert_eq!(text_of(&divide[0]), "division by zero");
+
+        client
+            .send(r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#)
+            .await;
+        let unknown = client.recv_until_response(6).await;
+        assert_eq!(unknown.len(), 1);
+        assert!(unknown[0]["error"]["code"].is_i64(), "{}", unknown[0]);
+        assert!(unknown[0].get("result").is_none());
+    }
+
+    #[tokio::test]
+    async fn other_tools_and_logging_level() {
+        let mut client = RawClient::start();
+        client.initialize().await;
+
+        client
+            .send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"divide","arguments":{"a":7,"b":2}}}"#)
+            .await;
+        assert_eq!(text_of(&client.recv_until_response(2).await[0]), "3.5");
+
+        client
+            .send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"héllo \"there\""}}}"#)
+            .await;
+        assert_eq!(
+            text_of(&client.recv_until_response(3).await[0]),
+            "héllo \"there\""
+        );
+
+        // Without a progress token: only the log message, no progress.
+        client
+            .send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"count_up","arguments":{"to":3}}}"#)
+            .await;
+        let count = client.recv_until_response(4).await;
+        assert_eq!(count.len(), 2);
+        assert_eq!(count[0]["method"], "notifications/message");
+        assert_eq!(text_of(&count[1]), "counted to 3");
+
+        // Above info, the log message is filtered out.
+        client
+            .send(r#"{"jsonrpc":"2.0","id":5,"method":"logging/setLevel","params":{"level":"warning"}}"#)
+            .await;
+        assert_eq!(
+            client.recv_until_response(5).await,
+            [json!({"jsonrpc":"2.0","id":5,"result":{}})]
+        );
+        client
+            .send(r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"count_up","arguments":{"to":1}}}"#)
+            .await;
+        let count = client.recv_until_response(6).await;
+        assert_eq!(count.len(), 1);
+        assert_eq!(text_of(&count[0]), "counted to 1");
+    }
+
+    /// The `_meta` a 2026-07-28 (stateless) request carries instead of an
+    /// `initialize` handshake.
+    const STATELESS_META_FIELDS: &str = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}"#;
+
+    #[tokio::test]
+    async fn tools_call_without_initialize() {
+        let mut client = RawClient::start();
+        // Without `initialize` and without the 2026-07-28 request `_meta`, the
+        // request is refused with invalid params, but the connection stays up.
+        client
+            .send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#)
+            .await;
+        let bare = client.recv_until_response(1).await;
+        assert_eq!(bare.len(), 1);
+        assert_eq!(bare[0]["error"]["code"], -32602);
+
+        // With the stateless `_meta`, the same call is answered (2026-07-28
+        // shape: `resultType` first).
+        client
+            .send(&format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},"_meta":{{{STATELESS_META_FIELDS}}}}}}}"#))
+            .await;
+        let with_meta = client.recv_until_response(2).await;
+        assert_eq!(
+            with_meta,
+            [
+                json!({"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}],"isError":false}})
+            ]
+        );
+
+        // Progress and the log message still precede the response.
+        client
+            .send(&format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"count_up","arguments":{{"to":2}},"_meta":{{"progressToken":"p1",{STATELESS_META_FIELDS}}}}}}}"#))
+            .await;
+        let count = client.recv_until_response(3).await;
+        assert_eq!(count.len(), 4);
+        assert_eq!(count[0]["method"], "notifications/progress");
+        assert_eq!(count[1]["method"], "notifications/progress");
+        assert_eq!(count[2]["method"], "notifications/message");
+        assert_eq!(count[3]["result"]["resultType"], "complete");
+        assert_eq!(text_of(&count[3]), "counted to 2");
+        assert_eq!(client.recv().await, None);
+    }
+
+    #[tokio::test]
+    async fn server_discover_first() {
+        let mut client = RawClient::start();
+        client
+            .send(&format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{"_meta":{{{STATELESS_META_FIELDS}}}}}}}"#))
+            .await;
+        let discover = client.recv_until_response(1).await;
+        assert_eq!(discover.len(), 1);
+        let result = &discover[0]["result"];
+        assert_eq!(result["resultType"], "complete");
+        assert_eq!(
+            result["_meta"]["io.modelcontextprotocol/serverInfo"],
+            json!({"name": SERVER_NAME, "version": SERVER_VERSION})
+        );
+        assert!(result["supportedVersions"]
+            .as_array()
+            .expect("supportedVersions")
+            .contains(&json!("2026-07-28")));
+        assert_eq!(result["instructions"], INSTRUCTIONS);
+
+        client
+            .send(&format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"lookup_issue","arguments":{{"owner":"demo","repo":"sample","number":42}},"_meta":{{{STATELESS_META_FIELDS}}}}}}}"#))
+            .await;
+        let lookup = client.recv_until_response(2).await;
+        assert_eq!(text_of(&lookup[0]), "Issue 42: example");
+
+        // A stateless session needs the `_meta` on every request.
+        client
+            .send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#)
+            .await;
+        assert_eq!(
+            client.recv_until_response(3).await[0]["error"]["code"],
+            -32602
+        );
+    }
+
+    #[test]
+    fn clones_do_not_share_the_log_level() {
+        let server = DemoServer::default();
+        *server.min_log_severity.lock().expect("lock") = 4;
+        let clone = server.clone();
+        *server.min_log_severity.lock().expect("lock") = 0;
+        assert_eq!(clone.min_log_severity(), 4);
+    }
+}

@@ -250,7 +250,11 @@ fn push_indent(out: &mut String, indent: usize) {
 /// A short one-line rendering of a value for reports, cut at `max` characters.
 pub fn compact(value: &Value, max: usize) -> String {
     let mut s = String::new();
-    write_canonical(&mut s, value);
+    if value.get("jsonrpc").is_some() {
+        write_message(&mut s, value);
+    } else {
+        write_canonical(&mut s, value);
+    }
     if s.chars().count() > max {
         let cut: String = s.chars().take(max.saturating_sub(1)).collect();
         format!("{cut}…")

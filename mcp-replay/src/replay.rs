@@ -461,6 +461,13 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     }
 
     async fn align(&mut self, expected: &[usize], actual: Vec<Actual>, timed_out: bool) {
+        let first_finding = self.mismatches.len();
+        self.align_window(expected, actual, timed_out).await;
+        // Report a window's findings in fixture order; unexpected messages (no line) last.
+        self.mismatches[first_finding..].sort_by_key(|m| m.line.unwrap_or(usize::MAX));
+    }
+
+    async fn align_window(&mut self, expected: &[usize], actual: Vec<Actual>, timed_out: bool) {
         let entries = self.fixture.entries();
         let mut recorded: Vec<(usize, Value)> = Vec::new();
         let (responses, others): (Vec<Actual>, Vec<Actual>) =

@@ -1,0 +1,38 @@
+//! The bundled fixtures, replayed against the bundled demo server with `#[mcp_fixture]`.
+
+use mcp_replay::{mcp_fixture, Transport};
+use mcp_replay_demo::DemoServer;
+use rmcp::ServiceExt;
+
+/// The seed's two-line fixture: no handshake, so the harness performs the session setup.
+#[mcp_fixture("lookup_issue")]
+#[tokio::test]
+async fn lookup_issue(transport: Transport) {
+    let server = DemoServer::default().serve(transport).await.unwrap();
+    let _ = server.waiting().await;
+}
+
+/// A fixture that spells out its own handshake.
+#[mcp_fixture("handshake_and_tools_list")]
+#[tokio::test]
+async fn handshake_and_tools_list(transport: Transport) {
+    let server = DemoServer::default().serve(transport).await.unwrap();
+    let _ = server.waiting().await;
+}
+
+/// Progress and log notifications before the response.
+#[mcp_fixture("count_up_progress")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn count_up_progress(transport: Transport) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let server = DemoServer::default().serve(transport).await?;
+    server.waiting().await?;
+    Ok(())
+}
+
+/// A tool error result (`isError: true`) and a JSON-RPC error.
+#[mcp_fixture("divide_by_zero", timeout_ms = 2000)]
+#[tokio::test]
+async fn divide_by_zero(transport: Transport) {
+    let server = DemoServer::default().serve(transport).await.unwrap();
+    let _ = server.waiting().await;
+}
