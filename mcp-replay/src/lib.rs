@@ -156,18 +156,23 @@ pub mod __private {
         Fut: Future<Output = O> + Send + 'static,
         O: ServeOutput,
     {
-        if let Err(message) = run_inner(spec, serve).await {
+        let outcome = match UpdateMode::from_env() {
+            Ok(mode) => try_run(spec, mode, serve).await,
+            Err(e) => Err(e.to_string()),
+        };
+        if let Err(message) = outcome {
             panic!("{message}");
         }
     }
 
-    async fn run_inner<F, Fut, O>(spec: Spec, serve: F) -> Result<(), String>
+    /// [`run`] with an explicit update mode, returning the failure message instead of
+    /// panicking.
+    pub async fn try_run<F, Fut, O>(spec: Spec, mode: UpdateMode, serve: F) -> Result<(), String>
     where
         F: FnOnce(Transport) -> Fut,
         Fut: Future<Output = O> + Send + 'static,
         O: ServeOutput,
     {
-        let mode = UpdateMode::from_env().map_err(|e| e.to_string())?;
         let path = Path::new(spec.manifest_dir)
             .join(spec.dir)
             .join(format!("{}.jsonl", spec.name));

@@ -129,6 +129,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         Report {
             source: self.fixture.source().to_owned(),
             test: None,
+            rerecord: None,
             mismatches: self.mismatches,
             recorded,
         }

@@ -127,9 +127,9 @@ impl Mismatch {
 
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind, self.summary)?;
-        if let Some(line) = self.line {
-            write!(f, " (fixture line {line})")?;
+        match self.line {
+            Some(line) => write!(f, "{} at fixture line {line}: {}", self.kind, self.summary)?,
+            None => write!(f, "{}: {}", self.kind, self.summary)?,
         }
         if !self.differences.is_empty() {
             for d in &self.differences {
@@ -188,6 +188,7 @@ fn line_diff(expected: &str, actual: &str) -> String {
 pub struct Report {
     pub(crate) source: String,
     pub(crate) test: Option<String>,
+    pub(crate) rerecord: Option<String>,
     pub(crate) mismatches: Vec<Mismatch>,
     pub(crate) recorded: Option<Fixture>,
 }
@@ -229,8 +230,18 @@ impl Report {
         }
     }
 
+    /// Replaces the re-record command at the end of the report (for runners that are not
+    /// `cargo test`, such as a CLI).
+    pub fn with_rerecord_command(mut self, command: impl Into<String>) -> Self {
+        self.rerecord = Some(command.into());
+        self
+    }
+
     /// The command that re-records this fixture.
     pub fn rerecord_command(&self) -> String {
+        if let Some(command) = &self.rerecord {
+            return command.clone();
+        }
         let filter = self.test.as_deref().map(test_filter).unwrap_or("<test name>");
         format!("MCP_FIXTURE_UPDATE=1 cargo test {filter}")
     }

@@ -1,0 +1,59 @@
+//! Test servers with exact control over every line they write.
+#![allow(dead_code)]
+
+use mcp_replay::{Fixture, MismatchKind, Report, Transport};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// Serves `transport` by hand: answers `initialize` like a legacy server, ignores
+/// notifications, and writes the lines `script` returns for every other request.
+pub async fn scripted(transport: Transport, script: impl Fn(&Value) -> Vec<String>) {
+    let (read, mut write) = tokio::io::split(transport);
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let message: Value = serde_json::from_str(&line).expect("the harness writes JSON");
+        let replies = match message["method"].as_str() {
+            Some("initialize") => vec![json!({
+                "jsonrpc": "2.0",
+                "id": message["id"],
+                "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "scripted", "version": "0"}}
+            })
+            .to_string()],
+            Some(_) if message.get("id").is_none() => vec![],
+            _ => script(&message),
+        };
+        let mut out = String::new();
+        for reply in replies {
+            out.push_str(&reply);
+            out.push('\n');
+        }
+        if write.write_all(out.as_bytes()).await.is_err() {
+            return;
+        }
+        let _ = write.flush().await;
+    }
+}
+
+/// A JSON-RPC notification line.
+pub fn notification(method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string()
+}
+
+/// A JSON-RPC result line answering `request`.
+pub fn result(request: &Value, result: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": request["id"], "result": result}).to_string()
+}
+
+/// Builds fixture text from (direction, message) pairs.
+pub fn fixture(lines: &[(&str, Value)]) -> Fixture {
+    let text: String = lines
+        .iter()
+        .map(|(direction, message)| format!("{}\n", json!({"direction": direction, "message": message})))
+        .collect();
+    Fixture::parse(&text).expect("test fixture is valid")
+}
+
+/// The kinds of a report's findings, in order.
+pub fn kinds(report: &Report) -> Vec<MismatchKind> {
+    report.mismatches().iter().map(|m| m.kind()).collect()
+}

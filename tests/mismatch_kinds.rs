@@ -1,0 +1,249 @@
+//! For every mismatch kind, a deliberately changed server produces exactly that kind.
+
+mod common;
+
+use common::{fixture, kinds, notification, result, scripted};
+use mcp_replay::{Fixture, MismatchKind, Report};
+use pretty_assertions::assert_eq;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// One `tools/call` answered by a progress notification, a log notification and a result.
+fn work_fixture() -> Fixture {
+    fixture(&[
+        (
+            "client->server",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/call", "params": {"name": "work"}}),
+        ),
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "t", "progress": 1}}),
+        ),
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "half"}}),
+        ),
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"content": [{"type": "text", "text": "done"}]}}),
+        ),
+    ])
+    .with_timeout(Duration::from_millis(300))
+}
+
+fn progress() -> String {
+    notification("notifications/progress", json!({"progressToken": "t", "progress": 1.0}))
+}
+fn log(data: &str) -> String {
+    notification("notifications/message", json!({"level": "info", "data": data}))
+}
+fn done(request: &Value) -> String {
+    result(request, json!({"content": [{"type": "text", "text": "done"}]}))
+}
+
+async fn replay_work(script: fn(&Value) -> Vec<String>) -> Report {
+    work_fixture()
+        .replay(move |transport| scripted(transport, script))
+        .await
+}
+
+#[tokio::test]
+async fn a_faithful_server_passes() {
+    let report = replay_work(|r| vec![progress(), log("half"), done(r)]).await;
+    assert!(report.is_ok(), "{report}");
+}
+
+#[tokio::test]
+async fn another_method_is_a_method_finding() {
+    let report = replay_work(|r| {
+        vec![
+            progress(),
+            notification("notifications/resources/updated", json!({"uri": "x"})),
+            done(r),
+        ]
+    })
+    .await;
+    assert_eq!(kinds(&report), [MismatchKind::Method]);
+    let m = &report.mismatches()[0];
+    assert_eq!(m.line(), Some(3));
+    assert!(m.summary().contains("notifications/message"), "{m}");
+    assert!(m.summary().contains("notifications/resources/updated"), "{m}");
+}
+
+#[tokio::test]
+async fn other_params_are_a_params_finding_with_the_path() {
+    let report = replay_work(|r| vec![progress(), log("three quarters"), done(r)]).await;
+    assert_eq!(kinds(&report), [MismatchKind::Params]);
+    let d = &report.mismatches()[0].differences()[0];
+    assert_eq!(d.path, ".params.data");
+    assert_eq!(d.expected, Some(json!("half")));
+    assert_eq!(d.actual, Some(json!("three quarters")));
+}
+
+#[tokio::test]
+async fn another_result_is_a_result_finding() {
+    let report = replay_work(|r| {
+        vec![
+            progress(),
+            log("half"),
+            result(r, json!({"content": [{"type": "text", "text": "not done"}]})),
+        ]
+    })
+    .await;
+    assert_eq!(kinds(&report), [MismatchKind::Result]);
+    assert_eq!(report.mismatches()[0].differences()[0].path, ".result.content[0].text");
+}
+
+#[tokio::test]
+async fn an_error_instead_of_a_result_is_a_result_finding() {
+    let report = replay_work(|r| {
+        vec![
+            progress(),
+            log("half"),
+            json!({"jsonrpc": "2.0", "id": r["id"], "error": {"code": -32603, "message": "boom"}}).to_string(),
+        ]
+    })
+    .await;
+    assert_eq!(kinds(&report), [MismatchKind::Result]);
+    let paths: Vec<_> = report.mismatches()[0].differences().iter().map(|d| d.path.clone()).collect();
+    assert_eq!(paths, [".error", ".result"]);
+}
+
+#[tokio::test]
+async fn an_id_of_the_wrong_type_is_an_id_finding() {
+    let report = replay_work(|r| {
+        let mut wrong = r.clone();
+        wrong["id"] = json!(r["id"].to_string());
+        vec![progress(), log("half"), done(&wrong)]
+    })
+    .await;
+    assert_eq!(kinds(&report), [MismatchKind::Id]);
+    assert!(report.mismatches()[0].summary().contains("wrong type"), "{report}");
+    assert!(report.recorded().is_none(), "an id finding must block re-recording");
+}
+
+#[tokio::test]
+async fn answering_twice_is_an_id_finding() {
+    let report = replay_work(|r| vec![progress(), log("half"), done(r), done(r)]).await;
+    assert_eq!(kinds(&report), [MismatchKind::Id]);
+    assert!(report.mismatches()[0].summary().contains("answered twice"), "{report}");
+}
+
+#[tokio::test]
+async fn an_id_that_names_no_request_is_an_id_finding() {
+    let report = replay_work(|r| {
+        let mut other = r.clone();
+        other["id"] = json!(9999);
+        vec![progress(), log("half"), done(&other)]
+    })
+    .await;
+    assert_eq!(kinds(&report), [MismatchKind::Id]);
+    assert!(report.mismatches()[0].summary().contains("matches no request"), "{report}");
+}
+
+#[tokio::test]
+async fn swapped_notifications_are_a_notification_order_finding() {
+    let report = replay_work(|r| vec![log("half"), progress(), done(r)]).await;
+    assert_eq!(kinds(&report), [MismatchKind::NotificationOrder]);
+    let summary = report.mismatches()[0].summary();
+    assert!(summary.contains("expected order: `notifications/progress` (line 2), `notifications/message` (line 3)"), "{summary}");
+    assert!(summary.contains("actual order:   `notifications/message` (line 3), `notifications/progress` (line 2)"), "{summary}");
+}
+
+#[tokio::test]
+async fn a_notification_never_sent_is_missing() {
+    let report = replay_work(|r| vec![progress(), done(r)]).await;
+    assert_eq!(kinds(&report), [MismatchKind::Missing]);
+    assert_eq!(report.mismatches()[0].line(), Some(3));
+}
+
+#[tokio::test]
+async fn an_extra_notification_is_unexpected() {
+    let report = replay_work(|r| {
+        vec![
+            progress(),
+            notification("notifications/tools/list_changed", json!({})),
+            log("half"),
+            done(r),
+        ]
+    })
+    .await;
+    assert_eq!(kinds(&report), [MismatchKind::Unexpected]);
+    assert!(report.mismatches()[0].summary().contains("notifications/tools/list_changed"));
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out_naming_the_request() {
+    let seed = Fixture::load(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/lookup_issue.jsonl"))
+        .unwrap()
+        .with_timeout(Duration::from_millis(150));
+    let started = Instant::now();
+    let report = seed.replay(|transport| scripted(transport, |_| vec![])).await;
+    let elapsed = started.elapsed();
+    assert_eq!(kinds(&report), [MismatchKind::Timeout]);
+    let m = &report.mismatches()[0];
+    assert_eq!(m.line(), Some(2));
+    assert!(m.summary().contains("response to `tools/call` (line 1)"), "{m}");
+    assert!(m.summary().contains("150 ms"), "{m}");
+    assert!(elapsed < Duration::from_millis(900), "took {elapsed:?}");
+}
+
+#[tokio::test]
+async fn a_server_that_panics_is_a_server_failure_naming_the_panic() {
+    let report = work_fixture()
+        .replay(|transport| async move {
+            scripted(transport, |request| panic!("cannot handle {}", request["method"])).await
+        })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure]);
+    let summary = report.mismatches()[0].summary();
+    assert!(summary.contains("closed the connection"), "{summary}");
+    assert!(summary.contains("the server panicked: cannot handle \"tools/call\""), "{summary}");
+}
+
+#[tokio::test]
+async fn a_server_that_closes_early_is_a_server_failure() {
+    let report = work_fixture()
+        .replay(|transport| async move {
+            let _ = transport; // dropped at once: the server closes before answering anything
+        })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure]);
+}
+
+#[tokio::test]
+async fn a_line_that_is_not_json_is_a_server_failure() {
+    let report = replay_work(|r| vec!["this is not json".into(), progress(), log("half"), done(r)]).await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure]);
+    assert!(report.mismatches()[0].summary().contains("\"this is not json\""), "{report}");
+}
+
+#[tokio::test]
+async fn a_serve_closure_error_is_a_server_failure() {
+    let report = Fixture::parse("")
+        .unwrap()
+        .replay(|_transport| async { Err::<(), _>("listener failed") })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure]);
+    assert!(report.mismatches()[0].summary().contains("listener failed"));
+}
+
+#[tokio::test]
+async fn all_findings_are_collected_before_failing_once() {
+    let report = replay_work(|r| {
+        vec![
+            log("half"),
+            progress(),
+            notification("notifications/tools/list_changed", json!({})),
+            result(r, json!({"content": []})),
+        ]
+    })
+    .await;
+    assert_eq!(
+        kinds(&report),
+        [MismatchKind::NotificationOrder, MismatchKind::Result, MismatchKind::Unexpected]
+    );
+    let text = report.to_string();
+    assert!(text.starts_with("mcp-replay: <string>: 3 mismatches (1 result, 1 notification order, 1 unexpected)"), "{text}");
+    assert!(text.ends_with("MCP_FIXTURE_UPDATE=1 cargo test <test name>"), "{text}");
+}
