@@ -23,7 +23,9 @@ async fn handshake_and_tools_list(transport: Transport) {
 /// Progress and log notifications before the response.
 #[mcp_fixture("count_up_progress")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn count_up_progress(transport: Transport) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+async fn count_up_progress(
+    transport: Transport,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let server = DemoServer::default().serve(transport).await?;
     server.waiting().await?;
     Ok(())
@@ -33,6 +35,18 @@ async fn count_up_progress(transport: Transport) -> Result<(), Box<dyn std::erro
 #[mcp_fixture("divide_by_zero", timeout_ms = 2000)]
 #[tokio::test]
 async fn divide_by_zero(transport: Transport) {
+    let server = DemoServer::default().serve(transport).await.unwrap();
+    let _ = server.waiting().await;
+}
+
+/// Another fixture folder, a name with a subfolder, a `mut` pattern, and two requests in
+/// flight whose responses the fixture lists in the other order (matched by id).
+#[mcp_fixture("tools/echo", dir = "tests/fixtures", timeout_ms = 3000)]
+#[tokio::test]
+async fn pipelined_echo_in_another_folder(mut transport: mcp_replay::Transport) {
+    tokio::io::AsyncWriteExt::flush(&mut transport)
+        .await
+        .unwrap();
     let server = DemoServer::default().serve(transport).await.unwrap();
     let _ = server.waiting().await;
 }

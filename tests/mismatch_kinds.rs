@@ -32,13 +32,22 @@ fn work_fixture() -> Fixture {
 }
 
 fn progress() -> String {
-    notification("notifications/progress", json!({"progressToken": "t", "progress": 1.0}))
+    notification(
+        "notifications/progress",
+        json!({"progressToken": "t", "progress": 1.0}),
+    )
 }
 fn log(data: &str) -> String {
-    notification("notifications/message", json!({"level": "info", "data": data}))
+    notification(
+        "notifications/message",
+        json!({"level": "info", "data": data}),
+    )
 }
 fn done(request: &Value) -> String {
-    result(request, json!({"content": [{"type": "text", "text": "done"}]}))
+    result(
+        request,
+        json!({"content": [{"type": "text", "text": "done"}]}),
+    )
 }
 
 async fn replay_work(script: fn(&Value) -> Vec<String>) -> Report {
@@ -67,7 +76,10 @@ async fn another_method_is_a_method_finding() {
     let m = &report.mismatches()[0];
     assert_eq!(m.line(), Some(3));
     assert!(m.summary().contains("notifications/message"), "{m}");
-    assert!(m.summary().contains("notifications/resources/updated"), "{m}");
+    assert!(
+        m.summary().contains("notifications/resources/updated"),
+        "{m}"
+    );
 }
 
 #[tokio::test]
@@ -86,12 +98,18 @@ async fn another_result_is_a_result_finding() {
         vec![
             progress(),
             log("half"),
-            result(r, json!({"content": [{"type": "text", "text": "not done"}]})),
+            result(
+                r,
+                json!({"content": [{"type": "text", "text": "not done"}]}),
+            ),
         ]
     })
     .await;
     assert_eq!(kinds(&report), [MismatchKind::Result]);
-    assert_eq!(report.mismatches()[0].differences()[0].path, ".result.content[0].text");
+    assert_eq!(
+        report.mismatches()[0].differences()[0].path,
+        ".result.content[0].text"
+    );
 }
 
 #[tokio::test]
@@ -100,12 +118,17 @@ async fn an_error_instead_of_a_result_is_a_result_finding() {
         vec![
             progress(),
             log("half"),
-            json!({"jsonrpc": "2.0", "id": r["id"], "error": {"code": -32603, "message": "boom"}}).to_string(),
+            json!({"jsonrpc": "2.0", "id": r["id"], "error": {"code": -32603, "message": "boom"}})
+                .to_string(),
         ]
     })
     .await;
     assert_eq!(kinds(&report), [MismatchKind::Result]);
-    let paths: Vec<_> = report.mismatches()[0].differences().iter().map(|d| d.path.clone()).collect();
+    let paths: Vec<_> = report.mismatches()[0]
+        .differences()
+        .iter()
+        .map(|d| d.path.clone())
+        .collect();
     assert_eq!(paths, [".error", ".result"]);
 }
 
@@ -118,15 +141,24 @@ async fn an_id_of_the_wrong_type_is_an_id_finding() {
     })
     .await;
     assert_eq!(kinds(&report), [MismatchKind::Id]);
-    assert!(report.mismatches()[0].summary().contains("wrong type"), "{report}");
-    assert!(report.recorded().is_none(), "an id finding must block re-recording");
+    assert!(
+        report.mismatches()[0].summary().contains("wrong type"),
+        "{report}"
+    );
+    assert!(
+        report.recorded().is_none(),
+        "an id finding must block re-recording"
+    );
 }
 
 #[tokio::test]
 async fn answering_twice_is_an_id_finding() {
     let report = replay_work(|r| vec![progress(), log("half"), done(r), done(r)]).await;
     assert_eq!(kinds(&report), [MismatchKind::Id]);
-    assert!(report.mismatches()[0].summary().contains("answered twice"), "{report}");
+    assert!(
+        report.mismatches()[0].summary().contains("answered twice"),
+        "{report}"
+    );
 }
 
 #[tokio::test]
@@ -138,7 +170,12 @@ async fn an_id_that_names_no_request_is_an_id_finding() {
     })
     .await;
     assert_eq!(kinds(&report), [MismatchKind::Id]);
-    assert!(report.mismatches()[0].summary().contains("matches no request"), "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .contains("matches no request"),
+        "{report}"
+    );
 }
 
 #[tokio::test]
@@ -146,8 +183,18 @@ async fn swapped_notifications_are_a_notification_order_finding() {
     let report = replay_work(|r| vec![log("half"), progress(), done(r)]).await;
     assert_eq!(kinds(&report), [MismatchKind::NotificationOrder]);
     let summary = report.mismatches()[0].summary();
-    assert!(summary.contains("expected order: `notifications/progress` (line 2), `notifications/message` (line 3)"), "{summary}");
-    assert!(summary.contains("actual order:   `notifications/message` (line 3), `notifications/progress` (line 2)"), "{summary}");
+    assert!(
+        summary.contains(
+            "expected order: `notifications/progress` (line 2), `notifications/message` (line 3)"
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(
+            "actual order:   `notifications/message` (line 3), `notifications/progress` (line 2)"
+        ),
+        "{summary}"
+    );
 }
 
 #[tokio::test]
@@ -169,21 +216,31 @@ async fn an_extra_notification_is_unexpected() {
     })
     .await;
     assert_eq!(kinds(&report), [MismatchKind::Unexpected]);
-    assert!(report.mismatches()[0].summary().contains("notifications/tools/list_changed"));
+    assert!(report.mismatches()[0]
+        .summary()
+        .contains("notifications/tools/list_changed"));
 }
 
 #[tokio::test]
 async fn a_server_that_never_answers_times_out_naming_the_request() {
-    let seed = Fixture::load(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/lookup_issue.jsonl"))
-        .unwrap()
-        .with_timeout(Duration::from_millis(150));
+    let seed = Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap()
+    .with_timeout(Duration::from_millis(150));
     let started = Instant::now();
-    let report = seed.replay(|transport| scripted(transport, |_| vec![])).await;
+    let report = seed
+        .replay(|transport| scripted(transport, |_| vec![]))
+        .await;
     let elapsed = started.elapsed();
     assert_eq!(kinds(&report), [MismatchKind::Timeout]);
     let m = &report.mismatches()[0];
     assert_eq!(m.line(), Some(2));
-    assert!(m.summary().contains("response to `tools/call` (line 1)"), "{m}");
+    assert!(
+        m.summary().contains("response to `tools/call` (line 1)"),
+        "{m}"
+    );
     assert!(m.summary().contains("150 ms"), "{m}");
     assert!(elapsed < Duration::from_millis(900), "took {elapsed:?}");
 }
@@ -192,13 +249,19 @@ async fn a_server_that_never_answers_times_out_naming_the_request() {
 async fn a_server_that_panics_is_a_server_failure_naming_the_panic() {
     let report = work_fixture()
         .replay(|transport| async move {
-            scripted(transport, |request| panic!("cannot handle {}", request["method"])).await
+            scripted(transport, |request| {
+                panic!("cannot handle {}", request["method"])
+            })
+            .await
         })
         .await;
     assert_eq!(kinds(&report), [MismatchKind::ServerFailure]);
     let summary = report.mismatches()[0].summary();
     assert!(summary.contains("closed the connection"), "{summary}");
-    assert!(summary.contains("the server panicked: cannot handle \"tools/call\""), "{summary}");
+    assert!(
+        summary.contains("the server panicked: cannot handle \"tools/call\""),
+        "{summary}"
+    );
 }
 
 #[tokio::test]
@@ -213,9 +276,15 @@ async fn a_server_that_closes_early_is_a_server_failure() {
 
 #[tokio::test]
 async fn a_line_that_is_not_json_is_a_server_failure() {
-    let report = replay_work(|r| vec!["this is not json".into(), progress(), log("half"), done(r)]).await;
+    let report =
+        replay_work(|r| vec!["this is not json".into(), progress(), log("half"), done(r)]).await;
     assert_eq!(kinds(&report), [MismatchKind::ServerFailure]);
-    assert!(report.mismatches()[0].summary().contains("\"this is not json\""), "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .contains("\"this is not json\""),
+        "{report}"
+    );
 }
 
 #[tokio::test]
@@ -241,9 +310,21 @@ async fn all_findings_are_collected_before_failing_once() {
     .await;
     assert_eq!(
         kinds(&report),
-        [MismatchKind::NotificationOrder, MismatchKind::Result, MismatchKind::Unexpected]
+        [
+            MismatchKind::NotificationOrder,
+            MismatchKind::Result,
+            MismatchKind::Unexpected
+        ]
     );
     let text = report.to_string();
-    assert!(text.starts_with("mcp-replay: <string>: 3 mismatches (1 result, 1 notification order, 1 unexpected)"), "{text}");
-    assert!(text.ends_with("MCP_FIXTURE_UPDATE=1 cargo test <test name>"), "{text}");
+    assert!(
+        text.starts_with(
+            "mcp-replay: <string>: 3 mismatches (1 result, 1 notification order, 1 unexpected)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("MCP_FIXTURE_UPDATE=1 cargo test <test name>"),
+        "{text}"
+    );
 }

@@ -214,7 +214,8 @@ impl Fixture {
                         "the {\"mcp_replay\":...} header may only be the first line".into(),
                     ));
                 }
-                fixture.timeout = parse_header(&obj).map_err(|m| err(column_of(line, "mcp_replay"), m))?;
+                fixture.timeout =
+                    parse_header(&obj).map_err(|m| err(column_of(line, "mcp_replay"), m))?;
                 fixture.header = Some(obj);
                 continue;
             }
@@ -248,8 +249,7 @@ impl Fixture {
             let Some(mut message) = obj.remove("message") else {
                 return Err(err(1, "missing \"message\" (the JSON-RPC message)".into()));
             };
-            let kind = MessageKind::of(&message)
-                .map_err(|m| err(column_of(line, "message"), m))?;
+            let kind = MessageKind::of(&message).map_err(|m| err(column_of(line, "message"), m))?;
             if direction == Direction::ServerToClient {
                 crate::normalize::normalize(&mut message);
             }
@@ -372,14 +372,18 @@ fn parse_header(obj: &Map<String, Value>) -> Result<Option<Duration>, String> {
     }
     if let Some(p) = obj.get("protocol") {
         if !p.is_string() {
-            return Err(format!("\"protocol\" must be a version string such as \"2025-11-25\", not {p}"));
+            return Err(format!(
+                "\"protocol\" must be a version string such as \"2025-11-25\", not {p}"
+            ));
         }
     }
     match obj.get("timeout_ms") {
         None => Ok(None),
         Some(v) => match v.as_u64() {
             Some(ms) if ms > 0 => Ok(Some(Duration::from_millis(ms))),
-            _ => Err(format!("\"timeout_ms\" must be a positive integer, not {v}")),
+            _ => Err(format!(
+                "\"timeout_ms\" must be a positive integer, not {v}"
+            )),
         },
     }
 }
@@ -411,13 +415,13 @@ impl Correlator {
             MessageKind::Notification => Ok(None),
             MessageKind::Request => {
                 let open = &mut self.open[side(direction)];
-                if id.as_str() != Some(REQUEST_ID) {
-                    if let Some(_) = open.iter().find(|(_, label)| json_eq(label, id)) {
-                        return Err(format!(
-                            "request id {id} is already waiting for a response; give each request in \
-                             flight its own id, e.g. \"<REQUEST_ID:2>\""
-                        ));
-                    }
+                if id.as_str() != Some(REQUEST_ID)
+                    && open.iter().any(|(_, label)| json_eq(label, id))
+                {
+                    return Err(format!(
+                        "request id {id} is already waiting for a response; give each request in \
+                         flight its own id, e.g. \"<REQUEST_ID:2>\""
+                    ));
                 }
                 open.push((index, id.clone()));
                 Ok(None)
@@ -526,9 +530,14 @@ mod should {
 
     #[test]
     fn name_file_line_and_column_of_invalid_json() {
-        let text = format!("{}\n\n{{\"direction\": oops}}\n", SEED.lines().next().unwrap());
+        let text = format!(
+            "{}\n\n{{\"direction\": oops}}\n",
+            SEED.lines().next().unwrap()
+        );
         assert_eq!(
-            Fixture::parse_named(&text, "fixtures/x.jsonl").unwrap_err().to_string(),
+            Fixture::parse_named(&text, "fixtures/x.jsonl")
+                .unwrap_err()
+                .to_string(),
             "fixtures/x.jsonl:3:15: not valid JSON: expected value"
         );
     }
@@ -576,17 +585,26 @@ mod should {
 
     #[test]
     fn read_the_header_and_refuse_unknown_versions_and_keys() {
-        let text = format!("{{\"mcp_replay\":1,\"timeout_ms\":250,\"protocol\":\"2025-11-25\"}}\n{SEED_CANONICAL}");
+        let text = format!(
+            "{{\"mcp_replay\":1,\"timeout_ms\":250,\"protocol\":\"2025-11-25\"}}\n{SEED_CANONICAL}"
+        );
         let f = Fixture::parse(&text).unwrap();
         assert_eq!(f.timeout(), Duration::from_millis(250));
         assert_eq!(f.protocol(), Some("2025-11-25"));
-        assert_eq!(f.to_jsonl(), text.replace(
-            r#"{"mcp_replay":1,"timeout_ms":250,"protocol":"2025-11-25"}"#,
-            r#"{"mcp_replay":1,"protocol":"2025-11-25","timeout_ms":250}"#
-        ));
+        assert_eq!(
+            f.to_jsonl(),
+            text.replace(
+                r#"{"mcp_replay":1,"timeout_ms":250,"protocol":"2025-11-25"}"#,
+                r#"{"mcp_replay":1,"protocol":"2025-11-25","timeout_ms":250}"#
+            )
+        );
         assert!(parse_err(r#"{"mcp_replay":2}"#).contains("unsupported fixture format version 2"));
-        assert!(parse_err(r#"{"mcp_replay":1,"speed":1}"#).contains("valid keys: mcp_replay, protocol"));
-        assert!(parse_err(&format!("{SEED}{{\"mcp_replay\":1}}")).contains("only be the first line"));
+        assert!(
+            parse_err(r#"{"mcp_replay":1,"speed":1}"#).contains("valid keys: mcp_replay, protocol")
+        );
+        assert!(
+            parse_err(&format!("{SEED}{{\"mcp_replay\":1}}")).contains("only be the first line")
+        );
     }
 
     #[test]

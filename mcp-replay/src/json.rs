@@ -57,7 +57,10 @@ pub fn differences(expected: &Value, actual: &Value) -> Vec<Difference> {
 fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<Difference>) {
     match (expected, actual) {
         (Value::Object(e), Value::Object(a)) => {
-            let mut keys: Vec<&String> = e.keys().chain(a.keys().filter(|k| !e.contains_key(*k))).collect();
+            let mut keys: Vec<&String> = e
+                .keys()
+                .chain(a.keys().filter(|k| !e.contains_key(*k)))
+                .collect();
             keys.sort();
             for key in keys {
                 let len = path.len();

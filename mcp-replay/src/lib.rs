@@ -196,7 +196,11 @@ pub mod __private {
     /// Applies the update mode to a finished replay: `Ok` when the test passes.
     pub fn finish(report: &Report, path: &Path, mode: UpdateMode) -> Result<(), String> {
         if mode == UpdateMode::No || (report.is_ok() && mode == UpdateMode::Always) {
-            return if report.is_ok() { Ok(()) } else { Err(report.to_string()) };
+            return if report.is_ok() {
+                Ok(())
+            } else {
+                Err(report.to_string())
+            };
         }
         let Some(recorded) = report.recorded() else {
             return Err(format!(

@@ -161,7 +161,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 if self.has_unexpected_in_flight() {
                     self.window(&[], false).await;
                 }
-                self.recorded.push((Direction::ClientToServer, entry.message().clone()));
+                self.recorded
+                    .push((Direction::ClientToServer, entry.message().clone()));
                 self.position = i;
                 self.send(i).await;
                 i += 1;
@@ -196,7 +197,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let protocol = self.fixture.protocol().unwrap_or(DEFAULT_PROTOCOL);
         let mut capabilities = serde_json::Map::new();
         for entry in self.fixture.entries() {
-            if entry.direction() == Direction::ServerToClient && entry.kind() == MessageKind::Request {
+            if entry.direction() == Direction::ServerToClient
+                && entry.kind() == MessageKind::Request
+            {
                 let capability = match entry.method() {
                     Some("sampling/createMessage") => "sampling",
                     Some("elicitation/create") => "elicitation",
@@ -223,7 +226,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let deadline = Instant::now() + self.timeout;
         let response = loop {
             if let Some(pos) = self.inbox.iter().position(|a| {
-                a.kind == MessageKind::Response && a.message.get("id").and_then(Value::as_i64) == Some(SETUP_ID)
+                a.kind == MessageKind::Response
+                    && a.message.get("id").and_then(Value::as_i64) == Some(SETUP_ID)
             }) {
                 break self.inbox.remove(pos).message;
             }
@@ -257,8 +261,12 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             return;
         }
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        self.write(&initialized, "the harness's `notifications/initialized`", None)
-            .await;
+        self.write(
+            &initialized,
+            "the harness's `notifications/initialized`",
+            None,
+        )
+        .await;
     }
 
     fn abort(&mut self, mismatch: Mismatch) {
@@ -279,7 +287,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 self.request_of_live.insert(live, (index, false));
             }
             MessageKind::Response => {
-                let request = entry.answers().expect("responses are correlated at parse time");
+                let request = entry
+                    .answers()
+                    .expect("responses are correlated at parse time");
                 match self.server_live.get(&request) {
                     Some(live) => message["id"] = live.clone(),
                     // The server request never came: that is already a finding.
@@ -344,12 +354,18 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     Mismatch::new(
                         MismatchKind::ServerFailure,
                         None,
-                        format!("the server wrote a JSON line that is not a JSON-RPC message: {reason}"),
+                        format!(
+                            "the server wrote a JSON line that is not a JSON-RPC message: {reason}"
+                        ),
                     )
                     .actual(&message),
                 ),
             },
-            Incoming::Invalid { line, reason, excerpt } => self.fail(Mismatch::new(
+            Incoming::Invalid {
+                line,
+                reason,
+                excerpt,
+            } => self.fail(Mismatch::new(
                 MismatchKind::ServerFailure,
                 None,
                 format!("line {line} of the server's output is {reason}: {excerpt:?}"),
@@ -394,9 +410,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             if entry.kind() == MessageKind::Response {
                 let live = entry.answers().and_then(|r| self.live_of_entry.get(&r));
                 let arrived = live.is_some_and(|live| {
-                    self.inbox
-                        .iter()
-                        .any(|a| a.kind == MessageKind::Response && a.message["id"].as_i64() == Some(*live))
+                    self.inbox.iter().any(|a| {
+                        a.kind == MessageKind::Response && a.message["id"].as_i64() == Some(*live)
+                    })
                 });
                 if !arrived {
                     if anomalous == 0 {
@@ -422,19 +438,23 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         if methods.values().any(|n| *n > 0) {
             return false;
         }
-        self.request_of_live.iter().all(|(live, (entry, answered))| {
-            *answered
-                || self.response_of_request.contains_key(entry)
-                || self
-                    .inbox
-                    .iter()
-                    .any(|a| a.kind == MessageKind::Response && a.message["id"].as_i64() == Some(*live))
-        })
+        self.request_of_live
+            .iter()
+            .all(|(live, (entry, answered))| {
+                *answered
+                    || self.response_of_request.contains_key(entry)
+                    || self.inbox.iter().any(|a| {
+                        a.kind == MessageKind::Response && a.message["id"].as_i64() == Some(*live)
+                    })
+            })
     }
 
     /// The live request a response's id names exactly (an integer we sent).
     fn live_request(&self, message: &Value) -> Option<i64> {
-        let live = message.get("id")?.as_i64().filter(|_| message["id"].is_i64() || message["id"].is_u64())?;
+        let live = message
+            .get("id")?
+            .as_i64()
+            .filter(|_| message["id"].is_i64() || message["id"].is_u64())?;
         self.request_of_live.contains_key(&live).then_some(live)
     }
 
@@ -471,8 +491,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     async fn align_window(&mut self, expected: &[usize], actual: Vec<Actual>, timed_out: bool) {
         let entries = self.fixture.entries();
         let mut recorded: Vec<(usize, Value)> = Vec::new();
-        let (responses, others): (Vec<Actual>, Vec<Actual>) =
-            actual.into_iter().partition(|a| a.kind == MessageKind::Response);
+        let (responses, others): (Vec<Actual>, Vec<Actual>) = actual
+            .into_iter()
+            .partition(|a| a.kind == MessageKind::Response);
 
         // Responses: by live id; ids that name no request are paired in order with the
         // expected responses still unanswered.
@@ -503,7 +524,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                             Mismatch::new(
                                 MismatchKind::Result,
                                 Some(entries[r].line()),
-                                format!("the response to {} differs", describe_request(&entries[request])),
+                                format!(
+                                    "the response to {} differs",
+                                    describe_request(&entries[request])
+                                ),
                             )
                             .compare(entries[r].message(), &actual),
                         );
@@ -554,7 +578,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                             Mismatch::new(
                                 MismatchKind::Result,
                                 Some(entries[r].line()),
-                                format!("the response to {} differs", describe_request(&entries[request])),
+                                format!(
+                                    "the response to {} differs",
+                                    describe_request(&entries[request])
+                                ),
                             )
                             .compare(entries[r].message(), &id_fixed),
                         );
@@ -586,7 +613,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             let found = (0..others.len()).find(|&j| {
                 !used[j]
                     && others[j].kind == entries[e].kind()
-                    && json_eq(entries[e].message(), &with_id(&others[j].message, entries[e].id()))
+                    && json_eq(
+                        entries[e].message(),
+                        &with_id(&others[j].message, entries[e].id()),
+                    )
             });
             match found {
                 Some(j) => {
@@ -598,8 +628,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         }
         let mut still_left = Vec::new();
         for e in left {
-            let found = (0..others.len())
-                .find(|&j| !used[j] && others[j].message.get("method") == entries[e].message().get("method"));
+            let found = (0..others.len()).find(|&j| {
+                !used[j] && others[j].message.get("method") == entries[e].message().get("method")
+            });
             match found {
                 Some(j) => {
                     used[j] = true;
@@ -643,7 +674,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
 
         // Order of what was paired.
         pairs.sort_by_key(|&(e, _)| e);
-        if pairs.windows(2).any(|w| others[w[0].1].seq > others[w[1].1].seq) {
+        if pairs
+            .windows(2)
+            .any(|w| others[w[0].1].seq > others[w[1].1].seq)
+        {
             let expected_order: Vec<String> = pairs
                 .iter()
                 .map(|&(e, _)| format!("{} (line {})", describe(&entries[e]), entries[e].line()))
@@ -682,7 +716,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     Mismatch::new(
                         MismatchKind::Unexpected,
                         None,
-                        format!("the server sent {} that the fixture does not expect", describe_message(&a.message)),
+                        format!(
+                            "the server sent {} that the fixture does not expect",
+                            describe_message(&a.message)
+                        ),
                     )
                     .actual(&a.message),
                 );
@@ -711,7 +748,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         if !missing_all.is_empty() {
             if let Some(error) = self.closed.clone() {
                 let why = self.close_reason().await;
-                let read_error = error.map(|e| format!(" (read error: {e})")).unwrap_or_default();
+                let read_error = error
+                    .map(|e| format!(" (read error: {e})"))
+                    .unwrap_or_default();
                 let awaited: Vec<String> = missing_all
                     .iter()
                     .map(|&e| format!("{} (line {})", self.awaited(e), entries[e].line()))
@@ -727,7 +766,11 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             } else {
                 for &e in &unanswered {
                     let what = self.awaited(e);
-                    let timeout = if timed_out { ms(self.timeout) } else { "the window".into() };
+                    let timeout = if timed_out {
+                        ms(self.timeout)
+                    } else {
+                        "the window".into()
+                    };
                     self.fail(
                         Mismatch::new(
                             MismatchKind::Timeout,
@@ -742,7 +785,11 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         Mismatch::new(
                             MismatchKind::Missing,
                             Some(entries[e].line()),
-                            format!("{} never came (waited {})", describe(&entries[e]), ms(self.timeout)),
+                            format!(
+                                "{} never came (waited {})",
+                                describe(&entries[e]),
+                                ms(self.timeout)
+                            ),
                         )
                         .expected(entries[e].message()),
                     );
@@ -751,8 +798,11 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         }
 
         recorded.sort_by_key(|(seq, _)| *seq);
-        self.recorded
-            .extend(recorded.into_iter().map(|(_, m)| (Direction::ServerToClient, m)));
+        self.recorded.extend(
+            recorded
+                .into_iter()
+                .map(|(_, m)| (Direction::ServerToClient, m)),
+        );
     }
 
     fn answered(&mut self, live: i64) {
@@ -768,7 +818,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             (MessageKind::Response, Some(request)) => format!(
                 "response to {} (sent as id {})",
                 describe_request(&self.fixture.entries()[request]),
-                self.live_of_entry.get(&request).copied().unwrap_or_default()
+                self.live_of_entry
+                    .get(&request)
+                    .copied()
+                    .unwrap_or_default()
             ),
             _ => describe(e),
         }
@@ -788,7 +841,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             if let Some((_, answered)) = self.request_of_live.get(&n) {
                 if id.is_i64() || id.is_u64() {
                     if *answered {
-                        return format!("request {n} was already answered: the server answered twice");
+                        return format!(
+                            "request {n} was already answered: the server answered twice"
+                        );
                     }
                 } else {
                     return format!("wrong type: the request was sent with the integer id {n}");
@@ -803,7 +858,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             self.new_server_labels += 1;
             let label = json!(format!("<SERVER_REQUEST_ID:{}>", self.new_server_labels));
             let taken = self.fixture.entries().iter().any(|e| {
-                e.direction() == Direction::ServerToClient && e.id().is_some_and(|id| json_eq(id, &label))
+                e.direction() == Direction::ServerToClient
+                    && e.id().is_some_and(|id| json_eq(id, &label))
             });
             if !taken {
                 return label;
@@ -816,7 +872,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let _ = self.writer.shutdown().await;
         if let Some(task) = self.server.take() {
             match tokio::time::timeout(self.timeout, task).await {
-                Ok(joined) => self.server_outcome = Some(joined.map_err(join_error).and_then(|r| r)),
+                Ok(joined) => {
+                    self.server_outcome = Some(joined.map_err(join_error).and_then(|r| r))
+                }
                 Err(_) => self.fail(Mismatch::new(
                     MismatchKind::ServerFailure,
                     None,
@@ -828,10 +886,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 )),
             }
         }
-        let already = self
-            .mismatches
-            .iter()
-            .any(|m| m.kind == MismatchKind::ServerFailure && m.summary.contains("closed the connection"));
+        let already = self.mismatches.iter().any(|m| {
+            m.kind == MismatchKind::ServerFailure && m.summary.contains("closed the connection")
+        });
         if let Some(Err(why)) = self.server_outcome.clone() {
             if !already {
                 self.fail(Mismatch::new(MismatchKind::ServerFailure, None, why));
@@ -867,17 +924,27 @@ fn with_id(message: &Value, id: Option<&Value>) -> Value {
 
 fn describe(entry: &Entry) -> String {
     match entry.kind() {
-        MessageKind::Response => format!("response {}", entry.id().map(|v| v.to_string()).unwrap_or_default()),
+        MessageKind::Response => format!(
+            "response {}",
+            entry.id().map(|v| v.to_string()).unwrap_or_default()
+        ),
         _ => describe_message(entry.message()),
     }
 }
 
 fn describe_request(entry: &Entry) -> String {
-    format!("`{}` (line {})", entry.method().unwrap_or("?"), entry.line())
+    format!(
+        "`{}` (line {})",
+        entry.method().unwrap_or("?"),
+        entry.line()
+    )
 }
 
 fn describe_message(message: &Value) -> String {
-    match (message.get("method").and_then(Value::as_str), message.get("id")) {
+    match (
+        message.get("method").and_then(Value::as_str),
+        message.get("id"),
+    ) {
         (Some(method), Some(_)) => format!("request `{method}`"),
         (Some(method), None) => format!("`{method}`"),
         (None, Some(id)) => format!("response {id}"),

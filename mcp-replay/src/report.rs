@@ -133,7 +133,10 @@ impl fmt::Display for Mismatch {
         }
         if !self.differences.is_empty() {
             for d in &self.differences {
-                let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".to_owned(), |v| compact(v, 100));
+                let show = |v: &Option<Value>| {
+                    v.as_ref()
+                        .map_or("(absent)".to_owned(), |v| compact(v, 100))
+                };
                 write!(
                     f,
                     "\n    at {}\n      expected: {}\n      actual:   {}",
@@ -242,14 +245,20 @@ impl Report {
         if let Some(command) = &self.rerecord {
             return command.clone();
         }
-        let filter = self.test.as_deref().map(test_filter).unwrap_or("<test name>");
+        let filter = self
+            .test
+            .as_deref()
+            .map(test_filter)
+            .unwrap_or("<test name>");
         format!("MCP_FIXTURE_UPDATE=1 cargo test {filter}")
     }
 }
 
 /// A test path `crate::module::name` as a `cargo test` filter (`module::name`).
 pub(crate) fn test_filter(test_path: &str) -> &str {
-    test_path.split_once("::").map_or(test_path, |(_, rest)| rest)
+    test_path
+        .split_once("::")
+        .map_or(test_path, |(_, rest)| rest)
 }
 
 impl fmt::Display for Report {
@@ -263,7 +272,12 @@ impl fmt::Display for Report {
         kinds.dedup();
         let counts: Vec<String> = kinds
             .iter()
-            .map(|k| format!("{} {k}", self.mismatches.iter().filter(|m| m.kind == *k).count()))
+            .map(|k| {
+                format!(
+                    "{} {k}",
+                    self.mismatches.iter().filter(|m| m.kind == *k).count()
+                )
+            })
             .collect();
         writeln!(
             f,

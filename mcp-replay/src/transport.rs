@@ -4,7 +4,9 @@ use serde_json::Value;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, ReadBuf};
+use tokio::io::{
+    AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, ReadBuf,
+};
 use tokio::sync::mpsc;
 
 /// Bytes buffered in each direction of the in-process pipe.
@@ -29,13 +31,21 @@ impl Transport {
 }
 
 impl AsyncRead for Transport {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
     }
 }
 
 impl AsyncWrite for Transport {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
     }
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -66,7 +76,10 @@ pub(crate) enum Incoming {
 
 /// Reads newline-delimited JSON from `reader` until EOF, sending each line as an event.
 /// Runs as its own task so a server writing a lot never blocks on the harness.
-pub(crate) async fn read_lines<R: AsyncRead + Unpin>(reader: R, events: mpsc::UnboundedSender<Incoming>) {
+pub(crate) async fn read_lines<R: AsyncRead + Unpin>(
+    reader: R,
+    events: mpsc::UnboundedSender<Incoming>,
+) {
     let mut reader = BufReader::new(reader);
     let mut buf = Vec::new();
     let mut line_no = 0;
@@ -112,7 +125,10 @@ fn parse_line(line: &[u8], line_no: usize) -> Incoming {
 }
 
 /// Writes one message as one line and flushes it: each message is its own write.
-pub(crate) async fn write_line<W: AsyncWrite + Unpin>(writer: &mut W, line: &mut Vec<u8>) -> io::Result<()> {
+pub(crate) async fn write_line<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    line: &mut Vec<u8>,
+) -> io::Result<()> {
     line.push(b'\n');
     writer.write_all(line).await?;
     writer.flush().await

@@ -79,8 +79,12 @@ pub(crate) fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), Error>
         Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
-    let file_name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
+    let file_name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let nonce = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
@@ -108,10 +112,16 @@ mod should {
         assert_eq!(UpdateMode::parse(Some("no")).unwrap(), UpdateMode::No);
         assert_eq!(UpdateMode::parse(Some("0")).unwrap(), UpdateMode::No);
         assert_eq!(UpdateMode::parse(Some("1")).unwrap(), UpdateMode::Always);
-        assert_eq!(UpdateMode::parse(Some("always")).unwrap(), UpdateMode::Always);
+        assert_eq!(
+            UpdateMode::parse(Some("always")).unwrap(),
+            UpdateMode::Always
+        );
         assert_eq!(UpdateMode::parse(Some("new")).unwrap(), UpdateMode::New);
         let err = UpdateMode::parse(Some("yes")).unwrap_err().to_string();
         assert!(err.contains("\"yes\" is not a valid value"), "{err}");
-        assert!(err.contains("1 or always") && err.contains("new") && err.contains("no or 0"), "{err}");
+        assert!(
+            err.contains("1 or always") && err.contains("new") && err.contains("no or 0"),
+            "{err}"
+        );
     }
 }

@@ -48,7 +48,9 @@ pub fn result(request: &Value, result: Value) -> String {
 pub fn fixture(lines: &[(&str, Value)]) -> Fixture {
     let text: String = lines
         .iter()
-        .map(|(direction, message)| format!("{}\n", json!({"direction": direction, "message": message})))
+        .map(|(direction, message)| {
+            format!("{}\n", json!({"direction": direction, "message": message}))
+        })
         .collect();
     Fixture::parse(&text).expect("test fixture is valid")
 }

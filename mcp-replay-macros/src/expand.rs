@@ -1,0 +1,243 @@
+//! Code generation: one call into `::mcp_replay::__private::run`, nothing else.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::punctuated::Punctuated;
+use syn::{AttrStyle, LitInt, ReturnType};
+
+use crate::parse::{self, Fixture};
+
+/// The whole attribute on `proc_macro2` tokens: parse, validate, expand.
+///
+/// On any error the item comes back unchanged, followed by one
+/// `compile_error!` per problem, so the function still exists for editors
+/// and the other attributes (as tokio-macros does).
+pub fn mcp_fixture(args: TokenStream, item: TokenStream) -> TokenStream {
+    match parse::parse(args, item.clone()) {
+        Ok(fixture) => expand(&fixture),
+        Err(errors) => {
+            let mut out = item;
+            out.extend(errors.into_iter().map(|e| e.to_compile_error()));
+            out
+        }
+    }
+}
+
+/// Rewrites the validated test: same attributes (in order), same visibility
+/// and qualifiers, no parameters and no return type; the body moves into the
+/// serve closure handed to `::mcp_replay::__private::run`.
+pub fn expand(fixture: &Fixture) -> TokenStream {
+    let item = &fixture.item;
+    let outer = item
+        .attrs
+        .iter()
+        .filter(|a| matches!(a.style, AttrStyle::Outer));
+    let inner = item
+        .attrs
+        .iter()
+        .filter(|a| matches!(a.style, AttrStyle::Inner(_)));
+    let vis = &item.vis;
+    let mut sig = item.sig.clone();
+    sig.inputs = Punctuated::new();
+    sig.output = ReturnType::Default;
+    let ident = &sig.ident;
+
+    let name = &fixture.name;
+    let dir = match &fixture.dir {
+        Some(dir) => quote!(#dir),
+        None => quote!("fixtures"),
+    };
+    let timeout_ms = match fixture.timeout_ms {
+        Some((ms, span)) => {
+            let ms = LitInt::new(&format!("{ms}u64"), span);
+            quote!(::core::option::Option::Some(#ms))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+
+    let param_attrs = &fixture.transport.attrs;
+    let pat = &fixture.transport.pat;
+    let ty = &fixture.transport.ty;
+    let block = &item.block;
+    // With a return type, bind the body's value to it so that `?` inside the
+    // body knows which error type to convert into.
+    let body = match &item.sig.output {
+        ReturnType::Default => quote!(async move #block),
+        ReturnType::Type(_, out) => quote! {
+            async move {
+                let __mcp_replay_out: #out = (async move #block).await;
+                __mcp_replay_out
+            }
+        },
+    };
+
+    quote! {
+        #(#outer)*
+        #vis #sig {
+            #(#inner)*
+            ::mcp_replay::__private::run(
+                ::mcp_replay::__private::Spec {
+                    manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
+                    dir: #dir,
+                    name: #name,
+                    test_path: ::core::concat!(
+                        ::core::module_path!(),
+                        "::",
+                        ::core::stringify!(#ident)
+                    ),
+                    timeout_ms: #timeout_ms,
+                },
+                |#(#param_attrs)* #pat: #ty| #body,
+            )
+            .await
+        }
+    }
+}
+
+#[cfg(test)]
+mod should {
+    use super::*;
+
+    fn expanded(args: TokenStream, item: TokenStream) -> String {
+        mcp_fixture(args, item).to_string()
+    }
+
+    #[test]
+    fn expand_the_readme_example_to_one_runtime_call() {
+        let out = expanded(
+            quote!("lookup_issue"),
+            quote! {
+                #[tokio::test]
+                async fn lookup_issue(transport: Transport) {
+                    let server = DemoServer::default().serve(transport).await.unwrap();
+                    let _ = server.waiting().await;
+                }
+            },
+        );
+        let expected = quote! {
+            #[tokio::test]
+            async fn lookup_issue() {
+                ::mcp_replay::__private::run(
+                    ::mcp_replay::__private::Spec {
+                        manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
+                        dir: "fixtures",
+                        name: "lookup_issue",
+                        test_path: ::core::concat!(
+                            ::core::module_path!(),
+                            "::",
+                            ::core::stringify!(lookup_issue)
+                        ),
+                        timeout_ms: ::core::option::Option::None,
+                    },
+                    |transport: Transport| async move {
+                        let server = DemoServer::default().serve(transport).await.unwrap();
+                        let _ = server.waiting().await;
+                    },
+                )
+                .await
+            }
+        };
+        assert_eq!(out, expected.to_string());
+    }
+
+    #[test]
+    fn keep_every_other_attribute_in_order_and_add_no_test_attribute() {
+        let out = expanded(
+            quote!("a"),
+            quote! {
+                /// Docs.
+                #[allow(unused)]
+                #[tokio::test(flavor = "multi_thread")]
+                #[ignore = "slow"]
+                pub(crate) async fn a(mut t: mcp_replay::Transport) {
+                    #![allow(clippy::all)]
+                    drop(t);
+                }
+            },
+        );
+        let expected = quote! {
+            #[doc = r" Docs."]
+            #[allow(unused)]
+            #[tokio::test(flavor = "multi_thread")]
+            #[ignore = "slow"]
+            pub(crate) async fn a() {
+                #![allow(clippy::all)]
+                ::mcp_replay::__private::run(
+                    ::mcp_replay::__private::Spec {
+                        manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
+                        dir: "fixtures",
+                        name: "a",
+                        test_path: ::core::concat!(
+                            ::core::module_path!(),
+                            "::",
+                            ::core::stringify!(a)
+                        ),
+                        timeout_ms: ::core::option::Option::None,
+                    },
+                    |mut t: mcp_replay::Transport| async move {
+                        drop(t);
+                    },
+                )
+                .await
+            }
+        };
+        assert_eq!(out, expected.to_string());
+        assert_eq!(out.matches("test").count(), 2, "{out}");
+    }
+
+    #[test]
+    fn pass_the_options_and_type_the_body_by_the_return_type() {
+        let out = expanded(
+            quote!("issues/lookup", dir = "tests/fixtures", timeout_ms = 500),
+            quote! {
+                #[tokio::test]
+                async fn lookup(transport: Transport) -> Result<(), String> {
+                    serve(transport).await?;
+                    Ok(())
+                }
+            },
+        );
+        let expected = quote! {
+            #[tokio::test]
+            async fn lookup() {
+                ::mcp_replay::__private::run(
+                    ::mcp_replay::__private::Spec {
+                        manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
+                        dir: "tests/fixtures",
+                        name: "issues/lookup",
+                        test_path: ::core::concat!(
+                            ::core::module_path!(),
+                            "::",
+                            ::core::stringify!(lookup)
+                        ),
+                        timeout_ms: ::core::option::Option::Some(500u64),
+                    },
+                    |transport: Transport| async move {
+                        let __mcp_replay_out: Result<(), String> = (async move {
+                            serve(transport).await?;
+                            Ok(())
+                        })
+                        .await;
+                        __mcp_replay_out
+                    },
+                )
+                .await
+            }
+        };
+        assert_eq!(out, expected.to_string());
+    }
+
+    #[test]
+    fn give_back_the_item_unchanged_followed_by_every_error() {
+        let item = quote! {
+            #[tokio::test]
+            fn a() {}
+        };
+        let out = expanded(quote!("", bogus = 1), item.clone());
+        let item = item.to_string();
+        assert!(out.starts_with(&item), "{out}");
+        let errors = &out[item.len()..];
+        // Empty name, unknown key, not async, no parameter.
+        assert_eq!(errors.matches("compile_error").count(), 4, "{errors}");
+    }
+}

@@ -1,0 +1,7 @@
+use mcp_replay::mcp_fixture;
+
+#[mcp_fixture("lookup_issue")]
+#[tokio::test]
+async fn lookup_issue() {}
+
+fn main() {}
