@@ -743,8 +743,26 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             recorded.push((a.seq, message));
         }
 
-        // What never came.
-        let missing_all: Vec<usize> = unanswered.iter().chain(&missing).copied().collect();
+        // What never came. Requests the fixture has no response for were waited for too
+        // (every request deserves an answer); the replay gives up on them now.
+        let mut silent: Vec<(i64, usize)> = self
+            .request_of_live
+            .iter()
+            .filter(|(_, (entry, answered))| {
+                !answered && !self.response_of_request.contains_key(entry)
+            })
+            .map(|(live, (entry, _))| (*live, *entry))
+            .collect();
+        silent.sort();
+        for &(live, _) in &silent {
+            self.answered(live);
+        }
+        let missing_all: Vec<usize> = unanswered
+            .iter()
+            .chain(&missing)
+            .chain(silent.iter().map(|(_, entry)| entry))
+            .copied()
+            .collect();
         if !missing_all.is_empty() {
             if let Some(error) = self.closed.clone() {
                 let why = self.close_reason().await;
@@ -779,6 +797,17 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         )
                         .expected(entries[e].message()),
                     );
+                }
+                for &(live, e) in &silent {
+                    let request = describe_request(&entries[e]);
+                    self.fail(Mismatch::new(
+                        MismatchKind::Timeout,
+                        Some(entries[e].line()),
+                        format!(
+                            "no response to {request} (sent as id {live}) within {}",
+                            ms(self.timeout)
+                        ),
+                    ));
                 }
                 for &e in &missing {
                     self.fail(
@@ -815,6 +844,11 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     fn awaited(&self, entry: usize) -> String {
         let e = &self.fixture.entries()[entry];
         match (e.kind(), e.answers()) {
+            (MessageKind::Request, _) => format!(
+                "response to {} (sent as id {})",
+                describe_request(e),
+                self.live_of_entry.get(&entry).copied().unwrap_or_default()
+            ),
             (MessageKind::Response, Some(request)) => format!(
                 "response to {} (sent as id {})",
                 describe_request(&self.fixture.entries()[request]),

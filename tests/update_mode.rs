@@ -1,0 +1,253 @@
+//! Re-recording (`MCP_FIXTURE_UPDATE`) in temporary folders: recording from client lines,
+//! determinism, `new` files, refusals, missing and malformed fixtures.
+
+mod common;
+
+use mcp_replay::__private::{try_run, Spec};
+use mcp_replay::{write_fixture, Fixture, Transport, UpdateMode, Written};
+use mcp_replay_demo::DemoServer;
+use rmcp::ServiceExt;
+use std::path::{Path, PathBuf};
+
+/// A fresh folder under the target directory (no extra dev-dependency needed).
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("update_mode-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn spec(dir: &Path, name: &'static str, timeout_ms: Option<u64>) -> Spec {
+    Spec {
+        manifest_dir: Box::leak(dir.display().to_string().into_boxed_str()),
+        dir: "fixtures",
+        name,
+        test_path: "update_mode::some_test",
+        timeout_ms,
+    }
+}
+
+async fn serve_demo(transport: Transport) {
+    let server = DemoServer::default().serve(transport).await.unwrap();
+    let _ = server.waiting().await;
+}
+
+/// The client lines of the bundled count_up fixture.
+fn client_lines(bundled: &str) -> String {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(bundled),
+    )
+    .unwrap();
+    text.lines()
+        .filter(|l| l.contains("\"client->server\""))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+fn put(dir: &Path, file: &str, text: &str) -> PathBuf {
+    let path = dir.join("fixtures").join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[tokio::test]
+async fn always_records_from_client_lines_and_twice_gives_the_same_bytes() {
+    let bundled = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/count_up_progress.jsonl"
+    ))
+    .unwrap();
+    let mut recordings = Vec::new();
+    for run in ["a", "b"] {
+        let dir = temp_dir(&format!("always-{run}"));
+        let path = put(
+            &dir,
+            "count.jsonl",
+            &client_lines("count_up_progress.jsonl"),
+        );
+        try_run(spec(&dir, "count", None), UpdateMode::Always, serve_demo)
+            .await
+            .unwrap();
+        recordings.push(std::fs::read_to_string(&path).unwrap());
+    }
+    assert_eq!(recordings[0], recordings[1], "two recordings differ");
+    assert_eq!(
+        recordings[0], bundled,
+        "the recording is the bundled fixture"
+    );
+    assert!(recordings[0].ends_with('\n'));
+}
+
+#[tokio::test]
+async fn always_leaves_an_unchanged_fixture_untouched() {
+    let dir = temp_dir("unchanged");
+    let bundled = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/divide_by_zero.jsonl"
+    ))
+    .unwrap();
+    let path = put(&dir, "divide.jsonl", &bundled);
+    let fixture = Fixture::load(&path).unwrap();
+    let report = fixture.replay(serve_demo).await;
+    assert!(report.is_ok(), "{report}");
+    let written = write_fixture(report.recorded().unwrap(), &path, UpdateMode::Always).unwrap();
+    assert_eq!(written, Written::Unchanged(path.clone()));
+}
+
+#[tokio::test]
+async fn always_rewrites_a_drifted_fixture_and_the_test_passes() {
+    let dir = temp_dir("drifted");
+    let drifted = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap()
+    .replace("Issue 42: example", "Issue 42: old text");
+    let path = put(&dir, "lookup.jsonl", &drifted);
+    let failure = try_run(spec(&dir, "lookup", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap_err();
+    assert!(failure.contains("1 mismatch (1 result)"), "{failure}");
+    assert!(
+        failure.ends_with("MCP_FIXTURE_UPDATE=1 cargo test some_test"),
+        "{failure}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        drifted,
+        "compare mode never writes"
+    );
+
+    try_run(spec(&dir, "lookup", None), UpdateMode::Always, serve_demo)
+        .await
+        .unwrap();
+    let rewritten = std::fs::read_to_string(&path).unwrap();
+    assert!(rewritten.contains("Issue 42: example") && !rewritten.contains("old text"));
+    try_run(spec(&dir, "lookup", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn new_writes_a_pending_file_beside_the_fixture_and_fails_with_the_accept_command() {
+    let dir = temp_dir("new");
+    let lines = client_lines("divide_by_zero.jsonl");
+    let path = put(&dir, "divide.jsonl", &lines);
+    let failure = try_run(spec(&dir, "divide", None), UpdateMode::New, serve_demo)
+        .await
+        .unwrap_err();
+    let pending = dir.join("fixtures/divide.jsonl.new");
+    assert!(
+        failure.contains(&format!("mv {} {}", pending.display(), path.display())),
+        "{failure}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        lines,
+        "the fixture itself is untouched"
+    );
+    assert!(std::fs::read_to_string(&pending)
+        .unwrap()
+        .contains("division by zero"));
+}
+
+#[tokio::test]
+async fn a_replay_that_timed_out_is_never_written() {
+    let dir = temp_dir("timeout");
+    let lines = client_lines("lookup_issue.jsonl");
+    let path = put(&dir, "silent.jsonl", &lines);
+    let failure = try_run(spec(&dir, "silent", Some(100)), UpdateMode::Always, |t| {
+        common::scripted(t, |_| vec![])
+    })
+    .await
+    .unwrap_err();
+    assert!(
+        failure.contains("timeout at fixture line") || failure.contains("timeout:"),
+        "{failure}"
+    );
+    assert!(failure.contains("NOT re-recorded"), "{failure}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), lines);
+}
+
+#[tokio::test]
+async fn a_missing_fixture_says_how_to_create_and_record_it() {
+    let dir = temp_dir("missing");
+    let failure = try_run(spec(&dir, "nothing_here", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap_err();
+    assert!(
+        failure.contains("nothing_here.jsonl does not exist"),
+        "{failure}"
+    );
+    assert!(
+        failure.contains("A fixture starts from its client lines"),
+        "{failure}"
+    );
+    assert!(
+        failure.contains("MCP_FIXTURE_UPDATE=1 cargo test some_test"),
+        "{failure}"
+    );
+    let failure = try_run(
+        spec(&dir, "nothing_here", None),
+        UpdateMode::Always,
+        serve_demo,
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        failure.contains("A fixture starts from its client lines"),
+        "{failure}"
+    );
+}
+
+#[tokio::test]
+async fn a_malformed_fixture_names_file_line_and_column() {
+    let dir = temp_dir("malformed");
+    let path = put(
+        &dir,
+        "bad.jsonl",
+        &format!(
+            "{}{{\"direction\":\"client->server\",\"message\":{{\"jsonrpc\":\"2.0\",}}}}\n",
+            client_lines("lookup_issue.jsonl")
+        ),
+    );
+    let failure = try_run(spec(&dir, "bad", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        failure,
+        format!("{}:2:58: not valid JSON: trailing comma", path.display())
+    );
+}
+
+#[test]
+fn a_failed_write_leaves_the_old_content_and_no_temp_file() {
+    let dir = temp_dir("failed-write");
+    let fixture = Fixture::parse(&client_lines("lookup_issue.jsonl")).unwrap();
+    // The target is a non-empty folder: the final rename fails after the temp file was written.
+    let target = dir.join("fixtures/blocked.jsonl");
+    std::fs::create_dir_all(target.join("keep")).unwrap();
+    let err = write_fixture(&fixture, &target, UpdateMode::Always).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with(&format!("writing {}", target.display())),
+        "{err}"
+    );
+    assert!(
+        target.join("keep").is_dir(),
+        "the old content is still there"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(dir.join("fixtures"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        leftovers,
+        [std::ffi::OsString::from("blocked.jsonl")],
+        "no temp file is left behind"
+    );
+}
