@@ -80,6 +80,8 @@ struct Driver<'f, W> {
     recorded: Vec<(Direction, Value)>,
     recordable: bool,
     new_server_labels: usize,
+    /// Arrival numbers of the server requests already refused.
+    refused: std::collections::HashSet<usize>,
 }
 
 impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
@@ -117,6 +119,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             recorded: Vec::new(),
             recordable: true,
             new_server_labels: 0,
+            refused: Default::default(),
         }
     }
 
@@ -467,6 +470,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 timed_out = true;
                 break;
             }
+            self.refuse_unexpected_requests(expected).await;
         }
         if last {
             // Let the reader hand over what the server already wrote, then take it all.
@@ -479,6 +483,43 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         }
         let actual = std::mem::take(&mut self.inbox);
         self.align(expected, actual, timed_out).await;
+    }
+
+    /// A server request beyond what this window expects of its method is refused at once
+    /// (JSON-RPC error -32601): a server waiting for its answer would otherwise hang.
+    async fn refuse_unexpected_requests(&mut self, expected: &[usize]) {
+        let entries = self.fixture.entries();
+        let mut budget: HashMap<&str, usize> = HashMap::new();
+        for &e in expected {
+            if entries[e].kind() == MessageKind::Request {
+                *budget
+                    .entry(entries[e].method().unwrap_or_default())
+                    .or_default() += 1;
+            }
+        }
+        let mut refuse = Vec::new();
+        for a in self.inbox.iter().filter(|a| a.kind == MessageKind::Request) {
+            let method = a.message["method"].as_str().unwrap_or_default();
+            match budget.get_mut(method) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ if !self.refused.contains(&a.seq) => refuse.push((a.seq, a.message.clone())),
+                _ => {}
+            }
+        }
+        for (seq, message) in refuse {
+            self.refused.insert(seq);
+            self.refuse(&message).await;
+        }
+    }
+
+    async fn refuse(&mut self, request: &Value) {
+        let refusal = json!({
+            "jsonrpc": "2.0",
+            "id": request["id"],
+            "error": {"code": -32601, "message": "mcp-replay: the fixture does not expect this request"}
+        });
+        let what = format!("the refusal of {}", describe_message(request));
+        self.write(&refusal, &what, None).await;
     }
 
     async fn align(&mut self, expected: &[usize], actual: Vec<Actual>, timed_out: bool) {
@@ -724,13 +765,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     .actual(&a.message),
                 );
                 if a.kind == MessageKind::Request {
-                    let refusal = json!({
-                        "jsonrpc": "2.0",
-                        "id": a.message["id"],
-                        "error": {"code": -32601, "message": "mcp-replay: the fixture does not expect this request"}
-                    });
-                    let what = format!("the refusal of {}", describe_message(&a.message));
-                    self.write(&refusal, &what, None).await;
+                    if !self.refused.remove(&a.seq) {
+                        self.refuse(&a.message).await;
+                    }
                     label_of.insert(j, self.new_server_label());
                 }
             }
