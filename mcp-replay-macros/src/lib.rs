@@ -40,12 +40,12 @@ use proc_macro::TokenStream;
 ///   (`CARGO_MANIFEST_DIR`); default `"fixtures"`.
 /// - `timeout_ms = N`: a time limit in milliseconds (greater than 0).
 ///
-/// The function may return `()` or `Result<(), E>` with `E: Display`; it
+/// The function may return `()` or `Result<(), E>` with `E: Debug` (an `Err` is reported as a server failure); it
 /// must not be generic. The test becomes a parameterless `async fn` whose
 /// body is a single call to `mcp_replay`'s runtime, with the original body as
 /// the serve closure; all other attributes are kept as written.
 ///
-/// [`Transport`]: https://docs.rs/mcp-replay/latest/mcp_replay/type.Transport.html
+/// [`Transport`]: https://docs.rs/mcp-replay/latest/mcp_replay/struct.Transport.html
 #[proc_macro_attribute]
 pub fn mcp_fixture(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::mcp_fixture(args.into(), item.into()).into()

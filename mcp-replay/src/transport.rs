@@ -23,7 +23,7 @@ pub struct Transport {
 }
 
 impl Transport {
-    /// A connected pair: the server's [`Transport`] and the harness's [`HarnessEnd`].
+    /// A connected pair: the server's [`Transport`] and the harness's end of the pipe.
     pub(crate) fn pair() -> (Transport, DuplexStream) {
         let (server, harness) = tokio::io::duplex(PIPE_CAPACITY);
         (Transport { inner: server }, harness)
