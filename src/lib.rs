@@ -3,18 +3,21 @@
 //! [`DemoServer`] is a small [rmcp] server that the fixtures under `fixtures/`
 //! pin byte for byte: the `demo` example and the integration tests replay the
 //! recorded JSON-RPC exchanges against it and compare every line it writes.
-//! Everything it returns is therefore deterministic: no timestamps, no random
-//! ids, no clock, and a fixed implementation name and version (`mcp-replay-demo`
-//! `1.0.0`) so that upgrading rmcp does not leak a new SDK version into the
-//! fixtures.
+//! Everything it returns is deterministic (a fixed implementation name and
+//! version, `mcp-replay-demo` `1.0.0`, so that upgrading rmcp does not leak a new
+//! SDK version into the fixtures), except `job_status`, which returns a random
+//! id, the time and a temp path on purpose: the default normalization rules
+//! turn those into placeholders.
 //!
-//! It offers four tools:
+//! It offers five tools:
 //!
 //! - `lookup_issue` returns `"Issue {number}: example"`;
 //! - `count_up` reports progress for `1..=to` (when the request carries a
 //!   progress token), logs one `info` message, and returns `"counted to {to}"`;
 //! - `divide` returns `a / b`, or a tool error (`isError: true`) when `b` is zero;
-//! - `echo` returns its text unchanged.
+//! - `echo` returns its text unchanged;
+//! - `job_status` returns a random job id, the current time and a temp path: not
+//!   deterministic on purpose, the default normalization rules pin it.
 //!
 //! ```no_run
 //! use mcp_replay_demo::DemoServer;
@@ -56,7 +59,7 @@ pub const SERVER_VERSION: &str = "1.0.0";
 
 /// The instructions the demo server returns from `initialize`.
 pub const INSTRUCTIONS: &str = "Deterministic demo server for mcp-replay fixtures. \
-Tools: lookup_issue, count_up (reports progress and logs), divide, echo.";
+Tools: lookup_issue, count_up (reports progress and logs), divide, echo, job_status.";
 
 /// The logger name of the `notifications/message` sent by `count_up`.
 pub const LOGGER: &str = "demo";
@@ -106,15 +109,26 @@ pub struct DemoServer {
     tool_router: ToolRouter<Self>,
     // Stored as the deprecated `LoggingLevel`'s severity rank, see `severity`.
     min_log_severity: Mutex<u8>,
+    leak_token: bool,
 }
 
 impl DemoServer {
-    /// Creates a server with all four tools and no log level set (every log
+    /// Creates a server with all five tools and no log level set (every log
     /// message is sent).
     pub fn new() -> Self {
         Self {
             tool_router: Self::tool_router(),
             min_log_severity: Mutex::new(0),
+            leak_token: false,
+        }
+    }
+
+    /// A server whose `job_status` also returns a (fake, well-formed) GitHub token: what a
+    /// careless server might leak, for testing that such a recording is never written.
+    pub fn leaky() -> Self {
+        Self {
+            leak_token: true,
+            ..Self::new()
         }
     }
 
@@ -137,6 +151,7 @@ impl Clone for DemoServer {
         Self {
             tool_router: self.tool_router.clone(),
             min_log_severity: Mutex::new(self.min_log_severity()),
+            leak_token: self.leak_token,
         }
     }
 }
@@ -162,6 +177,51 @@ fn severity(level: LoggingLevel) -> u8 {
         LoggingLevel::Alert => 6,
         LoggingLevel::Emergency => 7,
     }
+}
+
+/// A random version-4 UUID (std only: `RandomState` is randomly seeded).
+fn random_uuid() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let random = || {
+        std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish()
+    };
+    let (a, b) = (random(), random());
+    format!(
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        0x8000 | (b >> 48) & 0x3fff,
+        b & 0xffff_ffff_ffff
+    )
+}
+
+/// The current UTC time as RFC 3339 with milliseconds (std only).
+fn now_rfc3339() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = now.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        now.subsec_millis()
+    )
 }
 
 fn text_result(text: impl Into<String>) -> CallToolResult {
@@ -229,6 +289,26 @@ impl DemoServer {
             )]));
         }
         Ok(text_result((a / b).to_string()))
+    }
+
+    #[tool(
+        description = "Start a (pretend) job: returns its id, start time and log file. \
+                       Not deterministic on purpose: the default normalization rules pin it."
+    )]
+    async fn job_status(&self) -> Result<CallToolResult, ErrorData> {
+        let id = random_uuid();
+        let log = std::env::temp_dir()
+            .join("mcp-replay-demo")
+            .join(format!("{id}.log"));
+        let mut text = format!(
+            "job {id} started at {}, log at {}",
+            now_rfc3339(),
+            log.display()
+        );
+        if self.leak_token {
+            text.push_str(&format!(", token ghp_{}", "x7Rq2".repeat(7) + "a"));
+        }
+        Ok(text_result(text))
     }
 
     #[tool(description = "Return the given text unchanged.")]
@@ -385,12 +465,16 @@ mod tests {
             .iter()
             .map(|tool| tool["name"].as_str().expect("name"))
             .collect();
-        assert_eq!(names, ["count_up", "divide", "echo", "lookup_issue"]);
+        assert_eq!(
+            names,
+            ["count_up", "divide", "echo", "job_status", "lookup_issue"]
+        );
         for tool in list[0]["result"]["tools"].as_array().expect("tools") {
             assert!(tool["description"].is_string(), "{tool}");
             for (name, property) in tool["inputSchema"]["properties"]
                 .as_object()
-                .expect("properties")
+                .into_iter()
+                .flatten()
             {
                 assert!(property["description"].is_string(), "{name}: {property}");
             }

@@ -25,6 +25,7 @@ fn spec(dir: &Path, name: &'static str, timeout_ms: Option<u64>) -> Spec {
         name,
         test_path: "update_mode::some_test",
         timeout_ms,
+        rules: None,
     }
 }
 

@@ -55,6 +55,14 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
 
+    let rules = match &fixture.rules {
+        Some(path) => {
+            let span = syn::spanned::Spanned::span(path);
+            quote::quote_spanned!(span=> ::core::option::Option::Some(#path as fn() -> ::mcp_replay::Rules))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+
     let param_attrs = &fixture.transport.attrs;
     let pat = &fixture.transport.pat;
     let ty = &fixture.transport.ty;
@@ -85,7 +93,8 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
                         "::",
                         ::core::stringify!(#ident)
                     ),
-                    timeout_ms: #timeout_ms,
+                                        timeout_ms: #timeout_ms,
+                    rules: #rules,
                 },
                 |#(#param_attrs)* #pat: #ty| #body,
             )
@@ -128,6 +137,7 @@ mod should {
                             ::core::stringify!(lookup_issue)
                         ),
                         timeout_ms: ::core::option::Option::None,
+                        rules: ::core::option::Option::None,
                     },
                     |transport: Transport| async move {
                         let server = DemoServer::default().serve(transport).await.unwrap();
@@ -173,6 +183,7 @@ mod should {
                             ::core::stringify!(a)
                         ),
                         timeout_ms: ::core::option::Option::None,
+                        rules: ::core::option::Option::None,
                     },
                     |mut t: mcp_replay::Transport| async move {
                         drop(t);
@@ -211,6 +222,7 @@ mod should {
                             ::core::stringify!(lookup)
                         ),
                         timeout_ms: ::core::option::Option::Some(500u64),
+                        rules: ::core::option::Option::None,
                     },
                     |transport: Transport| async move {
                         let __mcp_replay_out: Result<(), String> = (async move {

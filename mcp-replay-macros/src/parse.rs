@@ -10,7 +10,7 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, FnArg, ItemFn, Lit, LitInt, LitStr, Meta, PatType, Token};
 
 /// The option keys `#[mcp_fixture]` accepts after the name.
-const KEYS: &str = "`dir` and `timeout_ms`";
+const KEYS: &str = "`dir`, `timeout_ms` and `rules`";
 
 /// A validated `#[mcp_fixture(...)]` use: everything [`crate::expand`] needs.
 pub struct Fixture {
@@ -20,6 +20,8 @@ pub struct Fixture {
     pub dir: Option<LitStr>,
     /// The `timeout_ms = N` value and the span of its literal, if given.
     pub timeout_ms: Option<(u64, Span)>,
+    /// The `rules = path::to::fn` path, if given: a `fn() -> mcp_replay::Rules`.
+    pub rules: Option<syn::ExprPath>,
     /// The decorated function, attributes included, exactly as written.
     pub item: ItemFn,
     /// The function's one parameter, the transport (pattern and type).
@@ -32,6 +34,7 @@ struct Args {
     name: Option<LitStr>,
     dir: Option<LitStr>,
     timeout_ms: Option<(u64, Span)>,
+    rules: Option<syn::ExprPath>,
 }
 
 /// One comma-separated attribute argument: a bare literal (the name) or `key = value`.
@@ -72,6 +75,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::E
             name,
             dir: args.dir,
             timeout_ms: args.timeout_ms,
+            rules: args.rules,
             item,
             transport,
         }),
@@ -131,6 +135,7 @@ fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
     }
     let mut seen_dir = false;
     let mut seen_timeout = false;
+    let mut seen_rules = false;
     for arg in parsed {
         let meta = match arg {
             Arg::Lit(lit) => {
@@ -149,6 +154,7 @@ fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
         let seen = match key.as_deref() {
             Some("dir") => &mut seen_dir,
             Some("timeout_ms") => &mut seen_timeout,
+            Some("rules") => &mut seen_rules,
             _ => {
                 errors.push(syn::Error::new_spanned(
                     meta.path(),
@@ -168,10 +174,10 @@ fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
             ));
             continue;
         }
-        let example = if key == "dir" {
-            "dir = \"fixtures\""
-        } else {
-            "timeout_ms = 500"
+        let example = match key.as_str() {
+            "dir" => "dir = \"fixtures\"",
+            "rules" => "rules = my_rules (a `fn() -> mcp_replay::Rules`)",
+            _ => "timeout_ms = 500",
         };
         let value = match &meta {
             Meta::NameValue(nv) => &nv.value,
@@ -183,7 +189,15 @@ fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
                 continue;
             }
         };
-        if key == "dir" {
+        if key == "rules" {
+            match value {
+                Expr::Path(path) if path.qself.is_none() => out.rules = Some(path.clone()),
+                other => errors.push(syn::Error::new_spanned(
+                    other,
+                    format!("`rules` names a function that returns the rules: write {example}"),
+                )),
+            }
+        } else if key == "dir" {
             match value {
                 Expr::Lit(syn::ExprLit {
                     lit: Lit::Str(dir), ..
@@ -712,7 +726,7 @@ mod should {
     fn reject_an_unknown_option_listing_the_valid_keys() {
         assert_one(
             &errors(quote!("a", timeout = 5), item()),
-            "unknown option `timeout`: the valid keys are `dir` and `timeout_ms`",
+            "unknown option `timeout`: the valid keys are `dir`, `timeout_ms` and `rules`",
         );
         assert_one(
             &errors(quote!("a", a::dir = "x"), item()),

@@ -32,6 +32,29 @@ pub enum Error {
         /// The value found.
         value: String,
     },
+    /// A rules file (or rules given in code) is invalid.
+    Rules {
+        /// The rules file.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A fixture holds something that looks like a credential. The secret itself is never
+    /// part of the error.
+    Secret {
+        /// The fixture file.
+        file: String,
+        /// 1-based line of the message holding it.
+        line: usize,
+        /// JSON path inside the line, e.g. `.message.result.content[0].text`.
+        path: String,
+        /// The id of the rule that matched, e.g. `aws-access-key-id`.
+        rule: &'static str,
+        /// What the rule detects.
+        description: &'static str,
+        /// `true` when a write was refused (the old file is unchanged), `false` on load.
+        writing: bool,
+    },
     /// Reading or writing a file failed.
     Io {
         /// What was being done, e.g. `reading fixtures/a.jsonl`.
@@ -82,6 +105,32 @@ impl fmt::Display for Error {
                  1 or always (rewrite fixtures in place), new (write NAME.jsonl.new beside them), \
                  no or 0 or unset (only compare)"
             ),
+            Error::Rules { file, message } => write!(f, "{file}: {message}"),
+            Error::Secret {
+                file,
+                line,
+                path,
+                rule,
+                description,
+                writing,
+            } => {
+                if *writing {
+                    write!(f, "refusing to write {file}: ")?;
+                }
+                write!(
+                    f,
+                    "{file}:{line}: {path} holds what looks like a secret (rule {rule}: {description}).\n\
+                     Replace it with a placeholder such as \"<REDACTED>\" (a normalization rule can do \
+                     that on every recording); if it is a known false positive, allow it in the \
+                     fixture's header line:\n  \
+                     {{\"mcp_replay\":1,\"allow_secrets\":[{{\"rule\":\"{rule}\",\"path\":\"{}\"}}]}}",
+                    path.replace('\\', "\\\\").replace('"', "\\\"")
+                )?;
+                if *writing {
+                    write!(f, "\nThe previous file is unchanged.")?;
+                }
+                Ok(())
+            }
             Error::Io { action, source } => write!(f, "{action}: {source}"),
         }
     }

@@ -149,10 +149,19 @@ pub struct Fixture {
 }
 
 /// The keys a header line may have.
-const HEADER_KEYS: [&str; 4] = ["mcp_replay", "protocol", "timeout_ms", "description"];
+const HEADER_KEYS: [&str; 7] = [
+    "mcp_replay",
+    "protocol",
+    "timeout_ms",
+    "rules",
+    "unordered",
+    "allow_secrets",
+    "description",
+];
 
 impl Fixture {
-    /// Reads and parses a fixture file. A missing file is [`Error::MissingFixture`], whose
+    /// Reads and parses a fixture file, and refuses one that holds a secret
+    /// ([`Fixture::check_secrets`]). A missing file is [`Error::MissingFixture`], whose
     /// message says how to create one.
     pub fn load(path: impl AsRef<Path>) -> Result<Fixture, Error> {
         let path = path.as_ref();
@@ -168,10 +177,12 @@ impl Fixture {
         };
         let mut fixture = Fixture::parse_named(&text, &path.display().to_string())?;
         fixture.path = Some(path.to_owned());
+        fixture.check_secrets()?;
         Ok(fixture)
     }
 
     /// Parses fixture text; errors name the line and column (the file is `<string>`).
+    /// Unlike [`Fixture::load`] it does not scan for secrets.
     pub fn parse(text: &str) -> Result<Fixture, Error> {
         Fixture::parse_named(text, "<string>")
     }
@@ -246,13 +257,10 @@ impl Fixture {
                     ))
                 }
             };
-            let Some(mut message) = obj.remove("message") else {
+            let Some(message) = obj.remove("message") else {
                 return Err(err(1, "missing \"message\" (the JSON-RPC message)".into()));
             };
             let kind = MessageKind::of(&message).map_err(|m| err(column_of(line, "message"), m))?;
-            if direction == Direction::ServerToClient {
-                crate::normalize::normalize(&mut message);
-            }
             let index = fixture.entries.len();
             let answers = correlate
                 .add(index, direction, kind, &message)
@@ -292,6 +300,60 @@ impl Fixture {
     /// setup the harness performs when the fixture has no handshake of its own.
     pub fn protocol(&self) -> Option<&str> {
         self.header.as_ref()?.get("protocol")?.as_str()
+    }
+
+    /// The methods the header lets arrive in any order within their window (`"unordered"`).
+    pub fn unordered(&self) -> impl Iterator<Item = &str> {
+        self.header
+            .as_ref()
+            .and_then(|h| h.get("unordered"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+    }
+
+    /// The default rules version the header pins (`"rules"`), if any.
+    pub fn rules_version(&self) -> Option<u64> {
+        self.header.as_ref()?.get("rules")?.as_u64()
+    }
+
+    /// Scans every message for secrets (see [`crate::secrets`]); the header's
+    /// `"allow_secrets"` entries let a known false positive through. The error names the
+    /// line, the JSON path inside the message and the rule, never the secret.
+    pub fn check_secrets(&self) -> Result<(), Error> {
+        let allowed: Vec<(&str, Option<&str>)> = self
+            .header
+            .as_ref()
+            .and_then(|h| h.get("allow_secrets"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|a| {
+                Some((
+                    a.get("rule")?.as_str()?,
+                    a.get("path").and_then(Value::as_str),
+                ))
+            })
+            .collect();
+        for entry in &self.entries {
+            for finding in crate::secrets::scan(&entry.message) {
+                let allow = allowed.iter().any(|(rule, path)| {
+                    *rule == finding.rule && path.is_none_or(|p| p == finding.path)
+                });
+                if !allow {
+                    return Err(Error::Secret {
+                        file: self.source.clone(),
+                        line: entry.line,
+                        path: finding.path,
+                        rule: finding.rule,
+                        description: finding.description,
+                        writing: false,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// How long the replay waits for each window of server messages: the header's
@@ -334,6 +396,15 @@ impl Fixture {
         out
     }
 
+    /// A copy whose messages went through `f` (ids, methods and correlation are kept).
+    pub(crate) fn map_messages(&self, mut f: impl FnMut(Direction, &mut Value)) -> Fixture {
+        let mut copy = self.clone();
+        for entry in &mut copy.entries {
+            f(entry.direction, &mut entry.message);
+        }
+        copy
+    }
+
     /// A copy with the same header, source and path and the given messages. The new
     /// messages are validated like a parsed file.
     pub(crate) fn with_messages(
@@ -358,6 +429,44 @@ impl Fixture {
 }
 
 fn parse_header(obj: &Map<String, Value>) -> Result<Option<Duration>, String> {
+    if let Some(v) = obj.get("rules") {
+        if !v
+            .as_u64()
+            .is_some_and(|n| (1..=crate::rules::RULES_VERSION).contains(&n))
+        {
+            return Err(format!(
+                "\"rules\" pins the default rules version: 1 to {}, not {v}",
+                crate::rules::RULES_VERSION
+            ));
+        }
+    }
+    if let Some(v) = obj.get("unordered") {
+        if !v.as_array().is_some_and(|a| a.iter().all(Value::is_string)) {
+            return Err(format!(
+                "\"unordered\" must be a list of method names, not {v}"
+            ));
+        }
+    }
+    if let Some(v) = obj.get("allow_secrets") {
+        let valid = v.as_array().is_some_and(|a| {
+            a.iter().all(|item| {
+                item.get("rule")
+                    .and_then(Value::as_str)
+                    .is_some_and(|r| crate::secrets::rule_ids().contains(&r))
+                    && item.get("path").is_none_or(Value::is_string)
+                    && item
+                        .as_object()
+                        .is_some_and(|o| o.keys().all(|k| k == "rule" || k == "path"))
+            })
+        });
+        if !valid {
+            return Err(format!(
+                "\"allow_secrets\" must be a list of {{\"rule\": RULE, \"path\": \".json.path\"}} with a known \
+                 rule ({}), not {v}",
+                crate::secrets::rule_ids().join(", ")
+            ));
+        }
+    }
     if obj.get("mcp_replay").and_then(Value::as_u64) != Some(1) {
         return Err(format!(
             "unsupported fixture format version {}: this mcp-replay reads version 1",

@@ -70,6 +70,9 @@ mod json;
 mod normalize;
 mod replay;
 mod report;
+mod rules;
+mod secrets;
+mod selector;
 mod transport;
 mod update;
 
@@ -77,8 +80,10 @@ pub use error::Error;
 pub use fixture::{Direction, Entry, Fixture, MessageKind, REQUEST_ID};
 pub use json::{json_eq, Difference};
 pub use mcp_replay_macros::mcp_fixture;
+pub use normalize::DEFAULT_RULES;
 pub use replay::DEFAULT_PROTOCOL;
 pub use report::{Mismatch, MismatchKind, Report};
+pub use rules::{Rules, RULES_FILE, RULES_VERSION};
 pub use transport::Transport;
 pub use update::{write_fixture, UpdateMode, Written, UPDATE_ENV};
 
@@ -121,11 +126,21 @@ impl Fixture {
         Fut: Future<Output = O> + Send + 'static,
         O: ServeOutput,
     {
+        self.replay_with(&Rules::default(), serve).await
+    }
+
+    /// [`replay`](Fixture::replay) with normalization [`Rules`] of your own.
+    pub async fn replay_with<F, Fut, O>(&self, rules: &Rules, serve: F) -> Report
+    where
+        F: FnOnce(Transport) -> Fut,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
         let (transport, harness) = Transport::pair();
         let serving = serve(transport);
         let server = tokio::spawn(async move { serving.await.into_outcome() });
         let (reader, writer) = tokio::io::split(harness);
-        replay::run(self, reader, writer, Some(server)).await
+        replay::run(self, rules, reader, writer, Some(server)).await
     }
 }
 
@@ -147,6 +162,8 @@ pub mod __private {
         pub test_path: &'static str,
         /// `timeout_ms = N`, if given.
         pub timeout_ms: Option<u64>,
+        /// `rules = path::to::fn`, if given: the test's own normalization rules.
+        pub rules: Option<fn() -> Rules>,
     }
 
     /// Loads the fixture, replays it, and re-records or panics with the report.
@@ -176,6 +193,7 @@ pub mod __private {
         let path = Path::new(spec.manifest_dir)
             .join(spec.dir)
             .join(format!("{}.jsonl", spec.name));
+        let folder = Path::new(spec.manifest_dir).join(spec.dir);
         let mut fixture = match Fixture::load(&path) {
             Err(Error::MissingFixture { path, .. }) => {
                 return Err(Error::MissingFixture {
@@ -189,8 +207,41 @@ pub mod __private {
         if let Some(ms) = spec.timeout_ms {
             fixture = fixture.with_timeout(Duration::from_millis(ms));
         }
-        let report = fixture.replay(serve).await.with_test_name(spec.test_path);
+        let rules = test_rules(&spec, &folder, &fixture).map_err(|e| e.to_string())?;
+        let report = fixture
+            .replay_with(&rules, serve)
+            .await
+            .with_test_name(spec.test_path);
         finish(&report, &path, mode)
+    }
+
+    /// The rules of one test: the defaults (at the version the fixture header pins, with
+    /// the crate's workspace root), then the fixture folder's rules file, then the
+    /// attribute's `rules = fn`.
+    pub fn test_rules(spec: &Spec, folder: &Path, fixture: &Fixture) -> Result<Rules, Error> {
+        let mut rules = Rules::default().workspace(workspace_root(Path::new(spec.manifest_dir)));
+        if let Some(version) = fixture.rules_version() {
+            rules = rules.version(version);
+        }
+        if let Some(file) = Rules::load_folder(folder)? {
+            rules = rules.merge(&file);
+        }
+        if let Some(own) = spec.rules {
+            rules = rules.merge(&own());
+        }
+        Ok(rules)
+    }
+
+    /// The nearest folder at or above `dir` whose `Cargo.toml` declares a `[workspace]`,
+    /// else `dir` itself.
+    fn workspace_root(dir: &Path) -> std::path::PathBuf {
+        dir.ancestors()
+            .find(|d| {
+                std::fs::read_to_string(d.join("Cargo.toml"))
+                    .is_ok_and(|t| t.lines().any(|l| l.trim() == "[workspace]"))
+            })
+            .unwrap_or(dir)
+            .to_owned()
     }
 
     /// Applies the update mode to a finished replay: `Ok` when the test passes.

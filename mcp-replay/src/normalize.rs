@@ -1,21 +1,240 @@
-//! Normalization applied to server messages before they are compared or written.
+//! The default normalization rules: values that change from run to run or from machine to
+//! machine become named placeholders, so fixtures compare and write the same everywhere.
 //!
-//! Request ids are normalized by the replay driver (they become the fixture's labels).
-//! This module holds the value rules; today that is one protocol default, and the
-//! named default rules and user rules build on it.
+//! Every rule has a name (see [`DEFAULT_RULES`] and `docs/normalization.md`). Rules never
+//! rewrite a placeholder, so normalizing twice gives the same as normalizing once. Request
+//! ids and progress tokens are labels handled by the replay driver, not here.
 
-use serde_json::Value;
+use once_cell::sync::Lazy;
+use regex::Regex;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::path::Path;
 
-/// Rewrites `message` in place so that equivalent spellings compare and write the same:
-///
-/// - `result.isError: false` is MCP's default for a tool result and is dropped, so a
-///   hand-written fixture that omits it (as the seed's does) matches an SDK that always
-///   writes it (rmcp does).
-pub fn normalize(message: &mut Value) {
+/// The default rules of version 1, by name, with what they do.
+pub const DEFAULT_RULES: [(&str, &str); 7] = [
+    ("is-error-default", "drops `result.isError: false`, MCP's default for tool results"),
+    ("timestamp", "RFC 3339 / ISO 8601 date-times inside strings become `<TIMESTAMP>`"),
+    ("uuid", "UUIDs inside strings become `<UUID>`"),
+    (
+        "paths",
+        "absolute paths under the workspace root, the home folder and the temp folder become \
+         `<WORKSPACE>`, `<HOME>`, `<TMP>` (the rest of the path stays)",
+    ),
+    (
+        "client-identity",
+        "in client messages: `clientInfo`, `protocolVersion` and `capabilities` of `initialize` and \
+         the `io.modelcontextprotocol/*` identity keys of `_meta` become `<CLIENT_INFO>`, \
+         `<PROTOCOL_VERSION>`, `<CLIENT_CAPABILITIES>`",
+    ),
+    ("session-id", "the value of any `Mcp-Session-Id` key becomes `<SESSION_ID>`"),
+    (
+        "ids",
+        "request ids and progress tokens become the fixture's labels (`<REQUEST_ID>`, \
+         `<PROGRESS_TOKEN>`), per direction (done by the replay driver)",
+    ),
+];
+
+/// `<NAME>` or `<NAME:n>`: a placeholder, never rewritten by a rule.
+pub fn is_placeholder(s: &str) -> bool {
+    static PLACEHOLDER: Lazy<Regex> =
+        Lazy::new(|| Regex::new(r"^<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>$").expect("valid regex"));
+    PLACEHOLDER.is_match(s)
+}
+
+static TIMESTAMP: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?-u)\b\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?\b",
+    )
+    .expect("valid regex")
+});
+
+static UUID: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?-u)\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",
+    )
+    .expect("valid regex")
+});
+
+/// The machine-specific folders the `paths` rule replaces, longest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Paths {
+    prefixes: Vec<(String, &'static str)>,
+}
+
+impl Paths {
+    /// The folders of this machine: `workspace` (when given), `$HOME`, the temp folder.
+    pub fn of_this_machine(workspace: Option<&Path>) -> Paths {
+        let mut paths = Paths::default();
+        if let Some(ws) = workspace {
+            paths.add(ws, "<WORKSPACE>");
+        }
+        if let Some(home) = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")) {
+            paths.add(Path::new(&home), "<HOME>");
+        }
+        let tmp = std::env::temp_dir();
+        paths.add(&tmp, "<TMP>");
+        if let Ok(real) = tmp.canonicalize() {
+            paths.add(&real, "<TMP>");
+        }
+        paths
+    }
+
+    /// Adds a folder and its placeholder.
+    pub fn add(&mut self, folder: &Path, placeholder: &'static str) {
+        let text = folder.to_string_lossy();
+        let text = text.trim_end_matches(['/', '\\']);
+        // The root folder (or an empty one) would rewrite every absolute path.
+        if text.len() < 2 || self.prefixes.iter().any(|(p, _)| p == text) {
+            return;
+        }
+        self.prefixes.push((text.to_owned(), placeholder));
+        self.prefixes.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
+    }
+
+    fn replace<'a>(&self, s: &'a str) -> Cow<'a, str> {
+        let mut out: Cow<'a, str> = Cow::Borrowed(s);
+        for (prefix, placeholder) in &self.prefixes {
+            if !out.contains(prefix.as_str()) {
+                continue;
+            }
+            let mut result = String::with_capacity(out.len());
+            let mut rest: &str = &out;
+            while let Some(i) = rest.find(prefix.as_str()) {
+                let after = &rest[i + prefix.len()..];
+                let before_ok = rest[..i]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
+                let after_ok = after.chars().next().is_none_or(|c| {
+                    matches!(c, '/' | '\\')
+                        || !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
+                });
+                result.push_str(&rest[..i]);
+                if before_ok && after_ok {
+                    result.push_str(placeholder);
+                } else {
+                    result.push_str(prefix);
+                }
+                rest = after;
+            }
+            result.push_str(rest);
+            out = Cow::Owned(result);
+        }
+        out
+    }
+}
+
+/// Applies the default rules to a server message.
+pub fn normalize_server(message: &mut Value, paths: &Paths) {
     if let Some(result) = message.get_mut("result").and_then(Value::as_object_mut) {
         if result.get("isError") == Some(&Value::Bool(false)) {
             result.remove("isError");
         }
+    }
+    normalize_values(message, paths);
+}
+
+/// Applies the default rules to a client message (adds `client-identity`).
+pub fn normalize_client(message: &mut Value, paths: &Paths) {
+    let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
+    if let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
+        if initialize {
+            for (key, placeholder) in [
+                ("clientInfo", "<CLIENT_INFO>"),
+                ("protocolVersion", "<PROTOCOL_VERSION>"),
+                ("capabilities", "<CLIENT_CAPABILITIES>"),
+            ] {
+                if let Some(v) = params.get_mut(key) {
+                    *v = Value::String(placeholder.into());
+                }
+            }
+        }
+        if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+            identity_meta(meta);
+        }
+    }
+    normalize_values(message, paths);
+}
+
+/// The `_meta` keys of the 2026-07-28 era that carry client identity, with placeholders.
+pub const IDENTITY_META: [(&str, &str); 3] = [
+    ("io.modelcontextprotocol/clientInfo", "<CLIENT_INFO>"),
+    (
+        "io.modelcontextprotocol/protocolVersion",
+        "<PROTOCOL_VERSION>",
+    ),
+    (
+        "io.modelcontextprotocol/clientCapabilities",
+        "<CLIENT_CAPABILITIES>",
+    ),
+];
+
+fn identity_meta(meta: &mut Map<String, Value>) {
+    for (key, placeholder) in IDENTITY_META {
+        if let Some(v) = meta.get_mut(key) {
+            *v = Value::String(placeholder.into());
+        }
+    }
+}
+
+/// `timestamp`, `uuid`, `paths` and `session-id` over every string and key of a value.
+fn normalize_values(value: &mut Value, paths: &Paths) {
+    match value {
+        Value::String(s) => {
+            if let Some(new) = normalize_str(s, paths) {
+                *s = new;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| normalize_values(v, paths)),
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                if key.eq_ignore_ascii_case("mcp-session-id") {
+                    if !v.as_str().is_some_and(is_placeholder) {
+                        *v = Value::String("<SESSION_ID>".into());
+                    }
+                    continue;
+                }
+                normalize_values(v, paths);
+            }
+            // Keys can hold paths too (e.g. a map from file to status).
+            if map.keys().any(|k| normalize_str(k, paths).is_some()) {
+                let old = std::mem::take(map);
+                for (k, v) in old {
+                    let k = normalize_str(&k, paths).unwrap_or(k);
+                    map.insert(k, v);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The normalized string, or `None` when no rule applies.
+pub fn normalize_str(s: &str, paths: &Paths) -> Option<String> {
+    if is_placeholder(s) || s.len() < 8 {
+        return None;
+    }
+    let mut out: Cow<'_, str> = Cow::Borrowed(s);
+    // Cheap pre-checks before running a regex over every string.
+    if out.as_bytes().iter().filter(|b| **b == b'-').count() >= 2 {
+        if let Cow::Owned(t) = TIMESTAMP.replace_all(&out, "<TIMESTAMP>") {
+            out = Cow::Owned(t);
+        }
+        if out.len() >= 36 {
+            if let Cow::Owned(t) = UUID.replace_all(&out, "<UUID>") {
+                out = Cow::Owned(t);
+            }
+        }
+    }
+    if out.contains(['/', '\\']) {
+        if let Cow::Owned(t) = paths.replace(&out) {
+            out = Cow::Owned(t);
+        }
+    }
+    match out {
+        Cow::Borrowed(_) => None,
+        Cow::Owned(t) => Some(t),
     }
 }
 
@@ -24,13 +243,127 @@ mod should {
     use super::*;
     use serde_json::json;
 
+    fn paths() -> Paths {
+        let mut p = Paths::default();
+        p.add(Path::new("/home/ada/work/proj"), "<WORKSPACE>");
+        p.add(Path::new("/home/ada"), "<HOME>");
+        p.add(Path::new("/tmp"), "<TMP>");
+        p
+    }
+
+    fn server(v: Value) -> Value {
+        let mut v = v;
+        normalize_server(&mut v, &paths());
+        v
+    }
+
     #[test]
     fn drop_the_is_error_default_and_keep_true() {
-        let mut a = json!({"result": {"content": [], "isError": false}});
-        normalize(&mut a);
-        assert_eq!(a, json!({"result": {"content": []}}));
-        let mut b = json!({"result": {"isError": true}});
-        normalize(&mut b);
-        assert_eq!(b, json!({"result": {"isError": true}}));
+        assert_eq!(
+            server(json!({"result": {"content": [], "isError": false}})),
+            json!({"result": {"content": []}})
+        );
+        assert_eq!(
+            server(json!({"result": {"isError": true}})),
+            json!({"result": {"isError": true}})
+        );
+    }
+
+    #[test]
+    fn replace_timestamps_inside_strings() {
+        assert_eq!(
+            server(
+                json!({"params": {"data": {"at": "2026-05-16T12:00:00.000Z", "log": "started 2026-05-16 12:00:01+02:00 ok"}}})
+            ),
+            json!({"params": {"data": {"at": "<TIMESTAMP>", "log": "started <TIMESTAMP> ok"}}})
+        );
+        // A date alone, a version and a phone-like number are data, not timestamps.
+        let untouched =
+            json!({"params": {"due": "2026-05-16", "v": "2025-11-25", "n": "2026-13-45T99:00"}});
+        assert_eq!(server(untouched.clone()), untouched);
+    }
+
+    #[test]
+    fn replace_uuids() {
+        assert_eq!(
+            server(json!({"result": {"id": "job 123e4567-e89b-12d3-a456-426614174000 queued"}})),
+            json!({"result": {"id": "job <UUID> queued"}})
+        );
+        let near = json!({"result": {"id": "123e4567-e89b-12d3-a456-42661417400"}});
+        assert_eq!(server(near.clone()), near);
+    }
+
+    #[test]
+    fn replace_machine_folders_keeping_the_tail_of_the_path() {
+        assert_eq!(
+            server(json!({"result": {
+                "a": "/home/ada/work/proj/src/main.rs",
+                "b": "file:///home/ada/.config/x.toml",
+                "c": "/tmp/abc/out.txt",
+                "d": "/home/adam/notes",
+                "e": "see /tmp",
+                "f": "/home/ada"
+            }})),
+            json!({"result": {
+                "a": "<WORKSPACE>/src/main.rs",
+                "b": "file://<HOME>/.config/x.toml",
+                "c": "<TMP>/abc/out.txt",
+                "d": "/home/adam/notes",
+                "e": "see <TMP>",
+                "f": "<HOME>"
+            }})
+        );
+    }
+
+    #[test]
+    fn replace_paths_in_keys_too() {
+        assert_eq!(
+            server(json!({"result": {"/tmp/a.txt": 1}})),
+            json!({"result": {"<TMP>/a.txt": 1}})
+        );
+    }
+
+    #[test]
+    fn replace_client_identity_in_client_messages_only() {
+        let mut init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"roots": {}}, "clientInfo": {"name": "c", "version": "9"}}});
+        normalize_client(&mut init, &paths());
+        assert_eq!(
+            init["params"],
+            json!({"protocolVersion": "<PROTOCOL_VERSION>", "capabilities": "<CLIENT_CAPABILITIES>", "clientInfo": "<CLIENT_INFO>"})
+        );
+        let mut call = json!({"method": "tools/call", "params": {"name": "x", "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "c"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "progressToken": 1}}});
+        normalize_client(&mut call, &paths());
+        assert_eq!(
+            call["params"]["_meta"],
+            json!({"io.modelcontextprotocol/protocolVersion": "<PROTOCOL_VERSION>",
+                   "io.modelcontextprotocol/clientInfo": "<CLIENT_INFO>",
+                   "io.modelcontextprotocol/clientCapabilities": "<CLIENT_CAPABILITIES>",
+                   "progressToken": 1})
+        );
+        let result = json!({"result": {"protocolVersion": "2025-11-25"}});
+        assert_eq!(server(result.clone()), result);
+    }
+
+    #[test]
+    fn replace_session_ids() {
+        assert_eq!(
+            server(json!({"params": {"headers": {"Mcp-Session-Id": "abc123"}}})),
+            json!({"params": {"headers": {"Mcp-Session-Id": "<SESSION_ID>"}}})
+        );
+    }
+
+    #[test]
+    fn never_rewrite_a_placeholder_so_twice_equals_once() {
+        let once = server(
+            json!({"result": {"a": "/tmp/x at 2026-05-16T12:00:00Z", "b": "<TMP>", "c": "<REQUEST_ID:2>"}}),
+        );
+        assert_eq!(server(once.clone()), once);
+        assert!(is_placeholder("<REQUEST_ID:2>") && is_placeholder("<TIMESTAMP>"));
+        assert!(!is_placeholder("<b>bold</b>") && !is_placeholder("<>"));
     }
 }

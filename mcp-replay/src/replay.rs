@@ -5,6 +5,7 @@
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::{compact, json_eq};
 use crate::report::{Mismatch, MismatchKind, Report};
+use crate::rules::Rules;
 use crate::transport::{read_lines, write_line, Incoming};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -35,6 +36,7 @@ struct Actual {
 /// Runs one replay over a reader/writer pair connected to the server.
 pub(crate) async fn run<R, W>(
     fixture: &Fixture,
+    rules: &Rules,
     reader: R,
     writer: W,
     server: Option<ServerTask>,
@@ -43,9 +45,15 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
 {
+    // The expected side meets the actual side as placeholders: both are normalized.
+    let expected = fixture.map_messages(|direction, message| {
+        if direction == Direction::ServerToClient {
+            rules.normalize_server(message);
+        }
+    });
     let (tx, events) = mpsc::unbounded_channel();
     let reader_task = tokio::spawn(read_lines(reader, tx));
-    let mut driver = Driver::new(fixture, events, writer, server);
+    let mut driver = Driver::new(&expected, rules, events, writer, server);
     driver.drive().await;
     reader_task.abort();
     driver.into_report()
@@ -53,6 +61,7 @@ where
 
 struct Driver<'f, W> {
     fixture: &'f Fixture,
+    rules: &'f Rules,
     timeout: Duration,
     events: mpsc::UnboundedReceiver<Incoming>,
     writer: W,
@@ -87,6 +96,7 @@ struct Driver<'f, W> {
 impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     fn new(
         fixture: &'f Fixture,
+        rules: &'f Rules,
         events: mpsc::UnboundedReceiver<Incoming>,
         writer: W,
         server: Option<ServerTask>,
@@ -100,6 +110,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             .collect();
         Driver {
             fixture,
+            rules,
             timeout: fixture.timeout(),
             events,
             writer,
@@ -164,8 +175,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 if self.has_unexpected_in_flight() {
                     self.window(&[], false).await;
                 }
-                self.recorded
-                    .push((Direction::ClientToServer, entry.message().clone()));
+                let mut recorded = entry.message().clone();
+                self.rules.normalize_client(&mut recorded);
+                self.recorded.push((Direction::ClientToServer, recorded));
                 self.position = i;
                 self.send(i).await;
                 i += 1;
@@ -198,28 +210,14 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     /// The legacy handshake for fixtures that start without one; not compared.
     async fn session_setup(&mut self) {
         let protocol = self.fixture.protocol().unwrap_or(DEFAULT_PROTOCOL);
-        let mut capabilities = serde_json::Map::new();
-        for entry in self.fixture.entries() {
-            if entry.direction() == Direction::ServerToClient
-                && entry.kind() == MessageKind::Request
-            {
-                let capability = match entry.method() {
-                    Some("sampling/createMessage") => "sampling",
-                    Some("elicitation/create") => "elicitation",
-                    Some("roots/list") => "roots",
-                    _ => continue,
-                };
-                capabilities.insert(capability.into(), json!({}));
-            }
-        }
         let initialize = json!({
             "jsonrpc": "2.0",
             "id": SETUP_ID,
             "method": "initialize",
             "params": {
                 "protocolVersion": protocol,
-                "capabilities": capabilities,
-                "clientInfo": {"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")},
+                                "capabilities": self.client_capabilities(),
+                "clientInfo": self.client_info(),
             }
         });
         let what = "the harness's `initialize` (session setup for a fixture without a handshake)";
@@ -301,8 +299,63 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             }
             MessageKind::Notification => {}
         }
+        self.fill_identity(&mut message);
         let what = format!("{} (fixture line {})", describe(entry), entry.line());
         self.write(&message, &what, Some(entry.line())).await;
+    }
+
+    /// The harness's own identity where a recorded client message has the
+    /// `client-identity` placeholders (`<CLIENT_INFO>`, `<PROTOCOL_VERSION>`,
+    /// `<CLIENT_CAPABILITIES>`).
+    fn fill_identity(&self, message: &mut Value) {
+        let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) else {
+            return;
+        };
+        let fill = |v: &mut Value, this: &Self| {
+            *v = match v.as_str() {
+                Some("<CLIENT_INFO>") => this.client_info(),
+                Some("<PROTOCOL_VERSION>") => {
+                    json!(this.fixture.protocol().unwrap_or(DEFAULT_PROTOCOL))
+                }
+                Some("<CLIENT_CAPABILITIES>") => this.client_capabilities(),
+                _ => return,
+            }
+        };
+        for key in ["clientInfo", "protocolVersion", "capabilities"] {
+            if let Some(v) = params.get_mut(key) {
+                fill(v, self);
+            }
+        }
+        if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+            for (key, _) in crate::normalize::IDENTITY_META {
+                if let Some(v) = meta.get_mut(key) {
+                    fill(v, self);
+                }
+            }
+        }
+    }
+
+    fn client_info(&self) -> Value {
+        json!({"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")})
+    }
+
+    /// Declares what the fixture's server requests need (`sampling`, `elicitation`, `roots`).
+    fn client_capabilities(&self) -> Value {
+        let mut capabilities = serde_json::Map::new();
+        for entry in self.fixture.entries() {
+            if entry.direction() == Direction::ServerToClient
+                && entry.kind() == MessageKind::Request
+            {
+                let capability = match entry.method() {
+                    Some("sampling/createMessage") => "sampling",
+                    Some("elicitation/create") => "elicitation",
+                    Some("roots/list") => "roots",
+                    _ => continue,
+                };
+                capabilities.insert(capability.into(), json!({}));
+            }
+        }
+        Value::Object(capabilities)
     }
 
     /// Writes one message as its own flushed line, bounded by the timeout.
@@ -345,7 +398,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         match event {
             Incoming::Message(mut message) => match MessageKind::of(&message) {
                 Ok(kind) => {
-                    crate::normalize::normalize(&mut message);
+                    self.rules.normalize_server(&mut message);
                     self.seq += 1;
                     self.inbox.push(Actual {
                         seq: self.seq,
@@ -713,17 +766,25 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             }
         }
 
-        // Order of what was paired.
+        // Order of what was paired, leaving out the methods that may come in any order.
         pairs.sort_by_key(|&(e, _)| e);
-        if pairs
+        let ordered: Vec<(usize, usize)> = pairs
+            .iter()
+            .copied()
+            .filter(|&(e, _)| {
+                let method = entries[e].method().unwrap_or_default();
+                !self.rules.is_unordered(method) && !self.fixture.unordered().any(|m| m == method)
+            })
+            .collect();
+        if ordered
             .windows(2)
             .any(|w| others[w[0].1].seq > others[w[1].1].seq)
         {
-            let expected_order: Vec<String> = pairs
+            let expected_order: Vec<String> = ordered
                 .iter()
                 .map(|&(e, _)| format!("{} (line {})", describe(&entries[e]), entries[e].line()))
                 .collect();
-            let mut by_arrival = pairs.clone();
+            let mut by_arrival = ordered.clone();
             by_arrival.sort_by_key(|&(_, j)| others[j].seq);
             let actual_order: Vec<String> = by_arrival
                 .iter()
@@ -732,7 +793,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             self.fail(
                 Mismatch::new(
                     MismatchKind::NotificationOrder,
-                    Some(entries[pairs[0].0].line()),
+                    Some(entries[ordered[0].0].line()),
                     format!(
                         "the expected messages arrived in another order\n    expected order: {}\n    actual order:   {}",
                         expected_order.join(", "),

@@ -49,11 +49,29 @@ pub enum Written {
     Pending(PathBuf),
 }
 
-/// Writes `fixture` to `path` (or `path.new` in [`UpdateMode::New`]) atomically: the bytes
+/// Writes `fixture` to `path` (or `path.new` in [`UpdateMode::New`]) atomically, after
+/// refusing it if it holds a secret ([`Fixture::check_secrets`]): the bytes
 /// go to a temporary file in the same folder, are synced, and the file is renamed over
 /// the target, so a failure at any point leaves the old file whole. Writes nothing when
 /// the file already holds the same bytes.
 pub fn write_fixture(fixture: &Fixture, path: &Path, mode: UpdateMode) -> Result<Written, Error> {
+    if let Err(Error::Secret {
+        line,
+        path: json_path,
+        rule,
+        description,
+        ..
+    }) = fixture.check_secrets()
+    {
+        return Err(Error::Secret {
+            file: path.display().to_string(),
+            line,
+            path: json_path,
+            rule,
+            description,
+            writing: true,
+        });
+    }
     let text = fixture.to_jsonl();
     let target = match mode {
         UpdateMode::New => {

@@ -1,0 +1,474 @@
+//! [`Rules`]: the versioned default normalization plus user rules by selector, set in code
+//! for one test or in a rules file for a whole fixture folder.
+
+use crate::error::Error;
+use crate::json::write_canonical;
+use crate::normalize::{self, is_placeholder, Paths};
+use crate::selector::Selector;
+use regex::Regex;
+use serde_json::Value;
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The newest version of the default rules. A fixture header's `"rules": N` pins an older
+/// one, so fixtures recorded before the defaults grew keep passing.
+pub const RULES_VERSION: u64 = 1;
+
+/// The name of the rules file that applies to every fixture in its folder.
+pub const RULES_FILE: &str = "mcp-replay.rules.json";
+
+type ComputeFn = dyn Fn(&Value, &str) -> Value + Send + Sync;
+
+#[derive(Clone)]
+enum Action {
+    Replace(Value),
+    Compute(Arc<ComputeFn>),
+    Regex(Regex, String),
+    Sort,
+}
+
+#[derive(Clone)]
+struct UserRule {
+    selector: Selector,
+    action: Action,
+}
+
+/// How server messages (and recorded client messages) are normalized before they are
+/// compared or written.
+///
+/// [`Rules::default()`] holds the default rules (see `docs/normalization.md`); the
+/// builder methods add user rules, applied after the defaults, in the order given, with
+/// sorting last. Selectors use insta's syntax over the JSON-RPC message:
+///
+/// ```
+/// use mcp_replay::Rules;
+///
+/// let rules = Rules::default()
+///     .replace(".result.content[].text", "<TEXT>")             // pin to a fixed value
+///     .regex(".params.**.message", r"\d+ ms", "<DURATION>")    // rewrite part of a string
+///     .compute(".result.structuredContent.count", |v, _path| {  // computed
+///         serde_json::json!(if v.as_u64().unwrap_or(0) > 0 { "<SOME>" } else { "<NONE>" })
+///     })
+///     .sort(".result.tools")                                   // order not guaranteed
+///     .unordered("notifications/message");                     // may arrive in any order
+/// ```
+///
+/// A builder method panics on an invalid selector or regex, with a message that points
+/// at the offending character: rules are written by hand in test code.
+#[derive(Clone)]
+pub struct Rules {
+    version: u64,
+    defaults: bool,
+    paths: Paths,
+    user: Vec<UserRule>,
+    unordered: Vec<String>,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            version: RULES_VERSION,
+            defaults: true,
+            paths: Paths::of_this_machine(None),
+            user: Vec::new(),
+            unordered: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Debug for Rules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let user: Vec<String> = self
+            .user
+            .iter()
+            .map(|r| {
+                let action = match &r.action {
+                    Action::Replace(v) => format!("replace with {v}"),
+                    Action::Compute(_) => "compute".into(),
+                    Action::Regex(re, with) => format!("regex {:?} -> {with:?}", re.as_str()),
+                    Action::Sort => "sort".into(),
+                };
+                format!("{} {action}", r.selector.as_str())
+            })
+            .collect();
+        f.debug_struct("Rules")
+            .field("version", &self.version)
+            .field("defaults", &self.defaults)
+            .field("user", &user)
+            .field("unordered", &self.unordered)
+            .finish()
+    }
+}
+
+fn selector(text: &str) -> Selector {
+    Selector::parse(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+impl Rules {
+    /// Rules with no default rules at all: only what you add (ids are still labels).
+    pub fn without_defaults() -> Rules {
+        Rules {
+            defaults: false,
+            ..Rules::default()
+        }
+    }
+
+    /// Pins the version of the default rules (1 up to [`RULES_VERSION`]).
+    ///
+    /// # Panics
+    /// On an unknown version.
+    pub fn version(mut self, version: u64) -> Rules {
+        assert!(
+            (1..=RULES_VERSION).contains(&version),
+            "mcp-replay knows default rules versions 1 to {RULES_VERSION}, not {version}"
+        );
+        self.version = version;
+        self
+    }
+
+    /// The version of the default rules in force.
+    pub fn rules_version(&self) -> u64 {
+        self.version
+    }
+
+    /// Names the workspace root the `paths` rule replaces with `<WORKSPACE>`.
+    pub fn workspace(mut self, root: impl AsRef<Path>) -> Rules {
+        self.paths.add(root.as_ref(), "<WORKSPACE>");
+        self
+    }
+
+    /// Replaces every value the selector matches with `value`.
+    pub fn replace(mut self, selector_text: &str, value: impl Into<Value>) -> Rules {
+        self.user.push(UserRule {
+            selector: selector(selector_text),
+            action: Action::Replace(value.into()),
+        });
+        self
+    }
+
+    /// Replaces every value the selector matches with what `f` computes from the value
+    /// and its path (e.g. `.result.content[0].text`). Placeholders are left alone.
+    pub fn compute(
+        mut self,
+        selector_text: &str,
+        f: impl Fn(&Value, &str) -> Value + Send + Sync + 'static,
+    ) -> Rules {
+        self.user.push(UserRule {
+            selector: selector(selector_text),
+            action: Action::Compute(Arc::new(f)),
+        });
+        self
+    }
+
+    /// Rewrites the string values the selector matches: every match of `pattern` becomes
+    /// `replacement` (`$1` names a group). Placeholders are left alone.
+    pub fn regex(mut self, selector_text: &str, pattern: &str, replacement: &str) -> Rules {
+        let re = Regex::new(pattern)
+            .unwrap_or_else(|e| panic!("invalid regex for selector {selector_text}: {e}"));
+        self.user.push(UserRule {
+            selector: selector(selector_text),
+            action: Action::Regex(re, replacement.to_owned()),
+        });
+        self
+    }
+
+    /// Sorts the arrays the selector matches (by their elements' canonical JSON), for
+    /// lists whose order the server does not guarantee.
+    pub fn sort(mut self, selector_text: &str) -> Rules {
+        self.user.push(UserRule {
+            selector: selector(selector_text),
+            action: Action::Sort,
+        });
+        self
+    }
+
+    /// Lets notifications (or server requests) of `method` arrive in any order within
+    /// their window; everything else stays strict.
+    pub fn unordered(mut self, method: &str) -> Rules {
+        if !self.unordered.iter().any(|m| m == method) {
+            self.unordered.push(method.to_owned());
+        }
+        self
+    }
+
+    /// Is the order of `method`'s messages free?
+    pub fn is_unordered(&self, method: &str) -> bool {
+        self.unordered.iter().any(|m| m == method)
+    }
+
+    /// Adds `other`'s user rules and unordered methods after these (a folder's rules file,
+    /// then a test's own rules).
+    pub fn merge(mut self, other: &Rules) -> Rules {
+        self.user.extend(other.user.iter().cloned());
+        for m in &other.unordered {
+            self = self.unordered(m);
+        }
+        self
+    }
+
+    /// Normalizes a message the server sent (or a fixture's expected server message).
+    pub fn normalize_server(&self, message: &mut Value) {
+        if self.defaults {
+            normalize::normalize_server(message, &self.paths);
+        }
+        self.apply_user(message);
+    }
+
+    /// Normalizes a client message being recorded or imported.
+    pub fn normalize_client(&self, message: &mut Value) {
+        if self.defaults {
+            normalize::normalize_client(message, &self.paths);
+        }
+        self.apply_user(message);
+    }
+
+    fn apply_user(&self, message: &mut Value) {
+        if self.user.is_empty() {
+            return;
+        }
+        // The envelope is the protocol's, not data: no user rule may change it.
+        let envelope: Vec<(&str, Value)> = ["jsonrpc", "id", "method"]
+            .into_iter()
+            .filter_map(|k| Some((k, message.get(k)?.clone())))
+            .collect();
+        self.apply_user_rules(message);
+        if let Some(obj) = message.as_object_mut() {
+            for (k, v) in envelope {
+                obj.insert(k.to_owned(), v);
+            }
+        }
+    }
+
+    fn apply_user_rules(&self, message: &mut Value) {
+        for rule in self
+            .user
+            .iter()
+            .filter(|r| !matches!(r.action, Action::Sort))
+        {
+            rule.selector.apply(
+                message,
+                &mut |v: &mut Value, path: &str| match &rule.action {
+                    Action::Replace(with) => *v = with.clone(),
+                    Action::Compute(f) => {
+                        if !v.as_str().is_some_and(is_placeholder) {
+                            *v = f(v, path);
+                        }
+                    }
+                    Action::Regex(re, with) => {
+                        if let Value::String(s) = v {
+                            if !is_placeholder(s) {
+                                if let std::borrow::Cow::Owned(new) =
+                                    re.replace_all(s, with.as_str())
+                                {
+                                    *s = new;
+                                }
+                            }
+                        }
+                    }
+                    Action::Sort => {}
+                },
+            );
+        }
+        for rule in self
+            .user
+            .iter()
+            .filter(|r| matches!(r.action, Action::Sort))
+        {
+            rule.selector.apply(message, &mut |v: &mut Value, _: &str| {
+                if let Value::Array(items) = v {
+                    items.sort_by_cached_key(|item| {
+                        let mut key = String::new();
+                        write_canonical(&mut key, item);
+                        key
+                    });
+                }
+            });
+        }
+    }
+
+    /// Reads a rules file (see `docs/normalization.md`):
+    ///
+    /// ```json
+    /// {"version": 1,
+    ///  "replace": [{"selector": ".result.content[].text", "with": "<TEXT>"}],
+    ///  "regex": [{"selector": ".params.**.message", "pattern": "\\d+ ms", "with": "<DURATION>"}],
+    ///  "sort": [".result.tools"],
+    ///  "unordered": ["notifications/message"]}
+    /// ```
+    pub fn from_json(text: &str, source: &str) -> Result<Rules, Error> {
+        let err = |message: String| Error::Rules {
+            file: source.to_owned(),
+            message,
+        };
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| err(format!("not valid JSON: {e}")))?;
+        let Value::Object(obj) = value else {
+            return Err(err("a rules file is a JSON object".into()));
+        };
+        const KEYS: [&str; 5] = ["version", "replace", "regex", "sort", "unordered"];
+        if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            return Err(err(format!(
+                "unknown key {k:?}; valid keys: {}",
+                KEYS.join(", ")
+            )));
+        }
+        let mut rules = Rules::default();
+        if let Some(v) = obj.get("version") {
+            match v.as_u64() {
+                Some(n) if (1..=RULES_VERSION).contains(&n) => rules.version = n,
+                _ => {
+                    return Err(err(format!(
+                        "\"version\" must be 1 to {RULES_VERSION}, not {v}"
+                    )))
+                }
+            }
+        }
+        let list = |key: &str| -> Result<Vec<Value>, Error> {
+            match obj.get(key) {
+                None => Ok(Vec::new()),
+                Some(Value::Array(items)) => Ok(items.clone()),
+                Some(other) => Err(err(format!("{key:?} must be a list, not {other}"))),
+            }
+        };
+        let parse_selector =
+            |key: &str, i: usize, text: Option<&Value>| -> Result<Selector, Error> {
+                let text = text
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| err(format!("{key}[{i}] needs a \"selector\" string")))?;
+                Selector::parse(text).map_err(|e| err(format!("{key}[{i}]: {e}")))
+            };
+        for (i, item) in list("replace")?.iter().enumerate() {
+            let selector = parse_selector("replace", i, item.get("selector"))?;
+            let with = item.get("with").cloned().ok_or_else(|| {
+                err(format!(
+                    "replace[{i}] needs \"with\", the value to put there"
+                ))
+            })?;
+            rules.user.push(UserRule {
+                selector,
+                action: Action::Replace(with),
+            });
+        }
+        for (i, item) in list("regex")?.iter().enumerate() {
+            let selector = parse_selector("regex", i, item.get("selector"))?;
+            let pattern = item
+                .get("pattern")
+                .and_then(Value::as_str)
+                .ok_or_else(|| err(format!("regex[{i}] needs a \"pattern\" string")))?;
+            let re = Regex::new(pattern)
+                .map_err(|e| err(format!("regex[{i}]: invalid pattern: {e}")))?;
+            let with = item
+                .get("with")
+                .and_then(Value::as_str)
+                .ok_or_else(|| err(format!("regex[{i}] needs a \"with\" string")))?;
+            rules.user.push(UserRule {
+                selector,
+                action: Action::Regex(re, with.to_owned()),
+            });
+        }
+        for (i, item) in list("sort")?.iter().enumerate() {
+            let selector = parse_selector("sort", i, Some(item))?;
+            rules.user.push(UserRule {
+                selector,
+                action: Action::Sort,
+            });
+        }
+        for (i, item) in list("unordered")?.iter().enumerate() {
+            let method = item
+                .as_str()
+                .ok_or_else(|| err(format!("unordered[{i}] must be a method name string")))?;
+            rules = rules.unordered(method);
+        }
+        Ok(rules)
+    }
+
+    /// Reads `dir/mcp-replay.rules.json` if there is one.
+    pub fn load_folder(dir: &Path) -> Result<Option<Rules>, Error> {
+        let path = dir.join(RULES_FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Rules::from_json(&text, &path.display().to_string()).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io(format!("reading {}", path.display()), e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod should {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn apply_user_rules_after_the_defaults_and_sort_last() {
+        let rules = Rules::default()
+            .replace(".result.content[].text", "<TEXT>")
+            .regex(".result.note", r"\d+ ms", "<DURATION>")
+            .compute(".result.count", |v, path| {
+                json!(format!("{path}={}", v.as_u64().unwrap() > 0))
+            })
+            .sort(".result.tags");
+        let mut m = json!({"result": {
+            "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+            "note": "took 12 ms at 2026-05-16T12:00:00Z",
+            "count": 3,
+            "tags": ["b", "a", {"z": 1}],
+            "isError": false
+        }});
+        rules.normalize_server(&mut m);
+        assert_eq!(
+            m,
+            json!({"result": {
+                "content": [{"type": "text", "text": "<TEXT>"}, {"type": "text", "text": "<TEXT>"}],
+                "note": "took <DURATION> at <TIMESTAMP>",
+                "count": ".result.count=true",
+                "tags": ["a", "b", {"z": 1}]
+            }})
+        );
+    }
+
+    #[test]
+    fn leave_placeholders_to_compute_and_regex_rules() {
+        let rules = Rules::without_defaults()
+            .compute(".a", |_, _| json!("changed"))
+            .regex(".b", ".*", "changed");
+        let mut m = json!({"a": "<KEEP>", "b": "<KEEP:1>"});
+        rules.normalize_server(&mut m);
+        assert_eq!(m, json!({"a": "<KEEP>", "b": "<KEEP:1>"}));
+    }
+
+    #[test]
+    fn read_a_rules_file_and_explain_its_mistakes() {
+        let rules = Rules::from_json(
+            r#"{"version":1,"replace":[{"selector":".result.x","with":"<X>"}],"sort":[".result.l"],"unordered":["notifications/message"]}"#,
+            "r.json",
+        )
+        .unwrap();
+        let mut m = json!({"result": {"x": 1, "l": [2, 1]}});
+        rules.normalize_server(&mut m);
+        assert_eq!(m, json!({"result": {"x": "<X>", "l": [1, 2]}}));
+        assert!(rules.is_unordered("notifications/message"));
+
+        let e = Rules::from_json(r#"{"sort":[".a..b"]}"#, "r.json")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("r.json: sort[0]: invalid selector"), "{e}");
+        let e = Rules::from_json(r#"{"redact":[]}"#, "r.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("unknown key \"redact\"; valid keys: version, replace"),
+            "{e}"
+        );
+        let e = Rules::from_json(r#"{"version":7}"#, "r.json")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"version\" must be 1 to 1, not 7"), "{e}");
+    }
+
+    #[test]
+    #[should_panic(expected = "invalid selector")]
+    fn panic_on_an_invalid_selector_in_code() {
+        let _ = Rules::default().replace("result", "x");
+    }
+}
