@@ -306,7 +306,11 @@ impl DemoServer {
             log.display()
         );
         if self.leak_token {
-            text.push_str(&format!(", token ghp_{}", "x7Rq2".repeat(7) + "a"));
+            // Fake, but shaped (and random-looking) like a real personal access token.
+            text.push_str(&format!(
+                ", token ghp_{}{}",
+                "a1B2c3D4e5F6g7H8i9J0", "kLmNoPqRsTuVwXyZ"
+            ));
         }
         Ok(text_result(text))
     }

@@ -598,6 +598,28 @@ mod should {
     }
 
     #[test]
+    fn accept_a_rules_function_path() {
+        let fixture = ok(quote!("a", rules = crate::rules::loose), item());
+        let path = fixture.rules.expect("rules");
+        assert_eq!(
+            quote!(#path).to_string(),
+            quote!(crate::rules::loose).to_string()
+        );
+    }
+
+    #[test]
+    fn reject_rules_that_are_not_a_function_path() {
+        assert_one(
+            &errors(quote!("a", rules = "loose"), item()),
+            "`rules` names a function that returns the rules: write rules = my_rules",
+        );
+        assert_one(
+            &errors(quote!("a", rules = make(1)), item()),
+            "`rules` names a function",
+        );
+    }
+
+    #[test]
     fn accept_a_u64_suffixed_timeout() {
         let fixture = ok(quote!("a", timeout_ms = 20u64), item());
         assert_eq!(fixture.timeout_ms.map(|(ms, _)| ms), Some(20));

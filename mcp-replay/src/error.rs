@@ -115,11 +115,13 @@ impl fmt::Display for Error {
                 writing,
             } => {
                 if *writing {
-                    write!(f, "refusing to write {file}: ")?;
+                    write!(f, "refusing to write {file}: line {line}: ")?;
+                } else {
+                    write!(f, "{file}:{line}: ")?;
                 }
                 write!(
                     f,
-                    "{file}:{line}: {path} holds what looks like a secret (rule {rule}: {description}).\n\
+                    "{path} holds what looks like a secret (rule {rule}: {description}).\n\
                      Replace it with a placeholder such as \"<REDACTED>\" (a normalization rule can do \
                      that on every recording); if it is a known false positive, allow it in the \
                      fixture's header line:\n  \
