@@ -31,6 +31,7 @@ fn spec(dir: &Path, name: &'static str) -> Spec {
         test_path: "normalization::job_status",
         timeout_ms: None,
         rules: None,
+        protocol: None,
     }
 }
 

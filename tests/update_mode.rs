@@ -26,6 +26,7 @@ fn spec(dir: &Path, name: &'static str, timeout_ms: Option<u64>) -> Spec {
         test_path: "update_mode::some_test",
         timeout_ms,
         rules: None,
+        protocol: None,
     }
 }
 

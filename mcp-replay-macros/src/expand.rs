@@ -63,6 +63,11 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
 
+    let protocol = match &fixture.protocol {
+        Some(version) => quote!(::core::option::Option::Some(#version)),
+        None => quote!(::core::option::Option::None),
+    };
+
     let param_attrs = &fixture.transport.attrs;
     let pat = &fixture.transport.pat;
     let ty = &fixture.transport.ty;
@@ -94,7 +99,8 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
                         ::core::stringify!(#ident)
                     ),
                                         timeout_ms: #timeout_ms,
-                    rules: #rules,
+                                        rules: #rules,
+                    protocol: #protocol,
                 },
                 |#(#param_attrs)* #pat: #ty| #body,
             )
@@ -138,6 +144,7 @@ mod should {
                         ),
                         timeout_ms: ::core::option::Option::None,
                         rules: ::core::option::Option::None,
+                        protocol: ::core::option::Option::None,
                     },
                     |transport: Transport| async move {
                         let server = DemoServer::default().serve(transport).await.unwrap();
@@ -184,6 +191,7 @@ mod should {
                         ),
                         timeout_ms: ::core::option::Option::None,
                         rules: ::core::option::Option::None,
+                        protocol: ::core::option::Option::None,
                     },
                     |mut t: mcp_replay::Transport| async move {
                         drop(t);
@@ -223,6 +231,7 @@ mod should {
                         ),
                         timeout_ms: ::core::option::Option::Some(500u64),
                         rules: ::core::option::Option::None,
+                        protocol: ::core::option::Option::None,
                     },
                     |transport: Transport| async move {
                         let __mcp_replay_out: Result<(), String> = (async move {

@@ -10,7 +10,7 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, FnArg, ItemFn, Lit, LitInt, LitStr, Meta, PatType, Token};
 
 /// The option keys `#[mcp_fixture]` accepts after the name.
-const KEYS: &str = "`dir`, `timeout_ms` and `rules`";
+const KEYS: &str = "`dir`, `timeout_ms`, `rules` and `protocol`";
 
 /// A validated `#[mcp_fixture(...)]` use: everything [`crate::expand`] needs.
 pub struct Fixture {
@@ -22,6 +22,8 @@ pub struct Fixture {
     pub timeout_ms: Option<(u64, Span)>,
     /// The `rules = path::to::fn` path, if given: a `fn() -> mcp_replay::Rules`.
     pub rules: Option<syn::ExprPath>,
+    /// The `protocol = "2026-07-28"` literal, if given.
+    pub protocol: Option<LitStr>,
     /// The decorated function, attributes included, exactly as written.
     pub item: ItemFn,
     /// The function's one parameter, the transport (pattern and type).
@@ -35,6 +37,7 @@ struct Args {
     dir: Option<LitStr>,
     timeout_ms: Option<(u64, Span)>,
     rules: Option<syn::ExprPath>,
+    protocol: Option<LitStr>,
 }
 
 /// One comma-separated attribute argument: a bare literal (the name) or `key = value`.
@@ -76,6 +79,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::E
             dir: args.dir,
             timeout_ms: args.timeout_ms,
             rules: args.rules,
+            protocol: args.protocol,
             item,
             transport,
         }),
@@ -136,6 +140,7 @@ fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
     let mut seen_dir = false;
     let mut seen_timeout = false;
     let mut seen_rules = false;
+    let mut seen_protocol = false;
     for arg in parsed {
         let meta = match arg {
             Arg::Lit(lit) => {
@@ -155,6 +160,7 @@ fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
             Some("dir") => &mut seen_dir,
             Some("timeout_ms") => &mut seen_timeout,
             Some("rules") => &mut seen_rules,
+            Some("protocol") => &mut seen_protocol,
             _ => {
                 errors.push(syn::Error::new_spanned(
                     meta.path(),
@@ -177,6 +183,7 @@ fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
         let example = match key.as_str() {
             "dir" => "dir = \"fixtures\"",
             "rules" => "rules = my_rules (a `fn() -> mcp_replay::Rules`)",
+            "protocol" => "protocol = \"2026-07-28\"",
             _ => "timeout_ms = 500",
         };
         let value = match &meta {
@@ -189,7 +196,20 @@ fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
                 continue;
             }
         };
-        if key == "rules" {
+        if key == "protocol" {
+            match value {
+                Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(version),
+                    ..
+                }) if is_protocol_version(&version.value()) => out.protocol = Some(version.clone()),
+                other => errors.push(syn::Error::new_spanned(
+                    other,
+                    format!(
+                        "`protocol` is an MCP protocol version, a date string: write {example}"
+                    ),
+                )),
+            }
+        } else if key == "rules" {
             match value {
                 Expr::Path(path) if path.qself.is_none() => out.rules = Some(path.clone()),
                 other => errors.push(syn::Error::new_spanned(
@@ -237,6 +257,16 @@ fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
         errors.splice(at..at, name_errors);
     }
     out
+}
+
+/// `YYYY-MM-DD`, the shape of every MCP protocol version.
+fn is_protocol_version(v: &str) -> bool {
+    let b = v.as_bytes();
+    b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            _ => c.is_ascii_digit(),
+        })
 }
 
 /// `timeout_ms = N`: a plain (or `u64`-suffixed) integer, greater than zero.
@@ -598,6 +628,19 @@ mod should {
     }
 
     #[test]
+    fn accept_a_protocol_version_and_reject_other_strings() {
+        let fixture = ok(quote!("a", protocol = "2026-07-28"), item());
+        assert_eq!(
+            fixture.protocol.map(|p| p.value()).as_deref(),
+            Some("2026-07-28")
+        );
+        assert_one(
+            &errors(quote!("a", protocol = "modern"), item()),
+            "`protocol` is an MCP protocol version, a date string: write protocol = \"2026-07-28\"",
+        );
+    }
+
+    #[test]
     fn accept_a_rules_function_path() {
         let fixture = ok(quote!("a", rules = crate::rules::loose), item());
         let path = fixture.rules.expect("rules");
@@ -748,7 +791,7 @@ mod should {
     fn reject_an_unknown_option_listing_the_valid_keys() {
         assert_one(
             &errors(quote!("a", timeout = 5), item()),
-            "unknown option `timeout`: the valid keys are `dir`, `timeout_ms` and `rules`",
+            "unknown option `timeout`: the valid keys are `dir`, `timeout_ms`, `rules` and `protocol`",
         );
         assert_one(
             &errors(quote!("a", a::dir = "x"), item()),

@@ -9,6 +9,7 @@ use crate::json::{json_eq, write_canonical, write_message};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The placeholder a fixture writes for a request id when one request is in flight at a time.
@@ -145,7 +146,34 @@ pub struct Fixture {
     path: Option<PathBuf>,
     header: Option<Map<String, Value>>,
     entries: Vec<Entry>,
-    timeout: Option<Duration>,
+        timeout: Option<Duration>,
+    protocol: Option<String>,
+    handler: Option<ServerRequestHandler>,
+}
+
+/// Answers the server's requests (`elicitation/create`, `sampling/createMessage`, ...)
+/// in place of the recorded client responses; see [`Fixture::on_server_request`].
+#[derive(Clone)]
+pub struct ServerRequestHandler(Arc<HandlerFn>);
+
+type HandlerFn = dyn Fn(&Value) -> Option<Value> + Send + Sync;
+
+impl ServerRequestHandler {
+    pub(crate) fn call(&self, request: &Value) -> Option<Value> {
+        (self.0)(request)
+    }
+}
+
+impl fmt::Debug for ServerRequestHandler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ServerRequestHandler")
+    }
+}
+
+impl PartialEq for ServerRequestHandler {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// The keys a header line may have.
@@ -194,7 +222,9 @@ impl Fixture {
             path: None,
             header: None,
             entries: Vec::new(),
-            timeout: None,
+                        timeout: None,
+            protocol: None,
+            handler: None,
         };
         let mut correlate = Correlator::default();
         for (index, raw) in text.split('\n').enumerate() {
@@ -298,7 +328,10 @@ impl Fixture {
 
     /// The protocol version named by the header (`"protocol"`), used for the session
     /// setup the harness performs when the fixture has no handshake of its own.
-    pub fn protocol(&self) -> Option<&str> {
+        pub fn protocol(&self) -> Option<&str> {
+        if let Some(p) = &self.protocol {
+            return Some(p);
+        }
         self.header.as_ref()?.get("protocol")?.as_str()
     }
 
@@ -360,6 +393,32 @@ impl Fixture {
     /// `timeout_ms`, or what [`with_timeout`](Fixture::with_timeout) set, or 5 seconds.
     pub fn timeout(&self) -> Duration {
         self.timeout.unwrap_or(crate::DEFAULT_TIMEOUT)
+    }
+
+    /// Replays the fixture in the given protocol era: `"2026-07-28"` (or later) sends every
+    /// request with the stateless era's `_meta` identity and no handshake; an older version
+    /// is used for the legacy handshake the harness performs. Overrides the header's
+    /// `"protocol"` for this replay (a re-recording does not write it into the file).
+        pub fn with_protocol(mut self, version: &str) -> Fixture {
+        self.protocol = Some(version.to_owned());
+        self
+    }
+
+    /// Answers the server's requests with `handler` instead of the recorded client
+    /// responses (as mcporter replays elicitation through a caller-supplied handler).
+    /// `handler` gets the server's request and returns the `result` to send, or `None` to
+    /// send the recorded response. An answer that differs from the recorded one is a
+    /// [`MismatchKind::Result`](crate::MismatchKind::Result) finding.
+    pub fn on_server_request(
+        mut self,
+        handler: impl Fn(&Value) -> Option<Value> + Send + Sync + 'static,
+    ) -> Fixture {
+        self.handler = Some(ServerRequestHandler(Arc::new(handler)));
+        self
+    }
+
+    pub(crate) fn server_request_handler(&self) -> Option<&ServerRequestHandler> {
+        self.handler.as_ref()
     }
 
     /// Sets the time the replay waits for each window of server messages.

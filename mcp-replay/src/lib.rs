@@ -77,11 +77,11 @@ mod transport;
 mod update;
 
 pub use error::Error;
-pub use fixture::{Direction, Entry, Fixture, MessageKind, REQUEST_ID};
+pub use fixture::{Direction, Entry, Fixture, MessageKind, ServerRequestHandler, REQUEST_ID};
 pub use json::{json_eq, Difference};
 pub use mcp_replay_macros::mcp_fixture;
 pub use normalize::DEFAULT_RULES;
-pub use replay::DEFAULT_PROTOCOL;
+pub use replay::{DEFAULT_PROTOCOL, MODERN_PROTOCOL};
 pub use report::{Mismatch, MismatchKind, Report};
 pub use rules::{Rules, RULES_FILE, RULES_VERSION};
 pub use transport::Transport;
@@ -164,6 +164,8 @@ pub mod __private {
         pub timeout_ms: Option<u64>,
         /// `rules = path::to::fn`, if given: the test's own normalization rules.
         pub rules: Option<fn() -> Rules>,
+        /// `protocol = "2026-07-28"`, if given: the era to replay in.
+        pub protocol: Option<&'static str>,
     }
 
     /// Loads the fixture, replays it, and re-records or panics with the report.
@@ -206,6 +208,9 @@ pub mod __private {
         };
         if let Some(ms) = spec.timeout_ms {
             fixture = fixture.with_timeout(Duration::from_millis(ms));
+        }
+        if let Some(version) = spec.protocol {
+            fixture = fixture.with_protocol(version);
         }
         let rules = test_rules(&spec, &folder, &fixture).map_err(|e| e.to_string())?;
         let report = fixture

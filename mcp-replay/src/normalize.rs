@@ -12,8 +12,17 @@ use std::borrow::Cow;
 use std::path::Path;
 
 /// The default rules of version 1, by name, with what they do.
-pub const DEFAULT_RULES: [(&str, &str); 7] = [
+pub const DEFAULT_RULES: [(&str, &str); 9] = [
     ("is-error-default", "drops `result.isError: false`, MCP's default for tool results"),
+    (
+        "result-type-default",
+        "drops `result.resultType: \"complete\"`, the 2026-07-28 default, so one fixture passes in both eras",
+    ),
+    (
+        "request-state",
+        "the opaque `requestState` of an `input_required` result (and of the client's retry) becomes \
+         `<REQUEST_STATE>`; the harness sends the server's latest actual state in its place",
+    ),
     ("timestamp", "RFC 3339 / ISO 8601 date-times inside strings become `<TIMESTAMP>`"),
     ("uuid", "UUIDs inside strings become `<UUID>`"),
     (
@@ -131,6 +140,12 @@ pub fn normalize_server(message: &mut Value, paths: &Paths) {
         if result.get("isError") == Some(&Value::Bool(false)) {
             result.remove("isError");
         }
+        if result.get("resultType").and_then(Value::as_str) == Some("complete") {
+            result.remove("resultType");
+        }
+        if let Some(state) = result.get_mut("requestState") {
+            *state = Value::String("<REQUEST_STATE>".into());
+        }
     }
     normalize_values(message, paths);
 }
@@ -152,6 +167,11 @@ pub fn normalize_client(message: &mut Value, paths: &Paths) {
         }
         if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
             identity_meta(meta);
+        }
+        if let Some(state) = params.get_mut("requestState") {
+            if !state.is_null() {
+                *state = Value::String("<REQUEST_STATE>".into());
+            }
         }
     }
     normalize_values(message, paths);
@@ -281,6 +301,24 @@ mod should {
         let untouched =
             json!({"params": {"due": "2026-05-16", "v": "2025-11-25", "n": "2026-13-45T99:00"}});
         assert_eq!(server(untouched.clone()), untouched);
+    }
+
+    #[test]
+    fn drop_the_complete_result_type_and_pin_request_state() {
+        assert_eq!(
+            server(json!({"result": {"resultType": "complete", "content": []}})),
+            json!({"result": {"content": []}})
+        );
+        assert_eq!(
+            server(
+                json!({"result": {"resultType": "input_required", "requestState": "opaque.123", "inputRequests": {}}})
+            ),
+            json!({"result": {"resultType": "input_required", "requestState": "<REQUEST_STATE>", "inputRequests": {}}})
+        );
+        let mut retry =
+            json!({"method": "tools/call", "params": {"name": "x", "requestState": "opaque.123"}});
+        normalize_client(&mut retry, &paths());
+        assert_eq!(retry["params"]["requestState"], "<REQUEST_STATE>");
     }
 
     #[test]

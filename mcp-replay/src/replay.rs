@@ -19,6 +19,9 @@ use tokio::time::Instant;
 /// without a handshake, unless the header names another.
 pub const DEFAULT_PROTOCOL: &str = "2025-11-25";
 
+/// The first protocol version of the stateless era: no handshake, identity in `_meta`.
+pub const MODERN_PROTOCOL: &str = "2026-07-28";
+
 /// The live id of the harness's own `initialize`; fixture requests are numbered from 1.
 const SETUP_ID: i64 = 0;
 
@@ -91,6 +94,14 @@ struct Driver<'f, W> {
     new_server_labels: usize,
     /// Arrival numbers of the server requests already refused.
     refused: std::collections::HashSet<usize>,
+    /// The stateless era (2026-07-28 and later): no handshake, identity in `_meta`.
+    modern: bool,
+    /// The `requestState` of the latest `input_required` result, as the server wrote it.
+    last_request_state: Option<Value>,
+    /// Live ids of requests the client cancelled with no response expected.
+    cancelled: std::collections::HashSet<i64>,
+    /// The actual server request each matched expected server request entry was.
+    server_request_seen: HashMap<usize, Value>,
 }
 
 impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
@@ -131,6 +142,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             recordable: true,
             new_server_labels: 0,
             refused: Default::default(),
+            modern: is_modern(fixture),
+            last_request_state: None,
+            cancelled: Default::default(),
+            server_request_seen: HashMap::new(),
         }
     }
 
@@ -161,10 +176,11 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
 
     async fn drive(&mut self) {
         let entries = self.fixture.entries();
-        let needs_setup = entries
-            .iter()
-            .find(|e| e.direction() == Direction::ClientToServer)
-            .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")));
+        let needs_setup = !self.modern
+            && entries
+                .iter()
+                .find(|e| e.direction() == Direction::ClientToServer)
+                .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")));
         if needs_setup {
             self.session_setup().await;
         }
@@ -209,7 +225,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
 
     /// The legacy handshake for fixtures that start without one; not compared.
     async fn session_setup(&mut self) {
-        let protocol = self.fixture.protocol().unwrap_or(DEFAULT_PROTOCOL);
+        let protocol = self.protocol().to_owned();
         let initialize = json!({
             "jsonrpc": "2.0",
             "id": SETUP_ID,
@@ -296,12 +312,90 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     // The server request never came: that is already a finding.
                     None => return,
                 }
+                self.answer_with_handler(index, request, &mut message);
             }
-            MessageKind::Notification => {}
+            MessageKind::Notification => {
+                if entry.method() == Some("notifications/cancelled") {
+                    self.cancel(index, &mut message);
+                }
+            }
+        }
+        if let Some(state) = message.pointer_mut("/params/requestState") {
+            if state
+                .as_str()
+                .is_some_and(|s| s.starts_with("<REQUEST_STATE"))
+            {
+                match &self.last_request_state {
+                    Some(live) => *state = live.clone(),
+                    None => {}
+                }
+            }
+        }
+        if self.modern && entry.kind() == MessageKind::Request {
+            add_identity_meta(&mut message);
         }
         self.fill_identity(&mut message);
         let what = format!("{} (fixture line {})", describe(entry), entry.line());
         self.write(&message, &what, Some(entry.line())).await;
+    }
+
+    /// A client `notifications/cancelled` names the request by its fixture label: send the
+    /// live id, and stop waiting for that request's answer (a server may still answer a
+    /// cancelled request; such an answer is ignored unless the fixture expects one).
+    fn cancel(&mut self, index: usize, message: &mut Value) {
+        let Some(label) = message.pointer("/params/requestId").cloned() else {
+            return;
+        };
+        let entries = self.fixture.entries();
+        let target = (0..index).rev().find(|&i| {
+            entries[i].direction() == Direction::ClientToServer
+                && entries[i].kind() == MessageKind::Request
+                && entries[i].id().is_some_and(|id| json_eq(id, &label))
+        });
+        let Some(live) = target.and_then(|t| self.live_of_entry.get(&t).copied()) else {
+            return;
+        };
+        message["params"]["requestId"] = json!(live);
+        if let Some(t) = target {
+            if !self.response_of_request.contains_key(&t) {
+                self.cancelled.insert(live);
+                self.answered(live);
+            }
+        }
+    }
+
+    /// With a caller-supplied handler, the handler answers a server request instead of
+    /// the recording; a different answer is a finding.
+    fn answer_with_handler(&mut self, index: usize, request: usize, message: &mut Value) {
+        let Some(handler) = self.fixture.server_request_handler() else {
+            return;
+        };
+        let Some(actual_request) = self.server_request_seen.get(&request).cloned() else {
+            return;
+        };
+        let Some(answer) = handler.call(&actual_request) else {
+            return;
+        };
+        let entry = &self.fixture.entries()[index];
+        let mut recorded = entry.message().clone();
+        self.rules.normalize_client(&mut recorded);
+        let mut ours = json!({"jsonrpc": "2.0", "id": entry.id().cloned().unwrap_or(Value::Null), "result": answer});
+        self.rules.normalize_client(&mut ours);
+        if !json_eq(&recorded, &ours) {
+            self.fail(
+                Mismatch::new(
+                    MismatchKind::Result,
+                    Some(entry.line()),
+                    format!(
+                        "the handler answered {} differently from the recording",
+                        describe_request(&self.fixture.entries()[request])
+                    ),
+                )
+                .compare(&recorded, &ours),
+            );
+        }
+        message["result"] = ours["result"].take();
+        message.as_object_mut().map(|m| m.remove("error"));
     }
 
     /// The harness's own identity where a recorded client message has the
@@ -315,7 +409,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             *v = match v.as_str() {
                 Some("<CLIENT_INFO>") => this.client_info(),
                 Some("<PROTOCOL_VERSION>") => {
-                    json!(this.fixture.protocol().unwrap_or(DEFAULT_PROTOCOL))
+                    json!(this.protocol())
                 }
                 Some("<CLIENT_CAPABILITIES>") => this.client_capabilities(),
                 _ => return,
@@ -333,6 +427,15 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 }
             }
         }
+    }
+
+    /// The protocol version the harness speaks: the header's, else the era's default.
+    fn protocol(&self) -> &str {
+        self.fixture.protocol().unwrap_or(if self.modern {
+            MODERN_PROTOCOL
+        } else {
+            DEFAULT_PROTOCOL
+        })
     }
 
     fn client_info(&self) -> Value {
@@ -398,6 +501,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         match event {
             Incoming::Message(mut message) => match MessageKind::of(&message) {
                 Ok(kind) => {
+                    if let Some(state) = message.pointer("/result/requestState") {
+                        self.last_request_state = Some(state.clone());
+                    }
+                    self.label_server_cancellation(&mut message);
                     self.rules.normalize_server(&mut message);
                     self.seq += 1;
                     self.inbox.push(Actual {
@@ -430,6 +537,23 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 if self.closed.is_none() {
                     self.closed = Some(error);
                 }
+            }
+        }
+    }
+
+    /// A server `notifications/cancelled` names one of its own requests by live id: write
+    /// the fixture's label instead.
+    fn label_server_cancellation(&self, message: &mut Value) {
+        if message.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
+            return;
+        }
+        let Some(id) = message.pointer("/params/requestId").cloned() else {
+            return;
+        };
+        let entries = self.fixture.entries();
+        if let Some((entry, _)) = self.server_live.iter().find(|(_, live)| json_eq(live, &id)) {
+            if let Some(label) = entries[*entry].id() {
+                message["params"]["requestId"] = label.clone();
             }
         }
     }
@@ -602,6 +726,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 anomalies.push(a);
                 continue;
             };
+            if self.cancelled.contains(&live) {
+                continue; // a cancelled request's late answer is ignored
+            }
             let (request, answered) = self.request_of_live[&live];
             let expected_response = self.response_of_request.get(&request).copied();
             if answered {
@@ -809,6 +936,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         for &(e, j) in &pairs {
             if others[j].kind == MessageKind::Request {
                 self.server_live.insert(e, others[j].message["id"].clone());
+                self.server_request_seen
+                    .insert(e, others[j].message.clone());
                 label_of.insert(j, entries[e].id().cloned().unwrap_or(Value::Null));
             }
         }
@@ -1086,4 +1215,44 @@ fn describe_message(message: &Value) -> String {
 
 fn ms(d: Duration) -> String {
     format!("{} ms", d.as_millis())
+}
+
+/// Is this fixture in the stateless era: its header names 2026-07-28 or later, or its first
+/// client message is `server/discover`, or its requests carry the era's `_meta` identity.
+pub(crate) fn is_modern(fixture: &Fixture) -> bool {
+    if let Some(p) = fixture.protocol() {
+        return p >= MODERN_PROTOCOL;
+    }
+    let mut client = fixture
+        .entries()
+        .iter()
+        .filter(|e| e.direction() == Direction::ClientToServer);
+    match client.next() {
+        Some(first) if first.method() == Some("server/discover") => true,
+        Some(first) if first.method() == Some("initialize") => false,
+        Some(first) => first
+            .message()
+            .pointer("/params/_meta")
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.contains_key("io.modelcontextprotocol/protocolVersion")),
+        None => false,
+    }
+}
+
+/// Adds the stateless era's identity keys a hand-written request omits, as placeholders
+/// that [`Driver::fill_identity`] then fills.
+fn add_identity_meta(message: &mut Value) {
+    let Some(obj) = message.as_object_mut() else {
+        return;
+    };
+    let params = obj.entry("params").or_insert_with(|| json!({}));
+    let Some(params) = params.as_object_mut() else {
+        return;
+    };
+    let meta = params.entry("_meta").or_insert_with(|| json!({}));
+    if let Some(meta) = meta.as_object_mut() {
+        for (key, placeholder) in crate::normalize::IDENTITY_META {
+            meta.entry(key).or_insert_with(|| json!(placeholder));
+        }
+    }
 }
