@@ -7,7 +7,7 @@
 //!
 //! Exits 0 only when every fixture passes.
 
-use mcp_replay::Fixture;
+use mcp_replay::{Fixture, Rules};
 use mcp_replay_demo::DemoServer;
 use rmcp::ServiceExt;
 use std::path::PathBuf;
@@ -38,8 +38,19 @@ async fn main() -> ExitCode {
                 continue;
             }
         };
+        // The default rules plus the fixture folder's rules file, as the tests use them.
+        let folder = path.parent().unwrap_or(std::path::Path::new("."));
+        let rules = match Rules::load_folder(folder) {
+            Ok(Some(file)) => Rules::default().merge(&file),
+            Ok(None) => Rules::default(),
+            Err(e) => {
+                println!("{e}\n");
+                failed += 1;
+                continue;
+            }
+        };
         let report = fixture
-            .replay(|transport| async move {
+            .replay_with(&rules, |transport| async move {
                 let server = DemoServer::default().serve(transport).await?;
                 server.waiting().await?;
                 Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())

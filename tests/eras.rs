@@ -34,10 +34,18 @@ async fn discover_then_call(transport: Transport) {
 
 #[tokio::test]
 async fn a_changed_discovery_result_is_a_result_finding() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/discover_and_call.jsonl");
-    let text = std::fs::read_to_string(path).unwrap().replace("\"cacheScope\":\"private\"", "\"cacheScope\":\"public\"");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/discover_and_call.jsonl"
+    );
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("\"cacheScope\":\"private\"", "\"cacheScope\":\"public\"");
     let report = Fixture::parse(&text).unwrap().replay(serve).await;
     let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
     assert_eq!(kinds, [MismatchKind::Result], "{report}");
-    assert_eq!(report.mismatches()[0].differences()[0].path, ".result.cacheScope");
+    assert_eq!(
+        report.mismatches()[0].differences()[0].path,
+        ".result.cacheScope"
+    );
 }

@@ -221,7 +221,7 @@ fn any_text() -> Rules {
     Rules::default().replace(".result.content[].text", "<TEXT>")
 }
 
-#[mcp_fixture("echo_any_text", rules = any_text)]
+#[mcp_fixture("echo_any_text", dir = "tests/fixtures", rules = any_text)]
 #[tokio::test]
 async fn a_test_can_loosen_a_field_with_one_line(transport: Transport) {
     serve(DemoServer::default(), transport).await;

@@ -146,7 +146,7 @@ pub struct Fixture {
     path: Option<PathBuf>,
     header: Option<Map<String, Value>>,
     entries: Vec<Entry>,
-        timeout: Option<Duration>,
+    timeout: Option<Duration>,
     protocol: Option<String>,
     handler: Option<ServerRequestHandler>,
 }
@@ -222,7 +222,7 @@ impl Fixture {
             path: None,
             header: None,
             entries: Vec::new(),
-                        timeout: None,
+            timeout: None,
             protocol: None,
             handler: None,
         };
@@ -328,7 +328,7 @@ impl Fixture {
 
     /// The protocol version named by the header (`"protocol"`), used for the session
     /// setup the harness performs when the fixture has no handshake of its own.
-        pub fn protocol(&self) -> Option<&str> {
+    pub fn protocol(&self) -> Option<&str> {
         if let Some(p) = &self.protocol {
             return Some(p);
         }
@@ -351,7 +351,7 @@ impl Fixture {
         self.header.as_ref()?.get("rules")?.as_u64()
     }
 
-    /// Scans every message for secrets (see [`crate::secrets`]); the header's
+    /// Scans every message for secrets (the rules are listed in `docs/normalization.md`); the header's
     /// `"allow_secrets"` entries let a known false positive through. The error names the
     /// line, the JSON path inside the message and the rule, never the secret.
     pub fn check_secrets(&self) -> Result<(), Error> {
@@ -399,7 +399,7 @@ impl Fixture {
     /// request with the stateless era's `_meta` identity and no handshake; an older version
     /// is used for the legacy handshake the harness performs. Overrides the header's
     /// `"protocol"` for this replay (a re-recording does not write it into the file).
-        pub fn with_protocol(mut self, version: &str) -> Fixture {
+    pub fn with_protocol(mut self, version: &str) -> Fixture {
         self.protocol = Some(version.to_owned());
         self
     }

@@ -325,9 +325,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 .as_str()
                 .is_some_and(|s| s.starts_with("<REQUEST_STATE"))
             {
-                match &self.last_request_state {
-                    Some(live) => *state = live.clone(),
-                    None => {}
+                if let Some(live) = &self.last_request_state {
+                    *state = live.clone();
                 }
             }
         }
