@@ -352,6 +352,9 @@ impl ServerHandler for DemoServer {
     }
 }
 
+pub mod protocol_server;
+pub use protocol_server::ProtocolServer;
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;

@@ -29,7 +29,10 @@
 //! input response) is a JSON-RPC invalid-params error.
 
 // Sampling and roots are deprecated by SEP-2577, but this server exercises them on purpose.
-#![expect(deprecated, reason = "the server exercises sampling and roots (SEP-2577)")]
+#![expect(
+    deprecated,
+    reason = "the server exercises sampling and roots (SEP-2577)"
+)]
 
 use std::time::Duration;
 
@@ -40,7 +43,7 @@ use rmcp::{
         wrapper::Parameters,
     },
     model::{
-        CallToolResponse, CallToolResult, ClientResult, ContentBlock, CreateMessageRequest,
+        CallToolResponse, CallToolResult, ContentBlock, CreateMessageRequest,
         CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
         ElicitResult, ElicitationAction, ElicitationSchema, Implementation, InputRequest,
         InputRequests, InputRequiredResult, InputResponses, ListRootsRequest, ListRootsResult,
@@ -168,10 +171,11 @@ fn modern_answer(
     let expected = format!("{tool}:1");
     match (state, responses) {
         (None, None) => Ok(None),
-        (Some(state), Some(mut responses)) if state == expected => responses
-            .remove(key)
-            .map(Some)
-            .ok_or_else(|| ErrorData::invalid_params(format!("missing inputResponses.{key}"), None)),
+        (Some(state), Some(mut responses)) if state == expected => {
+            responses.remove(key).map(Some).ok_or_else(|| {
+                ErrorData::invalid_params(format!("missing inputResponses.{key}"), None)
+            })
+        }
         (state, _) => Err(ErrorData::invalid_params(
             format!("expected requestState {expected:?} with inputResponses, got {state:?}"),
             None,
@@ -181,8 +185,11 @@ fn modern_answer(
 
 /// Sends a legacy-era request to the client; its answer as JSON, or the tool
 /// error to return.
-async fn legacy_answer(peer: &Peer<RoleServer>, request: ServerRequest) -> Result<Value, CallToolResult> {
-    let method = request.method().to_owned();
+async fn legacy_answer(
+    peer: &Peer<RoleServer>,
+    method: &str,
+    request: ServerRequest,
+) -> Result<Value, CallToolResult> {
     let answer = peer
         .send_request(request)
         .await
@@ -192,21 +199,29 @@ async fn legacy_answer(peer: &Peer<RoleServer>, request: ServerRequest) -> Resul
 
 /// Parses the client's answer (either era) into its typed result.
 fn parse<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T, CallToolResult> {
-    serde_json::from_value(answer).map_err(|error| tool_error(format!("malformed {what} result: {error}")))
+    serde_json::from_value(answer)
+        .map_err(|error| tool_error(format!("malformed {what} result: {error}")))
 }
 
 fn greeting(answer: ElicitResult) -> CallToolResult {
     match answer.action {
-        ElicitationAction::Accept => match answer.content.as_ref().and_then(|c| c[NAME_KEY].as_str()) {
-            Some(name) => text_result(format!("Hello, {name}")),
-            None => tool_error("the accepted elicitation has no string name"),
-        },
+        ElicitationAction::Accept => {
+            match answer.content.as_ref().and_then(|c| c[NAME_KEY].as_str()) {
+                Some(name) => text_result(format!("Hello, {name}")),
+                None => tool_error("the accepted elicitation has no string name"),
+            }
+        }
         _ => text_result("Hello, stranger"),
     }
 }
 
 fn summary(answer: CreateMessageResult) -> CallToolResult {
-    match answer.message.content.first().and_then(|block| block.as_text()) {
+    match answer
+        .message
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+    {
         Some(text) => text_result(format!("summary: {}", text.text)),
         None => tool_error("the model returned no text"),
     }
@@ -233,13 +248,16 @@ async fn client_answer<T: DeserializeOwned>(
             None => return Ok(Err(input_required(key, request, &format!("{tool}:1")))),
         }
     } else {
-        let request = match request {
-            InputRequest::Elicitation(request) => ServerRequest::ElicitRequest(request),
-            InputRequest::CreateMessage(request) => ServerRequest::CreateMessageRequest(request),
-            InputRequest::ListRoots(request) => ServerRequest::ListRootsRequest(request),
+        let (method, request) = match request {
+            InputRequest::Elicitation(r) => ("elicitation/create", ServerRequest::ElicitRequest(r)),
+            InputRequest::CreateMessage(r) => (
+                "sampling/createMessage",
+                ServerRequest::CreateMessageRequest(r),
+            ),
+            InputRequest::ListRoots(r) => ("roots/list", ServerRequest::ListRootsRequest(r)),
             _ => return Err(ErrorData::internal_error("unknown input request", None)),
         };
-        match legacy_answer(&context.peer, request).await {
+        match legacy_answer(&context.peer, method, request).await {
             Ok(answer) => answer,
             Err(error) => return Ok(Err(error.into())),
         }
@@ -271,7 +289,9 @@ impl ProtocolServer {
         })
     }
 
-    #[tool(description = "Ask the client's model (sampling) to summarize `text`: \"summary: {answer}\".")]
+    #[tool(
+        description = "Ask the client's model (sampling) to summarize `text`: \"summary: {answer}\"."
+    )]
     async fn summarize(
         &self,
         Parameters(SummarizeArgs { text }): Parameters<SummarizeArgs>,
@@ -308,7 +328,7 @@ impl ProtocolServer {
             return tool_error("ping needs the legacy era (2025-11-25)");
         }
         let ping = ServerRequest::PingRequest(PingRequest::default());
-        match legacy_answer(&context.peer, ping).await {
+        match legacy_answer(&context.peer, "ping", ping).await {
             Ok(_) => text_result("pong received"),
             Err(error) => error,
         }
@@ -362,7 +382,7 @@ impl ProtocolServer {
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for ProtocolServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
@@ -373,5 +393,172 @@ impl ServerHandler for ProtocolServer {
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(SERVER_NAME, SERVER_VERSION))
             .with_instructions(INSTRUCTIONS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rmcp::ServiceExt;
+    use serde_json::{json, Value};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, WriteHalf};
+
+    use super::*;
+
+    /// A raw JSON-RPC client: writes lines to the server, reads the lines it writes.
+    struct RawClient {
+        writer: WriteHalf<DuplexStream>,
+        lines: Lines<BufReader<tokio::io::ReadHalf<DuplexStream>>>,
+        server: tokio::task::JoinHandle<()>,
+    }
+
+    impl RawClient {
+        fn start() -> Self {
+            let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+            let server = tokio::spawn(async move {
+                if let Ok(running) = ProtocolServer::default().serve(server_io).await {
+                    let _ = running.waiting().await;
+                }
+            });
+            let (reader, writer) = tokio::io::split(client_io);
+            Self {
+                writer,
+                lines: BufReader::new(reader).lines(),
+                server,
+            }
+        }
+
+        async fn send(&mut self, message: Value) {
+            let line = message.to_string();
+            println!(">> {line}");
+            self.writer
+                .write_all(format!("{line}\n").as_bytes())
+                .await
+                .expect("write to server");
+            self.writer.flush().await.expect("flush");
+        }
+
+        /// The next message the server writes, or `None` if it writes nothing
+        /// within a short while (or closes the pipe).
+        async fn recv(&mut self) -> Option<Value> {
+            let line = tokio::time::timeout(Duration::from_millis(500), self.lines.next_line())
+                .await
+                .ok()?
+                .expect("read from server")?;
+            println!("<< {line}");
+            Some(serde_json::from_str(&line).expect("server wrote JSON"))
+        }
+
+        async fn expect(&mut self) -> Value {
+            self.recv().await.expect("a message from the server")
+        }
+
+        async fn call(&mut self, id: i64, name: &str, params: Value) -> Value {
+            let mut params = params;
+            params["name"] = json!(name);
+            self.send(json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":params}))
+                .await;
+            self.expect().await
+        }
+    }
+
+    impl Drop for RawClient {
+        fn drop(&mut self) {
+            self.server.abort();
+        }
+    }
+
+    fn text(response: &Value) -> Value {
+        json!({"content": [{"type": "text", "text": response["result"]["content"][0]["text"]}]})
+    }
+
+    #[tokio::test]
+    async fn legacy_era() {
+        let mut c = RawClient::start();
+        c.send(json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"sampling":{},"roots":{}},"clientInfo":{"name":"t","version":"0"}}})).await;
+        let init = c.expect().await;
+        c.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"})).await;
+        assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+
+        let ask = c.call(2, "ask_name", json!({"arguments":{}})).await;
+        c.send(json!({"jsonrpc":"2.0","id":ask["id"],"result":{"action":"accept","content":{"name":"Ada"}}})).await;
+        let done = c.expect().await;
+        println!("{}", text(&done));
+
+        let ask = c.call(3, "summarize", json!({"arguments":{"text":"a long story"}})).await;
+        c.send(json!({"jsonrpc":"2.0","id":ask["id"],"result":{"role":"assistant","content":{"type":"text","text":"short"},"model":"m","stopReason":"endTurn"}})).await;
+        c.expect().await;
+
+        let ask = c.call(4, "list_roots", json!({"arguments":{}})).await;
+        c.send(json!({"jsonrpc":"2.0","id":ask["id"],"result":{"roots":[{"uri":"file:///demo","name":"demo"}]}})).await;
+        c.expect().await;
+
+        let ask = c.call(5, "ping_client", json!({"arguments":{}})).await;
+        c.send(json!({"jsonrpc":"2.0","id":ask["id"],"result":{}})).await;
+        c.expect().await;
+
+        c.call(6, "long_task", json!({"arguments":{"steps":3},"_meta":{"progressToken":"p1"}})).await;
+        c.expect().await;
+        c.expect().await;
+        c.expect().await;
+
+        c.call(7, "long_task", json!({"arguments":{"steps":50},"_meta":{"progressToken":"p2"}})).await;
+        c.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}})).await;
+        while c.recv().await.is_some() {}
+
+        c.call(8, "announce", json!({"arguments":{}})).await;
+        c.expect().await;
+
+        let ask = c.call(9, "ask_name", json!({"arguments":{}})).await;
+        c.send(json!({"jsonrpc":"2.0","id":ask["id"],"result":{"action":"decline"}})).await;
+        c.expect().await;
+        let ask = c.call(10, "ask_name", json!({"arguments":{}})).await;
+        c.send(json!({"jsonrpc":"2.0","id":ask["id"],"error":{"code":-32601,"message":"no elicitation"}})).await;
+        c.expect().await;
+        assert_eq!(c.recv().await, None);
+    }
+
+    const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{}}}"#;
+
+    fn meta() -> Value {
+        serde_json::from_str(META).expect("meta")
+    }
+
+    #[tokio::test]
+    async fn modern_era() {
+        let mut c = RawClient::start();
+        c.send(json!({"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":meta()}})).await;
+        c.expect().await;
+
+        let ask = c.call(2, "ask_name", json!({"arguments":{},"_meta":meta()})).await;
+        let state = ask["result"]["requestState"].clone();
+        c.call(3, "ask_name", json!({"arguments":{},"_meta":meta(),"inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}}},"requestState":state})).await;
+
+        let ask = c.call(4, "summarize", json!({"arguments":{"text":"a long story"},"_meta":meta()})).await;
+        let state = ask["result"]["requestState"].clone();
+        c.call(5, "summarize", json!({"arguments":{"text":"a long story"},"_meta":meta(),"inputResponses":{"summary":{"role":"assistant","content":{"type":"text","text":"short"},"model":"m","stopReason":"endTurn"}},"requestState":state})).await;
+
+        let ask = c.call(6, "list_roots", json!({"arguments":{},"_meta":meta()})).await;
+        let state = ask["result"]["requestState"].clone();
+        c.call(7, "list_roots", json!({"arguments":{},"_meta":meta(),"inputResponses":{"roots":{"roots":[{"uri":"file:///demo","name":"demo"}]}},"requestState":state})).await;
+
+        c.call(8, "ping_client", json!({"arguments":{},"_meta":meta()})).await;
+        let mut m = meta();
+        m["progressToken"] = json!("p1");
+        c.call(9, "long_task", json!({"arguments":{"steps":3},"_meta":m})).await;
+        c.expect().await;
+        c.expect().await;
+        c.expect().await;
+        c.call(10, "announce", json!({"arguments":{},"_meta":meta()})).await;
+        c.expect().await;
+        c.call(11, "ask_name", json!({"arguments":{}})).await;
+        c.call(12, "ask_name", json!({"arguments":{},"_meta":meta(),"requestState":"bogus"})).await;
+        m["progressToken"] = json!("p2");
+        c.call(13, "long_task", json!({"arguments":{"steps":50},"_meta":m})).await;
+        c.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":13,"reason":"user"}})).await;
+        while c.recv().await.is_some() {}
+        c.send(json!({"jsonrpc":"2.0","id":14,"method":"tools/list","params":{"_meta":meta()}})).await;
+        c.expect().await;
     }
 }

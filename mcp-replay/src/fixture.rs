@@ -177,12 +177,13 @@ impl PartialEq for ServerRequestHandler {
 }
 
 /// The keys a header line may have.
-const HEADER_KEYS: [&str; 7] = [
+const HEADER_KEYS: [&str; 8] = [
     "mcp_replay",
     "protocol",
     "timeout_ms",
     "rules",
     "unordered",
+    "strict_response_order",
     "allow_secrets",
     "description",
 ];
@@ -346,6 +347,16 @@ impl Fixture {
             .filter_map(Value::as_str)
     }
 
+    /// Does the header ask for responses in the fixture's order (`"strict_response_order":
+    /// true`)? By default responses are matched by id whatever their order.
+    pub fn strict_response_order(&self) -> bool {
+        self.header
+            .as_ref()
+            .and_then(|h| h.get("strict_response_order"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
     /// The default rules version the header pins (`"rules"`), if any.
     pub fn rules_version(&self) -> Option<u64> {
         self.header.as_ref()?.get("rules")?.as_u64()
@@ -496,6 +507,13 @@ fn parse_header(obj: &Map<String, Value>) -> Result<Option<Duration>, String> {
             return Err(format!(
                 "\"rules\" pins the default rules version: 1 to {}, not {v}",
                 crate::rules::RULES_VERSION
+            ));
+        }
+    }
+    if let Some(v) = obj.get("strict_response_order") {
+        if !v.is_boolean() {
+            return Err(format!(
+                "\"strict_response_order\" must be true or false, not {v}"
             ));
         }
     }

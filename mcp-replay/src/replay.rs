@@ -102,6 +102,8 @@ struct Driver<'f, W> {
     cancelled: std::collections::HashSet<i64>,
     /// The actual server request each matched expected server request entry was.
     server_request_seen: HashMap<usize, Value>,
+    /// Client request entries that a later client `notifications/cancelled` cancels.
+    cancelled_later: std::collections::HashSet<usize>,
 }
 
 impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
@@ -146,6 +148,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             last_request_state: None,
             cancelled: Default::default(),
             server_request_seen: HashMap::new(),
+            cancelled_later: cancelled_requests(fixture),
         }
     }
 
@@ -215,12 +218,18 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         self.shutdown().await;
     }
 
+    /// Does the fixture account for request entry `entry`'s answer: a response line, or a
+    /// later client cancellation (then no answer is awaited)?
+    fn answer_expected(&self, entry: usize) -> bool {
+        self.response_of_request.contains_key(&entry) || self.cancelled_later.contains(&entry)
+    }
+
     /// Requests in flight whose response the fixture does not expect anywhere later:
     /// the replay waits for them before sending more, so recordings stay in order.
     fn has_unexpected_in_flight(&self) -> bool {
         self.request_of_live
             .values()
-            .any(|(entry, answered)| !answered && !self.response_of_request.contains_key(entry))
+            .any(|(entry, answered)| !answered && !self.answer_expected(*entry))
     }
 
     /// The legacy handshake for fixtures that start without one; not compared.
@@ -621,7 +630,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             .iter()
             .all(|(live, (entry, answered))| {
                 *answered
-                    || self.response_of_request.contains_key(entry)
+                    || self.answer_expected(*entry)
                     || self.inbox.iter().any(|a| {
                         a.kind == MessageKind::Response && a.message["id"].as_i64() == Some(*live)
                     })
@@ -720,6 +729,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             .filter(|&e| entries[e].kind() == MessageKind::Response)
             .collect();
         let mut anomalies = Vec::new();
+        let mut matched_responses: Vec<(usize, usize)> = Vec::new(); // (expected entry, arrival)
         for a in responses {
             let Some(live) = self.live_request(&a.message) else {
                 anomalies.push(a);
@@ -738,6 +748,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 Some(r) if unanswered.contains(&r) => {
                     unanswered.retain(|&u| u != r);
                     self.answered(live);
+                    matched_responses.push((r, a.seq));
                     let actual = with_id(&a.message, entries[r].id());
                     if !json_eq(entries[r].message(), &actual) {
                         self.fail(
@@ -772,6 +783,35 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     );
                     recorded.push((a.seq, actual));
                 }
+            }
+        }
+        if self.fixture.strict_response_order() {
+            matched_responses.sort();
+            if matched_responses.windows(2).any(|w| w[0].1 > w[1].1) {
+                let order = |pairs: &[(usize, usize)]| -> String {
+                    pairs
+                        .iter()
+                        .map(|&(r, _)| {
+                            format!(
+                                "response {} (line {})",
+                                compact(entries[r].id().unwrap_or(&Value::Null), 40),
+                                entries[r].line()
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let mut by_arrival = matched_responses.clone();
+                by_arrival.sort_by_key(|&(_, seq)| seq);
+                self.fail(Mismatch::new(
+                    MismatchKind::NotificationOrder,
+                    Some(entries[matched_responses[0].0].line()),
+                    format!(
+                        "the responses arrived in another order (the fixture asks for strict response order)\n    expected order: {}\n    actual order:   {}",
+                        order(&matched_responses),
+                        order(&by_arrival)
+                    ),
+                ));
             }
         }
         for a in anomalies {
@@ -974,9 +1014,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let mut silent: Vec<(i64, usize)> = self
             .request_of_live
             .iter()
-            .filter(|(_, (entry, answered))| {
-                !answered && !self.response_of_request.contains_key(entry)
-            })
+            .filter(|(_, (entry, answered))| !answered && !self.answer_expected(*entry))
             .map(|(live, (entry, _))| (*live, *entry))
             .collect();
         silent.sort();
@@ -1214,6 +1252,30 @@ fn describe_message(message: &Value) -> String {
 
 fn ms(d: Duration) -> String {
     format!("{} ms", d.as_millis())
+}
+
+/// The client request entries a later client `notifications/cancelled` names by label.
+fn cancelled_requests(fixture: &Fixture) -> std::collections::HashSet<usize> {
+    let entries = fixture.entries();
+    let mut out = std::collections::HashSet::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.direction() != Direction::ClientToServer
+            || e.method() != Some("notifications/cancelled")
+        {
+            continue;
+        }
+        let Some(label) = e.message().pointer("/params/requestId") else {
+            continue;
+        };
+        if let Some(target) = (0..i).rev().find(|&t| {
+            entries[t].direction() == Direction::ClientToServer
+                && entries[t].kind() == MessageKind::Request
+                && entries[t].id().is_some_and(|id| json_eq(id, label))
+        }) {
+            out.insert(target);
+        }
+    }
+    out
 }
 
 /// Is this fixture in the stateless era: its header names 2026-07-28 or later, or its first

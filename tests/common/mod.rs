@@ -8,6 +8,10 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 /// Serves `transport` by hand: answers `initialize` like a legacy server, ignores
 /// notifications, and writes the lines `script` returns for every other request.
 pub async fn scripted(transport: Transport, script: impl Fn(&Value) -> Vec<String>) {
+    scripted_inner(transport, script, false).await
+}
+
+async fn scripted_inner(transport: Transport, script: impl Fn(&Value) -> Vec<String>, all: bool) {
     let (read, mut write) = tokio::io::split(transport);
     let mut lines = BufReader::new(read).lines();
     while let Ok(Some(line)) = lines.next_line().await {
@@ -19,7 +23,7 @@ pub async fn scripted(transport: Transport, script: impl Fn(&Value) -> Vec<Strin
                 "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "scripted", "version": "0"}}
             })
             .to_string()],
-            Some(_) if message.get("id").is_none() => vec![],
+            Some(_) if message.get("id").is_none() && !all => vec![],
             _ => script(&message),
         };
         let mut out = String::new();
@@ -32,6 +36,12 @@ pub async fn scripted(transport: Transport, script: impl Fn(&Value) -> Vec<Strin
         }
         let _ = write.flush().await;
     }
+}
+
+/// Like [`scripted`], but `script` also sees notifications and responses (everything but
+/// `initialize`).
+pub async fn scripted_all(transport: Transport, script: impl Fn(&Value) -> Vec<String>) {
+    scripted_inner(transport, script, true).await
 }
 
 /// A JSON-RPC notification line.
