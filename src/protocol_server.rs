@@ -67,8 +67,8 @@ pub const SERVER_VERSION: &str = "1.0.0";
 pub const INSTRUCTIONS: &str = "Deterministic protocol server for mcp-replay fixtures. \
 Tools: ask_name, summarize, list_roots, ping_client, long_task, announce.";
 
-/// The key of the single entry in `inputRequests` / `inputResponses` of each
-/// modern-era round trip: `"name"`, `"summary"` or `"roots"`.
+// The key of the single `inputRequests` / `inputResponses` entry of each
+// modern-era round trip (`NAME_KEY` is also the elicited property).
 const NAME_KEY: &str = "name";
 const SUMMARY_KEY: &str = "summary";
 const ROOTS_KEY: &str = "roots";
@@ -401,7 +401,6 @@ mod tests {
     use std::time::Duration;
 
     use rmcp::ServiceExt;
-    use serde_json::{json, Value};
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, WriteHalf};
 
     use super::*;
@@ -429,8 +428,7 @@ mod tests {
             }
         }
 
-        async fn send(&mut self, message: Value) {
-            let line = message.to_string();
+        async fn send(&mut self, line: &str) {
             println!(">> {line}");
             self.writer
                 .write_all(format!("{line}\n").as_bytes())
@@ -439,27 +437,16 @@ mod tests {
             self.writer.flush().await.expect("flush");
         }
 
-        /// The next message the server writes, or `None` if it writes nothing
-        /// within a short while (or closes the pipe).
-        async fn recv(&mut self) -> Option<Value> {
-            let line = tokio::time::timeout(Duration::from_millis(500), self.lines.next_line())
+        /// The next line the server writes, or `None` if it writes nothing
+        /// within `millis` (or closes the pipe).
+        async fn recv(&mut self, millis: u64) -> Option<String> {
+            let next = self.lines.next_line();
+            let line = tokio::time::timeout(Duration::from_millis(millis), next)
                 .await
                 .ok()?
                 .expect("read from server")?;
             println!("<< {line}");
-            Some(serde_json::from_str(&line).expect("server wrote JSON"))
-        }
-
-        async fn expect(&mut self) -> Value {
-            self.recv().await.expect("a message from the server")
-        }
-
-        async fn call(&mut self, id: i64, name: &str, params: Value) -> Value {
-            let mut params = params;
-            params["name"] = json!(name);
-            self.send(json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":params}))
-                .await;
-            self.expect().await
+            Some(line)
         }
     }
 
@@ -469,96 +456,128 @@ mod tests {
         }
     }
 
-    fn text(response: &Value) -> Value {
-        json!({"content": [{"type": "text", "text": response["result"]["content"][0]["text"]}]})
+    /// Plays a script against a fresh server: `>` sends the line, `<` expects
+    /// exactly that line from the server, `~` expects silence for that many ms.
+    /// `$META` and `$INSTRUCTIONS` are substituted first.
+    async fn play(script: &[(&str, &str)]) {
+        let mut client = RawClient::start();
+        for (step, (kind, line)) in script.iter().enumerate() {
+            let line = line
+                .replace("$META", META)
+                .replace("$INSTRUCTIONS", INSTRUCTIONS);
+            match *kind {
+                ">" => client.send(&line).await,
+                "<" => assert_eq!(client.recv(1000).await, Some(line), "step {step}"),
+                _ => assert_eq!(client.recv(line.parse().expect("ms")).await, None),
+            }
+        }
+    }
+
+    /// The `_meta` identity keys every modern (2026-07-28) request carries.
+    const META: &str = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{}}"#;
+
+    #[tokio::test]
+    async fn legacy_era_sends_requests_to_the_client() {
+        play(&[
+            (">", r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"sampling":{},"roots":{}},"clientInfo":{"name":"t","version":"0"}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"mcp-replay-protocol","version":"1.0.0"},"instructions":"$INSTRUCTIONS"}}"#),
+            (">", r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            ("~", "50"),
+            // ask_name: the server's own request ids start at 0; rmcp adds a progressToken.
+            (">", r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_name","arguments":{}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{"_meta":{"progressToken":0},"message":"What is your name?","mode":"form","requestedSchema":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}}}"#),
+            (">", r#"{"jsonrpc":"2.0","id":0,"result":{"action":"accept","content":{"name":"Ada"}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Hello, Ada"}],"isError":false}}"#),
+            // summarize
+            (">", r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"summarize","arguments":{"text":"a long story"}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"_meta":{"progressToken":1},"maxTokens":50,"messages":[{"content":{"text":"Summarize: a long story","type":"text"},"role":"user"}]}}"#),
+            (">", r#"{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"short"},"model":"m","stopReason":"endTurn"}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"summary: short"}],"isError":false}}"#),
+            // list_roots
+            (">", r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_roots","arguments":{}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":2,"method":"roots/list","params":{"_meta":{"progressToken":2}}}"#),
+            (">", r#"{"jsonrpc":"2.0","id":2,"result":{"roots":[{"uri":"file:///demo","name":"demo"}]}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"file:///demo"}],"isError":false}}"#),
+            // ping_client
+            (">", r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ping_client","arguments":{}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{"progressToken":3}}}"#),
+            (">", r#"{"jsonrpc":"2.0","id":3,"result":{}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"pong received"}],"isError":false}}"#),
+            // long_task with progress
+            (">", r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"long_task","arguments":{"steps":3},"_meta":{"progressToken":"p1"}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"step 1 of 3","progress":1.0,"progressToken":"p1","total":3.0}}"#),
+            ("<", r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"step 2 of 3","progress":2.0,"progressToken":"p1","total":3.0}}"#),
+            ("<", r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"step 3 of 3","progress":3.0,"progressToken":"p1","total":3.0}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"done after 3 steps"}],"isError":false}}"#),
+            // long_task cancelled after its first step: nothing more, not even a response
+            // (50 steps would take ~1 s, the silence lasts 1.5 s).
+            (">", r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"long_task","arguments":{"steps":50},"_meta":{"progressToken":"p2"}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"step 1 of 50","progress":1.0,"progressToken":"p2","total":50.0}}"#),
+            (">", r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}"#),
+            ("~", "1500"),
+            // announce
+            (">", r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"announce","arguments":{}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"announced"}],"isError":false}}"#),
+            // ask_name declined, then answered with an error
+            (">", r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"ask_name","arguments":{}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":4,"method":"elicitation/create","params":{"_meta":{"progressToken":4},"message":"What is your name?","mode":"form","requestedSchema":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}}}"#),
+            (">", r#"{"jsonrpc":"2.0","id":4,"result":{"action":"decline"}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"Hello, stranger"}],"isError":false}}"#),
+            (">", r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"ask_name","arguments":{}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{"_meta":{"progressToken":5},"message":"What is your name?","mode":"form","requestedSchema":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}}}"#),
+            (">", r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"no elicitation"}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":10,"result":{"content":[{"type":"text","text":"elicitation/create failed: Mcp error: -32601: no elicitation"}],"isError":true}}"#),
+            ("~", "50"),
+        ])
+        .await;
     }
 
     #[tokio::test]
-    async fn legacy_era() {
-        let mut c = RawClient::start();
-        c.send(json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"sampling":{},"roots":{}},"clientInfo":{"name":"t","version":"0"}}})).await;
-        let init = c.expect().await;
-        c.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"})).await;
-        assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
-
-        let ask = c.call(2, "ask_name", json!({"arguments":{}})).await;
-        c.send(json!({"jsonrpc":"2.0","id":ask["id"],"result":{"action":"accept","content":{"name":"Ada"}}})).await;
-        let done = c.expect().await;
-        println!("{}", text(&done));
-
-        let ask = c.call(3, "summarize", json!({"arguments":{"text":"a long story"}})).await;
-        c.send(json!({"jsonrpc":"2.0","id":ask["id"],"result":{"role":"assistant","content":{"type":"text","text":"short"},"model":"m","stopReason":"endTurn"}})).await;
-        c.expect().await;
-
-        let ask = c.call(4, "list_roots", json!({"arguments":{}})).await;
-        c.send(json!({"jsonrpc":"2.0","id":ask["id"],"result":{"roots":[{"uri":"file:///demo","name":"demo"}]}})).await;
-        c.expect().await;
-
-        let ask = c.call(5, "ping_client", json!({"arguments":{}})).await;
-        c.send(json!({"jsonrpc":"2.0","id":ask["id"],"result":{}})).await;
-        c.expect().await;
-
-        c.call(6, "long_task", json!({"arguments":{"steps":3},"_meta":{"progressToken":"p1"}})).await;
-        c.expect().await;
-        c.expect().await;
-        c.expect().await;
-
-        c.call(7, "long_task", json!({"arguments":{"steps":50},"_meta":{"progressToken":"p2"}})).await;
-        c.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}})).await;
-        while c.recv().await.is_some() {}
-
-        c.call(8, "announce", json!({"arguments":{}})).await;
-        c.expect().await;
-
-        let ask = c.call(9, "ask_name", json!({"arguments":{}})).await;
-        c.send(json!({"jsonrpc":"2.0","id":ask["id"],"result":{"action":"decline"}})).await;
-        c.expect().await;
-        let ask = c.call(10, "ask_name", json!({"arguments":{}})).await;
-        c.send(json!({"jsonrpc":"2.0","id":ask["id"],"error":{"code":-32601,"message":"no elicitation"}})).await;
-        c.expect().await;
-        assert_eq!(c.recv().await, None);
-    }
-
-    const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{}}}"#;
-
-    fn meta() -> Value {
-        serde_json::from_str(META).expect("meta")
-    }
-
-    #[tokio::test]
-    async fn modern_era() {
-        let mut c = RawClient::start();
-        c.send(json!({"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":meta()}})).await;
-        c.expect().await;
-
-        let ask = c.call(2, "ask_name", json!({"arguments":{},"_meta":meta()})).await;
-        let state = ask["result"]["requestState"].clone();
-        c.call(3, "ask_name", json!({"arguments":{},"_meta":meta(),"inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}}},"requestState":state})).await;
-
-        let ask = c.call(4, "summarize", json!({"arguments":{"text":"a long story"},"_meta":meta()})).await;
-        let state = ask["result"]["requestState"].clone();
-        c.call(5, "summarize", json!({"arguments":{"text":"a long story"},"_meta":meta(),"inputResponses":{"summary":{"role":"assistant","content":{"type":"text","text":"short"},"model":"m","stopReason":"endTurn"}},"requestState":state})).await;
-
-        let ask = c.call(6, "list_roots", json!({"arguments":{},"_meta":meta()})).await;
-        let state = ask["result"]["requestState"].clone();
-        c.call(7, "list_roots", json!({"arguments":{},"_meta":meta(),"inputResponses":{"roots":{"roots":[{"uri":"file:///demo","name":"demo"}]}},"requestState":state})).await;
-
-        c.call(8, "ping_client", json!({"arguments":{},"_meta":meta()})).await;
-        let mut m = meta();
-        m["progressToken"] = json!("p1");
-        c.call(9, "long_task", json!({"arguments":{"steps":3},"_meta":m})).await;
-        c.expect().await;
-        c.expect().await;
-        c.expect().await;
-        c.call(10, "announce", json!({"arguments":{},"_meta":meta()})).await;
-        c.expect().await;
-        c.call(11, "ask_name", json!({"arguments":{}})).await;
-        c.call(12, "ask_name", json!({"arguments":{},"_meta":meta(),"requestState":"bogus"})).await;
-        m["progressToken"] = json!("p2");
-        c.call(13, "long_task", json!({"arguments":{"steps":50},"_meta":m})).await;
-        c.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":13,"reason":"user"}})).await;
-        while c.recv().await.is_some() {}
-        c.send(json!({"jsonrpc":"2.0","id":14,"method":"tools/list","params":{"_meta":meta()}})).await;
-        c.expect().await;
+    async fn modern_era_returns_input_required() {
+        play(&[
+            (">", r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{$META}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2024-11-05","2025-03-26","2025-06-18","2025-11-25","2026-07-28"],"capabilities":{"logging":{},"tools":{"listChanged":true}},"instructions":"$INSTRUCTIONS","ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-replay-protocol","version":"1.0.0"}}}}"#),
+            // ask_name, then the retry under a new id
+            (">", r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_name","arguments":{},"_meta":{$META}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"name":{"method":"elicitation/create","params":{"message":"What is your name?","mode":"form","requestedSchema":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}}}},"requestState":"ask_name:1"}}"#),
+            (">", r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask_name","arguments":{},"_meta":{$META},"inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}}},"requestState":"ask_name:1"}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[{"type":"text","text":"Hello, Ada"}],"isError":false}}"#),
+            // summarize
+            (">", r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"summarize","arguments":{"text":"a long story"},"_meta":{$META}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"input_required","inputRequests":{"summary":{"method":"sampling/createMessage","params":{"maxTokens":50,"messages":[{"content":{"text":"Summarize: a long story","type":"text"},"role":"user"}]}}},"requestState":"summarize:1"}}"#),
+            (">", r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"summarize","arguments":{"text":"a long story"},"_meta":{$META},"inputResponses":{"summary":{"role":"assistant","content":{"type":"text","text":"short"},"model":"m","stopReason":"endTurn"}},"requestState":"summarize:1"}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete","content":[{"type":"text","text":"summary: short"}],"isError":false}}"#),
+            // list_roots
+            (">", r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_roots","arguments":{},"_meta":{$META}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":6,"result":{"resultType":"input_required","inputRequests":{"roots":{"method":"roots/list"}},"requestState":"list_roots:1"}}"#),
+            (">", r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_roots","arguments":{},"_meta":{$META},"inputResponses":{"roots":{"roots":[{"uri":"file:///demo","name":"demo"}]}},"requestState":"list_roots:1"}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[{"type":"text","text":"file:///demo"}],"isError":false}}"#),
+            // ping_client is a tool error
+            (">", r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"ping_client","arguments":{},"_meta":{$META}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":8,"result":{"resultType":"complete","content":[{"type":"text","text":"ping needs the legacy era (2025-11-25)"}],"isError":true}}"#),
+            // long_task with progress
+            (">", r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"long_task","arguments":{"steps":3},"_meta":{"progressToken":"p1",$META}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"step 1 of 3","progress":1.0,"progressToken":"p1","total":3.0}}"#),
+            ("<", r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"step 2 of 3","progress":2.0,"progressToken":"p1","total":3.0}}"#),
+            ("<", r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"step 3 of 3","progress":3.0,"progressToken":"p1","total":3.0}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":9,"result":{"resultType":"complete","content":[{"type":"text","text":"done after 3 steps"}],"isError":false}}"#),
+            // long_task cancelled
+            (">", r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"long_task","arguments":{"steps":50},"_meta":{"progressToken":"p2",$META}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"step 1 of 50","progress":1.0,"progressToken":"p2","total":50.0}}"#),
+            (">", r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":10,"reason":"user"}}"#),
+            ("~", "1500"),
+            // announce
+            (">", r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"announce","arguments":{},"_meta":{$META}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":11,"result":{"resultType":"complete","content":[{"type":"text","text":"announced"}],"isError":false}}"#),
+            // without the _meta keys: refused by rmcp; an unknown requestState: by the tool
+            (">", r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"ask_name","arguments":{}}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":12,"error":{"code":-32602,"message":"request _meta is missing or has malformed required fields: io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities"}}"#),
+            (">", r#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"ask_name","arguments":{},"_meta":{$META},"inputResponses":{"name":{"action":"cancel"}},"requestState":"bogus"}}"#),
+            ("<", r#"{"jsonrpc":"2.0","id":13,"error":{"code":-32602,"message":"expected requestState \"ask_name:1\" with inputResponses, got Some(\"bogus\")"}}"#),
+            ("~", "50"),
+        ])
+        .await;
     }
 }

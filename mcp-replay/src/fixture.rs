@@ -210,6 +210,19 @@ impl Fixture {
         Ok(fixture)
     }
 
+    /// A fixture with no messages whose errors name `source`.
+    pub(crate) fn empty(source: &str) -> Fixture {
+        Fixture {
+            source: source.to_owned(),
+            path: None,
+            header: None,
+            entries: Vec::new(),
+            timeout: None,
+            protocol: None,
+            handler: None,
+        }
+    }
+
     /// Parses fixture text; errors name the line and column (the file is `<string>`).
     /// Unlike [`Fixture::load`] it does not scan for secrets.
     pub fn parse(text: &str) -> Result<Fixture, Error> {
@@ -218,15 +231,7 @@ impl Fixture {
 
     /// Parses fixture text whose errors should name `source` as the file.
     pub fn parse_named(text: &str, source: &str) -> Result<Fixture, Error> {
-        let mut fixture = Fixture {
-            source: source.to_owned(),
-            path: None,
-            header: None,
-            entries: Vec::new(),
-            timeout: None,
-            protocol: None,
-            handler: None,
-        };
+        let mut fixture = Fixture::empty(source);
         let mut correlate = Correlator::default();
         for (index, raw) in text.split('\n').enumerate() {
             let line_no = index + 1;

@@ -68,6 +68,7 @@ mod error;
 mod fixture;
 mod json;
 mod normalize;
+mod record;
 mod replay;
 mod report;
 mod rules;
@@ -81,6 +82,7 @@ pub use fixture::{Direction, Entry, Fixture, MessageKind, ServerRequestHandler, 
 pub use json::{json_eq, Difference};
 pub use mcp_replay_macros::mcp_fixture;
 pub use normalize::DEFAULT_RULES;
+pub use record::fixture_from_exchange;
 pub use replay::{DEFAULT_PROTOCOL, MODERN_PROTOCOL};
 pub use report::{Mismatch, MismatchKind, Report};
 pub use rules::{Rules, RULES_FILE, RULES_VERSION};
