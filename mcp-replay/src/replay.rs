@@ -104,6 +104,8 @@ struct Driver<'f, W> {
     server_request_seen: HashMap<usize, Value>,
     /// Client request entries that a later client `notifications/cancelled` cancels.
     cancelled_later: std::collections::HashSet<usize>,
+    /// Does the current window also wait for the answers the fixture has no line for?
+    await_in_flight: bool,
 }
 
 impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
@@ -149,6 +151,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             cancelled: Default::default(),
             server_request_seen: HashMap::new(),
             cancelled_later: cancelled_requests(fixture),
+            await_in_flight: true,
         }
     }
 
@@ -191,7 +194,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         while i < entries.len() && !self.aborted {
             let entry = &entries[i];
             if entry.direction() == Direction::ClientToServer {
-                if self.has_unexpected_in_flight() {
+                // Before a new request, every earlier one the fixture has no answer for must
+                // be answered (a server waiting for a client response cannot, so not then).
+                self.await_in_flight = entry.kind() == MessageKind::Request;
+                if self.await_in_flight && self.has_unexpected_in_flight() {
                     self.window(&[], false).await;
                 }
                 let mut recorded = entry.message().clone();
@@ -206,12 +212,16 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     .position(|e| e.direction() == Direction::ClientToServer)
                     .map_or(entries.len(), |n| i + n);
                 let window: Vec<usize> = (i..end).collect();
+                self.await_in_flight = entries
+                    .get(end)
+                    .is_none_or(|next| next.kind() == MessageKind::Request);
                 self.position = end - 1;
                 self.window(&window, false).await;
                 i = end;
             }
         }
         if !self.aborted {
+            self.await_in_flight = true;
             self.position = entries.len();
             self.window(&[], true).await;
         }
@@ -626,15 +636,18 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         if methods.values().any(|n| *n > 0) {
             return false;
         }
-        self.request_of_live
-            .iter()
-            .all(|(live, (entry, answered))| {
-                *answered
-                    || self.answer_expected(*entry)
-                    || self.inbox.iter().any(|a| {
-                        a.kind == MessageKind::Response && a.message["id"].as_i64() == Some(*live)
-                    })
-            })
+        !self.await_in_flight
+            || self
+                .request_of_live
+                .iter()
+                .all(|(live, (entry, answered))| {
+                    *answered
+                        || self.answer_expected(*entry)
+                        || self.inbox.iter().any(|a| {
+                            a.kind == MessageKind::Response
+                                && a.message["id"].as_i64() == Some(*live)
+                        })
+                })
     }
 
     /// The live request a response's id names exactly (an integer we sent).
@@ -1014,7 +1027,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let mut silent: Vec<(i64, usize)> = self
             .request_of_live
             .iter()
-            .filter(|(_, (entry, answered))| !answered && !self.answer_expected(*entry))
+            .filter(|(_, (entry, answered))| {
+                self.await_in_flight && !answered && !self.answer_expected(*entry)
+            })
             .map(|(live, (entry, _))| (*live, *entry))
             .collect();
         silent.sort();
