@@ -67,6 +67,7 @@
 mod error;
 mod fixture;
 mod json;
+mod mock;
 mod normalize;
 mod record;
 mod replay;
@@ -81,6 +82,7 @@ pub use error::Error;
 pub use fixture::{Direction, Entry, Fixture, MessageKind, ServerRequestHandler, REQUEST_ID};
 pub use json::{json_eq, Difference};
 pub use mcp_replay_macros::mcp_fixture;
+pub use mock::{MockServer, MISMATCH_CODE};
 pub use normalize::DEFAULT_RULES;
 pub use record::fixture_from_exchange;
 pub use replay::{DEFAULT_PROTOCOL, MODERN_PROTOCOL};

@@ -196,7 +196,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             if entry.direction() == Direction::ClientToServer {
                 // Before a new request, every earlier one the fixture has no answer for must
                 // be answered (a server waiting for a client response cannot, so not then).
-                self.await_in_flight = entry.kind() == MessageKind::Request;
+                self.await_in_flight =
+                    entry.kind() == MessageKind::Request || self.initialize_in_flight();
                 if self.await_in_flight && self.has_unexpected_in_flight() {
                     self.window(&[], false).await;
                 }
@@ -214,7 +215,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 let window: Vec<usize> = (i..end).collect();
                 self.await_in_flight = entries
                     .get(end)
-                    .is_none_or(|next| next.kind() == MessageKind::Request);
+                    .is_none_or(|next| next.kind() == MessageKind::Request)
+                    || self.initialize_in_flight();
                 self.position = end - 1;
                 self.window(&window, false).await;
                 i = end;
@@ -232,6 +234,14 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     /// later client cancellation (then no answer is awaited)?
     fn answer_expected(&self, entry: usize) -> bool {
         self.response_of_request.contains_key(&entry) || self.cancelled_later.contains(&entry)
+    }
+
+    /// A client sends nothing after `initialize` until its result came (the spec's rule).
+    fn initialize_in_flight(&self) -> bool {
+        let entries = self.fixture.entries();
+        self.request_of_live
+            .values()
+            .any(|(entry, answered)| !answered && entries[*entry].method() == Some("initialize"))
     }
 
     /// Requests in flight whose response the fixture does not expect anywhere later:

@@ -1,0 +1,426 @@
+//! Replay for clients: the fixture plays the server. Requests must arrive in recorded
+//! order with the same method and (normalized) params; each is answered with the recorded
+//! messages that follow it, under the client's live id, each as its own flushed write.
+
+use crate::fixture::{Direction, Entry, Fixture, MessageKind};
+use crate::json::{compact, json_eq};
+use crate::report::{Mismatch, MismatchKind, Report};
+use crate::rules::Rules;
+use crate::transport::{read_lines, write_line, Incoming, Transport};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+/// The JSON-RPC error code of a request the recording does not have next.
+pub const MISMATCH_CODE: i64 = -32600;
+
+/// A running mock server; [`finish`](MockServer::finish) stops it and returns the report.
+#[derive(Debug)]
+pub struct MockServer {
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<Report>,
+}
+
+impl MockServer {
+    /// Stops the mock (if the client has not closed the transport yet) and reports every
+    /// finding: requests that did not match, answers that differ from the recording, and
+    /// recorded requests the client never made.
+    pub async fn finish(mut self) -> Report {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match self.task.await {
+            Ok(report) => report,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+}
+
+impl Fixture {
+    /// Plays the server of this fixture for a client under test: returns the client's
+    /// [`Transport`] and the [`MockServer`] whose `finish().await` gives the [`Report`].
+    ///
+    /// ```
+    /// use mcp_replay::Fixture;
+    /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let fixture = Fixture::parse(concat!(
+    ///     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#, "\n",
+    ///     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#, "\n",
+    /// )).unwrap();
+    /// let (transport, mock) = fixture.mock_server();
+    ///
+    /// // The client under test (here by hand) asks with its own id and gets the recording.
+    /// let (read, mut write) = tokio::io::split(transport);
+    /// write.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"tools/list\"}\n").await.unwrap();
+    /// let reply = BufReader::new(read).lines().next_line().await.unwrap().unwrap();
+    /// assert_eq!(reply, r#"{"id":41,"jsonrpc":"2.0","result":{"tools":[]}}"#);
+    ///
+    /// assert!(mock.finish().await.is_ok());
+    /// # }
+    /// ```
+    pub fn mock_server(&self) -> (Transport, MockServer) {
+        self.mock_server_with(&Rules::default())
+    }
+
+    /// [`mock_server`](Fixture::mock_server) with normalization [`Rules`] of your own.
+    pub fn mock_server_with(&self, rules: &Rules) -> (Transport, MockServer) {
+        let (client, mock_end) = Transport::pair();
+        let (reader, writer) = tokio::io::split(mock_end);
+        let (stop, stopped) = oneshot::channel();
+        let fixture = self.clone();
+        let rules = rules.clone();
+        let task =
+            tokio::spawn(async move { run(&fixture, &rules, reader, writer, stopped).await });
+        (
+            client,
+            MockServer {
+                stop: Some(stop),
+                task,
+            },
+        )
+    }
+}
+
+/// Serves the fixture's server side on a reader/writer pair until the client closes it
+/// or `stop` fires.
+pub(crate) async fn run<R, W>(
+    fixture: &Fixture,
+    rules: &Rules,
+    reader: R,
+    mut writer: W,
+    mut stop: oneshot::Receiver<()>,
+) -> Report
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin,
+{
+    let expected = fixture.map_messages(|direction, message| match direction {
+        Direction::ClientToServer => rules.normalize_client(message),
+        Direction::ServerToClient => {}
+    });
+    let (tx, mut events) = mpsc::unbounded_channel();
+    let reader_task = tokio::spawn(read_lines(reader, tx));
+    let mut mock = Mock {
+        fixture: &expected,
+        rules,
+        position: 0,
+        client_live: HashMap::new(),
+        server_live: HashMap::new(),
+        next_server_id: 0,
+        tokens: Vec::new(),
+        asked_version: None,
+        mismatches: Vec::new(),
+        outgoing: Vec::new(),
+    };
+    mock.deliver();
+    flush(&mut writer, &mut mock.outgoing).await;
+    loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            _ = &mut stop => None,
+        };
+        match event {
+            None | Some(Incoming::Closed(_)) => break,
+            Some(Incoming::Invalid {
+                line,
+                reason,
+                excerpt,
+            }) => {
+                mock.fail(Mismatch::new(
+                    MismatchKind::Unexpected,
+                    None,
+                    format!("line {line} of the client's output is {reason}: {excerpt:?}"),
+                ));
+                mock.outgoing.push(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}));
+            }
+            Some(Incoming::Message(message)) => mock.receive(message),
+        }
+        if !flush(&mut writer, &mut mock.outgoing).await {
+            break;
+        }
+    }
+    reader_task.abort();
+    let _ = writer.shutdown().await;
+    mock.unused();
+    Report {
+        source: fixture.source().to_owned(),
+        test: None,
+        rerecord: None,
+        mismatches: mock.mismatches,
+        recorded: None,
+    }
+}
+
+/// Writes each queued message as its own flushed line, yielding between them so a client
+/// handles (and registers) each before the next arrives. `false` once the client is gone.
+async fn flush<W: AsyncWrite + Unpin>(writer: &mut W, outgoing: &mut Vec<Value>) -> bool {
+    for message in outgoing.drain(..) {
+        let mut line = serde_json::to_vec(&message).expect("a JSON value always serializes");
+        if write_line(writer, &mut line).await.is_err() {
+            return false;
+        }
+        tokio::task::yield_now().await;
+    }
+    true
+}
+
+struct Mock<'f> {
+    fixture: &'f Fixture,
+    rules: &'f Rules,
+    /// The next fixture entry.
+    position: usize,
+    /// The client's live id of each matched client request entry.
+    client_live: HashMap<usize, Value>,
+    /// The mock's id of each server request entry it sent.
+    server_live: HashMap<usize, Value>,
+    next_server_id: i64,
+    /// (fixture progress token, the client's live token)
+    tokens: Vec<(Value, Value)>,
+    /// The `protocolVersion` the client's `initialize` asked for.
+    asked_version: Option<Value>,
+    mismatches: Vec<Mismatch>,
+    outgoing: Vec<Value>,
+}
+
+impl Mock<'_> {
+    fn fail(&mut self, mismatch: Mismatch) {
+        self.mismatches.push(mismatch);
+    }
+
+    fn next_expected(&self) -> Option<&Entry> {
+        self.fixture.entries().get(self.position)
+    }
+
+    fn receive(&mut self, mut message: Value) {
+        let kind = match MessageKind::of(&message) {
+            Ok(kind) => kind,
+            Err(reason) => {
+                self.fail(
+                    Mismatch::new(
+                        MismatchKind::Unexpected,
+                        None,
+                        format!("the client sent a line that is not JSON-RPC: {reason}"),
+                    )
+                    .actual(&message),
+                );
+                return;
+            }
+        };
+        let live_id = message.get("id").cloned();
+        let Some(entry) = self.next_expected().cloned() else {
+            self.fail(
+                Mismatch::new(
+                    MismatchKind::Unexpected,
+                    None,
+                    format!(
+                        "{} came after the end of the recording",
+                        describe_incoming(&message)
+                    ),
+                )
+                .actual(&message),
+            );
+            self.refuse(&message, kind, "the recording has no more requests".into());
+            return;
+        };
+        if message.get("method").and_then(Value::as_str) == Some("initialize") {
+            self.asked_version = message.pointer("/params/protocolVersion").cloned();
+        }
+        self.rules.normalize_client(&mut message);
+        if let Some(label) = entry.id() {
+            if message.get("id").is_some() && kind == entry.kind() {
+                message["id"] = label.clone();
+            }
+        }
+        self.label_client_values(&entry, &mut message);
+        let same_method = entry.method() == message.get("method").and_then(Value::as_str);
+        let matches = kind == entry.kind()
+            && same_method
+            && (entry.method() == Some("server/discover") || json_eq(entry.message(), &message));
+        if kind == MessageKind::Response && entry.kind() == MessageKind::Response {
+            // The client's answer to one of our requests: a different decision is a finding,
+            // and the exchange goes on either way.
+            if !json_eq(entry.message(), &message) {
+                self.fail(
+                    Mismatch::new(
+                        MismatchKind::Result,
+                        Some(entry.line()),
+                        "the client answered the server's request differently from the recording",
+                    )
+                    .compare(entry.message(), &message),
+                );
+            }
+            self.position += 1;
+            self.deliver();
+            return;
+        }
+        if !matches {
+            let kind_of_finding = if same_method && kind == entry.kind() {
+                MismatchKind::Params
+            } else {
+                MismatchKind::Method
+            };
+            let summary = format!(
+                "{} did not match next expected {} {}",
+                describe_incoming(&message),
+                entry.method().unwrap_or("response"),
+                compact(entry.message().get("params").unwrap_or(&Value::Null), 200)
+            );
+            self.fail(
+                Mismatch::new(kind_of_finding, Some(entry.line()), summary.clone())
+                    .compare(entry.message(), &message),
+            );
+            self.refuse(&message, kind, summary);
+            return;
+        }
+        if kind == MessageKind::Request {
+            self.client_live
+                .insert(self.position, live_id.unwrap_or(Value::Null));
+        }
+        self.position += 1;
+        self.deliver();
+    }
+
+    /// Maps the client's own progress token and cancelled request id onto the fixture's
+    /// labels, so they compare; remembers the token to put it back in our notifications.
+    fn label_client_values(&mut self, entry: &Entry, message: &mut Value) {
+        if let (Some(label), Some(live)) = (
+            entry.message().pointer("/params/_meta/progressToken"),
+            message.pointer("/params/_meta/progressToken").cloned(),
+        ) {
+            self.tokens.push((label.clone(), live));
+            message["params"]["_meta"]["progressToken"] = label.clone();
+        }
+        if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+            if let Some(live) = message.pointer("/params/requestId").cloned() {
+                let entries = self.fixture.entries();
+                if let Some((e, _)) = self.client_live.iter().find(|(_, v)| json_eq(v, &live)) {
+                    if let Some(label) = entries[*e].id() {
+                        message["params"]["requestId"] = label.clone();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Answers a request that did not match with a JSON-RPC error naming both sides.
+    fn refuse(&mut self, message: &Value, kind: MessageKind, why: String) {
+        if kind == MessageKind::Request {
+            self.outgoing.push(json!({
+                "jsonrpc": "2.0",
+                "id": message["id"],
+                "error": {"code": MISMATCH_CODE, "message": format!("mcp-replay: {why}")}
+            }));
+        }
+    }
+
+    /// Queues the recorded server messages from the current position up to the next
+    /// client message (or the first server request, which waits for its answer).
+    fn deliver(&mut self) {
+        let entries = self.fixture.entries();
+        while let Some(entry) = entries.get(self.position) {
+            if entry.direction() != Direction::ServerToClient {
+                break;
+            }
+            let mut message = entry.message().clone();
+            match entry.kind() {
+                MessageKind::Response => {
+                    if let Some(live) = entry.answers().and_then(|r| self.client_live.get(&r)) {
+                        message["id"] = live.clone();
+                    }
+                    self.follow_negotiation(entry, &mut message);
+                }
+                MessageKind::Request => {
+                    let id = json!(self.next_server_id);
+                    self.next_server_id += 1;
+                    self.server_live.insert(self.position, id.clone());
+                    message["id"] = id;
+                }
+                MessageKind::Notification => {}
+            }
+            self.put_back_tokens(&mut message);
+            self.outgoing.push(message);
+            self.position += 1;
+            if entry.kind() == MessageKind::Request {
+                break;
+            }
+        }
+    }
+
+    /// In legacy negotiation, the replayed `initialize` result speaks the version the client
+    /// asked for, when the recording answered with another.
+    fn follow_negotiation(&self, entry: &Entry, message: &mut Value) {
+        let Some(request) = entry.answers() else {
+            return;
+        };
+        let entries = self.fixture.entries();
+        if entries[request].method() != Some("initialize") {
+            return;
+        }
+        let asked = self
+            .client_live
+            .get(&request)
+            .and(self.asked_version.as_ref());
+        if let (Some(asked), Some(v)) = (asked, message.pointer_mut("/result/protocolVersion")) {
+            *v = asked.clone();
+        }
+    }
+
+    fn put_back_tokens(&self, message: &mut Value) {
+        if let Some(token) = message.pointer_mut("/params/progressToken") {
+            if let Some((_, live)) = self
+                .tokens
+                .iter()
+                .rev()
+                .find(|(label, _)| json_eq(label, token))
+            {
+                *token = live.clone();
+            }
+        }
+    }
+
+    /// Recorded client messages never received, reported once at the end.
+    fn unused(&mut self) {
+        let entries = self.fixture.entries();
+        let rest: Vec<&Entry> = entries[self.position.min(entries.len())..]
+            .iter()
+            .filter(|e| {
+                e.direction() == Direction::ClientToServer && e.kind() == MessageKind::Request
+            })
+            .collect();
+        if let Some(next) = rest.first() {
+            self.mismatches.push(
+                Mismatch::new(
+                    MismatchKind::Missing,
+                    Some(next.line()),
+                    format!(
+                        "{} recorded request{} still unused; next expected {} {}",
+                        rest.len(),
+                        if rest.len() == 1 { "" } else { "s" },
+                        next.method().unwrap_or("?"),
+                        compact(next.message().get("params").unwrap_or(&Value::Null), 200)
+                    ),
+                )
+                .expected(next.message()),
+            );
+        }
+    }
+}
+
+fn describe_incoming(message: &Value) -> String {
+    match (
+        message.get("method").and_then(Value::as_str),
+        message.get("id"),
+    ) {
+        (Some(method), Some(_)) => format!(
+            "request {method} {}",
+            compact(message.get("params").unwrap_or(&Value::Null), 200)
+        ),
+        (Some(method), None) => format!("notification {method}"),
+        _ => "a response".into(),
+    }
+}
