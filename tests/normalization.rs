@@ -32,6 +32,7 @@ fn spec(dir: &Path, name: &'static str) -> Spec {
         timeout_ms: None,
         rules: None,
         protocol: None,
+        mock_server: false,
     }
 }
 

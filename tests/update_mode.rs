@@ -27,6 +27,7 @@ fn spec(dir: &Path, name: &'static str, timeout_ms: Option<u64>) -> Spec {
         timeout_ms,
         rules: None,
         protocol: None,
+        mock_server: false,
     }
 }
 

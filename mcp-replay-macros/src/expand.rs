@@ -68,6 +68,8 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
 
+    let mock_server = fixture.mock_server;
+
     let param_attrs = &fixture.transport.attrs;
     let pat = &fixture.transport.pat;
     let ty = &fixture.transport.ty;
@@ -100,7 +102,8 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
                     ),
                                         timeout_ms: #timeout_ms,
                                         rules: #rules,
-                    protocol: #protocol,
+                                        protocol: #protocol,
+                    mock_server: #mock_server,
                 },
                 |#(#param_attrs)* #pat: #ty| #body,
             )
@@ -145,6 +148,7 @@ mod should {
                         timeout_ms: ::core::option::Option::None,
                         rules: ::core::option::Option::None,
                         protocol: ::core::option::Option::None,
+                        mock_server: false,
                     },
                     |transport: Transport| async move {
                         let server = DemoServer::default().serve(transport).await.unwrap();
@@ -192,6 +196,7 @@ mod should {
                         timeout_ms: ::core::option::Option::None,
                         rules: ::core::option::Option::None,
                         protocol: ::core::option::Option::None,
+                        mock_server: false,
                     },
                     |mut t: mcp_replay::Transport| async move {
                         drop(t);
@@ -232,6 +237,7 @@ mod should {
                         timeout_ms: ::core::option::Option::Some(500u64),
                         rules: ::core::option::Option::None,
                         protocol: ::core::option::Option::None,
+                        mock_server: false,
                     },
                     |transport: Transport| async move {
                         let __mcp_replay_out: Result<(), String> = (async move {

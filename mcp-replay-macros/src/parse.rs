@@ -10,7 +10,7 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, FnArg, ItemFn, Lit, LitInt, LitStr, Meta, PatType, Token};
 
 /// The option keys `#[mcp_fixture]` accepts after the name.
-const KEYS: &str = "`dir`, `timeout_ms`, `rules` and `protocol`";
+const KEYS: &str = "`dir`, `timeout_ms`, `rules`, `protocol` and `mock_server`";
 
 /// A validated `#[mcp_fixture(...)]` use: everything [`crate::expand`] needs.
 pub struct Fixture {
@@ -24,6 +24,8 @@ pub struct Fixture {
     pub rules: Option<syn::ExprPath>,
     /// The `protocol = "2026-07-28"` literal, if given.
     pub protocol: Option<LitStr>,
+    /// `mock_server`: the fixture plays the server, the test body is the client.
+    pub mock_server: bool,
     /// The decorated function, attributes included, exactly as written.
     pub item: ItemFn,
     /// The function's one parameter, the transport (pattern and type).
@@ -38,6 +40,7 @@ struct Args {
     timeout_ms: Option<(u64, Span)>,
     rules: Option<syn::ExprPath>,
     protocol: Option<LitStr>,
+    mock_server: bool,
 }
 
 /// One comma-separated attribute argument: a bare literal (the name) or `key = value`.
@@ -80,6 +83,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::E
             timeout_ms: args.timeout_ms,
             rules: args.rules,
             protocol: args.protocol,
+            mock_server: args.mock_server,
             item,
             transport,
         }),
@@ -141,6 +145,7 @@ fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
     let mut seen_timeout = false;
     let mut seen_rules = false;
     let mut seen_protocol = false;
+    let mut seen_mock = false;
     for arg in parsed {
         let meta = match arg {
             Arg::Lit(lit) => {
@@ -161,6 +166,7 @@ fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
             Some("timeout_ms") => &mut seen_timeout,
             Some("rules") => &mut seen_rules,
             Some("protocol") => &mut seen_protocol,
+            Some("mock_server") => &mut seen_mock,
             _ => {
                 errors.push(syn::Error::new_spanned(
                     meta.path(),
@@ -178,6 +184,16 @@ fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
                 meta.path(),
                 format!("duplicate option `{key}`: give it once"),
             ));
+            continue;
+        }
+        if key == "mock_server" {
+            match &meta {
+                Meta::Path(_) => out.mock_server = true,
+                other => errors.push(syn::Error::new_spanned(
+                    other,
+                    "`mock_server` is a flag: write #[mcp_fixture(\"name\", mock_server)]",
+                )),
+            }
             continue;
         }
         let example = match key.as_str() {
@@ -641,6 +657,16 @@ mod should {
     }
 
     #[test]
+    fn accept_the_mock_server_flag_and_refuse_a_value() {
+        assert!(ok(quote!("a", mock_server), item()).mock_server);
+        assert!(!ok(quote!("a"), item()).mock_server);
+        assert_one(
+            &errors(quote!("a", mock_server = true), item()),
+            "`mock_server` is a flag: write #[mcp_fixture(\"name\", mock_server)]",
+        );
+    }
+
+    #[test]
     fn accept_a_rules_function_path() {
         let fixture = ok(quote!("a", rules = crate::rules::loose), item());
         let path = fixture.rules.expect("rules");
@@ -791,7 +817,7 @@ mod should {
     fn reject_an_unknown_option_listing_the_valid_keys() {
         assert_one(
             &errors(quote!("a", timeout = 5), item()),
-            "unknown option `timeout`: the valid keys are `dir`, `timeout_ms`, `rules` and `protocol`",
+            "unknown option `timeout`: the valid keys are `dir`, `timeout_ms`, `rules`, `protocol` and `mock_server`",
         );
         assert_one(
             &errors(quote!("a", a::dir = "x"), item()),

@@ -170,6 +170,8 @@ pub mod __private {
         pub rules: Option<fn() -> Rules>,
         /// `protocol = "2026-07-28"`, if given: the era to replay in.
         pub protocol: Option<&'static str>,
+        /// `mock_server`: the fixture plays the server and the test body is the client.
+        pub mock_server: bool,
     }
 
     /// Loads the fixture, replays it, and re-records or panics with the report.
@@ -217,6 +219,18 @@ pub mod __private {
             fixture = fixture.with_protocol(version);
         }
         let rules = test_rules(&spec, &folder, &fixture).map_err(|e| e.to_string())?;
+        if spec.mock_server {
+            // Update mode does not apply: the client under test writes nothing to record.
+            let (transport, mock) = fixture.mock_server_with(&rules);
+            let outcome = serve(transport).await.into_outcome();
+            let report = mock.finish().await.with_test_name(spec.test_path);
+            outcome?;
+            return if report.is_ok() {
+                Ok(())
+            } else {
+                Err(report.to_string())
+            };
+        }
         let report = fixture
             .replay_with(&rules, serve)
             .await

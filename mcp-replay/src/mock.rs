@@ -224,7 +224,11 @@ impl Mock<'_> {
                 )
                 .actual(&message),
             );
-            self.refuse(&message, kind, "the recording has no more requests".into());
+            self.refuse(
+                live_id.as_ref(),
+                kind,
+                "the recording has no more requests".into(),
+            );
             return;
         };
         if message.get("method").and_then(Value::as_str) == Some("initialize") {
@@ -237,21 +241,24 @@ impl Mock<'_> {
             }
         }
         self.label_client_values(&entry, &mut message);
+        strip_sdk_meta(&mut message);
+        let mut wanted = entry.message().clone();
+        strip_sdk_meta(&mut wanted);
         let same_method = entry.method() == message.get("method").and_then(Value::as_str);
         let matches = kind == entry.kind()
             && same_method
-            && (entry.method() == Some("server/discover") || json_eq(entry.message(), &message));
+            && (entry.method() == Some("server/discover") || json_eq(&wanted, &message));
         if kind == MessageKind::Response && entry.kind() == MessageKind::Response {
             // The client's answer to one of our requests: a different decision is a finding,
             // and the exchange goes on either way.
-            if !json_eq(entry.message(), &message) {
+            if !json_eq(&wanted, &message) {
                 self.fail(
                     Mismatch::new(
                         MismatchKind::Result,
                         Some(entry.line()),
                         "the client answered the server's request differently from the recording",
                     )
-                    .compare(entry.message(), &message),
+                    .compare(&wanted, &message),
                 );
             }
             self.position += 1;
@@ -272,9 +279,9 @@ impl Mock<'_> {
             );
             self.fail(
                 Mismatch::new(kind_of_finding, Some(entry.line()), summary.clone())
-                    .compare(entry.message(), &message),
+                    .compare(&wanted, &message),
             );
-            self.refuse(&message, kind, summary);
+            self.refuse(live_id.as_ref(), kind, summary);
             return;
         }
         if kind == MessageKind::Request {
@@ -308,11 +315,11 @@ impl Mock<'_> {
     }
 
     /// Answers a request that did not match with a JSON-RPC error naming both sides.
-    fn refuse(&mut self, message: &Value, kind: MessageKind, why: String) {
+    fn refuse(&mut self, live_id: Option<&Value>, kind: MessageKind, why: String) {
         if kind == MessageKind::Request {
             self.outgoing.push(json!({
                 "jsonrpc": "2.0",
-                "id": message["id"],
+                "id": live_id.cloned().unwrap_or(Value::Null),
                 "error": {"code": MISMATCH_CODE, "message": format!("mcp-replay: {why}")}
             }));
         }
@@ -408,6 +415,24 @@ impl Mock<'_> {
                 .expected(next.message()),
             );
         }
+    }
+}
+
+/// What client SDKs add to every request on their own (the identity keys of `_meta`, a
+/// progress token) is not part of the contract a fixture pins: compared without it.
+fn strip_sdk_meta(message: &mut Value) {
+    let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) else {
+        return;
+    };
+    meta.remove("progressToken");
+    for (key, _) in crate::normalize::IDENTITY_META {
+        meta.remove(key);
+    }
+    if meta.is_empty() {
+        params.remove("_meta");
     }
 }
 

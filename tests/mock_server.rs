@@ -1,0 +1,287 @@
+//! Replay for clients: a real rmcp client against the fixture playing the server.
+
+// Sampling and roots are deprecated by SEP-2577 but still part of the legacy era we pin.
+#![allow(deprecated)]
+
+use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Transport, MISMATCH_CODE};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ListRootsResult, ProgressNotificationParam, Request, Root, SamplingMessage,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RoleClient};
+use rmcp::{ClientHandler, ErrorData, ServiceExt};
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+
+/// A client the way an application would write one: it answers the server's requests and
+/// records the notifications it gets.
+#[derive(Clone, Default)]
+struct App {
+    name: &'static str,
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    list_changed: Arc<Mutex<usize>>,
+}
+
+impl ClientHandler for App {
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        if self.name.is_empty() {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"name": self.name})))
+    }
+
+    async fn create_message(
+        &self,
+        _params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        Ok(
+            CreateMessageResult::new(SamplingMessage::assistant_text("short"), "m".into())
+                .with_stop_reason(CreateMessageResult::STOP_REASON_END_TURN),
+        )
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        Ok(ListRootsResult::new(vec![
+            Root::new("file:///demo").with_name("demo")
+        ]))
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        *self.list_changed.lock().unwrap() += 1;
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder()
+                .enable_elicitation()
+                .enable_sampling()
+                .enable_roots()
+                .build(),
+            rmcp::model::Implementation::new("app", "9.9.9"),
+        )
+    }
+}
+
+fn tool(name: &str, arguments: serde_json::Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(name.to_owned())
+        .with_arguments(arguments.as_object().unwrap().clone())
+}
+
+fn text(result: &rmcp::model::CallToolResult) -> String {
+    serde_json::to_value(result).unwrap()["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn legacy() -> Fixture {
+    Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/protocol/legacy.jsonl"
+    ))
+    .unwrap()
+}
+
+#[tokio::test]
+async fn an_rmcp_client_runs_a_whole_recorded_session_offline() {
+    let (transport, mock) = legacy().mock_server();
+    let app = App {
+        name: "Ada",
+        ..App::default()
+    };
+    let client = app.clone().serve(transport).await.unwrap();
+
+    assert_eq!(
+        text(&client.call_tool(tool("ask_name", json!({}))).await.unwrap()),
+        "Hello, Ada"
+    );
+    assert_eq!(
+        text(
+            &client
+                .call_tool(tool("summarize", json!({"text": "a long story"})))
+                .await
+                .unwrap()
+        ),
+        "summary: short"
+    );
+    assert_eq!(
+        text(
+            &client
+                .call_tool(tool("list_roots", json!({})))
+                .await
+                .unwrap()
+        ),
+        "file:///demo"
+    );
+    assert_eq!(
+        text(
+            &client
+                .call_tool(tool("ping_client", json!({})))
+                .await
+                .unwrap()
+        ),
+        "pong received"
+    );
+
+    // Progress arrives through the client's per-request progress handling, with its own token.
+    let handle = client
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(tool("long_task", json!({"steps": 3})))),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let token = handle.progress_token.clone();
+    let response = handle.await_response().await.unwrap();
+    assert!(
+        format!("{response:?}").contains("done after 3 steps"),
+        "{response:?}"
+    );
+    let progress = app.progress.lock().unwrap().clone();
+    assert_eq!(
+        progress.len(),
+        3,
+        "every progress event reached the client: {progress:?}"
+    );
+    assert!(progress.iter().all(|p| p.progress_token == token));
+
+    assert_eq!(
+        text(&client.call_tool(tool("announce", json!({}))).await.unwrap()),
+        "announced"
+    );
+    client.cancel().await.unwrap();
+    assert_eq!(*app.list_changed.lock().unwrap(), 1);
+
+    let report = mock.finish().await;
+    assert!(report.is_ok(), "{report}");
+}
+
+#[tokio::test]
+async fn a_request_that_does_not_match_gets_an_error_and_a_finding_naming_both() {
+    let (transport, mock) = legacy().mock_server();
+    let client = App {
+        name: "Ada",
+        ..App::default()
+    }
+    .serve(transport)
+    .await
+    .unwrap();
+    let err = client
+        .call_tool(tool("summarize", json!({"text": "another story"})))
+        .await
+        .unwrap_err();
+    let err = format!("{err:?}");
+    assert!(
+        err.contains(&MISMATCH_CODE.to_string()) || err.contains("did not match"),
+        "{err}"
+    );
+    client.cancel().await.unwrap();
+
+    let report = mock.finish().await;
+    let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
+    assert_eq!(
+        kinds,
+        [MismatchKind::Params, MismatchKind::Missing],
+        "{report}"
+    );
+    let first = report.mismatches()[0].summary();
+    assert!(
+        first.starts_with(r#"request tools/call {"arguments":{"text":"another story"},"name":"summarize"} did not match next expected tools/call {"arguments":{},"name":"ask_name"}"#),
+        "{first}"
+    );
+    assert!(
+        report.mismatches()[1]
+            .summary()
+            .starts_with("6 recorded requests still unused; next expected tools/call"),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn other_params_are_a_params_finding_with_a_diff() {
+    let (transport, mock) = legacy().mock_server();
+    let client = App {
+        name: "Ada",
+        ..App::default()
+    }
+    .serve(transport)
+    .await
+    .unwrap();
+    let _ = client
+        .call_tool(tool("ask_name", json!({"polite": true})))
+        .await;
+    client.cancel().await.unwrap();
+    let report = mock.finish().await;
+    assert_eq!(
+        report.mismatches()[0].kind(),
+        MismatchKind::Params,
+        "{report}"
+    );
+    assert_eq!(
+        report.mismatches()[0].differences()[0].path,
+        ".params.arguments.polite"
+    );
+}
+
+#[tokio::test]
+async fn a_client_handler_that_decides_differently_is_a_finding() {
+    let (transport, mock) = legacy().mock_server();
+    let client = App {
+        name: "",
+        ..App::default()
+    }
+    .serve(transport)
+    .await
+    .unwrap();
+    // The recording still answers with what the recorded user said.
+    assert_eq!(
+        text(&client.call_tool(tool("ask_name", json!({}))).await.unwrap()),
+        "Hello, Ada"
+    );
+    client.cancel().await.unwrap();
+    let report = mock.finish().await;
+    let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
+    assert_eq!(
+        kinds,
+        [MismatchKind::Result, MismatchKind::Missing],
+        "{report}"
+    );
+    assert_eq!(
+        report.mismatches()[0].differences()[0].path,
+        ".result.action"
+    );
+}
+
+/// The attribute's `mock_server` option: the fixture plays the server, the test body is
+/// the client; unused recorded requests fail the test.
+#[mcp_fixture("lookup_issue_session", dir = "tests/fixtures/mock", mock_server)]
+#[tokio::test]
+async fn the_attribute_can_play_the_server(transport: Transport) {
+    let client = ().serve(transport).await.unwrap();
+    let result = client
+        .call_tool(tool(
+            "lookup_issue",
+            json!({"owner": "demo", "repo": "sample", "number": 42}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "Issue 42: example");
+    client.cancel().await.unwrap();
+}
