@@ -66,6 +66,7 @@
 
 mod error;
 mod fixture;
+mod import;
 mod json;
 mod mock;
 mod normalize;
@@ -81,6 +82,7 @@ mod update;
 
 pub use error::Error;
 pub use fixture::{Direction, Entry, Fixture, MessageKind, ServerRequestHandler, REQUEST_ID};
+pub use import::{import_mcporter, parse_mcporter, ServerTraffic};
 pub use json::{json_eq, Difference};
 pub use mcp_replay_macros::mcp_fixture;
 pub use mock::{MockServer, MISMATCH_CODE};
