@@ -82,6 +82,14 @@ impl fmt::Display for Error {
                 column,
                 message,
             } => write!(f, "{file}:{line}:{column}: {message}"),
+                        Error::MissingFixture { path, test: None } => write!(
+                f,
+                "fixture {} does not exist.\n\
+                 Record one from a live session with `mcp-replay record -o {} -- <server command>`, or write \
+                 its client lines by hand and re-record (see docs/fixture-format.md)",
+                path.display(),
+                path.display()
+            ),
             Error::MissingFixture { path, test } => {
                 let filter = test
                     .as_deref()

@@ -67,6 +67,17 @@ impl Fixture {
         self.mock_server_with(&Rules::default())
     }
 
+    /// Plays the server on any reader/writer pair (for example a process's stdin and
+    /// stdout) until the client closes its side, then reports.
+    pub async fn mock_serve<R, W>(&self, rules: &Rules, reader: R, writer: W) -> Report
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin,
+    {
+        let (_keep, never) = oneshot::channel::<()>();
+        run(self, rules, reader, writer, never).await
+    }
+
     /// [`mock_server`](Fixture::mock_server) with normalization [`Rules`] of your own.
     pub fn mock_server_with(&self, rules: &Rules) -> (Transport, MockServer) {
         let (client, mock_end) = Transport::pair();

@@ -1,0 +1,484 @@
+//! `mcp-replay`: record a live MCP session, replay fixtures against a server in any
+//! language, import mcporter recordings, lint fixtures, and serve a fixture to a client.
+
+mod check;
+mod record;
+
+use mcp_replay::__private::finish;
+use mcp_replay::{import_mcporter, serve_command, Fixture, Rules, UpdateMode};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+const HELP: &str = "\
+mcp-replay: regression tests that pin the protocol contract of MCP servers and clients
+
+Usage: mcp-replay <COMMAND> [OPTIONS] [-- SERVER COMMAND...]
+
+Commands:
+  record   Run a server behind a transparent stdio proxy and write the session as a fixture
+  replay   Replay fixtures against a server started as a child process
+  import   Convert an mcporter recording into fixtures
+  serve    Play a fixture's server side on stdio, for a client under test
+  check    Lint fixtures: format, placeholders, secrets, pending and unreferenced files
+  accept   Accept pending NAME.jsonl.new files (replace the fixtures)
+  reject   Delete pending NAME.jsonl.new files
+
+Run `mcp-replay <COMMAND> --help` for a command's options.
+Exit status: 0 on success, 1 when a replay, check or serve found problems, 2 on usage or I/O errors.
+";
+
+const RECORD_HELP: &str = "\
+Run SERVER COMMAND behind a transparent stdio proxy and write the session as a fixture.
+
+Usage: mcp-replay record -o FIXTURE [--raw FILE] [--rules FILE] -- SERVER COMMAND...
+
+Configure a client (Claude Desktop, the MCP Inspector, mcporter, an SDK) to launch this
+command as its server. Bytes pass both ways unchanged and undelayed, stderr passes through,
+and the server's exit status (or signal) becomes this command's. When the session ends the
+exchange is normalized (ids, tokens, timestamps, paths, client identity) and written to
+FIXTURE atomically, unless it still holds a secret: then nothing is written and the reason
+is printed.
+
+Options:
+  -o, --output FIXTURE  where to write the fixture (required)
+      --raw FILE        also keep the unredacted capture, owner-only (0600); never commit it
+      --rules FILE      extra normalization rules (mcp-replay.rules.json format)
+  -h, --help            this help
+";
+
+const REPLAY_HELP: &str = "\
+Replay fixtures against a server started as a child process (one process per fixture).
+
+Usage: mcp-replay replay [OPTIONS] FIXTURE... -- SERVER COMMAND...
+
+Prints each fixture's report and a closing line `N passed, M failed`; exits 0 only if all pass.
+
+Options:
+      --timeout MS      how long to wait for each window of server messages (default: the
+                        fixture header's timeout_ms, else 5000)
+      --protocol V      replay in protocol era V (e.g. 2026-07-28)
+      --update          re-record the fixtures' server messages (also MCP_FIXTURE_UPDATE=1;
+                        MCP_FIXTURE_UPDATE=new writes FIXTURE.new instead)
+      --rules FILE      extra normalization rules (mcp-replay.rules.json format)
+  -h, --help            this help
+";
+
+const IMPORT_HELP: &str = "\
+Convert an mcporter recording (NDJSON with _meta.dir send/recv/lifecycle) into fixtures.
+
+Usage: mcp-replay import RECORDING [--server NAME] -o DIR|FILE.jsonl
+
+Lifecycle lines are dropped; a recording of several servers gives one fixture per server
+(DIR/SERVER.jsonl); server-initiated requests and the client's answers stay in place. Every
+fixture is normalized and checked for secrets before it is written.
+
+Options:
+      --server NAME     only this server's traffic
+  -o, --output PATH     a folder, or a .jsonl file when there is one server
+      --rules FILE      extra normalization rules (mcp-replay.rules.json format)
+  -h, --help            this help
+";
+
+const SERVE_HELP: &str = "\
+Play the server side of a fixture (or of an mcporter recording) on stdin/stdout.
+
+Usage: mcp-replay serve FIXTURE|RECORDING [--server NAME] [--rules FILE]
+
+Point a client under test at this command as its server. Requests must arrive in recorded
+order with the same method and params (client identity is ignored); each is answered with
+the recorded messages under the client's id. A request that does not match gets a JSON-RPC
+error naming it and the one expected. When the client closes stdin, the report goes to
+stderr and the exit status is 1 if anything did not match or was never asked.
+
+Options:
+      --server NAME     the server of a multi-server mcporter recording
+      --rules FILE      extra normalization rules (mcp-replay.rules.json format)
+  -h, --help            this help
+";
+
+const CHECK_HELP: &str = "\
+Lint fixtures: each must parse, hold no secret, have no pending .jsonl.new or stray
+temporary file beside it; fixtures that no .rs file under the current folder names are
+reported as unreferenced.
+
+Usage: mcp-replay check [--strict] [PATH...]
+
+PATH is a fixture or a folder (default: fixtures/ and tests/fixtures/ when they exist).
+Exits 1 when a problem was found; with --strict, unreferenced fixtures count as problems.
+";
+
+const PENDING_HELP: &str = "\
+Usage: mcp-replay accept|reject [PATH...]
+
+accept renames each pending FIXTURE.jsonl.new over FIXTURE.jsonl; reject deletes it.
+PATH is a pending file, a fixture, or a folder (default: fixtures/ and tests/fixtures/).
+";
+
+/// A failure of the command itself (usage, I/O): exit status 2.
+pub(crate) struct Fatal(pub String);
+
+impl<E: std::fmt::Display> From<E> for Fatal {
+    fn from(e: E) -> Self {
+        Fatal(e.to_string())
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    match run(args).await {
+        Ok(code) => code,
+        Err(Fatal(message)) => {
+            eprintln!("mcp-replay: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(args: Vec<OsString>) -> Result<ExitCode, Fatal> {
+    let Some(command) = args.first().and_then(|a| a.to_str()).map(str::to_owned) else {
+        print!("{HELP}");
+        return Ok(ExitCode::from(2));
+    };
+    let rest = Args::parse(&args[1..])?;
+    let help = |text: &str| {
+        print!("{text}");
+        Ok(ExitCode::SUCCESS)
+    };
+    match command.as_str() {
+        "-h" | "--help" | "help" => help(HELP),
+        "-V" | "--version" => {
+            println!("mcp-replay {}", env!("CARGO_PKG_VERSION"));
+            Ok(ExitCode::SUCCESS)
+        }
+        "record" if rest.help => help(RECORD_HELP),
+        "replay" if rest.help => help(REPLAY_HELP),
+        "import" if rest.help => help(IMPORT_HELP),
+        "serve" if rest.help => help(SERVE_HELP),
+        "check" if rest.help => help(CHECK_HELP),
+        "accept" | "reject" if rest.help => help(PENDING_HELP),
+        "record" => record::record(rest).await,
+        "replay" => replay(rest).await,
+        "import" => import(rest),
+        "serve" => serve(rest).await,
+        "check" => check::check(rest),
+        "accept" => check::pending(rest, true),
+        "reject" => check::pending(rest, false),
+        other => Err(Fatal(format!(
+            "unknown command {other:?}; commands: record, replay, import, serve, check, accept, reject (see --help)"
+        ))),
+    }
+}
+
+/// Parsed options: `--key value` pairs, flags, positional arguments, and the server command
+/// after `--`.
+pub(crate) struct Args {
+    pub options: Vec<(String, String)>,
+    pub flags: Vec<String>,
+    pub positional: Vec<String>,
+    pub command: Vec<OsString>,
+    pub help: bool,
+}
+
+/// Options that take a value.
+const VALUED: [&str; 6] = [
+    "--output",
+    "--raw",
+    "--rules",
+    "--timeout",
+    "--server",
+    "--protocol",
+];
+
+impl Args {
+    fn parse(args: &[OsString]) -> Result<Args, Fatal> {
+        let mut out = Args {
+            options: Vec::new(),
+            flags: Vec::new(),
+            positional: Vec::new(),
+            command: Vec::new(),
+            help: false,
+        };
+        let mut i = 0;
+        while i < args.len() {
+            let arg = args[i]
+                .to_str()
+                .ok_or_else(|| Fatal(format!("argument {:?} is not UTF-8", args[i])))?;
+            if arg == "--" {
+                out.command = args[i + 1..].to_vec();
+                break;
+            }
+            let (key, inline) = match arg.split_once('=') {
+                Some((k, v)) if k.starts_with("--") => (k.to_owned(), Some(v.to_owned())),
+                _ => (
+                    if arg == "-o" {
+                        "--output".to_owned()
+                    } else {
+                        arg.to_owned()
+                    },
+                    None,
+                ),
+            };
+            if key == "-h" || key == "--help" {
+                out.help = true;
+            } else if VALUED.contains(&key.as_str()) {
+                let value = match inline {
+                    Some(v) => v,
+                    None => {
+                        i += 1;
+                        args.get(i)
+                            .and_then(|v| v.to_str())
+                            .ok_or_else(|| Fatal(format!("{key} needs a value")))?
+                            .to_owned()
+                    }
+                };
+                out.options.push((key, value));
+            } else if key.starts_with('-') && key.len() > 1 {
+                out.flags.push(key);
+            } else {
+                out.positional.push(arg.to_owned());
+            }
+            i += 1;
+        }
+        Ok(out)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn flag(&self, key: &str) -> bool {
+        self.flags.iter().any(|f| f == key)
+    }
+
+    /// Refuses flags this command does not know.
+    pub fn only_flags(&self, known: &[&str]) -> Result<(), Fatal> {
+        match self.flags.iter().find(|f| !known.contains(&f.as_str())) {
+            Some(f) => Err(Fatal(format!("unknown option {f} (see --help)"))),
+            None => Ok(()),
+        }
+    }
+
+    pub fn server_command(&self) -> Result<tokio::process::Command, Fatal> {
+        let Some((program, args)) = self.command.split_first() else {
+            return Err(Fatal(
+                "give the server command after `--`, e.g. `-- node server.js`".into(),
+            ));
+        };
+        let mut command = tokio::process::Command::new(program);
+        command.args(args);
+        Ok(command)
+    }
+
+    pub fn command_line(&self) -> String {
+        self.command
+            .iter()
+            .map(|a| {
+                let a = a.to_string_lossy();
+                if a.contains([' ', '"', '\'']) {
+                    format!("{a:?}")
+                } else {
+                    a.into_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The default rules, plus `--rules FILE` when given.
+    pub fn rules(&self, folder: Option<&Path>) -> Result<Rules, Fatal> {
+        let mut rules = Rules::default().workspace(std::env::current_dir()?);
+        if let Some(dir) = folder {
+            if let Some(file) = Rules::load_folder(dir)? {
+                rules = rules.merge(&file);
+            }
+        }
+        if let Some(path) = self.get("--rules") {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| Fatal(format!("reading {path}: {e}")))?;
+            rules = rules.merge(&Rules::from_json(&text, path)?);
+        }
+        Ok(rules)
+    }
+}
+
+async fn replay(args: Args) -> Result<ExitCode, Fatal> {
+    args.only_flags(&["--update"])?;
+    if args.positional.is_empty() {
+        return Err(Fatal(
+            "give at least one fixture (see `mcp-replay replay --help`)".into(),
+        ));
+    }
+    args.server_command()?;
+    let mode = if args.flag("--update") {
+        UpdateMode::Always
+    } else {
+        UpdateMode::from_env()?
+    };
+    let timeout = match args.get("--timeout") {
+        Some(ms) => Some(Duration::from_millis(
+            ms.parse().ok().filter(|ms| *ms > 0).ok_or_else(|| {
+                Fatal(format!(
+                    "--timeout {ms}: give milliseconds, e.g. --timeout 2000"
+                ))
+            })?,
+        )),
+        None => None,
+    };
+    let (mut passed, mut failed) = (0, 0);
+    for path in &args.positional {
+        let path = PathBuf::from(path);
+        let outcome = replay_one(&args, &path, timeout, mode).await;
+        match outcome {
+            Ok(report) => {
+                println!("{report}");
+                passed += 1;
+            }
+            Err(message) => {
+                println!("{message}\n");
+                failed += 1;
+            }
+        }
+    }
+    println!("\n{passed} passed, {failed} failed");
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `Ok` with a one-line summary, or `Err` with the whole report.
+async fn replay_one(
+    args: &Args,
+    path: &Path,
+    timeout: Option<Duration>,
+    mode: UpdateMode,
+) -> Result<String, String> {
+    let mut fixture = Fixture::load(path).map_err(|e| e.to_string())?;
+    if let Some(t) = timeout {
+        fixture = fixture.with_timeout(t);
+    }
+    if let Some(v) = args.get("--protocol") {
+        fixture = fixture.with_protocol(v);
+    }
+    let rules = args.rules(path.parent()).map_err(|Fatal(m)| m)?;
+    let mut command = args.server_command().map_err(|Fatal(m)| m)?;
+    let started = std::time::Instant::now();
+    let report = fixture
+        .replay_with(&rules, move |transport| async move {
+            serve_command(transport, &mut command).await
+        })
+        .await
+        .with_rerecord_command(format!(
+            "mcp-replay replay --update {} -- {}",
+            path.display(),
+            args.command_line()
+        ));
+    let elapsed = started.elapsed();
+    finish(&report, path, mode)?;
+    Ok(format!(
+        "mcp-replay: {}: ok ({} ms)",
+        path.display(),
+        elapsed.as_millis()
+    ))
+}
+
+fn import(args: Args) -> Result<ExitCode, Fatal> {
+    args.only_flags(&[])?;
+    let [recording] = args.positional.as_slice() else {
+        return Err(Fatal(
+            "give one recording (see `mcp-replay import --help`)".into(),
+        ));
+    };
+    let output = args.get("--output").ok_or_else(|| {
+        Fatal("give -o DIR or -o FILE.jsonl (see `mcp-replay import --help`)".into())
+    })?;
+    let text = std::fs::read_to_string(recording)
+        .map_err(|e| Fatal(format!("reading {recording}: {e}")))?;
+    let fixtures = import_mcporter(&text, recording, args.get("--server"), &args.rules(None)?)?;
+    let output = PathBuf::from(output);
+    let single_file = output.extension().is_some_and(|e| e == "jsonl");
+    if single_file && fixtures.len() > 1 {
+        let names: Vec<&str> = fixtures.iter().map(|(n, _)| n.as_str()).collect();
+        return Err(Fatal(format!(
+            "{recording} holds {} servers ({}): give -o a folder, or pick one with --server",
+            fixtures.len(),
+            names.join(", ")
+        )));
+    }
+    for (server, fixture) in fixtures {
+        let path = if single_file {
+            output.clone()
+        } else {
+            output.join(format!("{}.jsonl", file_name(&server)))
+        };
+        mcp_replay::write_fixture(&fixture, &path, UpdateMode::Always)?;
+        println!(
+            "mcp-replay: imported {} ({} messages) into {}",
+            server,
+            fixture.entries().len(),
+            path.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A server name as a file name: letters, digits, `-`, `_`, `.` kept, the rest `_`.
+fn file_name(server: &str) -> String {
+    server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+async fn serve(args: Args) -> Result<ExitCode, Fatal> {
+    args.only_flags(&[])?;
+    let [path] = args.positional.as_slice() else {
+        return Err(Fatal(
+            "give one fixture or mcporter recording (see `mcp-replay serve --help`)".into(),
+        ));
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| Fatal(format!("reading {path}: {e}")))?;
+    let rules = args.rules(Path::new(path).parent())?;
+    let is_mcporter = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .is_some_and(|v| v.get("_meta").is_some_and(|m| m.get("dir").is_some()));
+    let fixture = if is_mcporter {
+        let mut fixtures = import_mcporter(&text, path, args.get("--server"), &rules)?;
+        if fixtures.len() > 1 {
+            let names: Vec<&str> = fixtures.iter().map(|(n, _)| n.as_str()).collect();
+            return Err(Fatal(format!(
+                "{path} holds several servers ({}): pick one with --server",
+                names.join(", ")
+            )));
+        }
+        fixtures.remove(0).1
+    } else {
+        Fixture::load(path)?
+    };
+    let report = fixture
+        .mock_serve(&rules, tokio::io::stdin(), tokio::io::stdout())
+        .await
+        .with_rerecord_command(format!("mcp-replay record -o {path} -- <the real server>"));
+    eprintln!("{report}");
+    Ok(if report.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

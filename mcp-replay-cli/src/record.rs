@@ -1,0 +1,222 @@
+//! `mcp-replay record`: a transparent stdio proxy that writes the session as a fixture.
+
+use crate::{Args, Fatal};
+use mcp_replay::{fixture_from_exchange, write_fixture, Direction, UpdateMode};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{ExitCode, Stdio};
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// Every complete line that crossed the proxy, in arrival order, both directions.
+type Capture = Arc<Mutex<Vec<(Direction, Vec<u8>)>>>;
+
+pub(crate) async fn record(args: Args) -> Result<ExitCode, Fatal> {
+    args.only_flags(&[])?;
+    let output = args
+        .get("--output")
+        .ok_or_else(|| {
+            Fatal(
+                "give the fixture to write with -o FIXTURE (see `mcp-replay record --help`)".into(),
+            )
+        })?
+        .to_owned();
+    let rules = args.rules(Path::new(&output).parent())?;
+    let mut command = args.server_command()?;
+    let program = args.command_line();
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| Fatal(format!("could not start the server `{program}`: {e}")))?;
+    let capture: Capture = Arc::default();
+    let to_server = child.stdin.take().expect("stdin is piped");
+    let from_server = child.stdout.take().expect("stdout is piped");
+    let client_to_server = tokio::spawn(pump(
+        tokio::io::stdin(),
+        to_server,
+        capture.clone(),
+        Direction::ClientToServer,
+    ));
+    let server_to_client = tokio::spawn(pump(
+        from_server,
+        tokio::io::stdout(),
+        capture.clone(),
+        Direction::ServerToClient,
+    ));
+
+    let status = wait_forwarding_signals(&mut child).await?;
+    // The server's output is complete once it exited; our stdin may stay open.
+    let _ = server_to_client.await;
+    client_to_server.abort();
+
+    let lines = std::mem::take(&mut *capture.lock().unwrap_or_else(|e| e.into_inner()));
+    let saved = save(&lines, &output, args.get("--raw"), &rules);
+    if let Err(message) = &saved {
+        eprintln!("mcp-replay record: {message}");
+    }
+    Ok(exit_like(status, saved.is_ok()))
+}
+
+/// Copies bytes unchanged, flushing each read, and tees complete lines into the capture.
+async fn pump<R, W>(mut from: R, mut to: W, capture: Capture, direction: Direction)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut line = Vec::new();
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        if to.write_all(&buf[..n]).await.is_err() || to.flush().await.is_err() {
+            break;
+        }
+        let mut rest = &buf[..n];
+        while let Some(end) = rest.iter().position(|b| *b == b'\n') {
+            line.extend_from_slice(&rest[..end]);
+            capture
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((direction, std::mem::take(&mut line)));
+            rest = &rest[end + 1..];
+        }
+        line.extend_from_slice(rest);
+    }
+    if !line.is_empty() {
+        // A message cut off mid-line (the peer went away): kept, reported when saving.
+        capture
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((direction, line));
+    }
+    // Closing the server's stdin when the client's side ended is what ends the server.
+    let _ = to.shutdown().await;
+}
+
+#[cfg(unix)]
+async fn wait_forwarding_signals(
+    child: &mut tokio::process::Child,
+) -> Result<std::process::ExitStatus, Fatal> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hangup = signal(SignalKind::hangup())?;
+    let pid = child.id().map(|p| p as libc::pid_t);
+    loop {
+        let forward = tokio::select! {
+            status = child.wait() => return Ok(status?),
+            _ = interrupt.recv() => libc::SIGINT,
+            _ = terminate.recv() => libc::SIGTERM,
+            _ = hangup.recv() => libc::SIGHUP,
+        };
+        if let Some(pid) = pid {
+            // SAFETY: sending a signal to our own child process id.
+            unsafe {
+                libc::kill(pid, forward);
+            }
+        }
+    }
+}
+
+#[cfg(not(unix))]
+async fn wait_forwarding_signals(
+    child: &mut tokio::process::Child,
+) -> Result<std::process::ExitStatus, Fatal> {
+    Ok(child.wait().await?)
+}
+
+/// The server's exit status as ours; a server killed by a signal makes us end by the same
+/// signal. A failed recording turns a clean exit into status 1.
+fn exit_like(status: std::process::ExitStatus, saved: bool) -> ExitCode {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            // SAFETY: restoring the default action and raising the signal at ourselves.
+            unsafe {
+                libc::signal(signal, libc::SIG_DFL);
+                libc::raise(signal);
+            }
+            return ExitCode::from(128u8.saturating_add(signal as u8));
+        }
+    }
+    match status.code() {
+        Some(0) if !saved => ExitCode::from(1),
+        Some(code) => ExitCode::from(code.clamp(0, 255) as u8),
+        None => ExitCode::from(1),
+    }
+}
+
+/// Normalizes the capture and writes the fixture (refusing it if a secret remains); with
+/// `raw`, also writes the unredacted capture with owner-only permissions.
+fn save(
+    lines: &[(Direction, Vec<u8>)],
+    output: &str,
+    raw: Option<&str>,
+    rules: &mcp_replay::Rules,
+) -> Result<(), String> {
+    let mut messages = Vec::new();
+    for (i, (direction, bytes)) in lines.iter().enumerate() {
+        let text = String::from_utf8_lossy(bytes);
+        if text.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(&text) {
+            Ok(v) if mcp_replay::MessageKind::of(&v).is_ok() => messages.push((*direction, v)),
+            _ => eprintln!(
+                "mcp-replay record: left out line {} ({direction}): not a JSON-RPC message (a cut-off or log line)",
+                i + 1
+            ),
+        }
+    }
+    if let Some(raw) = raw {
+        write_raw(raw, &messages).map_err(|e| format!("writing the raw capture {raw}: {e}"))?;
+        eprintln!(
+            "mcp-replay record: {raw} holds the UNREDACTED capture (tokens, paths, personal data): keep it private and never commit it"
+        );
+    }
+    if messages.is_empty() {
+        return Err(format!(
+            "nothing to record: no JSON-RPC message crossed the proxy, {output} not written"
+        ));
+    }
+    let fixture = fixture_from_exchange(messages, rules, output).map_err(|e| e.to_string())?;
+    write_fixture(&fixture, Path::new(output), UpdateMode::Always).map_err(|e| e.to_string())?;
+    eprintln!(
+        "mcp-replay record: wrote {output} ({} messages)",
+        fixture.entries().len()
+    );
+    Ok(())
+}
+
+fn write_raw(path: &str, messages: &[(Direction, Value)]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+        if let Some(dir) = Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut file = options.open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    for (direction, message) in messages {
+        writeln!(
+            file,
+            "{}",
+            serde_json::json!({"direction": direction.as_str(), "message": message})
+        )?;
+    }
+    file.sync_all()
+}
