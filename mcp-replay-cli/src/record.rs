@@ -202,7 +202,10 @@ fn write_raw(path: &str, messages: &[(Direction, Value)]) -> std::io::Result<()>
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
     }
-        if let Some(dir) = Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
+    if let Some(dir) = Path::new(path)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
         std::fs::create_dir_all(dir)?;
     }
     let mut file = options.open(path)?;

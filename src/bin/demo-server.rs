@@ -1,5 +1,6 @@
 //! The demo servers over stdio, for the command line and child-process tests:
-//! `demo-server` serves `DemoServer`, `demo-server protocol` serves `ProtocolServer`.
+//! `demo-server` serves `DemoServer`, `demo-server protocol` serves `ProtocolServer`,
+//! `demo-server leaky` a `DemoServer` whose `job_status` leaks a (fake) token.
 
 use mcp_replay_demo::{DemoServer, ProtocolServer};
 use rmcp::ServiceExt;
@@ -16,8 +17,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .waiting()
                 .await?
         }
+        Some("leaky") => DemoServer::leaky().serve(stdio).await?.waiting().await?,
         Some(other) => {
-            return Err(format!("unknown server {other:?}: use `demo` or `protocol`").into())
+            return Err(
+                format!("unknown server {other:?}: use `demo`, `protocol` or `leaky`").into(),
+            )
         }
     };
     Ok(())

@@ -1,0 +1,395 @@
+//! The `mcp-replay` command end to end, against the demo server as a child process.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn mcp_replay() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mcp-replay"))
+}
+
+/// `target/<profile>/demo-server`, built on demand (it belongs to the root package).
+fn demo_server() -> PathBuf {
+    let dir = Path::new(env!("CARGO_BIN_EXE_mcp-replay"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    let path = dir.join("demo-server");
+    if !path.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args([
+                "build",
+                "-q",
+                "-p",
+                "mcp-replay-demo",
+                "--bin",
+                "demo-server",
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success(), "building demo-server failed");
+    }
+    path
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Runs `command` with `input` on stdin (written line by line with small pauses, as a
+/// client would), and returns its output.
+fn run_with_input(mut command: Command, input: &[&str]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in input {
+        writeln!(stdin, "{line}").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(150));
+    }
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn replay_passes_the_bundled_fixtures_and_prints_the_summary() {
+    let ws = workspace();
+    let output = mcp_replay()
+        .current_dir(&ws)
+        .args([
+            "replay",
+            "fixtures/lookup_issue.jsonl",
+            "fixtures/count_up_progress.jsonl",
+            "fixtures/job_status.jsonl",
+            "--",
+        ])
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    let (out, err) = text(&output);
+    assert!(output.status.success(), "{out}{err}");
+    assert!(out.trim_end().ends_with("3 passed, 0 failed"), "{out}");
+}
+
+#[test]
+fn replay_of_a_drifted_fixture_fails_with_the_report_and_a_non_zero_status() {
+    let output = mcp_replay()
+        .current_dir(workspace())
+        .args([
+            "replay",
+            "--timeout",
+            "300",
+            "docs/examples/drifted.jsonl",
+            "--",
+        ])
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    let (out, _) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("4 mismatches (2 result, 1 notification order, 1 missing)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("mcp-replay replay --update docs/examples/drifted.jsonl -- "),
+        "{out}"
+    );
+    assert!(out.trim_end().ends_with("0 passed, 1 failed"), "{out}");
+}
+
+#[test]
+fn replay_update_records_a_fixture_from_its_client_lines() {
+    let dir = temp_dir("update");
+    let path = dir.join("call.jsonl");
+    std::fs::write(
+        &path,
+        "{\"direction\":\"client->server\",\"message\":{\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}}}}\n",
+    )
+    .unwrap();
+    let output = mcp_replay()
+        .arg("replay")
+        .arg("--update")
+        .arg(&path)
+        .arg("--")
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{:?}", text(&output));
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        written.contains(r#""result":{"content":[{"text":"hi","type":"text"}]}"#),
+        "{written}"
+    );
+    let again = mcp_replay()
+        .arg("replay")
+        .arg(&path)
+        .arg("--")
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{:?}", text(&again));
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const JOB: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"job_status","arguments":{}}}"#;
+
+#[test]
+fn record_proxies_a_session_unchanged_and_writes_a_normalized_fixture_that_replays() {
+    let dir = temp_dir("record");
+    let fixture = dir.join("fixtures/job.jsonl");
+    let raw = dir.join("raw.jsonl");
+    let mut command = mcp_replay();
+    command
+        .arg("record")
+        .arg("-o")
+        .arg(&fixture)
+        .arg("--raw")
+        .arg(&raw)
+        .arg("--")
+        .arg(demo_server());
+    let output = run_with_input(command, &[INITIALIZE, INITIALIZED, JOB]);
+    let (out, err) = text(&output);
+    assert!(output.status.success(), "{out}{err}");
+    // The client saw the server's own bytes: live ids, the real time.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with(r#"{"jsonrpc":"2.0","id":2,"result""#)
+                && l.contains("started at 20")),
+        "{out}"
+    );
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        written
+            .contains("job <UUID> started at <TIMESTAMP>, log at <TMP>/mcp-replay-demo/<UUID>.log"),
+        "{written}"
+    );
+    assert!(
+        err.contains("UNREDACTED") && err.contains("never commit it"),
+        "{err}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&raw).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    let replay = mcp_replay()
+        .arg("replay")
+        .arg(&fixture)
+        .arg("--")
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    assert!(replay.status.success(), "{:?}", text(&replay));
+}
+
+#[test]
+fn record_refuses_to_write_a_session_that_leaked_a_token() {
+    let dir = temp_dir("leak");
+    let fixture = dir.join("job.jsonl");
+    let mut command = mcp_replay();
+    command
+        .arg("record")
+        .arg("-o")
+        .arg(&fixture)
+        .arg("--")
+        .arg(demo_server())
+        .arg("leaky");
+    let output = run_with_input(command, &[INITIALIZE, INITIALIZED, JOB]);
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    assert!(
+        err.contains("refusing to write") && err.contains("rule github-pat"),
+        "{err}"
+    );
+    assert!(!err.contains("ghp_"), "{err}");
+    assert!(!fixture.exists());
+}
+
+#[test]
+fn record_passes_the_servers_exit_status_through() {
+    let dir = temp_dir("status");
+    let output = mcp_replay()
+        .arg("record")
+        .arg("-o")
+        .arg(dir.join("x.jsonl"))
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "read line; echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}'; exit 7",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            writeln!(
+                child.stdin.take().unwrap(),
+                r#"{{"jsonrpc":"2.0","id":1,"method":"ping"}}"#
+            )?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(output.status.code(), Some(7), "{:?}", text(&output));
+    assert!(
+        dir.join("x.jsonl").exists(),
+        "what was recorded before the exit is kept"
+    );
+}
+
+#[test]
+fn import_writes_one_fixture_per_server() {
+    let dir = temp_dir("import");
+    let recordings = workspace().join("tests/fixtures/mcporter");
+    let output = mcp_replay()
+        .arg("import")
+        .arg(recordings.join("multi-server.ndjson"))
+        .arg("-o")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{:?}", text(&output));
+    assert!(dir.join("everything.jsonl").exists() && dir.join("everything2.jsonl").exists());
+    let refused = mcp_replay()
+        .arg("import")
+        .arg(recordings.join("multi-server.ndjson"))
+        .arg("-o")
+        .arg(dir.join("one.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused).1.contains(
+        "holds 2 servers (everything2, everything): give -o a folder, or pick one with --server"
+    ));
+}
+
+#[test]
+fn serve_plays_a_fixture_to_a_client_on_stdio_and_fails_on_a_divergence() {
+    let fixture = workspace().join("fixtures/lookup_issue.jsonl");
+    let call = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"lookup_issue","arguments":{"owner":"demo","repo":"sample","number":42}}}"#;
+    let mut ok = mcp_replay();
+    ok.arg("serve").arg(&fixture);
+    let output = run_with_input(ok, &[call]);
+    let (out, err) = text(&output);
+    assert!(output.status.success(), "{out}{err}");
+    assert_eq!(
+        out.trim(),
+        r#"{"id":9,"jsonrpc":"2.0","result":{"content":[{"text":"Issue 42: example","type":"text"}]}}"#
+    );
+
+    let other = call.replace("42", "43");
+    let mut bad = mcp_replay();
+    bad.arg("serve").arg(&fixture);
+    let output = run_with_input(bad, &[&other]);
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains(r#""code":-32600"#) && out.contains("did not match next expected tools/call"),
+        "{out}"
+    );
+    assert!(
+        err.contains("params at fixture line 1: request tools/call"),
+        "{err}"
+    );
+    assert!(err.contains("1 recorded request still unused"), "{err}");
+}
+
+#[test]
+fn check_names_every_problem_and_accept_reject_handle_pending_files() {
+    let dir = temp_dir("check");
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    std::fs::write(dir.join("good.jsonl"), &good).unwrap();
+    std::fs::write(dir.join("good.jsonl.new"), &good).unwrap();
+    std::fs::write(dir.join("broken.jsonl"), "{\"direction\":\n").unwrap();
+    std::fs::write(
+        dir.join("leak.jsonl"),
+        good.replace(
+            "Issue 42: example",
+            &format!("key AKIA{}", "Q7WZ3PLMX4NB2RTY"),
+        ),
+    )
+    .unwrap();
+    let output = mcp_replay()
+        .current_dir(&dir)
+        .arg("check")
+        .arg(".")
+        .output()
+        .unwrap();
+    let (out, _) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(out.contains("broken.jsonl:1:13: not valid JSON"), "{out}");
+    assert!(out.contains("leak.jsonl:2: .result.content[0].text holds what looks like a secret (rule aws-access-key-id"), "{out}");
+    assert!(
+        out.contains("good.jsonl.new: pending re-recording"),
+        "{out}"
+    );
+    assert!(out.contains("good.jsonl: unreferenced"), "{out}");
+    assert!(out.contains("3 fixtures checked: 3 problems, 1 warnings"), "{out}");
+
+    let accept = mcp_replay()
+        .current_dir(&dir)
+        .args(["accept", "."])
+        .output()
+        .unwrap();
+    assert!(accept.status.success());
+    assert!(!dir.join("good.jsonl.new").exists());
+    std::fs::write(dir.join("good.jsonl.new"), &good).unwrap();
+    let reject = mcp_replay()
+        .current_dir(&dir)
+        .args(["reject", "good.jsonl"])
+        .output()
+        .unwrap();
+    assert!(reject.status.success());
+    assert!(!dir.join("good.jsonl.new").exists() && dir.join("good.jsonl").exists());
+}
+
+#[test]
+fn every_command_has_help_and_mistakes_exit_2_with_a_reason() {
+    for command in [
+        "record", "replay", "import", "serve", "check", "accept", "reject",
+    ] {
+        let output = mcp_replay().args([command, "--help"]).output().unwrap();
+        let (out, _) = text(&output);
+        assert!(
+            output.status.success() && out.contains("Usage: mcp-replay"),
+            "{command}: {out}"
+        );
+    }
+    let top = mcp_replay().arg("--help").output().unwrap();
+    assert!(text(&top).0.contains("Commands:"));
+    let unknown = mcp_replay().arg("replya").output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(text(&unknown).1.contains("unknown command \"replya\""));
+    let no_server = mcp_replay().args(["replay", "x.jsonl"]).output().unwrap();
+    assert_eq!(no_server.status.code(), Some(2));
+    assert!(text(&no_server)
+        .1
+        .contains("give the server command after `--`"));
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs mcp-replay's external test peers into project folders (nothing global):
+#   peers/node/node_modules   @modelcontextprotocol/server-everything (from package-lock.json, npm ci)
+#   peers/python/.venv        mcp (Python SDK) pinned by requirements.txt, constrained by requirements.lock
+# Idempotent; runs from any cwd; needs only the npm and PyPI registries.
+set -euo pipefail
+
+PEERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+NODE_DIR="$PEERS/node"
+PY_DIR="$PEERS/python"
+VENV="$PY_DIR/.venv"
+PYTHON="${PYTHON:-python3}"
+
+command -v node >/dev/null || { echo "install.sh: node not found on PATH" >&2; exit 1; }
+command -v npm >/dev/null || { echo "install.sh: npm not found on PATH" >&2; exit 1; }
+command -v "$PYTHON" >/dev/null || { echo "install.sh: $PYTHON not found on PATH" >&2; exit 1; }
+
+echo "==> node peer: npm ci in $NODE_DIR"
+(cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error)
+EVERYTHING="$NODE_DIR/node_modules/@modelcontextprotocol/server-everything"
+node -e '
+  const p = require(process.argv[1] + "/package.json");
+  const fs = require("fs");
+  const entry = process.argv[1] + "/" + p.bin["mcp-server-everything"];
+  if (!fs.existsSync(entry)) { console.error("missing entry " + entry); process.exit(1); }
+  console.log("    ok: " + p.name + "@" + p.version + " -> " + entry);
+' "$EVERYTHING"
+
+echo "==> python peer: venv in $VENV"
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PYTHON" -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+  -r "$PY_DIR/requirements.txt" -c "$PY_DIR/requirements.lock"
+"$VENV/bin/python" -c '
+import importlib.metadata as m, sys
+import mcp
+from mcp.client.session import ClientSession
+from mcp.client.stdio import stdio_client
+from mcp.server.mcpserver import MCPServer
+print("    ok: mcp==" + m.version("mcp") + " in " + sys.prefix)
+'
+
+echo "==> peers installed"
+echo "    node server:   node $EVERYTHING/dist/index.js stdio"
+echo "    python server: $VENV/bin/python $PY_DIR/server.py [--variant changed]"
+echo "    python client: $VENV/bin/python $PY_DIR/client.py -- <server command...>"
