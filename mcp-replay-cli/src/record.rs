@@ -72,9 +72,8 @@ where
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        if to.write_all(&buf[..n]).await.is_err() || to.flush().await.is_err() {
-            break;
-        }
+        // Capture before forwarding: the peer can only react to a line after it got it, so
+        // the capture's order is the causal order of the session.
         let mut rest = &buf[..n];
         while let Some(end) = rest.iter().position(|b| *b == b'\n') {
             line.extend_from_slice(&rest[..end]);
@@ -85,6 +84,9 @@ where
             rest = &rest[end + 1..];
         }
         line.extend_from_slice(rest);
+        if to.write_all(&buf[..n]).await.is_err() || to.flush().await.is_err() {
+            break;
+        }
     }
     if !line.is_empty() {
         // A message cut off mid-line (the peer went away): kept, reported when saving.

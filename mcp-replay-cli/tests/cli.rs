@@ -351,7 +351,10 @@ fn check_names_every_problem_and_accept_reject_handle_pending_files() {
         "{out}"
     );
     assert!(out.contains("good.jsonl: unreferenced"), "{out}");
-    assert!(out.contains("3 fixtures checked: 3 problems, 1 warnings"), "{out}");
+    assert!(
+        out.contains("3 fixtures checked: 3 problems, 1 warnings"),
+        "{out}"
+    );
 
     let accept = mcp_replay()
         .current_dir(&dir)

@@ -429,12 +429,20 @@ impl Mock<'_> {
     }
 }
 
-/// What client SDKs add to every request on their own (the identity keys of `_meta`, a
-/// progress token) is not part of the contract a fixture pins: compared without it.
+/// What differs from client to client (the identity and capabilities of `initialize` and
+/// `_meta`, the progress token SDKs add to every request) is not part of the contract a
+/// client fixture pins: compared without it.
 fn strip_sdk_meta(message: &mut Value) {
+    let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
     let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) else {
         return;
     };
+    if initialize {
+        // Client identity: which client, which version, what it supports.
+        for key in ["clientInfo", "protocolVersion", "capabilities"] {
+            params.remove(key);
+        }
+    }
     let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) else {
         return;
     };

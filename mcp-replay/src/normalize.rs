@@ -30,11 +30,11 @@ pub const DEFAULT_RULES: [(&str, &str); 9] = [
         "absolute paths under the workspace root, the home folder and the temp folder become \
          `<WORKSPACE>`, `<HOME>`, `<TMP>` (the rest of the path stays)",
     ),
-    (
+        (
         "client-identity",
-        "in client messages: `clientInfo`, `protocolVersion` and `capabilities` of `initialize` and \
-         the `io.modelcontextprotocol/*` identity keys of `_meta` become `<CLIENT_INFO>`, \
-         `<PROTOCOL_VERSION>`, `<CLIENT_CAPABILITIES>`",
+        "in client messages: `clientInfo` and `protocolVersion` of `initialize` and the \
+         `io.modelcontextprotocol/clientInfo` and `/protocolVersion` keys of `_meta` become \
+         `<CLIENT_INFO>` and `<PROTOCOL_VERSION>`; capabilities stay (servers behave by them)",
     ),
     ("session-id", "the value of any `Mcp-Session-Id` key becomes `<SESSION_ID>`"),
     (
@@ -158,7 +158,6 @@ pub fn normalize_client(message: &mut Value, paths: &Paths) {
             for (key, placeholder) in [
                 ("clientInfo", "<CLIENT_INFO>"),
                 ("protocolVersion", "<PROTOCOL_VERSION>"),
-                ("capabilities", "<CLIENT_CAPABILITIES>"),
             ] {
                 if let Some(v) = params.get_mut(key) {
                     *v = Value::String(placeholder.into());
@@ -191,7 +190,10 @@ pub const IDENTITY_META: [(&str, &str); 3] = [
 ];
 
 fn identity_meta(meta: &mut Map<String, Value>) {
-    for (key, placeholder) in IDENTITY_META {
+    for (key, placeholder) in IDENTITY_META
+        .into_iter()
+        .filter(|(key, _)| !key.ends_with("clientCapabilities"))
+    {
         if let Some(v) = meta.get_mut(key) {
             *v = Value::String(placeholder.into());
         }
@@ -368,7 +370,7 @@ mod should {
         normalize_client(&mut init, &paths());
         assert_eq!(
             init["params"],
-            json!({"protocolVersion": "<PROTOCOL_VERSION>", "capabilities": "<CLIENT_CAPABILITIES>", "clientInfo": "<CLIENT_INFO>"})
+            json!({"protocolVersion": "<PROTOCOL_VERSION>", "capabilities": {"roots": {}}, "clientInfo": "<CLIENT_INFO>"})
         );
         let mut call = json!({"method": "tools/call", "params": {"name": "x", "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -380,7 +382,7 @@ mod should {
             call["params"]["_meta"],
             json!({"io.modelcontextprotocol/protocolVersion": "<PROTOCOL_VERSION>",
                    "io.modelcontextprotocol/clientInfo": "<CLIENT_INFO>",
-                   "io.modelcontextprotocol/clientCapabilities": "<CLIENT_CAPABILITIES>",
+                   "io.modelcontextprotocol/clientCapabilities": {},
                    "progressToken": 1})
         );
         let result = json!({"result": {"protocolVersion": "2025-11-25"}});

@@ -1313,8 +1313,13 @@ pub(crate) fn is_modern(fixture: &Fixture) -> bool {
         .entries()
         .iter()
         .filter(|e| e.direction() == Direction::ClientToServer);
+    let falls_back = fixture
+        .entries()
+        .iter()
+        .any(|e| e.direction() == Direction::ClientToServer && e.method() == Some("initialize"));
     match client.next() {
-        Some(first) if first.method() == Some("server/discover") => true,
+        // A discover probe followed by `initialize` is a legacy session (the server refused it).
+        Some(first) if first.method() == Some("server/discover") => !falls_back,
         Some(first) if first.method() == Some("initialize") => false,
         Some(first) => first
             .message()

@@ -69,3 +69,51 @@ pub fn fixture(lines: &[(&str, Value)]) -> Fixture {
 pub fn kinds(report: &Report) -> Vec<MismatchKind> {
     report.mismatches().iter().map(|m| m.kind()).collect()
 }
+
+/// The command that starts an external peer server installed by `peers/install.sh`, or
+/// `None` (with a notice) when the peers are not installed. Under CI a missing peer is an
+/// error, so the suite never passes by skipping.
+pub fn peer_server(which: &str) -> Option<tokio::process::Command> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("peers");
+    let (program, args): (std::path::PathBuf, Vec<std::path::PathBuf>) = match which {
+        "everything" => (
+            "node".into(),
+            vec![
+                root.join(
+                    "node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+                ),
+                "stdio".into(),
+            ],
+        ),
+        "python" => (
+            root.join("python/.venv/bin/python"),
+            vec![root.join("python/server.py")],
+        ),
+        "python-changed" => (
+            root.join("python/.venv/bin/python"),
+            vec![
+                root.join("python/server.py"),
+                "--variant".into(),
+                "changed".into(),
+            ],
+        ),
+        other => panic!("unknown peer {other}"),
+    };
+    let installed = if program.is_absolute() {
+        program.exists()
+    } else {
+        args[0].exists()
+    };
+    if !installed {
+        let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+        assert!(
+            !ci,
+            "the {which} peer is not installed: CI must run `bash peers/install.sh` first"
+        );
+        eprintln!("SKIPPED: the {which} peer is not installed; run `bash peers/install.sh`");
+        return None;
+    }
+    let mut command = tokio::process::Command::new(program);
+    command.args(args);
+    Some(command)
+}

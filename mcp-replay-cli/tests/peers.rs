@@ -1,0 +1,243 @@
+//! The command against real peers: a real client (the Python `mcp` SDK) records a session
+//! with a real server (Python) THROUGH `mcp-replay record`; the fixture replays green against
+//! the same server and red against a changed one; the Python client runs offline against
+//! `mcp-replay serve`; mcporter recordings import and replay green against a live
+//! server-everything. Install the peers with `bash peers/install.sh` (CI does).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// Program and arguments of a peer, or `None` (with a notice) when not installed; under
+/// CI a missing peer fails the test instead.
+fn peer(which: &str) -> Option<Vec<String>> {
+    let peers = workspace().join("peers");
+    let python = peers.join("python/.venv/bin/python");
+    let everything =
+        peers.join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let (check, argv): (&Path, Vec<String>) = match which {
+        "python-server" => (
+            &python,
+            vec![
+                python.display().to_string(),
+                peers.join("python/server.py").display().to_string(),
+            ],
+        ),
+        "python-client" => (
+            &python,
+            vec![
+                python.display().to_string(),
+                peers.join("python/client.py").display().to_string(),
+            ],
+        ),
+        "everything" => (
+            &everything,
+            vec![
+                "node".into(),
+                everything.display().to_string(),
+                "stdio".into(),
+            ],
+        ),
+        other => panic!("unknown peer {other}"),
+    };
+    if check.exists() {
+        return Some(argv);
+    }
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+    assert!(
+        !ci,
+        "the {which} peer is not installed: CI must run `bash peers/install.sh` first"
+    );
+    eprintln!("SKIPPED: the {which} peer is not installed; run `bash peers/install.sh`");
+    None
+}
+
+fn mcp_replay() -> String {
+    env!("CARGO_BIN_EXE_mcp-replay").to_owned()
+}
+
+fn run(argv: &[String]) -> Output {
+    Command::new(&argv[0]).args(&argv[1..]).output().unwrap()
+}
+
+fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("peers-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn cat(parts: &[&[String]]) -> Vec<String> {
+    parts.iter().flat_map(|p| p.iter().cloned()).collect()
+}
+
+#[test]
+fn a_real_client_records_through_the_proxy_and_the_fixture_replays_green_then_red() {
+    let (Some(client), Some(server)) = (peer("python-client"), peer("python-server")) else {
+        return;
+    };
+    let dir = temp_dir("record");
+    let fixture = dir.join("session.jsonl").display().to_string();
+
+    // The client's server command is the proxy: `mcp-replay record -o F -- python server.py`.
+    let record = cat(&[
+        &client,
+        &[
+            "--".into(),
+            mcp_replay(),
+            "record".into(),
+            "-o".into(),
+            fixture.clone(),
+            "--".into(),
+        ],
+        &server,
+    ]);
+    let direct = cat(&[&client, &["--".into()], &server]);
+    let through_proxy = run(&record);
+    let (out, err) = text(&through_proxy);
+    assert!(through_proxy.status.success(), "{out}{err}");
+    // The proxy is transparent: the client saw exactly what it sees without it.
+    let without_proxy = run(&direct);
+    assert_eq!(out, text(&without_proxy).0);
+    assert!(
+        out.contains(r#""message":"T-0""#),
+        "progress reached the client through the proxy: {out}"
+    );
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        written.contains("<CLIENT_INFO>") && written.contains("<PROGRESS_TOKEN>"),
+        "{written}"
+    );
+
+    let green = run(&cat(&[
+        &[
+            mcp_replay(),
+            "replay".into(),
+            "--timeout".into(),
+            "10000".into(),
+            fixture.clone(),
+            "--".into(),
+        ],
+        &server,
+    ]));
+    let (out, err) = text(&green);
+    assert!(green.status.success(), "{out}{err}");
+    assert!(out.trim_end().ends_with("1 passed, 0 failed"), "{out}");
+
+    let changed = cat(&[&server, &["--variant".into(), "changed".into()]]);
+    let red = run(&cat(&[
+        &[
+            mcp_replay(),
+            "replay".into(),
+            "--timeout".into(),
+            "10000".into(),
+            fixture,
+            "--".into(),
+        ],
+        &changed,
+    ]));
+    let (out, _) = text(&red);
+    assert_eq!(red.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("1 mismatch (1 result)") && out.contains(".result.content[0].text"),
+        "{out}"
+    );
+    assert!(out.contains(r#"actual:   "echo: hello""#), "{out}");
+}
+
+#[test]
+fn a_real_client_runs_offline_against_mcp_replay_serve() {
+    let Some(client) = peer("python-client") else {
+        return;
+    };
+    let fixture = workspace()
+        .join("tests/fixtures/python/client_session.jsonl")
+        .display()
+        .to_string();
+    let offline = run(&cat(&[
+        &client,
+        &["--".into(), mcp_replay(), "serve".into(), fixture.clone()],
+    ]));
+    let (out, err) = text(&offline);
+    assert!(offline.status.success(), "{out}{err}");
+    assert!(
+        out.contains(r#""tool":"countdown","progress":3.0"#),
+        "every progress event reached the client: {out}"
+    );
+    assert!(out.contains("liftoff"), "{out}");
+
+    // A fixture that expects another request: the client is refused, serve says why.
+    let changed = temp_dir("serve").join("changed.jsonl");
+    std::fs::write(
+        &changed,
+        std::fs::read_to_string(&fixture)
+            .unwrap()
+            .replace(r#"{"text":"hello"}"#, r#"{"text":"bonjour"}"#),
+    )
+    .unwrap();
+    let refused = run(&cat(&[
+        &client,
+        &[
+            "--".into(),
+            mcp_replay(),
+            "serve".into(),
+            changed.display().to_string(),
+        ],
+    ]));
+    let (out, err) = text(&refused);
+    assert_ne!(refused.status.code(), Some(0), "{out}{err}");
+    assert!(
+        err.contains(r#"request tools/call {"arguments":{"text":"hello"},"name":"echo"} did not match next expected tools/call {"arguments":{"text":"bonjour"},"name":"echo"}"#),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_mcporter_recordings_import_and_replay_green_against_server_everything() {
+    let Some(everything) = peer("everything") else {
+        return;
+    };
+    let dir = temp_dir("import");
+    for recording in ["echo", "multi-server", "v013-elicit-decline"] {
+        let source = workspace().join(format!("tests/fixtures/mcporter/{recording}.ndjson"));
+        let out_dir = dir.join(recording);
+        let import = Command::new(mcp_replay())
+            .arg("import")
+            .arg(&source)
+            .arg("-o")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        assert!(import.status.success(), "{:?}", text(&import));
+        for entry in std::fs::read_dir(&out_dir).unwrap() {
+            let fixture = entry.unwrap().path().display().to_string();
+            let replay = run(&cat(&[
+                &[
+                    mcp_replay(),
+                    "replay".into(),
+                    "--timeout".into(),
+                    "5000".into(),
+                    fixture.clone(),
+                    "--".into(),
+                ],
+                &everything,
+            ]));
+            let (out, err) = text(&replay);
+            assert!(replay.status.success(), "{fixture}: {out}{err}");
+        }
+    }
+}
