@@ -353,67 +353,27 @@ impl ServerHandler for DemoServer {
 }
 
 pub mod protocol_server;
+#[cfg(test)]
+mod raw_client;
 pub use protocol_server::ProtocolServer;
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
-    use rmcp::ServiceExt;
     use serde_json::{json, Value};
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, WriteHalf};
 
     use super::*;
 
-    /// A raw JSON-RPC client: writes lines to the server, reads the lines it writes.
-    struct RawClient {
-        writer: WriteHalf<DuplexStream>,
-        lines: Lines<BufReader<tokio::io::ReadHalf<DuplexStream>>>,
-        server: tokio::task::JoinHandle<()>,
-    }
+    use crate::raw_client::RawClient;
 
+    /// The demo server's raw-client helpers.
     impl RawClient {
-        fn start() -> Self {
-            let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-            let server = tokio::spawn(async move {
-                if let Ok(running) = DemoServer::default().serve(server_io).await {
-                    let _ = running.waiting().await;
-                }
-            });
-            let (reader, writer) = tokio::io::split(client_io);
-            Self {
-                writer,
-                lines: BufReader::new(reader).lines(),
-                server,
-            }
-        }
-
-        async fn send(&mut self, line: &str) {
-            println!(">> {line}");
-            self.writer
-                .write_all(format!("{line}\n").as_bytes())
-                .await
-                .expect("write to server");
-            self.writer.flush().await.expect("flush");
-        }
-
-        /// The next line the server writes, or `None` if it writes nothing
-        /// within a short while (or closes the pipe).
-        async fn recv(&mut self) -> Option<String> {
-            let line = tokio::time::timeout(Duration::from_millis(500), self.lines.next_line())
-                .await
-                .ok()?
-                .expect("read from server")?;
-            println!("<< {line}");
-            Some(line)
-        }
-
         /// Every line up to and including the response with `id`.
         async fn recv_until_response(&mut self, id: i64) -> Vec<Value> {
             let mut messages = Vec::new();
             loop {
                 let line = self
-                    .recv()
+                    .recv(500)
                     .await
                     .unwrap_or_else(|| panic!("no response to request {id}"));
                 let message: Value = serde_json::from_str(&line).expect("server wrote JSON");
@@ -444,12 +404,6 @@ mod tests {
         }
     }
 
-    impl Drop for RawClient {
-        fn drop(&mut self) {
-            self.server.abort();
-        }
-    }
-
     fn text_of(response: &Value) -> &str {
         response["result"]["content"][0]["text"]
             .as_str()
@@ -458,9 +412,9 @@ mod tests {
 
     #[tokio::test]
     async fn session_over_raw_lines() {
-        let mut client = RawClient::start();
+        let mut client = RawClient::start(DemoServer::default());
         client.initialize().await;
-        assert_eq!(client.recv().await, None, "initialized gets no reply");
+        assert_eq!(client.recv(500).await, None, "initialized gets no reply");
 
         client
             .send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
@@ -546,7 +500,7 @@ mod tests {
 
     #[tokio::test]
     async fn other_tools_and_logging_level() {
-        let mut client = RawClient::start();
+        let mut client = RawClient::start(DemoServer::default());
         client.initialize().await;
 
         client
@@ -593,7 +547,7 @@ mod tests {
 
     #[tokio::test]
     async fn tools_call_without_initialize() {
-        let mut client = RawClient::start();
+        let mut client = RawClient::start(DemoServer::default());
         // Without `initialize` and without the 2026-07-28 request `_meta`, the
         // request is refused with invalid params, but the connection stays up.
         client
@@ -627,12 +581,12 @@ mod tests {
         assert_eq!(count[2]["method"], "notifications/message");
         assert_eq!(count[3]["result"]["resultType"], "complete");
         assert_eq!(text_of(&count[3]), "counted to 2");
-        assert_eq!(client.recv().await, None);
+        assert_eq!(client.recv(500).await, None);
     }
 
     #[tokio::test]
     async fn server_discover_first() {
-        let mut client = RawClient::start();
+        let mut client = RawClient::start(DemoServer::default());
         client
             .send(&format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{"_meta":{{{STATELESS_META_FIELDS}}}}}}}"#))
             .await;

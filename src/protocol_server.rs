@@ -398,69 +398,16 @@ impl ServerHandler for ProtocolServer {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
-    use rmcp::ServiceExt;
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, WriteHalf};
 
     use super::*;
 
-    /// A raw JSON-RPC client: writes lines to the server, reads the lines it writes.
-    struct RawClient {
-        writer: WriteHalf<DuplexStream>,
-        lines: Lines<BufReader<tokio::io::ReadHalf<DuplexStream>>>,
-        server: tokio::task::JoinHandle<()>,
-    }
-
-    impl RawClient {
-        fn start() -> Self {
-            let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-            let server = tokio::spawn(async move {
-                if let Ok(running) = ProtocolServer::default().serve(server_io).await {
-                    let _ = running.waiting().await;
-                }
-            });
-            let (reader, writer) = tokio::io::split(client_io);
-            Self {
-                writer,
-                lines: BufReader::new(reader).lines(),
-                server,
-            }
-        }
-
-        async fn send(&mut self, line: &str) {
-            println!(">> {line}");
-            self.writer
-                .write_all(format!("{line}\n").as_bytes())
-                .await
-                .expect("write to server");
-            self.writer.flush().await.expect("flush");
-        }
-
-        /// The next line the server writes, or `None` if it writes nothing
-        /// within `millis` (or closes the pipe).
-        async fn recv(&mut self, millis: u64) -> Option<String> {
-            let next = self.lines.next_line();
-            let line = tokio::time::timeout(Duration::from_millis(millis), next)
-                .await
-                .ok()?
-                .expect("read from server")?;
-            println!("<< {line}");
-            Some(line)
-        }
-    }
-
-    impl Drop for RawClient {
-        fn drop(&mut self) {
-            self.server.abort();
-        }
-    }
+    use crate::raw_client::RawClient;
 
     /// Plays a script against a fresh server: `>` sends the line, `<` expects
     /// exactly that line from the server, `~` expects silence for that many ms.
     /// `$META` and `$INSTRUCTIONS` are substituted first.
     async fn play(script: &[(&str, &str)]) {
-        let mut client = RawClient::start();
+        let mut client = RawClient::start(ProtocolServer::default());
         for (step, (kind, line)) in script.iter().enumerate() {
             let line = line
                 .replace("$META", META)

@@ -773,19 +773,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     self.answered(live);
                     matched_responses.push((r, a.seq));
                     let actual = with_id(&a.message, entries[r].id());
-                    if !json_eq(entries[r].message(), &actual) {
-                        self.fail(
-                            Mismatch::new(
-                                MismatchKind::Result,
-                                Some(entries[r].line()),
-                                format!(
-                                    "the response to {} differs",
-                                    describe_request(&entries[request])
-                                ),
-                            )
-                            .compare(entries[r].message(), &actual),
-                        );
-                    }
+                    self.compare_response(r, &actual);
                     recorded.push((a.seq, actual));
                 }
                 // Expected in a later window: keep it for then.
@@ -856,19 +844,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         .expected(&json!({"id": self.live_of_entry[&request]}))
                         .actual(&json!({"id": a.message["id"]})),
                     );
-                    if !json_eq(entries[r].message(), &id_fixed) {
-                        self.fail(
-                            Mismatch::new(
-                                MismatchKind::Result,
-                                Some(entries[r].line()),
-                                format!(
-                                    "the response to {} differs",
-                                    describe_request(&entries[request])
-                                ),
-                            )
-                            .compare(entries[r].message(), &id_fixed),
-                        );
-                    }
+                    self.compare_response(r, &id_fixed);
                 }
                 None => self.fail(
                     Mismatch::new(
@@ -1120,6 +1096,29 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             recorded
                 .into_iter()
                 .map(|(_, m)| (Direction::ServerToClient, m)),
+        );
+    }
+
+    /// A *result* finding when the response that answers expected response entry `r`
+    /// (its id already the fixture's label) differs from it.
+    fn compare_response(&mut self, r: usize, actual: &Value) {
+        let entries = self.fixture.entries();
+        if json_eq(entries[r].message(), actual) {
+            return;
+        }
+        let request = entries[r]
+            .answers()
+            .expect("responses are correlated at parse time");
+        self.fail(
+            Mismatch::new(
+                MismatchKind::Result,
+                Some(entries[r].line()),
+                format!(
+                    "the response to {} differs",
+                    describe_request(&entries[request])
+                ),
+            )
+            .compare(entries[r].message(), actual),
         );
     }
 
