@@ -271,6 +271,12 @@ pub mod __private {
             .to_owned()
     }
 
+        /// The stdio framing of one line the harness reads from a server (trailing `\r\n`
+    /// trimmed): the message, or why it is not one. For fuzzing.
+    pub fn frame_line(line: &[u8]) -> Result<serde_json::Value, String> {
+        crate::transport::frame_line(line)
+    }
+
     /// Applies the update mode to a finished replay: `Ok` when the test passes.
     pub fn finish(report: &Report, path: &Path, mode: UpdateMode) -> Result<(), String> {
         if mode == UpdateMode::No || (report.is_ok() && mode == UpdateMode::Always) {

@@ -104,6 +104,15 @@ pub(crate) async fn read_lines<R: AsyncRead + Unpin>(
     }
 }
 
+/// One line of a server's output as the harness reads it: a JSON value, or why not.
+pub(crate) fn frame_line(line: &[u8]) -> Result<Value, String> {
+    match parse_line(trim_newline(line), 1) {
+        Incoming::Message(value) => Ok(value),
+        Incoming::Invalid { reason, .. } => Err(reason),
+        Incoming::Closed(_) => Err("closed".into()),
+    }
+}
+
 fn trim_newline(buf: &[u8]) -> &[u8] {
     let buf = buf.strip_suffix(b"\n").unwrap_or(buf);
     buf.strip_suffix(b"\r").unwrap_or(buf)
