@@ -254,3 +254,88 @@ fn a_failed_write_leaves_the_old_content_and_no_temp_file() {
         "no temp file is left behind"
     );
 }
+
+#[tokio::test]
+async fn two_tests_re_recording_the_same_fixture_are_a_clear_error() {
+    let dir = temp_dir("same");
+    put(&dir, "shared.jsonl", &client_lines("lookup_issue.jsonl"));
+    let mut first = spec(&dir, "shared", None);
+    first.test_path = "update_mode::first";
+    let mut second = spec(&dir, "shared", None);
+    second.test_path = "update_mode::second";
+    try_run(first, UpdateMode::Always, serve_demo)
+        .await
+        .unwrap();
+    let failure = try_run(second, UpdateMode::Always, serve_demo)
+        .await
+        .unwrap_err();
+    assert!(
+        failure.contains("is re-recorded by two tests, update_mode::first and update_mode::second"),
+        "{failure}"
+    );
+    assert!(
+        failure.contains("give each test its own fixture"),
+        "{failure}"
+    );
+}
+
+#[tokio::test]
+async fn concurrent_re_recordings_of_different_fixtures_do_not_interfere() {
+    let dir = temp_dir("concurrent");
+    let names: Vec<&'static str> = vec!["c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7"];
+    for name in &names {
+        put(
+            &dir,
+            &format!("{name}.jsonl"),
+            &client_lines("count_up_progress.jsonl"),
+        );
+    }
+    let runs = names.iter().map(|name| {
+        let mut s = spec(&dir, name, None);
+        s.test_path = Box::leak(format!("update_mode::{name}").into_boxed_str());
+        try_run(s, UpdateMode::Always, serve_demo)
+    });
+    for outcome in futures_join_all(runs).await {
+        outcome.unwrap();
+    }
+    let bundled = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/count_up_progress.jsonl"
+    ))
+    .unwrap();
+    for name in &names {
+        assert_eq!(
+            std::fs::read_to_string(dir.join(format!("fixtures/{name}.jsonl"))).unwrap(),
+            bundled
+        );
+    }
+}
+
+/// Runs futures concurrently on this task (no extra dependency).
+async fn futures_join_all<F: std::future::Future>(
+    futures: impl IntoIterator<Item = F>,
+) -> Vec<F::Output> {
+    let mut set = Vec::new();
+    for f in futures {
+        set.push(Box::pin(f));
+    }
+    let mut out: Vec<Option<F::Output>> = (0..set.len()).map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (i, f) in set.iter_mut().enumerate() {
+            if out[i].is_none() {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => out[i] = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().map(|o| o.unwrap()).collect()
+}

@@ -396,3 +396,141 @@ fn every_command_has_help_and_mistakes_exit_2_with_a_reason() {
         .1
         .contains("give the server command after `--`"));
 }
+
+fn client_lines_fixture(dir: &Path) -> PathBuf {
+    let path = dir.join("call.jsonl");
+    std::fs::write(
+        &path,
+        "{\"direction\":\"client->server\",\"message\":{\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}}}}\n",
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn a_failure_between_write_and_rename_leaves_the_old_fixture_and_no_temp_file() {
+    let dir = temp_dir("failpoint-error");
+    let path = client_lines_fixture(&dir);
+    let before = std::fs::read_to_string(&path).unwrap();
+    let output = mcp_replay()
+        .env("MCP_REPLAY_FAILPOINT", "error-before-rename")
+        .arg("replay")
+        .arg("--update")
+        .arg(&path)
+        .arg("--")
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    let (out, _) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(out.contains("failpoint error-before-rename"), "{out}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "no temp file left"
+    );
+}
+
+#[test]
+fn a_process_killed_while_re_recording_leaves_the_old_fixture_whole() {
+    let dir = temp_dir("failpoint-abort");
+    let path = client_lines_fixture(&dir);
+    let before = std::fs::read_to_string(&path).unwrap();
+    let output = mcp_replay()
+        .env("MCP_REPLAY_FAILPOINT", "abort-before-rename")
+        .arg("replay")
+        .arg("--update")
+        .arg(&path)
+        .arg("--")
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(
+            output.status.signal(),
+            Some(6),
+            "the process died mid-write (SIGABRT)"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        before,
+        "old fixture intact"
+    );
+    // The complete temp file of the dead process is left; check names it.
+    let check = mcp_replay()
+        .current_dir(&dir)
+        .args(["check", "."])
+        .output()
+        .unwrap();
+    let (out, _) = text(&check);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        out.contains("a temporary file left by an interrupted write"),
+        "{out}"
+    );
+}
+
+#[test]
+fn record_keeps_what_was_recorded_when_the_client_disconnects_mid_message() {
+    let dir = temp_dir("cut");
+    let fixture = dir.join("cut.jsonl");
+    let mut child = mcp_replay()
+        .arg("record")
+        .arg("-o")
+        .arg(&fixture)
+        .arg("--")
+        .arg(demo_server())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{INITIALIZE}").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    write!(stdin, r#"{{"jsonrpc":"2.0","id":2,"method":"tools/ca"#).unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let (_, err) = text(&output);
+    assert!(
+        err.contains("left out line") && err.contains("not a JSON-RPC message"),
+        "{err}"
+    );
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert_eq!(
+        written.lines().count(),
+        2,
+        "initialize and its result are kept: {written}"
+    );
+}
+
+#[test]
+fn record_keeps_what_was_recorded_when_the_server_dies_mid_session() {
+    let dir = temp_dir("dies");
+    let fixture = dir.join("dies.jsonl");
+    let script = r#"read line; echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"0"}}}'; read line; kill -9 $$"#;
+    let mut command = mcp_replay();
+    command
+        .arg("record")
+        .arg("-o")
+        .arg(&fixture)
+        .args(["--", "sh", "-c", script]);
+    let output = run_with_input(command, &[INITIALIZE, JOB]);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(
+            output.status.signal(),
+            Some(9),
+            "the server's signal is ours: {:?}",
+            output.status
+        );
+    }
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert_eq!(written.lines().count(), 3, "{written}");
+}

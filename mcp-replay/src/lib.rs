@@ -223,6 +223,9 @@ pub mod __private {
             fixture = fixture.with_protocol(version);
         }
         let rules = test_rules(&spec, &folder, &fixture).map_err(|e| e.to_string())?;
+        if mode != UpdateMode::No {
+            claim_for_update(&path, spec.test_path)?;
+        }
         if spec.mock_server {
             // Update mode does not apply: the client under test writes nothing to record.
             let (transport, mock) = fixture.mock_server_with(&rules);
@@ -240,6 +243,29 @@ pub mod __private {
             .await
             .with_test_name(spec.test_path);
         finish(&report, &path, mode)
+    }
+
+    /// Two tests of one run re-recording the same fixture would race for the file: the
+    /// second is refused, naming both.
+    fn claim_for_update(path: &Path, test: &str) -> Result<(), String> {
+        use once_cell::sync::Lazy;
+        use std::collections::HashMap;
+        use std::sync::Mutex;
+        static CLAIMS: Lazy<Mutex<HashMap<std::path::PathBuf, String>>> =
+            Lazy::new(Default::default);
+        let mut claims = CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
+        match claims.get(path) {
+            Some(owner) if owner != test => Err(format!(
+                "fixture {} is re-recorded by two tests, {owner} and {test}: give each test its own fixture \
+                 (or re-record one test at a time: MCP_FIXTURE_UPDATE=1 cargo test {})",
+                path.display(),
+                report::test_filter(test)
+            )),
+            _ => {
+                claims.insert(path.to_owned(), test.to_owned());
+                Ok(())
+            }
+        }
     }
 
     /// The rules of one test: the defaults (at the version the fixture header pins, with
@@ -271,7 +297,7 @@ pub mod __private {
             .to_owned()
     }
 
-        /// The stdio framing of one line the harness reads from a server (trailing `\r\n`
+    /// The stdio framing of one line the harness reads from a server (trailing `\r\n`
     /// trimmed): the message, or why it is not one. For fuzzing.
     pub fn frame_line(line: &[u8]) -> Result<serde_json::Value, String> {
         crate::transport::frame_line(line)

@@ -167,18 +167,34 @@ impl fmt::Display for Mismatch {
 }
 
 /// A unified line diff of two pretty-printed values, with a little context.
+/// Kept short however large the messages: lines are cut at 160 characters and the diff
+/// at 60 lines (the JSON paths above it name every difference anyway).
 fn line_diff(expected: &str, actual: &str) -> String {
+    const MAX_LINES: usize = 60;
+    const MAX_LINE: usize = 160;
     let diff = similar::TextDiff::from_lines(expected, actual);
     let mut out = String::new();
+    let mut lines = 0;
     for group in diff.grouped_ops(2) {
         for op in group {
             for change in diff.iter_changes(&op) {
+                if lines == MAX_LINES {
+                    out.push_str("  ... (diff cut)\n");
+                    return out;
+                }
+                lines += 1;
                 let sign = match change.tag() {
                     similar::ChangeTag::Delete => '-',
                     similar::ChangeTag::Insert => '+',
                     similar::ChangeTag::Equal => ' ',
                 };
-                let _ = writeln!(out, "{sign} {}", change.value().trim_end_matches('\n'));
+                let text = change.value().trim_end_matches('\n');
+                if text.chars().count() > MAX_LINE {
+                    let cut: String = text.chars().take(MAX_LINE).collect();
+                    let _ = writeln!(out, "{sign} {cut}…");
+                } else {
+                    let _ = writeln!(out, "{sign} {text}");
+                }
             }
         }
         out.push_str("  ...\n");

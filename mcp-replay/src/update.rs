@@ -112,12 +112,24 @@ pub(crate) fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), Error>
         let mut file = std::fs::File::create(&temp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
+        failpoint_before_rename()?;
         std::fs::rename(&temp, target)
     })();
     result.map_err(|e| {
         let _ = std::fs::remove_file(&temp);
         Error::io(format!("writing {}", target.display()), e)
     })
+}
+
+/// A test hook for crash safety: `MCP_REPLAY_FAILPOINT=error-before-rename` fails the write
+/// after the temporary file is complete; `abort-before-rename` aborts the process there,
+/// as a crash or a kill would. Read only on this cold path.
+fn failpoint_before_rename() -> std::io::Result<()> {
+    match std::env::var("MCP_REPLAY_FAILPOINT").as_deref() {
+        Ok("error-before-rename") => Err(std::io::Error::other("failpoint error-before-rename")),
+        Ok("abort-before-rename") => std::process::abort(),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

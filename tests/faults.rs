@@ -1,0 +1,147 @@
+//! Fault injection against the replay engine: each fault gives one specific, actionable
+//! finding, within the timeout, without a panic inside the harness.
+
+mod common;
+
+use common::{kinds, result, scripted};
+use mcp_replay::{Fixture, MismatchKind, Transport};
+use serde_json::json;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+fn seed() -> Fixture {
+    Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap()
+    .with_timeout(Duration::from_millis(500))
+}
+
+/// A server that answers `initialize` and writes `bytes` (raw) for the tool call.
+async fn writes_raw(transport: Transport, bytes: Vec<u8>) {
+    let (read, mut write) = tokio::io::split(transport);
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let m: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if m["method"] == "initialize" {
+            let init = json!({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "raw", "version": "0"}}});
+            write
+                .write_all(format!("{init}\n").as_bytes())
+                .await
+                .unwrap();
+        } else if m["method"] == "tools/call" {
+            write.write_all(&bytes).await.unwrap();
+            let answer = result(
+                &m,
+                json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
+            );
+            write
+                .write_all(format!("{answer}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_json_line_that_is_not_json_rpc_is_a_server_failure() {
+    let report = seed()
+        .replay(|t| writes_raw(t, b"{\"hello\":\"world\"}\n".to_vec()))
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure], "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .contains("not a JSON-RPC message"),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn a_line_that_is_not_utf8_is_a_server_failure() {
+    let report = seed()
+        .replay(|t| writes_raw(t, b"\xff\xfe not text\n".to_vec()))
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure], "{report}");
+    assert!(
+        report.mismatches()[0].summary().contains("not UTF-8"),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn a_ten_megabyte_line_is_compared_and_reported_briefly() {
+    let huge = "x".repeat(10 * 1024 * 1024);
+    let started = Instant::now();
+    let report = seed()
+        .replay(move |t| {
+            scripted(t, move |m| {
+                vec![result(
+                    m,
+                    json!({"content": [{"type": "text", "text": huge}]}),
+                )]
+            })
+        })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::Result]);
+    let text = report.to_string();
+    assert!(
+        text.len() < 20_000,
+        "the report stays readable: {} bytes",
+        text.len()
+    );
+    assert!(text.contains("diff (- expected, + actual)"));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_panic_in_the_middle_of_a_window_is_named() {
+    let report = seed()
+        .replay(|t| {
+            scripted(t, |m| {
+                if m["method"] == "tools/call" {
+                    panic!("lookup failed halfway");
+                }
+                vec![]
+            })
+        })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure], "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .contains("the server panicked: lookup failed halfway"),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_its_closed_input_is_reported_and_the_replay_still_ends() {
+    let started = Instant::now();
+    let report = seed()
+        .replay(|t| async move {
+            let answered = scripted(t, |m| {
+                vec![result(
+                    m,
+                    json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
+                )]
+            });
+            answered.await;
+            // ... then hangs instead of ending.
+            std::future::pending::<()>().await;
+        })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure], "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .contains("did not stop within 500 ms"),
+        "{report}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
