@@ -473,8 +473,7 @@ async fn serve(args: Args) -> Result<ExitCode, Fatal> {
     };
     let report = fixture
         .mock_serve(&rules, tokio::io::stdin(), tokio::io::stdout())
-        .await
-        .with_rerecord_command(format!("mcp-replay record -o {path} -- <the real server>"));
+        .await;
     eprintln!("{report}");
     Ok(if report.is_ok() {
         ExitCode::SUCCESS

@@ -161,7 +161,11 @@ where
     Report {
         source: fixture.source().to_owned(),
         test: None,
-        rerecord: None,
+        // The client drives this exchange: a new recording comes from the real server.
+        rerecord: Some(format!(
+            "mcp-replay record -o {} -- <the real server command>   (with the client pointed at it)",
+            fixture.source()
+        )),
         mismatches: mock.mismatches,
         recorded: None,
     }

@@ -307,7 +307,7 @@ impl fmt::Display for Report {
         }
         write!(
             f,
-            "\nIf the server's new behaviour is right, re-record the fixture:\n    {}",
+            "\nIf the new behaviour is right, re-record the fixture:\n    {}",
             self.rerecord_command()
         )
     }
