@@ -246,10 +246,17 @@ impl Rules {
             .iter()
             .filter(|r| !matches!(r.action, Action::Sort))
         {
+            if let Action::Replace(with) = &rule.action {
+                // The value put in place is final: walking into it could match forever
+                // (`.**` replaced with `{"a": [1]}`).
+                rule.selector
+                    .apply_outermost(message, &mut |v: &mut Value, _: &str| *v = with.clone());
+                continue;
+            }
             rule.selector.apply(
                 message,
                 &mut |v: &mut Value, path: &str| match &rule.action {
-                    Action::Replace(with) => *v = with.clone(),
+                    Action::Replace(_) => unreachable!("handled above"),
                     Action::Compute(f) => {
                         if !v.as_str().is_some_and(is_placeholder) {
                             *v = f(v, path);

@@ -180,10 +180,22 @@ impl Selector {
     /// the selector is looked up rather than searched for; the path is built in one
     /// reusable buffer, so walking allocates nothing per node.
     pub fn apply(&self, value: &mut Value, f: &mut dyn FnMut(&mut Value, &str)) {
+        self.walk(value, f, true);
+    }
+
+    /// [`apply`](Selector::apply), except that nothing below a matched node is visited:
+    /// what `f` leaves there is final. For replacing nodes with a fixed value, which may
+    /// itself hold nodes the selector matches (`.**` replaced with `{"a": 1}`).
+    pub fn apply_outermost(&self, value: &mut Value, f: &mut dyn FnMut(&mut Value, &str)) {
+        self.walk(value, f, false);
+    }
+
+    fn walk(&self, value: &mut Value, f: &mut dyn FnMut(&mut Value, &str), below_matches: bool) {
         let mut walk = Walk {
             alternatives: &self.alternatives,
             states: Vec::with_capacity(16),
             path: String::with_capacity(64),
+            below_matches,
             f,
         };
         for alternative in 0..self.alternatives.len() {
@@ -218,6 +230,8 @@ struct Walk<'s, 'f> {
     states: Vec<(usize, usize)>,
     /// The rendered path of the node being visited; empty for the root.
     path: String,
+    /// Are the children of a matched node walked?
+    below_matches: bool,
     f: &'f mut dyn FnMut(&mut Value, &str),
 }
 
@@ -257,7 +271,7 @@ impl<'s> Walk<'s, '_> {
             };
             (self.f)(value, path);
         }
-        if !alive {
+        if !alive || (matched && !self.below_matches) {
             return;
         }
         match value {

@@ -1,0 +1,29 @@
+//! Inputs found by the fuzz targets in `fuzz/` (`scripts/fuzz.sh`), kept as tests so the
+//! bugs they found stay fixed.
+
+use mcp_replay::Rules;
+use serde_json::json;
+
+/// selector_parser: a `replace` rule whose selector matches inside its own replacement
+/// (`.**` with a container) walked into each value it put in place and recursed until
+/// the stack overflowed. A replaced value is now final.
+#[test]
+fn replace_does_not_walk_into_its_own_replacement() {
+    let rules = Rules::from_json(
+        r#"{"replace":[{"selector":".**","with":{"x":[1]}}]}"#,
+        "fuzz",
+    )
+    .unwrap();
+    let mut m = json!({"jsonrpc": "2.0", "id": 7, "result": {"a": [1, {"b": 2}]}});
+    rules.normalize_server(&mut m);
+    // The root is replaced; the envelope is restored, as for any user rule.
+    assert_eq!(m, json!({"x": [1], "jsonrpc": "2.0", "id": 7}));
+
+    let rules = Rules::without_defaults().replace(".**.x", json!({"x": {"x": 1}}));
+    let mut m = json!({"result": {"x": 1, "y": {"x": [2]}}});
+    rules.normalize_client(&mut m);
+    assert_eq!(
+        m,
+        json!({"result": {"x": {"x": {"x": 1}}, "y": {"x": {"x": {"x": 1}}}}})
+    );
+}
