@@ -402,11 +402,13 @@ const MIN_VALUE_ENTROPY: f64 = 3.0;
 
 const PLACEHOLDER: &str = r"<[A-Z0-9_]+(?::[A-Za-z0-9_.-]+)*>";
 
-/// Every regex, compiled once on first use.
+/// Every regex, compiled once, on first use.
 struct Engine {
     /// One entry per rule: that rule's keywords.
-    prefilter: RegexSet,
-    rules: Vec<Regex>,
+        prefilter: RegexSet,
+    /// Compiled the first time a string holds the rule's keyword: most runs never need
+    /// most rules, and compiling all of them costs every test process milliseconds.
+    rules: Vec<once_cell::sync::OnceCell<Regex>>,
     placeholder: Regex,
     contains_placeholder: Regex,
     reference: Regex,
@@ -415,10 +417,7 @@ struct Engine {
 static ENGINE: Lazy<Engine> = Lazy::new(|| Engine {
     prefilter: RegexSet::new(RULES.iter().map(keyword_pattern))
         .expect("the secret rules' keywords are valid patterns"),
-    rules: RULES
-        .iter()
-        .map(|rule| compile(rule).expect("the secret rules are valid patterns"))
-        .collect(),
+        rules: RULES.iter().map(|_| once_cell::sync::OnceCell::new()).collect(),
     placeholder: Regex::new(&format!("^{PLACEHOLDER}$")).expect("valid placeholder pattern"),
     contains_placeholder: Regex::new(PLACEHOLDER).expect("valid placeholder pattern"),
     reference: Regex::new(
@@ -452,7 +451,11 @@ fn token_hits(text: &str) -> Vec<usize> {
         .prefilter
         .matches(text)
         .iter()
-        .filter_map(|i| first_accepted(i, &engine.rules[i], text).map(|start| (start, i)))
+                .filter_map(|i| {
+            let regex = engine.rules[i]
+                .get_or_init(|| compile(&RULES[i]).expect("the secret rules are valid patterns"));
+            first_accepted(i, regex, text).map(|start| (start, i))
+        })
         .collect();
     hits.sort_unstable();
     hits.into_iter().map(|(_, i)| i).collect()
