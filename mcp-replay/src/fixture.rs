@@ -471,6 +471,20 @@ impl Fixture {
         out
     }
 
+    /// The same header, source, path and settings, with no messages (cheap: the entries
+    /// are not cloned).
+    pub(crate) fn without_entries(&self) -> Fixture {
+        Fixture {
+            source: self.source.clone(),
+            path: self.path.clone(),
+            header: self.header.clone(),
+            entries: Vec::new(),
+            timeout: self.timeout,
+            protocol: self.protocol.clone(),
+            handler: self.handler.clone(),
+        }
+    }
+
     /// A copy whose messages went through `f` (ids, methods and correlation are kept).
     pub(crate) fn map_messages(&self, mut f: impl FnMut(Direction, &mut Value)) -> Fixture {
         let mut copy = self.clone();
@@ -486,10 +500,7 @@ impl Fixture {
         &self,
         messages: impl IntoIterator<Item = (Direction, Value)>,
     ) -> Result<Fixture, Error> {
-        let mut copy = Fixture {
-            entries: Vec::new(),
-            ..self.clone()
-        };
+        let mut copy = self.without_entries();
         let mut text = String::new();
         for (direction, message) in messages {
             text.push_str("{\"direction\":\"");

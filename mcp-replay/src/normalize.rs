@@ -111,10 +111,9 @@ impl Paths {
             let mut rest: &str = &out;
             while let Some(i) = rest.find(prefix.as_str()) {
                 let after = &rest[i + prefix.len()..];
-                let before_ok = rest[..i]
-                    .chars()
-                    .next_back()
-                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
+                // What precedes the match: the text since the previous match, or (right
+                // after it) what was written for the previous match.
+                let before_ok = path_may_start_after(if i > 0 { &rest[..i] } else { &result });
                 let after_ok = after.chars().next().is_none_or(|c| {
                     matches!(c, '/' | '\\')
                         || !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
@@ -131,6 +130,20 @@ impl Paths {
             out = Cow::Owned(result);
         }
         out
+    }
+}
+
+/// Can an absolute path start right after `before`? Not inside a word, a file name or a
+/// path, nor right after a placeholder: that stands for text a path may continue, so
+/// `<TMP>/root/x` stays as it is when `/root` is the home folder (else normalizing twice
+/// would differ from normalizing once).
+fn path_may_start_after(before: &str) -> bool {
+    match before.chars().next_back() {
+        None => true,
+        Some('>') => !before
+            .rfind('<')
+            .is_some_and(|i| is_placeholder(&before[i..])),
+        Some(c) => !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'),
     }
 }
 

@@ -82,6 +82,9 @@ struct Driver<'f, W> {
     live_of_entry: HashMap<usize, i64>,
     /// Fixture entry of each live client request id, and whether it was answered.
     request_of_live: HashMap<i64, (usize, bool)>,
+    /// The live ids not answered yet (kept beside `request_of_live` so that the checks
+    /// made per message look at what is in flight, not at every request ever sent).
+    open: std::collections::BTreeSet<i64>,
     /// The fixture entry of the expected response of each client request entry.
     response_of_request: HashMap<usize, usize>,
     /// The server's live id of each expected server request entry it was matched with.
@@ -138,6 +141,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             next_live: SETUP_ID + 1,
             live_of_entry: HashMap::new(),
             request_of_live: HashMap::new(),
+            open: Default::default(),
             response_of_request,
             server_live: HashMap::new(),
             position: 0,
@@ -156,11 +160,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     }
 
     fn into_report(self) -> Report {
-        let recorded = if self.recordable {
-            self.fixture.with_messages(self.recorded).ok()
-        } else {
-            None
-        };
+        let recorded = self
+            .recordable
+            .then(|| crate::report::Recording::new(self.fixture.without_entries(), self.recorded));
         Report {
             source: self.fixture.source().to_owned(),
             test: None,
@@ -239,17 +241,15 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     /// A client sends nothing after `initialize` until its result came (the spec's rule).
     fn initialize_in_flight(&self) -> bool {
         let entries = self.fixture.entries();
-        self.request_of_live
-            .values()
-            .any(|(entry, answered)| !answered && entries[*entry].method() == Some("initialize"))
+        self.in_flight()
+            .any(|(_, entry)| entries[entry].method() == Some("initialize"))
     }
 
     /// Requests in flight whose response the fixture does not expect anywhere later:
     /// the replay waits for them before sending more, so recordings stay in order.
     fn has_unexpected_in_flight(&self) -> bool {
-        self.request_of_live
-            .values()
-            .any(|(entry, answered)| !answered && !self.answer_expected(*entry))
+        self.in_flight()
+            .any(|(_, entry)| !self.answer_expected(entry))
     }
 
     /// The legacy handshake for fixtures that start without one; not compared.
@@ -331,6 +331,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 message["id"] = json!(live);
                 self.live_of_entry.insert(index, live);
                 self.request_of_live.insert(live, (index, false));
+                self.open.insert(live);
             }
             MessageKind::Response => {
                 let request = entry
@@ -647,17 +648,12 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             return false;
         }
         !self.await_in_flight
-            || self
-                .request_of_live
-                .iter()
-                .all(|(live, (entry, answered))| {
-                    *answered
-                        || self.answer_expected(*entry)
-                        || self.inbox.iter().any(|a| {
-                            a.kind == MessageKind::Response
-                                && a.message["id"].as_i64() == Some(*live)
-                        })
-                })
+            || self.in_flight().all(|(live, entry)| {
+                self.answer_expected(entry)
+                    || self.inbox.iter().any(|a| {
+                        a.kind == MessageKind::Response && a.message["id"].as_i64() == Some(live)
+                    })
+            })
     }
 
     /// The live request a response's id names exactly (an integer we sent).
@@ -1011,12 +1007,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         // What never came. Requests the fixture has no response for were waited for too
         // (every request deserves an answer); the replay gives up on them now.
         let mut silent: Vec<(i64, usize)> = self
-            .request_of_live
-            .iter()
-            .filter(|(_, (entry, answered))| {
-                self.await_in_flight && !answered && !self.answer_expected(*entry)
-            })
-            .map(|(live, (entry, _))| (*live, *entry))
+            .in_flight()
+            .filter(|&(_, entry)| self.await_in_flight && !self.answer_expected(entry))
             .collect();
         silent.sort();
         for &(live, _) in &silent {
@@ -1126,6 +1118,14 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         if let Some(r) = self.request_of_live.get_mut(&live) {
             r.1 = true;
         }
+        self.open.remove(&live);
+    }
+
+    /// The fixture entries of the requests in flight, with their live ids.
+    fn in_flight(&self) -> impl Iterator<Item = (i64, usize)> + '_ {
+        self.open
+            .iter()
+            .map(|live| (*live, self.request_of_live[live].0))
     }
 
     /// What a missing expected message is, in words (`the response to tools/call (sent as id 3)`).

@@ -202,6 +202,38 @@ fn line_diff(expected: &str, actual: &str) -> String {
     out
 }
 
+/// What the server really sent, turned into a fixture only when somebody asks (a green
+/// replay in compare mode never does, and building it re-parses the whole exchange).
+#[derive(Debug, Clone)]
+pub(crate) struct Recording {
+    template: Fixture,
+    messages: Vec<(crate::fixture::Direction, Value)>,
+    built: once_cell::sync::OnceCell<Option<Fixture>>,
+}
+
+impl Recording {
+    pub(crate) fn new(
+        template: Fixture,
+        messages: Vec<(crate::fixture::Direction, Value)>,
+    ) -> Self {
+        Recording {
+            template,
+            messages,
+            built: once_cell::sync::OnceCell::new(),
+        }
+    }
+
+    fn fixture(&self) -> Option<&Fixture> {
+        self.built
+            .get_or_init(|| {
+                self.template
+                    .with_messages(self.messages.iter().cloned())
+                    .ok()
+            })
+            .as_ref()
+    }
+}
+
 /// The outcome of replaying one fixture: all findings, collected before failing once.
 #[derive(Debug, Clone)]
 pub struct Report {
@@ -209,7 +241,7 @@ pub struct Report {
     pub(crate) test: Option<String>,
     pub(crate) rerecord: Option<String>,
     pub(crate) mismatches: Vec<Mismatch>,
-    pub(crate) recorded: Option<Fixture>,
+    pub(crate) recorded: Option<Recording>,
 }
 
 impl Report {
@@ -232,7 +264,7 @@ impl Report {
     /// messages it really sent with ids normalized to the fixture's labels. `None` when
     /// nothing trustworthy could be recorded (a timeout, a server failure or an id mismatch).
     pub fn recorded(&self) -> Option<&Fixture> {
-        self.recorded.as_ref()
+        self.recorded.as_ref()?.fixture()
     }
 
     /// Names the test in the re-record command at the end of the report.

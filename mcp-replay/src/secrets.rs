@@ -405,7 +405,7 @@ const PLACEHOLDER: &str = r"<[A-Z0-9_]+(?::[A-Za-z0-9_.-]+)*>";
 /// Every regex, compiled once, on first use.
 struct Engine {
     /// One entry per rule: that rule's keywords.
-        prefilter: RegexSet,
+    prefilter: RegexSet,
     /// Compiled the first time a string holds the rule's keyword: most runs never need
     /// most rules, and compiling all of them costs every test process milliseconds.
     rules: Vec<once_cell::sync::OnceCell<Regex>>,
@@ -417,7 +417,10 @@ struct Engine {
 static ENGINE: Lazy<Engine> = Lazy::new(|| Engine {
     prefilter: RegexSet::new(RULES.iter().map(keyword_pattern))
         .expect("the secret rules' keywords are valid patterns"),
-        rules: RULES.iter().map(|_| once_cell::sync::OnceCell::new()).collect(),
+    rules: RULES
+        .iter()
+        .map(|_| once_cell::sync::OnceCell::new())
+        .collect(),
     placeholder: Regex::new(&format!("^{PLACEHOLDER}$")).expect("valid placeholder pattern"),
     contains_placeholder: Regex::new(PLACEHOLDER).expect("valid placeholder pattern"),
     reference: Regex::new(
@@ -451,7 +454,7 @@ fn token_hits(text: &str) -> Vec<usize> {
         .prefilter
         .matches(text)
         .iter()
-                .filter_map(|i| {
+        .filter_map(|i| {
             let regex = engine.rules[i]
                 .get_or_init(|| compile(&RULES[i]).expect("the secret rules are valid patterns"));
             first_accepted(i, regex, text).map(|start| (start, i))

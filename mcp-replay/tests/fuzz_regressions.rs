@@ -27,3 +27,30 @@ fn replace_does_not_walk_into_its_own_replacement() {
         json!({"result": {"x": {"x": {"x": 1}}, "y": {"x": {"x": {"x": 1}}}}})
     );
 }
+
+/// normalizer: `{"/tmp/root/eplay":1}` (temp folder `/tmp`, home `/root`) became
+/// `<TMP>/root/eplay`, and normalizing again turned that into `<TMP><HOME>/eplay`: a path
+/// right after a placeholder was taken for a new path. Normalizing twice must give the
+/// same as once.
+#[test]
+fn a_path_placeholder_is_not_followed_by_another() {
+    // Two workspace folders stand in for the temp and home folders of that machine.
+    let rules = Rules::default()
+        .workspace("/fuzz-short")
+        .workspace("/fuzz-a-longer-one");
+    let mut once = json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "/fuzz-short/fuzz-a-longer-one/x": 1,
+        "text": "see /fuzz-short/fuzz-a-longer-one/x and /fuzz-short/fuzz-short/y",
+    }});
+    rules.normalize_server(&mut once);
+    assert_eq!(
+        once["result"],
+        json!({
+            "<WORKSPACE>/fuzz-a-longer-one/x": 1,
+            "text": "see <WORKSPACE>/fuzz-a-longer-one/x and <WORKSPACE>/fuzz-short/y",
+        })
+    );
+    let mut twice = once.clone();
+    rules.normalize_server(&mut twice);
+    assert_eq!(twice, once);
+}

@@ -1,0 +1,977 @@
+//! Benchmarks of the mcp-replay harness; the results and how to read them are in
+//! `docs/PERFORMANCE.md`, `scripts/bench.sh` runs this and the callgrind profile.
+//!
+//! `cargo bench --bench replay [-- OPTIONS]` runs every case and prints one table. Every
+//! figure that has a goal is a ratio or a difference of two sides measured in this one run,
+//! interleaved, as the median of several repetitions (the machine may be busy).
+//!
+//! ```text
+//!   --case NAME   all (default) | overhead | fixed | throughput | memory | process
+//!                 one side alone, for callgrind (`--toggle-collect='*measured*'`):
+//!                 harness | raw | fixed-harness | fixed-raw | norm-harness | norm-floor
+//!   --n N         tool calls for `harness` / `raw` (default 100)
+//!   --warm        for harness, raw, fixed-harness, fixed-raw: run once before the measured
+//!                 run, so that one-time costs (lazy statics) stay out
+//!   --quick       fewer repetitions and smaller inputs (a smoke run, not for figures)
+//! ```
+//!
+//! Nothing here is a timed assertion: the checks only make sure that each side really did
+//! the whole exchange (the replay reports no finding, every response line arrived).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use mcp_replay::{Fixture, Rules};
+use mcp_replay_demo::DemoServer;
+use rmcp::ServiceExt;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::runtime::Runtime;
+
+// ---------------------------------------------------------------------------------------
+// A counting allocator: bytes currently allocated and their peak, while enabled.
+
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static CURRENT: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
+
+fn count(delta: isize) {
+    if COUNTING.load(Relaxed) {
+        let now = CURRENT.fetch_add(delta, Relaxed) + delta;
+        PEAK.fetch_max(now, Relaxed);
+    }
+}
+
+// SAFETY: every call is forwarded to the system allocator unchanged; only counters move.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            count(layout.size() as isize);
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(layout);
+        if !p.is_null() {
+            count(layout.size() as isize);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        count(-(layout.size() as isize));
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            count(new_size as isize - layout.size() as isize);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Runs `f` with the counters on, from zero: (peak bytes, bytes still held after, result).
+/// Memory freed that was allocated before `f` counts negative, so the peak is the highest
+/// net growth of the heap during `f`.
+fn heap<T>(f: impl FnOnce() -> T) -> (isize, isize, T) {
+    CURRENT.store(0, Relaxed);
+    PEAK.store(0, Relaxed);
+    COUNTING.store(true, Relaxed);
+    let out = f();
+    COUNTING.store(false, Relaxed);
+    (PEAK.load(Relaxed), CURRENT.load(Relaxed), out)
+}
+
+// ---------------------------------------------------------------------------------------
+// The two sides: the harness replaying a fixture, and a raw client doing the same exchange.
+
+/// What the harness sends for its session setup of a fixture without a handshake.
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"mcp-replay","version":"0.1.0"},"protocolVersion":"2025-11-25"}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const LOOKUP_ISSUE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup_issue","arguments":{"owner":"demo","repo":"sample","number":42}}}"#;
+
+/// A fixture of `n` one-at-a-time `tools/call echo` exchanges (2n lines).
+fn echo_fixture(n: usize) -> String {
+    let mut text = String::with_capacity(n * 230);
+    for i in 1..=n {
+        text.push_str(&format!(
+            concat!(
+                r#"{{"direction":"client->server","message":{{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi {i}"}}}}}}}}"#,
+                "\n",
+                r#"{{"direction":"server->client","message":{{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{{"content":[{{"type":"text","text":"hi {i}"}}]}}}}}}"#,
+                "\n"
+            ),
+            i = i
+        ));
+    }
+    text
+}
+
+/// The raw client's request lines for the same `n` calls, live ids 1..=n.
+fn echo_calls(n: usize) -> Vec<String> {
+    (1..=n)
+        .map(|i| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi {i}"}}}}}}"#
+            )
+        })
+        .collect()
+}
+
+/// The harness: replays `fixture` against a fresh `DemoServer`; panics on any finding.
+async fn harness_replay(fixture: &Fixture) {
+    let report = fixture
+        .replay(|transport| async move {
+            let running = DemoServer::default()
+                .serve(transport)
+                .await
+                .map_err(|e| e.to_string())?;
+            running.waiting().await.map_err(|e| e.to_string())?;
+            Ok::<(), String>(())
+        })
+        .await;
+    assert!(report.is_ok(), "the replay failed:\n{report}");
+}
+
+async fn send_line<W: AsyncWrite + Unpin>(writer: &mut W, line: &str) {
+    writer.write_all(line.as_bytes()).await.expect("write");
+    writer.write_all(b"\n").await.expect("write");
+    writer.flush().await.expect("flush");
+}
+
+/// The floor: a hand-written client on the same kind of pipe (`duplex(64 KiB)`) writes the
+/// harness's initialize + initialized, then each call, and reads each response line. No
+/// normalization, no comparison. Returns the messages exchanged (both directions).
+async fn raw_session(calls: &[String]) -> usize {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = tokio::spawn(async move {
+        let running = DemoServer::default()
+            .serve(server_io)
+            .await
+            .expect("session setup");
+        let _ = running.waiting().await;
+    });
+    let (read, mut write) = tokio::io::split(client_io);
+    let mut read = BufReader::new(read);
+    let mut line = Vec::with_capacity(1024);
+    let mut messages = 0;
+    send_line(&mut write, INITIALIZE).await;
+    line.clear();
+    read.read_until(b'\n', &mut line).await.expect("read");
+    assert!(line.ends_with(b"\n"), "no initialize result");
+    send_line(&mut write, INITIALIZED).await;
+    messages += 3;
+    for call in calls {
+        send_line(&mut write, call).await;
+        line.clear();
+        read.read_until(b'\n', &mut line).await.expect("read");
+        assert!(line.ends_with(b"\n"), "no response to {call}");
+        messages += 2;
+    }
+    write.shutdown().await.expect("shutdown");
+    server.await.expect("server task");
+    messages
+}
+
+// ---------------------------------------------------------------------------------------
+// Timing helpers.
+
+/// The function callgrind collects in (`--toggle-collect='*measured*'`).
+#[inline(never)]
+fn measured<T>(f: impl FnOnce() -> T) -> T {
+    black_box(f())
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (Duration, T) {
+    let start = Instant::now();
+    let out = measured(f);
+    (start.elapsed(), out)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn median_f(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Runs `a` and `b` alternately `reps` times (after one warm-up each): their medians and
+/// the median of the per-repetition ratios a/b (robust to the load changing meanwhile).
+struct Pair {
+    a: Duration,
+    b: Duration,
+    ratio: f64,
+    a_first: Duration,
+    b_first: Duration,
+}
+
+fn pair(reps: usize, mut a: impl FnMut() -> Duration, mut b: impl FnMut() -> Duration) -> Pair {
+    let a_first = a();
+    let b_first = b();
+    let (mut ta, mut tb, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..reps {
+        // Alternate which side goes first, so neither always runs on a warmer cache.
+        let (x, y) = if i % 2 == 0 {
+            let x = a();
+            (x, b())
+        } else {
+            let y = b();
+            (a(), y)
+        };
+        ratios.push(x.as_secs_f64() / y.as_secs_f64());
+        ta.push(x);
+        tb.push(y);
+    }
+    Pair {
+        a: median(ta),
+        b: median(tb),
+        ratio: median_f(ratios),
+        a_first,
+        b_first,
+    }
+}
+
+fn us(d: Duration) -> String {
+    let us = d.as_secs_f64() * 1e6;
+    if us >= 100_000.0 {
+        format!("{:.1} ms", us / 1000.0)
+    } else if us >= 100.0 {
+        format!("{us:.0} µs")
+    } else {
+        format!("{us:.1} µs")
+    }
+}
+
+fn mb(bytes: isize) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "**NOT met**"
+    }
+}
+
+fn runtime() -> Runtime {
+    // `#[tokio::test]`'s default flavor: everything on one thread, like a test.
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn machine() -> String {
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_owned())
+        })
+        .unwrap_or_else(|| "?".into());
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load: Vec<&str> = load.split_whitespace().take(3).collect();
+    format!("{cpus} CPUs, {model}, load average {}", load.join(" "))
+}
+
+// ---------------------------------------------------------------------------------------
+// 1. In-process overhead per call.
+
+fn overhead(quick: bool) {
+    let rt = runtime();
+    let sizes: &[(usize, usize)] = if quick {
+        &[(1, 20), (100, 5), (1_000, 1)]
+    } else {
+        &[(1, 200), (100, 30), (10_000, 5)]
+    };
+    println!("\n## 1. In-process overhead (current-thread runtime, duplex(64 KiB))\n");
+    println!("| N calls | harness | raw client | harness per call | raw per call | harness/raw (median of per-run ratios) | goal ≤ 1.2x |");
+    println!("|---:|---:|---:|---:|---:|---:|---|");
+    let mut big = None;
+    for &(n, reps) in sizes {
+        let fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
+        let calls = echo_calls(n);
+        let p = pair(
+            reps,
+            || timed(|| rt.block_on(harness_replay(&fixture))).0,
+            || timed(|| rt.block_on(raw_session(&calls))).0,
+        );
+        println!(
+            "| {n} | {} | {} | {} | {} | {:.2}x | {} |",
+            us(p.a),
+            us(p.b),
+            us(p.a / n as u32),
+            us(p.b / n as u32),
+            p.ratio,
+            verdict(p.ratio <= 1.2)
+        );
+        big = Some((n, p));
+    }
+    if let Some((n, p)) = big {
+        let messages = (2 * n + 3) as f64;
+        let h = messages / p.a.as_secs_f64();
+        let r = messages / p.b.as_secs_f64();
+        println!(
+            "\nN = {n}: {} messages both ways (initialize, its result, initialized, {n} calls, {n} responses): \
+             harness **{h:.0} messages/s**, raw client {r:.0} messages/s (goal ≥ 100 000 messages/s: {}).",
+            2 * n + 3,
+            verdict(h >= 100_000.0)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// 2. Per-test fixed cost.
+
+fn fixed(quick: bool) {
+    let rt = runtime();
+    let path = root().join("fixtures/lookup_issue.jsonl");
+    let reps = if quick { 20 } else { 300 };
+    let calls = vec![LOOKUP_ISSUE.to_owned()];
+
+    let load_and_replay = || {
+        timed(|| {
+            rt.block_on(async {
+                let fixture = Fixture::load(&path).expect("fixture");
+                harness_replay(&fixture).await;
+            })
+        })
+        .0
+    };
+    let raw = || timed(|| rt.block_on(raw_session(&calls))).0;
+    let macro_path = || {
+        timed(|| {
+            rt.block_on(async {
+                let spec = mcp_replay::__private::Spec {
+                    manifest_dir: env!("CARGO_MANIFEST_DIR"),
+                    dir: "fixtures",
+                    name: "lookup_issue",
+                    test_path: "bench::lookup_issue",
+                    timeout_ms: None,
+                    rules: None,
+                    protocol: None,
+                    mock_server: false,
+                };
+                mcp_replay::__private::try_run(spec, mcp_replay::UpdateMode::No, |t| async move {
+                    let running = DemoServer::default()
+                        .serve(t)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    running.waiting().await.map_err(|e| e.to_string())?;
+                    Ok::<(), String>(())
+                })
+                .await
+                .expect("lookup_issue replays green")
+            })
+        })
+        .0
+    };
+    // The macro path first: its first run is a test binary's first test (one-time costs).
+    let m = pair(reps, macro_path, raw);
+    let p = pair(reps, load_and_replay, raw);
+    let runtime_build = median((0..reps.min(100)).map(|_| timed(runtime).0).collect());
+    let extra = p.a.saturating_sub(p.b);
+    let extra_macro = m.a.saturating_sub(m.b);
+    println!("\n## 2. Per-test fixed cost (fixtures/lookup_issue.jsonl: session setup + 1 call)\n");
+    println!("| side | median | first run in this process |");
+    println!("|---|---:|---:|");
+    println!(
+        "| raw client (initialize, initialized, 1 call) | {} | {} |",
+        us(p.b),
+        us(m.b_first)
+    );
+    println!("| `Fixture::load` + `replay` | {} | (warm) |", us(p.a),);
+    println!(
+        "| `#[mcp_fixture]` path (`__private::try_run`: load, rules, replay, finish) | {} | {} |",
+        us(m.a),
+        us(m.a_first)
+    );
+    println!(
+        "| (for scale) building the test's current-thread runtime | {} | |",
+        us(runtime_build)
+    );
+    println!(
+        "\nHarness beyond the raw client: load + replay **{}** ({:.2}x), macro path **{}** ({:.2}x); \
+         goal ≤ 200 µs: {}.",
+        us(extra),
+        p.ratio,
+        us(extra_macro),
+        m.ratio,
+        verdict(extra_macro <= Duration::from_micros(200))
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 3. Normalization + comparison throughput.
+
+/// The lines of two bundled fixtures, repeated to at least `target` bytes.
+fn realistic_text(target: usize) -> String {
+    let mut base = String::new();
+    for name in ["handshake_and_tools_list", "count_up_progress"] {
+        let text = std::fs::read_to_string(root().join(format!("fixtures/{name}.jsonl")))
+            .expect("bundled fixture");
+        base.push_str(text.trim_end());
+        base.push('\n');
+    }
+    let mut text = String::with_capacity(target + base.len());
+    while text.len() < target {
+        text.push_str(&base);
+    }
+    text
+}
+
+fn throughput(quick: bool) {
+    let text = realistic_text(if quick { 1_000_000 } else { 10_000_000 });
+    let reps = if quick { 3 } else { 7 };
+    let rules = Rules::default();
+    let bytes = text.len() as f64;
+    let lines = text.lines().count();
+
+    let (mut t_parse, mut t_clone, mut t_norm, mut t_eq, mut t_floor, mut ratios) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    for _ in 0..reps {
+        // The floor: parse each line and write it back.
+        let (floor, _) = timed(|| {
+            let mut out = 0;
+            for line in text.lines() {
+                let v: Value = serde_json::from_str(line).expect("json");
+                out += serde_json::to_string(&v).expect("serializes").len();
+            }
+            out
+        });
+        // The harness's per-message work: parse the fixture, normalize each message (a
+        // copy, as `replay` does), compare each server message with a normalized copy.
+        let (parse, fixture) = timed(|| Fixture::parse(&text).expect("fixture"));
+        let entries = fixture.entries();
+        let (clone, copies) = timed(|| {
+            entries
+                .iter()
+                .map(|e| e.message().clone())
+                .collect::<Vec<_>>()
+        });
+        let normalize = |messages: &mut Vec<Value>| {
+            for (e, m) in entries.iter().zip(messages.iter_mut()) {
+                match e.direction() {
+                    mcp_replay::Direction::ServerToClient => rules.normalize_server(m),
+                    mcp_replay::Direction::ClientToServer => rules.normalize_client(m),
+                }
+            }
+        };
+        // In place, on a copy made outside the timing (the actual side is normalized in
+        // place as it arrives; `replay` copies the expected side once, see the clone row).
+        let mut normalized = copies;
+        let (norm, ()) = timed(|| normalize(&mut normalized));
+        let mut other: Vec<Value> = entries.iter().map(|e| e.message().clone()).collect();
+        normalize(&mut other);
+        let (eq, equal) = timed(|| {
+            entries
+                .iter()
+                .zip(normalized.iter().zip(&other))
+                .filter(|(e, _)| e.direction() == mcp_replay::Direction::ServerToClient)
+                .all(|(_, (a, b))| mcp_replay::json_eq(a, b))
+        });
+        assert!(equal);
+        let harness = parse + norm + eq;
+        ratios.push(floor.as_secs_f64() / harness.as_secs_f64());
+        t_parse.push(parse);
+        t_clone.push(clone);
+        t_norm.push(norm);
+        t_eq.push(eq);
+        t_floor.push(floor);
+    }
+    let (parse, clone, norm, eq, floor) = (
+        median(t_parse),
+        median(t_clone),
+        median(t_norm),
+        median(t_eq),
+        median(t_floor),
+    );
+    let mbs = |d: Duration| bytes / 1e6 / d.as_secs_f64();
+    let ratio = median_f(ratios);
+    println!(
+        "\n## 3. Normalization + comparison throughput ({:.1} MB, {lines} lines of handshake_and_tools_list + count_up_progress)\n",
+        bytes / 1e6
+    );
+    println!("| step | median | MB/s |");
+    println!("|---|---:|---:|");
+    println!(
+        "| `Fixture::parse` (JSON parse + validation + id correlation) | {} | {:.0} |",
+        us(parse),
+        mbs(parse)
+    );
+    println!(
+        "| `normalize_server` (server lines) / `normalize_client` (client lines), in place | {} | {:.0} |",
+        us(norm),
+        mbs(norm)
+    );
+    println!(
+        "| `json_eq` of every server message with a normalized copy | {} | {:.0} |",
+        us(eq),
+        mbs(eq)
+    );
+    println!(
+        "| **harness total** (parse + normalize + json_eq) | {} | **{:.0}** |",
+        us(parse + norm + eq),
+        mbs(parse + norm + eq)
+    );
+    println!("| **floor**: `serde_json::from_str::<Value>` + `to_string`, line by line | {} | **{:.0}** |", us(floor), mbs(floor));
+    println!("| (not in the total: `replay` also clones every expected message once, `map_messages`) | {} | {:.0} |", us(clone), mbs(clone));
+    println!(
+        "\nHarness / floor throughput: **{ratio:.2}x** (median of per-run ratios; goal ≥ 0.5x: {}).",
+        verdict(ratio >= 0.5)
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 4. Memory.
+
+fn memory(quick: bool) {
+    let messages = if quick { 10_000 } else { 100_000 };
+    let calls = messages / 2;
+    let text = echo_fixture(calls);
+    let size = text.len() as isize;
+    let rt = runtime();
+
+    let (parse_peak, parse_held, fixture) = heap(|| Fixture::parse(&text).expect("fixture"));
+    let (values_peak, _, values) = heap(|| {
+        text.lines()
+            .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+            .collect::<Vec<_>>()
+    });
+    drop(values);
+    let (replay_peak, _, ()) = heap(|| rt.block_on(harness_replay(&fixture)));
+    let lines = echo_calls(calls);
+    let (raw_peak, _, _) = heap(|| rt.block_on(raw_session(&lines)));
+    let x = |b: isize| b as f64 / size as f64;
+    println!(
+        "\n## 4. Memory ({messages} messages = {calls} echo calls; fixture text {})\n",
+        mb(size)
+    );
+    println!("| what | peak heap | × fixture size | goal ≤ 2x |");
+    println!("|---|---:|---:|---|");
+    println!(
+        "| `Fixture::parse` (held after: {}) | {} | {:.1}x | {} |",
+        mb(parse_held),
+        mb(parse_peak),
+        x(parse_peak),
+        verdict(x(parse_peak) <= 2.0)
+    );
+    println!(
+        "| (floor: one `serde_json::Value` per line) | {} | {:.1}x | |",
+        mb(values_peak),
+        x(values_peak)
+    );
+    println!(
+        "| `replay` of the parsed fixture (beyond the parsed fixture) | {} | {:.1}x | {} |",
+        mb(replay_peak),
+        x(replay_peak),
+        verdict(x(replay_peak) <= 2.0)
+    );
+    println!(
+        "| (raw client + DemoServer, same {calls} calls) | {} | {:.1}x | |",
+        mb(raw_peak),
+        x(raw_peak)
+    );
+    println!(
+        "\nParse + replay together hold up to {} = {:.1}x the fixture on disk.",
+        mb(parse_held + replay_peak),
+        x(parse_held + replay_peak)
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 5. Whole process.
+
+#[cfg(unix)]
+mod process {
+    use super::*;
+    use std::io::{BufRead, Read, Write};
+    use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+
+    pub type Stdout = std::io::BufReader<ChildStdout>;
+
+    pub struct Run {
+        pub wall: Duration,
+        pub answered: Duration,
+        pub cpu: Duration,
+        /// `ru_maxrss` from `wait4`: the process's peak (and its reaped children's), but
+        /// never less than the spawner's RSS at spawn time (Linux keeps the high-water
+        /// mark of the memory that `exec` replaced).
+        pub max_rss_kb: i64,
+        /// `VmHWM` of `/proc/PID/status` right after the answer: the peak RSS of this
+        /// process alone so far, not inflated by the spawner.
+        pub hwm_kb: Option<i64>,
+    }
+
+    /// A `kB` field of `/proc/PID/status` (`VmHWM:`, `VmRSS:`).
+    pub fn status_kb(pid: &str, field: &str) -> Option<i64> {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()?
+            .lines()
+            .find(|l| l.starts_with(field))?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    }
+
+    /// Spawns `cmd`, lets `talk` drive its stdin/stdout (`true`: it got its answer and the
+    /// process is still running), closes stdin, drains stdout and reaps it with `wait4`.
+    #[expect(
+        clippy::zombie_processes,
+        reason = "reaped with libc::wait4, which also gives its rusage"
+    )]
+    pub fn run(cmd: &mut Command, talk: impl FnOnce(&mut ChildStdin, &mut Stdout) -> bool) -> Run {
+        let start = Instant::now();
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {cmd:?}: {e}"));
+        let mut stdin = child.stdin.take().expect("stdin");
+        let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let talked = talk(&mut stdin, &mut stdout);
+        let answered = start.elapsed();
+        let hwm_kb = if talked {
+            status_kb(&child.id().to_string(), "VmHWM:")
+        } else {
+            None
+        };
+        drop(stdin);
+        let mut rest = Vec::new();
+        let _ = stdout.read_to_end(&mut rest);
+        let mut status = 0;
+        // SAFETY: rusage is plain data; the pid is our child, reaped exactly once, here.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let pid = child.id() as libc::pid_t;
+        let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        let wall = start.elapsed();
+        assert_eq!(reaped, pid, "wait4");
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "{cmd:?} failed (status {status}); output: {}",
+            String::from_utf8_lossy(&rest)
+        );
+        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+        Run {
+            wall,
+            answered,
+            cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
+            max_rss_kb: usage.ru_maxrss as i64,
+            hwm_kb,
+        }
+    }
+
+    pub fn line(stdin: &mut ChildStdin, text: &str) {
+        stdin.write_all(text.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    pub fn answer(stdout: &mut Stdout) -> String {
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).expect("read");
+        assert!(answer.ends_with('\n'), "no answer line");
+        answer
+    }
+
+    /// Medians of wall, until-the-answer and CPU; median `ru_maxrss`; median `VmHWM`.
+    pub struct Summary {
+        pub wall: Duration,
+        pub answered: Duration,
+        pub cpu: Duration,
+        pub max_rss_kb: i64,
+        pub hwm_kb: Option<i64>,
+    }
+
+    pub fn summary(runs: &[Run]) -> Summary {
+        let mid = |mut v: Vec<i64>| {
+            v.sort();
+            v[v.len() / 2]
+        };
+        let hwm: Vec<i64> = runs.iter().filter_map(|r| r.hwm_kb).collect();
+        Summary {
+            wall: median(runs.iter().map(|r| r.wall).collect()),
+            answered: median(runs.iter().map(|r| r.answered).collect()),
+            cpu: median(runs.iter().map(|r| r.cpu).collect()),
+            max_rss_kb: mid(runs.iter().map(|r| r.max_rss_kb).collect()),
+            hwm_kb: (!hwm.is_empty()).then(|| mid(hwm)),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn whole_process(quick: bool) {
+    use process::{answer, line, run, status_kb, summary};
+    use std::process::Command;
+    let bin_dir = std::env::current_exe()
+        .expect("exe")
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/release")
+        .to_owned();
+    let replay_bin = bin_dir.join("mcp-replay");
+    let demo_bin = bin_dir.join("demo-server");
+    if !replay_bin.exists() || !demo_bin.exists() {
+        println!(
+            "\n## 5. Whole process: SKIPPED, build them first: \
+             cargo build --release -p mcp-replay-cli --bin mcp-replay -p mcp-replay-demo --bin demo-server"
+        );
+        return;
+    }
+    let spawner_kb = status_kb("self", "VmRSS:").unwrap_or(0);
+    let fixture = root().join("fixtures/lookup_issue.jsonl");
+    let reps = if quick { 3 } else { 25 };
+    let serve = || {
+        run(
+            Command::new(&replay_bin).arg("serve").arg(&fixture),
+            |i, o| {
+                line(i, LOOKUP_ISSUE);
+                let a = answer(o);
+                assert!(a.contains("Issue 42"), "serve answered {a}");
+                true
+            },
+        )
+    };
+    let replay = || {
+        run(
+            Command::new(&replay_bin)
+                .arg("replay")
+                .arg(&fixture)
+                .arg("--")
+                .arg(&demo_bin),
+            |_, _| false,
+        )
+    };
+    let demo = || {
+        run(&mut Command::new(&demo_bin), |i, o| {
+            line(i, INITIALIZE);
+            answer(o);
+            line(i, INITIALIZED);
+            line(i, LOOKUP_ISSUE);
+            let a = answer(o);
+            assert!(a.contains("Issue 42"), "demo-server answered {a}");
+            true
+        })
+    };
+    // Warm the page cache, then interleave.
+    serve();
+    replay();
+    demo();
+    let (mut s, mut r, mut d) = (vec![], vec![], vec![]);
+    for _ in 0..reps {
+        s.push(serve());
+        r.push(replay());
+        d.push(demo());
+    }
+    let (s, r, d) = (summary(&s), summary(&r), summary(&d));
+    let mbk = |kb: i64| format!("{:.1} MB", kb as f64 / 1024.0);
+    let hwm = |kb: Option<i64>| kb.map_or_else(|| "n/a".to_owned(), mbk);
+    println!(
+        "\n## 5. Whole process (release binaries, fixtures/lookup_issue.jsonl, {reps} interleaved runs)\n"
+    );
+    println!("| process | wall | until the answer | CPU user+sys | peak RSS: own VmHWM | peak RSS: wait4 ru_maxrss |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    println!(
+        "| (a) `mcp-replay serve` answering one `tools/call` | {} | {} | {} | {} | {} |",
+        us(s.wall),
+        us(s.answered),
+        us(s.cpu),
+        hwm(s.hwm_kb),
+        mbk(s.max_rss_kb)
+    );
+    println!(
+        "| (b) `mcp-replay replay … -- demo-server` (CPU of both; RSS the larger) | {} | | {} | | {} |",
+        us(r.wall),
+        us(r.cpu),
+        mbk(r.max_rss_kb)
+    );
+    println!(
+        "| (c) `demo-server` alone: initialize, initialized, the call | {} | {} | {} | {} | {} |",
+        us(d.wall),
+        us(d.answered),
+        us(d.cpu),
+        hwm(d.hwm_kb),
+        mbk(d.max_rss_kb)
+    );
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let serve_kb = s.hwm_kb.unwrap_or(s.max_rss_kb);
+    println!(
+        "\nMedians. `ru_maxrss` is never below the spawner's RSS at spawn time (this process: {}). \
+         Harness share of (b): {} wall, {} CPU beyond (c).\n\
+         Against `mcporter replay` (280-340 ms, 96 MB): serve is {:.0}-{:.0}x faster \
+         (goal ≥ 20x, ≤ ~15 ms: {}), peak RSS {} (goal ≤ 10 MB: {}); replay is {:.0}-{:.0}x faster.",
+        mbk(spawner_kb),
+        us(r.wall.saturating_sub(d.wall)),
+        us(r.cpu.saturating_sub(d.cpu)),
+        280.0 / ms(s.wall),
+        340.0 / ms(s.wall),
+        verdict(ms(s.wall) <= 15.0),
+        mbk(serve_kb),
+        verdict(serve_kb <= 10 * 1024),
+        280.0 / ms(r.wall),
+        340.0 / ms(r.wall),
+    );
+}
+
+#[cfg(not(unix))]
+fn whole_process(_quick: bool) {
+    println!("\n## 5. Whole process: SKIPPED (needs wait4, unix only)");
+}
+
+// ---------------------------------------------------------------------------------------
+
+fn main() {
+    let mut case = "all".to_owned();
+    let mut n = 100usize;
+    let mut quick = false;
+    let mut warm = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--case" => case = args.next().expect("--case NAME"),
+            "--n" => n = args.next().and_then(|v| v.parse().ok()).expect("--n N"),
+            "--quick" => quick = true,
+            "--warm" => warm = true,
+            "--bench" => {} // what `cargo bench` passes
+            other => panic!("unknown argument {other:?}; see the top of benches/replay.rs"),
+        }
+    }
+    match case.as_str() {
+        // One side alone, run once, for callgrind: the work is inside `measured`.
+        "harness" => {
+            let rt = runtime();
+            let fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
+            if warm {
+                rt.block_on(harness_replay(&fixture));
+            }
+            measured(|| rt.block_on(harness_replay(&fixture)));
+        }
+        "raw" => {
+            let rt = runtime();
+            let calls = echo_calls(n);
+            if warm {
+                rt.block_on(raw_session(&calls));
+            }
+            measured(|| rt.block_on(raw_session(&calls)));
+        }
+        "fixed-harness" => {
+            let rt = runtime();
+            let path = root().join("fixtures/lookup_issue.jsonl");
+            let once = || {
+                rt.block_on(async {
+                    let fixture = Fixture::load(&path).expect("fixture");
+                    harness_replay(&fixture).await;
+                })
+            };
+            if warm {
+                once();
+            }
+            measured(once);
+        }
+        // Case 3 on 1 MB, for callgrind: the harness's per-message work, and the floor.
+        "norm-harness" => {
+            let text = realistic_text(1_000_000);
+            let rules = Rules::default();
+            let normalize = |entries: &[mcp_replay::Entry], messages: &mut [Value]| {
+                for (e, m) in entries.iter().zip(messages.iter_mut()) {
+                    match e.direction() {
+                        mcp_replay::Direction::ServerToClient => rules.normalize_server(m),
+                        mcp_replay::Direction::ClientToServer => rules.normalize_client(m),
+                    }
+                }
+            };
+            let fixture = measured(|| Fixture::parse(&text).expect("fixture"));
+            let entries = fixture.entries();
+            let copy = || {
+                entries
+                    .iter()
+                    .map(|e| e.message().clone())
+                    .collect::<Vec<_>>()
+            };
+            let (mut mine, mut other) = (copy(), copy());
+            normalize(entries, &mut other);
+            let equal = measured(|| {
+                normalize(entries, &mut mine);
+                entries
+                    .iter()
+                    .zip(mine.iter().zip(&other))
+                    .filter(|(e, _)| e.direction() == mcp_replay::Direction::ServerToClient)
+                    .all(|(_, (a, b))| mcp_replay::json_eq(a, b))
+            });
+            assert!(equal);
+        }
+        "norm-floor" => {
+            let text = realistic_text(1_000_000);
+            measured(|| {
+                let mut out = 0;
+                for line in text.lines() {
+                    let v: Value = serde_json::from_str(line).expect("json");
+                    out += serde_json::to_string(&v).expect("serializes").len();
+                }
+                out
+            });
+        }
+        "fixed-raw" => {
+            let rt = runtime();
+            let calls = vec![LOOKUP_ISSUE.to_owned()];
+            if warm {
+                rt.block_on(raw_session(&calls));
+            }
+            measured(|| rt.block_on(raw_session(&calls)));
+        }
+        "all" | "overhead" | "fixed" | "throughput" | "memory" | "process" => {
+            println!(
+                "# mcp-replay benchmarks{}\n",
+                if quick {
+                    " (--quick: smoke run, not for figures)"
+                } else {
+                    ""
+                }
+            );
+            println!("Machine at start: {}", machine());
+            let all = case == "all";
+            // Whole processes first, while this process is small (its RSS at spawn time is
+            // a floor of the children's ru_maxrss); the fixed cost next, so that its first
+            // run pays the process-wide one-time costs as a test binary's first test does.
+            if all || case == "process" {
+                whole_process(quick);
+            }
+            if all || case == "fixed" {
+                fixed(quick);
+            }
+            if all || case == "overhead" {
+                overhead(quick);
+            }
+            if all || case == "throughput" {
+                throughput(quick);
+            }
+            if all || case == "memory" {
+                memory(quick);
+            }
+            println!("\nMachine at end: {}", machine());
+        }
+        other => panic!("unknown case {other:?}; see the top of benches/replay.rs"),
+    }
+}
