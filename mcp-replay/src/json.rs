@@ -108,7 +108,8 @@ fn display_path(path: &str) -> String {
     }
 }
 
-fn push_key(path: &mut String, key: &str) {
+/// Appends `.key`, or `["key"]` for a key that is not made only of `[A-Za-z0-9_/-]`.
+pub(crate) fn push_key(path: &mut String, key: &str) {
     let plain = !key.is_empty()
         && key
             .chars()

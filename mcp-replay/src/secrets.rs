@@ -86,6 +86,7 @@
 //! itself trips a token rule is reported at its own path written as `["<REDACTED>"]`, and
 //! the paths below it use that form too, so no path ever holds a secret.
 
+use crate::json::push_key;
 use once_cell::sync::Lazy;
 use regex::{Regex, RegexSet};
 use serde_json::Value;
@@ -544,22 +545,6 @@ fn finding(path: &str, rule: &'static str, description: &'static str) -> SecretF
         },
         rule,
         description,
-    }
-}
-
-/// Appends `.key`, or `["key"]` for a key that is not made only of `[A-Za-z0-9_/-]`.
-fn push_key(path: &mut String, key: &str) {
-    let plain = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/'));
-    if plain {
-        path.push('.');
-        path.push_str(key);
-    } else {
-        path.push('[');
-        path.push_str(&Value::String(key.to_owned()).to_string());
-        path.push(']');
     }
 }
 
