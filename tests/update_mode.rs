@@ -102,6 +102,36 @@ async fn always_leaves_an_unchanged_fixture_untouched() {
 }
 
 #[tokio::test]
+async fn a_replay_without_recording_compares_the_same_and_records_nothing() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/count_up_progress.jsonl"
+    );
+    let fixture = Fixture::load(path).unwrap();
+    let recorded = fixture.replay(serve_demo).await;
+    assert!(recorded.is_ok(), "{recorded}");
+    assert_eq!(
+        recorded.recorded().unwrap().to_jsonl(),
+        std::fs::read_to_string(path).unwrap()
+    );
+    let compared = fixture.without_recording().replay(serve_demo).await;
+    assert!(compared.is_ok(), "{compared}");
+    assert!(compared.recorded().is_none());
+
+    // A difference is found just the same.
+    let drifted = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("\"progress\":2", "\"progress\":20");
+    let report = Fixture::parse(&drifted)
+        .unwrap()
+        .without_recording()
+        .replay(serve_demo)
+        .await;
+    assert_eq!(report.mismatches().len(), 1, "{report}");
+    assert!(report.recorded().is_none());
+}
+
+#[tokio::test]
 async fn always_rewrites_a_drifted_fixture_and_the_test_passes() {
     let dir = temp_dir("drifted");
     let drifted = std::fs::read_to_string(concat!(

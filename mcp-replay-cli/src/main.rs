@@ -368,6 +368,9 @@ async fn replay_one(
     if let Some(v) = args.get("--protocol") {
         fixture = fixture.with_protocol(v);
     }
+    if mode == UpdateMode::No {
+        fixture = fixture.without_recording();
+    }
     let rules = args.rules(path.parent()).map_err(|Fatal(m)| m)?;
     let mut command = args.server_command().map_err(|Fatal(m)| m)?;
     let started = std::time::Instant::now();

@@ -90,13 +90,21 @@ fn valid_id(id: &Value) -> bool {
 }
 
 /// One message line of a fixture.
+///
+/// An entry keeps its message as canonical JSON text, not as a parsed tree: a fixture
+/// in memory is then about the size of its file (a `serde_json::Value` tree is 10 to 15
+/// times the text; see `docs/PERFORMANCE.md`). [`Entry::message`] parses it on demand.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     line: usize,
     direction: Direction,
     kind: MessageKind,
-    message: Value,
     answers: Option<usize>,
+    /// Shared between the entries of one fixture that have the same method.
+    method: Option<Arc<str>>,
+    id: Option<Value>,
+    /// The message as [`write_message`] writes it.
+    text: Box<str>,
 }
 
 impl Entry {
@@ -112,17 +120,23 @@ impl Entry {
     pub fn kind(&self) -> MessageKind {
         self.kind
     }
-    /// The JSON-RPC message as written in the fixture (ids may be placeholders).
-    pub fn message(&self) -> &Value {
-        &self.message
+    /// The JSON-RPC message as written in the fixture (ids may be placeholders), parsed
+    /// from [`Entry::text`] on each call.
+    pub fn message(&self) -> Value {
+        serde_json::from_str(&self.text).expect("an entry's text was written from a parsed message")
+    }
+    /// The message as canonical compact JSON: JSON-RPC keys first, then the others sorted,
+    /// as [`Fixture::to_jsonl`] writes it.
+    pub fn text(&self) -> &str {
+        &self.text
     }
     /// The `method` of a request or notification.
     pub fn method(&self) -> Option<&str> {
-        self.message.get("method").and_then(Value::as_str)
+        self.method.as_deref()
     }
     /// The `id` label of a request or response.
     pub fn id(&self) -> Option<&Value> {
-        self.message.get("id")
+        self.id.as_ref()
     }
     /// For a response: the index (in [`Fixture::entries`]) of the request it answers.
     pub fn answers(&self) -> Option<usize> {
@@ -149,6 +163,8 @@ pub struct Fixture {
     timeout: Option<Duration>,
     protocol: Option<String>,
     handler: Option<ServerRequestHandler>,
+    /// `false` after [`Fixture::without_recording`].
+    record: bool,
 }
 
 /// Answers the server's requests (`elicitation/create`, `sampling/createMessage`, ...)
@@ -204,9 +220,8 @@ impl Fixture {
             }
             Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
         };
-        let mut fixture = Fixture::parse_named(&text, &path.display().to_string())?;
+        let mut fixture = Fixture::parse_impl(&text, &path.display().to_string(), true)?;
         fixture.path = Some(path.to_owned());
-        fixture.check_secrets()?;
         Ok(fixture)
     }
 
@@ -220,6 +235,7 @@ impl Fixture {
             timeout: None,
             protocol: None,
             handler: None,
+            record: true,
         }
     }
 
@@ -231,8 +247,19 @@ impl Fixture {
 
     /// Parses fixture text whose errors should name `source` as the file.
     pub fn parse_named(text: &str, source: &str) -> Result<Fixture, Error> {
+        Fixture::parse_impl(text, source, false)
+    }
+
+    /// Parses, and with `scan` also refuses a secret (each message is parsed once, so the
+    /// scan looks at the tree before it is dropped).
+    fn parse_impl(text: &str, source: &str, scan: bool) -> Result<Fixture, Error> {
         let mut fixture = Fixture::empty(source);
         let mut correlate = Correlator::default();
+        let mut methods: Vec<Arc<str>> = Vec::new();
+        let mut allowed: Option<Vec<(String, Option<String>)>> = None;
+        fixture
+            .entries
+            .reserve_exact(memchr_count(text.as_bytes(), b'\n') + 1);
         for (index, raw) in text.split('\n').enumerate() {
             let line_no = index + 1;
             let line = raw.strip_suffix('\r').unwrap_or(raw);
@@ -301,14 +328,32 @@ impl Fixture {
             let answers = correlate
                 .add(index, direction, kind, &message)
                 .map_err(|m| err(column_of(line, "\"id\""), m))?;
+            if scan {
+                let allowed = allowed.get_or_insert_with(|| fixture.allowed_secrets());
+                fixture.refuse_secret(allowed, line_no, &message)?;
+            }
+            let method = message.get("method").and_then(Value::as_str).map(|m| {
+                match methods.iter().find(|known| &***known == m) {
+                    Some(known) => known.clone(),
+                    None => {
+                        methods.push(Arc::from(m));
+                        methods[methods.len() - 1].clone()
+                    }
+                }
+            });
+            let mut text = String::with_capacity(line.len());
+            write_message(&mut text, &message);
             fixture.entries.push(Entry {
                 line: line_no,
                 direction,
                 kind,
-                message,
                 answers,
+                method,
+                id: message.get("id").cloned(),
+                text: text.into_boxed_str(),
             });
         }
+        fixture.entries.shrink_to_fit();
         Ok(fixture)
     }
 
@@ -371,8 +416,16 @@ impl Fixture {
     /// `"allow_secrets"` entries let a known false positive through. The error names the
     /// line, the JSON path inside the message and the rule, never the secret.
     pub fn check_secrets(&self) -> Result<(), Error> {
-        let allowed: Vec<(&str, Option<&str>)> = self
-            .header
+        let allowed = self.allowed_secrets();
+        for entry in &self.entries {
+            self.refuse_secret(&allowed, entry.line, &entry.message())?;
+        }
+        Ok(())
+    }
+
+    /// The header's `"allow_secrets"`: (rule, optional JSON path) pairs.
+    fn allowed_secrets(&self) -> Vec<(String, Option<String>)> {
+        self.header
             .as_ref()
             .and_then(|h| h.get("allow_secrets"))
             .and_then(Value::as_array)
@@ -380,26 +433,34 @@ impl Fixture {
             .flatten()
             .filter_map(|a| {
                 Some((
-                    a.get("rule")?.as_str()?,
-                    a.get("path").and_then(Value::as_str),
+                    a.get("rule")?.as_str()?.to_owned(),
+                    a.get("path").and_then(Value::as_str).map(str::to_owned),
                 ))
             })
-            .collect();
-        for entry in &self.entries {
-            for finding in crate::secrets::scan(&entry.message) {
-                let allow = allowed.iter().any(|(rule, path)| {
-                    *rule == finding.rule && path.is_none_or(|p| p == finding.path)
+            .collect()
+    }
+
+    /// The first secret in `message` (on fixture line `line`) that `allowed` does not let
+    /// through, as an error.
+    fn refuse_secret(
+        &self,
+        allowed: &[(String, Option<String>)],
+        line: usize,
+        message: &Value,
+    ) -> Result<(), Error> {
+        for finding in crate::secrets::scan(message) {
+            let allow = allowed.iter().any(|(rule, path)| {
+                *rule == finding.rule && path.as_ref().is_none_or(|p| *p == finding.path)
+            });
+            if !allow {
+                return Err(Error::Secret {
+                    file: self.source.clone(),
+                    line,
+                    path: finding.path,
+                    rule: finding.rule,
+                    description: finding.description,
+                    writing: false,
                 });
-                if !allow {
-                    return Err(Error::Secret {
-                        file: self.source.clone(),
-                        line: entry.line,
-                        path: finding.path,
-                        rule: finding.rule,
-                        description: finding.description,
-                        writing: false,
-                    });
-                }
             }
         }
         Ok(())
@@ -437,6 +498,21 @@ impl Fixture {
         self.handler.as_ref()
     }
 
+    /// A replay of this fixture only compares: it keeps no copy of what the server sent,
+    /// and [`Report::recorded`](crate::Report::recorded) is `None`. That saves the
+    /// serialization of every message and a copy of the exchange in memory; use it when
+    /// the replay will not re-record (`#[mcp_fixture]` does, unless `MCP_FIXTURE_UPDATE`
+    /// asks to re-record).
+    pub fn without_recording(mut self) -> Fixture {
+        self.record = false;
+        self
+    }
+
+    /// Does a replay keep what the server sent (see [`Fixture::without_recording`])?
+    pub(crate) fn records(&self) -> bool {
+        self.record
+    }
+
     /// Sets the time the replay waits for each window of server messages.
     pub fn with_timeout(mut self, timeout: Duration) -> Fixture {
         self.timeout = Some(timeout);
@@ -465,7 +541,7 @@ impl Fixture {
             out.push_str("{\"direction\":\"");
             out.push_str(entry.direction.as_str());
             out.push_str("\",\"message\":");
-            write_message(&mut out, &entry.message);
+            out.push_str(&entry.text);
             out.push_str("}\n");
         }
         out
@@ -482,16 +558,8 @@ impl Fixture {
             timeout: self.timeout,
             protocol: self.protocol.clone(),
             handler: self.handler.clone(),
+            record: self.record,
         }
-    }
-
-    /// A copy whose messages went through `f` (ids, methods and correlation are kept).
-    pub(crate) fn map_messages(&self, mut f: impl FnMut(Direction, &mut Value)) -> Fixture {
-        let mut copy = self.clone();
-        for entry in &mut copy.entries {
-            f(entry.direction, &mut entry.message);
-        }
-        copy
     }
 
     /// A copy with the same header, source and path and the given messages. The new
@@ -500,18 +568,34 @@ impl Fixture {
         &self,
         messages: impl IntoIterator<Item = (Direction, Value)>,
     ) -> Result<Fixture, Error> {
-        let mut copy = self.without_entries();
         let mut text = String::new();
         for (direction, message) in messages {
-            text.push_str("{\"direction\":\"");
-            text.push_str(direction.as_str());
-            text.push_str("\",\"message\":");
-            write_message(&mut text, &message);
-            text.push_str("}\n");
+            push_line(&mut text, direction, &message);
         }
-        copy.entries = Fixture::parse_named(&text, &self.source)?.entries;
+        self.with_jsonl(&text)
+    }
+
+    /// A copy with the same header, source and path and the message lines of `jsonl`
+    /// (no header line), validated like a parsed file.
+    pub(crate) fn with_jsonl(&self, jsonl: &str) -> Result<Fixture, Error> {
+        let mut copy = self.without_entries();
+        copy.entries = Fixture::parse_named(jsonl, &self.source)?.entries;
         Ok(copy)
     }
+}
+
+/// Appends one fixture line: `{"direction":...,"message":...}` and a newline.
+pub(crate) fn push_line(out: &mut String, direction: Direction, message: &Value) {
+    out.push_str("{\"direction\":\"");
+    out.push_str(direction.as_str());
+    out.push_str("\",\"message\":");
+    write_message(out, message);
+    out.push_str("}\n");
+}
+
+/// How many times `byte` occurs in `bytes`.
+fn memchr_count(bytes: &[u8], byte: u8) -> usize {
+    bytes.iter().filter(|&&b| b == byte).count()
 }
 
 fn parse_header(obj: &Map<String, Value>) -> Result<Option<Duration>, String> {

@@ -222,6 +222,9 @@ pub mod __private {
         if let Some(version) = spec.protocol {
             fixture = fixture.with_protocol(version);
         }
+        if mode == UpdateMode::No {
+            fixture = fixture.without_recording();
+        }
         let rules = test_rules(&spec, &folder, &fixture).map_err(|e| e.to_string())?;
         if mode != UpdateMode::No {
             claim_for_update(&path, spec.test_path)?;

@@ -110,14 +110,10 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
 {
-    let expected = fixture.map_messages(|direction, message| match direction {
-        Direction::ClientToServer => rules.normalize_client(message),
-        Direction::ServerToClient => {}
-    });
     let (tx, mut events) = mpsc::unbounded_channel();
     let reader_task = tokio::spawn(read_lines(reader, tx));
     let mut mock = Mock {
-        fixture: &expected,
+        fixture,
         rules,
         position: 0,
         client_live: HashMap::new(),
@@ -211,6 +207,16 @@ impl Mock<'_> {
         self.fixture.entries().get(self.position)
     }
 
+    /// The message of `entry` as the client's is compared with it: a client message is
+    /// normalized.
+    fn recorded(&self, entry: &Entry) -> Value {
+        let mut message = entry.message();
+        if entry.direction() == Direction::ClientToServer {
+            self.rules.normalize_client(&mut message);
+        }
+        message
+    }
+
     fn receive(&mut self, mut message: Value) {
         let kind = match MessageKind::of(&message) {
             Ok(kind) => kind,
@@ -257,7 +263,7 @@ impl Mock<'_> {
         }
         self.label_client_values(&entry, &mut message);
         strip_sdk_meta(&mut message);
-        let mut wanted = entry.message().clone();
+        let mut wanted = self.recorded(&entry);
         strip_sdk_meta(&mut wanted);
         let same_method = entry.method() == message.get("method").and_then(Value::as_str);
         let matches = kind == entry.kind()
@@ -290,7 +296,7 @@ impl Mock<'_> {
                 "{} did not match next expected {} {}",
                 describe_incoming(&message),
                 entry.method().unwrap_or("response"),
-                compact(entry.message().get("params").unwrap_or(&Value::Null), 200)
+                compact(wanted.get("params").unwrap_or(&Value::Null), 200)
             );
             self.fail(
                 Mismatch::new(kind_of_finding, Some(entry.line()), summary.clone())
@@ -348,7 +354,7 @@ impl Mock<'_> {
             if entry.direction() != Direction::ServerToClient {
                 break;
             }
-            let mut message = entry.message().clone();
+            let mut message = entry.message();
             match entry.kind() {
                 MessageKind::Response => {
                     if let Some(live) = entry.answers().and_then(|r| self.client_live.get(&r)) {
@@ -415,6 +421,7 @@ impl Mock<'_> {
             })
             .collect();
         if let Some(next) = rest.first() {
+            let wanted = self.recorded(next);
             self.mismatches.push(
                 Mismatch::new(
                     MismatchKind::Missing,
@@ -424,10 +431,10 @@ impl Mock<'_> {
                         rest.len(),
                         if rest.len() == 1 { "" } else { "s" },
                         next.method().unwrap_or("?"),
-                        compact(next.message().get("params").unwrap_or(&Value::Null), 200)
+                        compact(wanted.get("params").unwrap_or(&Value::Null), 200)
                     ),
                 )
-                .expected(next.message()),
+                .expected(&wanted),
             );
         }
     }

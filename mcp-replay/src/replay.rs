@@ -48,15 +48,9 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
 {
-    // The expected side meets the actual side as placeholders: both are normalized.
-    let expected = fixture.map_messages(|direction, message| {
-        if direction == Direction::ServerToClient {
-            rules.normalize_server(message);
-        }
-    });
     let (tx, events) = mpsc::unbounded_channel();
     let reader_task = tokio::spawn(read_lines(reader, tx));
-    let mut driver = Driver::new(&expected, rules, events, writer, server);
+    let mut driver = Driver::new(fixture, rules, events, writer, server);
     driver.drive().await;
     reader_task.abort();
     driver.into_report()
@@ -92,8 +86,12 @@ struct Driver<'f, W> {
     /// Index of the last fixture entry processed so far.
     position: usize,
     mismatches: Vec<Mismatch>,
-    recorded: Vec<(Direction, Value)>,
+    /// What the server really did, as fixture lines (JSONL), unless the fixture was
+    /// replayed [`without_recording`](Fixture::without_recording).
+    recording: Option<String>,
     recordable: bool,
+    /// Reused for the bytes of each message written to the server.
+    out: Vec<u8>,
     new_server_labels: usize,
     /// Arrival numbers of the server requests already refused.
     refused: std::collections::HashSet<usize>,
@@ -146,8 +144,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             server_live: HashMap::new(),
             position: 0,
             mismatches: Vec::new(),
-            recorded: Vec::new(),
+            recording: fixture.records().then(String::new),
             recordable: true,
+            out: Vec::new(),
             new_server_labels: 0,
             refused: Default::default(),
             modern: is_modern(fixture),
@@ -161,8 +160,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
 
     fn into_report(self) -> Report {
         let recorded = self
-            .recordable
-            .then(|| crate::report::Recording::new(self.fixture.without_entries(), self.recorded));
+            .recording
+            .filter(|_| self.recordable)
+            .map(|jsonl| crate::report::Recording::new(self.fixture.without_entries(), jsonl));
         Report {
             source: self.fixture.source().to_owned(),
             test: None,
@@ -203,9 +203,11 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 if self.await_in_flight && self.has_unexpected_in_flight() {
                     self.window(&[], false).await;
                 }
-                let mut recorded = entry.message().clone();
-                self.rules.normalize_client(&mut recorded);
-                self.recorded.push((Direction::ClientToServer, recorded));
+                if let Some(recording) = &mut self.recording {
+                    let mut recorded = entry.message();
+                    self.rules.normalize_client(&mut recorded);
+                    crate::fixture::push_line(recording, Direction::ClientToServer, &recorded);
+                }
                 self.position = i;
                 self.send(i).await;
                 i += 1;
@@ -266,7 +268,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             }
         });
         let what = "the harness's `initialize` (session setup for a fixture without a handshake)";
-        if !self.write(&initialize, what, None).await {
+        if !self.write(&initialize, None, || what.into()).await {
             return;
         }
         let deadline = Instant::now() + self.timeout;
@@ -307,11 +309,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             return;
         }
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        self.write(
-            &initialized,
-            "the harness's `notifications/initialized`",
-            None,
-        )
+        self.write(&initialized, None, || {
+            "the harness's `notifications/initialized`".into()
+        })
         .await;
     }
 
@@ -323,7 +323,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     /// Sends fixture entry `index`, ids substituted with live ones.
     async fn send(&mut self, index: usize) {
         let entry = &self.fixture.entries()[index];
-        let mut message = entry.message().clone();
+        let mut message = entry.message();
         match entry.kind() {
             MessageKind::Request => {
                 let live = self.next_live;
@@ -350,7 +350,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 }
             }
         }
-        if let Some(state) = message.pointer_mut("/params/requestState") {
+        if let Some(state) = message
+            .get_mut("params")
+            .and_then(|p| p.get_mut("requestState"))
+        {
             if state
                 .as_str()
                 .is_some_and(|s| s.starts_with("<REQUEST_STATE"))
@@ -364,8 +367,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             add_identity_meta(&mut message);
         }
         self.fill_identity(&mut message);
-        let what = format!("{} (fixture line {})", describe(entry), entry.line());
-        self.write(&message, &what, Some(entry.line())).await;
+        self.write(&message, Some(entry.line()), || {
+            format!("{} (fixture line {})", describe(entry), entry.line())
+        })
+        .await;
     }
 
     /// A client `notifications/cancelled` names the request by its fixture label: send the
@@ -406,7 +411,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             return;
         };
         let entry = &self.fixture.entries()[index];
-        let mut recorded = entry.message().clone();
+        let mut recorded = entry.message();
         self.rules.normalize_client(&mut recorded);
         let mut ours = json!({"jsonrpc": "2.0", "id": entry.id().cloned().unwrap_or(Value::Null), "result": answer});
         self.rules.normalize_client(&mut ours);
@@ -490,12 +495,28 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         Value::Object(capabilities)
     }
 
-    /// Writes one message as its own flushed line, bounded by the timeout.
-    async fn write(&mut self, message: &Value, what: &str, line: Option<usize>) -> bool {
-        let mut bytes = serde_json::to_vec(message).expect("a JSON value always serializes");
-        match tokio::time::timeout(self.timeout, write_line(&mut self.writer, &mut bytes)).await {
-            Ok(Ok(())) => true,
-            Ok(Err(e)) => {
+    /// Writes one message as its own flushed line, bounded by the timeout. `what` names
+    /// the message in a finding (built only on failure).
+    async fn write(
+        &mut self,
+        message: &Value,
+        line: Option<usize>,
+        what: impl FnOnce() -> String,
+    ) -> bool {
+        let mut bytes = std::mem::take(&mut self.out);
+        bytes.clear();
+        serde_json::to_writer(&mut bytes, message).expect("a JSON value always serializes");
+        let written =
+            tokio::time::timeout(self.timeout, write_line(&mut self.writer, &mut bytes)).await;
+        self.out = bytes;
+        let error = match written {
+            Ok(Ok(())) => return true,
+            Ok(Err(e)) => Some(e),
+            Err(_elapsed) => None,
+        };
+        let what = what();
+        match error {
+            Some(e) => {
                 let why = self.close_reason().await;
                 self.abort(Mismatch::new(
                     MismatchKind::ServerFailure,
@@ -504,7 +525,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 ));
                 false
             }
-            Err(_) => {
+            None => {
                 self.abort(Mismatch::new(
                     MismatchKind::Timeout,
                     line,
@@ -530,7 +551,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         match event {
             Incoming::Message(mut message) => match MessageKind::of(&message) {
                 Ok(kind) => {
-                    if let Some(state) = message.pointer("/result/requestState") {
+                    if let Some(state) = message.get("result").and_then(|r| r.get("requestState")) {
                         self.last_request_state = Some(state.clone());
                     }
                     self.label_server_cancellation(&mut message);
@@ -686,7 +707,16 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             }
         }
         let actual = std::mem::take(&mut self.inbox);
-        self.align(expected, actual, timed_out).await;
+        // The expected side meets the actual side as placeholders: both are normalized.
+        let wanted: HashMap<usize, Value> = expected
+            .iter()
+            .map(|&e| {
+                let mut message = self.fixture.entries()[e].message();
+                self.rules.normalize_server(&mut message);
+                (e, message)
+            })
+            .collect();
+        self.align(expected, &wanted, actual, timed_out).await;
     }
 
     /// A server request beyond what this window expects of its method is refused at once
@@ -722,18 +752,33 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             "id": request["id"],
             "error": {"code": -32601, "message": "mcp-replay: the fixture does not expect this request"}
         });
-        let what = format!("the refusal of {}", describe_message(request));
-        self.write(&refusal, &what, None).await;
+        self.write(&refusal, None, || {
+            format!("the refusal of {}", describe_message(request))
+        })
+        .await;
     }
 
-    async fn align(&mut self, expected: &[usize], actual: Vec<Actual>, timed_out: bool) {
+    async fn align(
+        &mut self,
+        expected: &[usize],
+        wanted: &HashMap<usize, Value>,
+        actual: Vec<Actual>,
+        timed_out: bool,
+    ) {
         let first_finding = self.mismatches.len();
-        self.align_window(expected, actual, timed_out).await;
+        self.align_window(expected, wanted, actual, timed_out).await;
         // Report a window's findings in fixture order; unexpected messages (no line) last.
         self.mismatches[first_finding..].sort_by_key(|m| m.line.unwrap_or(usize::MAX));
     }
 
-    async fn align_window(&mut self, expected: &[usize], actual: Vec<Actual>, timed_out: bool) {
+    /// `wanted` holds the normalized message of each entry of `expected`.
+    async fn align_window(
+        &mut self,
+        expected: &[usize],
+        wanted: &HashMap<usize, Value>,
+        actual: Vec<Actual>,
+        timed_out: bool,
+    ) {
         let entries = self.fixture.entries();
         let mut recorded: Vec<(usize, Value)> = Vec::new();
         let (responses, others): (Vec<Actual>, Vec<Actual>) = actual
@@ -768,15 +813,15 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     unanswered.retain(|&u| u != r);
                     self.answered(live);
                     matched_responses.push((r, a.seq));
-                    let actual = with_id(&a.message, entries[r].id());
-                    self.compare_response(r, &actual);
+                    let actual = relabel(a.message, entries[r].id());
+                    self.compare_response(r, &wanted[&r], &actual);
                     recorded.push((a.seq, actual));
                 }
                 // Expected in a later window: keep it for then.
                 Some(r) if r > self.position => self.inbox.push(a),
                 _ => {
                     self.answered(live);
-                    let actual = with_id(&a.message, entries[request].id());
+                    let actual = relabel(a.message, entries[request].id());
                     self.fail(
                         Mismatch::new(
                             MismatchKind::Unexpected,
@@ -840,7 +885,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         .expected(&json!({"id": self.live_of_entry[&request]}))
                         .actual(&json!({"id": a.message["id"]})),
                     );
-                    self.compare_response(r, &id_fixed);
+                    self.compare_response(r, &wanted[&r], &id_fixed);
                 }
                 None => self.fail(
                     Mismatch::new(
@@ -868,10 +913,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             let found = (0..others.len()).find(|&j| {
                 !used[j]
                     && others[j].kind == entries[e].kind()
-                    && json_eq(
-                        entries[e].message(),
-                        &with_id(&others[j].message, entries[e].id()),
-                    )
+                    && eq_relabelled(&wanted[&e], &others[j].message, entries[e].id())
             });
             match found {
                 Some(j) => {
@@ -884,7 +926,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let mut still_left = Vec::new();
         for e in left {
             let found = (0..others.len()).find(|&j| {
-                !used[j] && others[j].message.get("method") == entries[e].message().get("method")
+                !used[j]
+                    && others[j].message.get("method").and_then(Value::as_str)
+                        == entries[e].method()
             });
             match found {
                 Some(j) => {
@@ -897,7 +941,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                             Some(entries[e].line()),
                             format!("{} has other params", describe(&entries[e])),
                         )
-                        .compare(entries[e].message(), &actual),
+                        .compare(&wanted[&e], &actual),
                     );
                 }
                 None => still_left.push(e),
@@ -920,7 +964,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                                 describe_message(&others[j].message)
                             ),
                         )
-                        .compare(entries[e].message(), &actual),
+                        .compare(&wanted[&e], &actual),
                     );
                 }
                 None => missing.push(e),
@@ -1052,7 +1096,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                             Some(entries[e].line()),
                             format!("no {what} within {timeout}"),
                         )
-                        .expected(entries[e].message()),
+                        .expected(&wanted[&e]),
                     );
                 }
                 for &(live, e) in &silent {
@@ -1077,25 +1121,25 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                                 ms(self.timeout)
                             ),
                         )
-                        .expected(entries[e].message()),
+                        .expected(&wanted[&e]),
                     );
                 }
             }
         }
 
-        recorded.sort_by_key(|(seq, _)| *seq);
-        self.recorded.extend(
-            recorded
-                .into_iter()
-                .map(|(_, m)| (Direction::ServerToClient, m)),
-        );
+        if let Some(recording) = &mut self.recording {
+            recorded.sort_by_key(|(seq, _)| *seq);
+            for (_, message) in &recorded {
+                crate::fixture::push_line(recording, Direction::ServerToClient, message);
+            }
+        }
     }
 
     /// A *result* finding when the response that answers expected response entry `r`
     /// (its id already the fixture's label) differs from it.
-    fn compare_response(&mut self, r: usize, actual: &Value) {
+    fn compare_response(&mut self, r: usize, expected: &Value, actual: &Value) {
         let entries = self.fixture.entries();
-        if json_eq(entries[r].message(), actual) {
+        if json_eq(expected, actual) {
             return;
         }
         let request = entries[r]
@@ -1110,7 +1154,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     describe_request(&entries[request])
                 ),
             )
-            .compare(entries[r].message(), actual),
+            .compare(expected, actual),
         );
     }
 
@@ -1235,13 +1279,30 @@ fn join_error(e: tokio::task::JoinError) -> String {
 
 /// A copy of `message` whose `id` is `id` (a fixture label), when it has one.
 fn with_id(message: &Value, id: Option<&Value>) -> Value {
-    let mut copy = message.clone();
-    if let (Some(obj), Some(id)) = (copy.as_object_mut(), id) {
-        if obj.contains_key("id") {
-            obj.insert("id".into(), id.clone());
-        }
+    relabel(message.clone(), id)
+}
+
+/// `message` with its `id` set to `id` (a fixture label), when it has one.
+fn relabel(mut message: Value, id: Option<&Value>) -> Value {
+    if let (Some(slot), Some(id)) = (message.get_mut("id"), id) {
+        *slot = id.clone();
     }
-    copy
+    message
+}
+
+/// `json_eq(expected, &with_id(actual, label))`, without the copy.
+fn eq_relabelled(expected: &Value, actual: &Value, label: Option<&Value>) -> bool {
+    match (expected.as_object(), actual.as_object(), label) {
+        (Some(e), Some(a), Some(label)) if a.contains_key("id") => {
+            e.len() == a.len()
+                && e.iter().all(|(k, v)| match a.get(k) {
+                    Some(_) if k == "id" => json_eq(v, label),
+                    Some(other) => json_eq(v, other),
+                    None => false,
+                })
+        }
+        _ => json_eq(expected, actual),
+    }
 }
 
 fn describe(entry: &Entry) -> String {
@@ -1250,7 +1311,8 @@ fn describe(entry: &Entry) -> String {
             "response {}",
             entry.id().map(|v| v.to_string()).unwrap_or_default()
         ),
-        _ => describe_message(entry.message()),
+        MessageKind::Request => format!("request `{}`", entry.method().unwrap_or("?")),
+        MessageKind::Notification => format!("`{}`", entry.method().unwrap_or("?")),
     }
 }
 
@@ -1288,7 +1350,8 @@ fn cancelled_requests(fixture: &Fixture) -> std::collections::HashSet<usize> {
         {
             continue;
         }
-        let Some(label) = e.message().pointer("/params/requestId") else {
+        let message = e.message();
+        let Some(label) = message.pointer("/params/requestId") else {
             continue;
         };
         if let Some(target) = (0..i).rev().find(|&t| {

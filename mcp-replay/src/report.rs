@@ -202,34 +202,27 @@ fn line_diff(expected: &str, actual: &str) -> String {
     out
 }
 
-/// What the server really sent, turned into a fixture only when somebody asks (a green
-/// replay in compare mode never does, and building it re-parses the whole exchange).
+/// What the server really sent, as fixture lines, turned into a [`Fixture`] only when
+/// somebody asks (a green replay in compare mode never does).
 #[derive(Debug, Clone)]
 pub(crate) struct Recording {
     template: Fixture,
-    messages: Vec<(crate::fixture::Direction, Value)>,
+    jsonl: String,
     built: once_cell::sync::OnceCell<Option<Fixture>>,
 }
 
 impl Recording {
-    pub(crate) fn new(
-        template: Fixture,
-        messages: Vec<(crate::fixture::Direction, Value)>,
-    ) -> Self {
+    pub(crate) fn new(template: Fixture, jsonl: String) -> Self {
         Recording {
             template,
-            messages,
+            jsonl,
             built: once_cell::sync::OnceCell::new(),
         }
     }
 
     fn fixture(&self) -> Option<&Fixture> {
         self.built
-            .get_or_init(|| {
-                self.template
-                    .with_messages(self.messages.iter().cloned())
-                    .ok()
-            })
+            .get_or_init(|| self.template.with_jsonl(&self.jsonl).ok())
             .as_ref()
     }
 }
