@@ -209,9 +209,10 @@ impl Fixture {
     /// ([`Fixture::check_secrets`]). A missing file is [`Error::MissingFixture`], whose
     /// message says how to create one.
     pub fn load(path: impl AsRef<Path>) -> Result<Fixture, Error> {
+        use std::io::BufRead;
         let path = path.as_ref();
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
+        let file = match std::fs::File::open(path) {
+            Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(Error::MissingFixture {
                     path: path.to_owned(),
@@ -220,7 +221,24 @@ impl Fixture {
             }
             Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
         };
-        let mut fixture = Fixture::parse_impl(&text, &path.display().to_string(), true)?;
+        // Line by line: the file's text is never held whole beside the parsed fixture.
+        let mut reader = std::io::BufReader::new(file);
+        let mut parser = Parser::new(&path.display().to_string(), true);
+        let mut line = String::new();
+        for line_no in 1.. {
+            line.clear();
+            match reader.read_line(&mut line) {
+                Ok(0) => break,
+                Ok(_) => parser.line(line_no, line.strip_suffix('\n').unwrap_or(&line))?,
+                Err(e) => {
+                    return Err(Error::io(
+                        format!("reading {} (line {line_no})", path.display()),
+                        e,
+                    ))
+                }
+            }
+        }
+        let mut fixture = parser.finish();
         fixture.path = Some(path.to_owned());
         Ok(fixture)
     }
@@ -253,108 +271,15 @@ impl Fixture {
     /// Parses, and with `scan` also refuses a secret (each message is parsed once, so the
     /// scan looks at the tree before it is dropped).
     fn parse_impl(text: &str, source: &str, scan: bool) -> Result<Fixture, Error> {
-        let mut fixture = Fixture::empty(source);
-        let mut correlate = Correlator::default();
-        let mut methods: Vec<Arc<str>> = Vec::new();
-        let mut allowed: Option<Vec<(String, Option<String>)>> = None;
-        fixture
+        let mut parser = Parser::new(source, scan);
+        parser
+            .fixture
             .entries
             .reserve_exact(memchr_count(text.as_bytes(), b'\n') + 1);
         for (index, raw) in text.split('\n').enumerate() {
-            let line_no = index + 1;
-            let line = raw.strip_suffix('\r').unwrap_or(raw);
-            if line.trim().is_empty() {
-                continue;
-            }
-            let err = |column: usize, message: String| Error::Parse {
-                file: source.to_owned(),
-                line: line_no,
-                column,
-                message,
-            };
-            let value: Value = serde_json::from_str(line).map_err(|e| {
-                err(
-                    e.column().max(1),
-                    format!("not valid JSON: {}", strip_position(&e.to_string())),
-                )
-            })?;
-            let Value::Object(mut obj) = value else {
-                return Err(err(1, "a fixture line must be a JSON object".into()));
-            };
-            if obj.contains_key("mcp_replay") {
-                if fixture.header.is_some() || !fixture.entries.is_empty() {
-                    return Err(err(
-                        1,
-                        "the {\"mcp_replay\":...} header may only be the first line".into(),
-                    ));
-                }
-                fixture.timeout =
-                    parse_header(&obj).map_err(|m| err(column_of(line, "mcp_replay"), m))?;
-                fixture.header = Some(obj);
-                continue;
-            }
-            if let Some(key) = obj.keys().find(|k| *k != "direction" && *k != "message") {
-                return Err(err(
-                    column_of(line, key),
-                    format!(
-                        "unknown key {key:?}: a fixture line has exactly \"direction\" and \"message\" \
-                         (a header line starts with {{\"mcp_replay\":1}})"
-                    ),
-                ));
-            }
-            let direction = match obj.get("direction") {
-                Some(Value::String(d)) if d == "client->server" => Direction::ClientToServer,
-                Some(Value::String(d)) if d == "server->client" => Direction::ServerToClient,
-                Some(other) => {
-                    return Err(err(
-                        column_of(line, "direction"),
-                        format!(
-                            "\"direction\" must be \"client->server\" or \"server->client\", not {other}"
-                        ),
-                    ))
-                }
-                None => {
-                    return Err(err(
-                        1,
-                        "missing \"direction\" (\"client->server\" or \"server->client\")".into(),
-                    ))
-                }
-            };
-            let Some(message) = obj.remove("message") else {
-                return Err(err(1, "missing \"message\" (the JSON-RPC message)".into()));
-            };
-            let kind = MessageKind::of(&message).map_err(|m| err(column_of(line, "message"), m))?;
-            let index = fixture.entries.len();
-            let answers = correlate
-                .add(index, direction, kind, &message)
-                .map_err(|m| err(column_of(line, "\"id\""), m))?;
-            if scan {
-                let allowed = allowed.get_or_insert_with(|| fixture.allowed_secrets());
-                fixture.refuse_secret(allowed, line_no, &message)?;
-            }
-            let method = message.get("method").and_then(Value::as_str).map(|m| {
-                match methods.iter().find(|known| &***known == m) {
-                    Some(known) => known.clone(),
-                    None => {
-                        methods.push(Arc::from(m));
-                        methods[methods.len() - 1].clone()
-                    }
-                }
-            });
-            let mut text = String::with_capacity(line.len());
-            write_message(&mut text, &message);
-            fixture.entries.push(Entry {
-                line: line_no,
-                direction,
-                kind,
-                answers,
-                method,
-                id: message.get("id").cloned(),
-                text: text.into_boxed_str(),
-            });
+            parser.line(index + 1, raw)?;
         }
-        fixture.entries.shrink_to_fit();
-        Ok(fixture)
+        Ok(parser.finish())
     }
 
     /// The messages, in file order.
@@ -581,6 +506,134 @@ impl Fixture {
         let mut copy = self.without_entries();
         copy.entries = Fixture::parse_named(jsonl, &self.source)?.entries;
         Ok(copy)
+    }
+}
+
+/// Parses a fixture line by line (from a string, or streamed from a file by
+/// [`Fixture::load`], so the file's text is never held whole beside the fixture).
+struct Parser {
+    fixture: Fixture,
+    correlate: Correlator,
+    /// The methods seen so far, shared by the entries that have them.
+    methods: Vec<Arc<str>>,
+    /// Scan each message for secrets as it is parsed.
+    scan: bool,
+    /// The header's `allow_secrets`, read at the first message.
+    allowed: Option<Vec<(String, Option<String>)>>,
+}
+
+impl Parser {
+    fn new(source: &str, scan: bool) -> Parser {
+        Parser {
+            fixture: Fixture::empty(source),
+            correlate: Correlator::default(),
+            methods: Vec::new(),
+            scan,
+            allowed: None,
+        }
+    }
+
+    fn finish(mut self) -> Fixture {
+        self.fixture.entries.shrink_to_fit();
+        self.fixture
+    }
+
+    /// Parses line `line_no` (1-based; a trailing `\r` is ignored).
+    fn line(&mut self, line_no: usize, raw: &str) -> Result<(), Error> {
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        if line.trim().is_empty() {
+            return Ok(());
+        }
+        let err = |column: usize, message: String| Error::Parse {
+            file: self.fixture.source.clone(),
+            line: line_no,
+            column,
+            message,
+        };
+        let value: Value = serde_json::from_str(line).map_err(|e| {
+            err(
+                e.column().max(1),
+                format!("not valid JSON: {}", strip_position(&e.to_string())),
+            )
+        })?;
+        let Value::Object(mut obj) = value else {
+            return Err(err(1, "a fixture line must be a JSON object".into()));
+        };
+        if obj.contains_key("mcp_replay") {
+            if self.fixture.header.is_some() || !self.fixture.entries.is_empty() {
+                return Err(err(
+                    1,
+                    "the {\"mcp_replay\":...} header may only be the first line".into(),
+                ));
+            }
+            self.fixture.timeout =
+                parse_header(&obj).map_err(|m| err(column_of(line, "mcp_replay"), m))?;
+            self.fixture.header = Some(obj);
+            return Ok(());
+        }
+        if let Some(key) = obj.keys().find(|k| *k != "direction" && *k != "message") {
+            return Err(err(
+                column_of(line, key),
+                format!(
+                    "unknown key {key:?}: a fixture line has exactly \"direction\" and \"message\" \
+                     (a header line starts with {{\"mcp_replay\":1}})"
+                ),
+            ));
+        }
+        let direction = match obj.get("direction") {
+            Some(Value::String(d)) if d == "client->server" => Direction::ClientToServer,
+            Some(Value::String(d)) if d == "server->client" => Direction::ServerToClient,
+            Some(other) => {
+                return Err(err(
+                    column_of(line, "direction"),
+                    format!(
+                    "\"direction\" must be \"client->server\" or \"server->client\", not {other}"
+                ),
+                ))
+            }
+            None => {
+                return Err(err(
+                    1,
+                    "missing \"direction\" (\"client->server\" or \"server->client\")".into(),
+                ))
+            }
+        };
+        let Some(message) = obj.remove("message") else {
+            return Err(err(1, "missing \"message\" (the JSON-RPC message)".into()));
+        };
+        let kind = MessageKind::of(&message).map_err(|m| err(column_of(line, "message"), m))?;
+        let index = self.fixture.entries.len();
+        let answers = self
+            .correlate
+            .add(index, direction, kind, &message)
+            .map_err(|m| err(column_of(line, "\"id\""), m))?;
+        if self.scan {
+            let allowed = self
+                .allowed
+                .get_or_insert_with(|| self.fixture.allowed_secrets());
+            self.fixture.refuse_secret(allowed, line_no, &message)?;
+        }
+        let method = message.get("method").and_then(Value::as_str).map(|m| {
+            match self.methods.iter().find(|known| &***known == m) {
+                Some(known) => known.clone(),
+                None => {
+                    self.methods.push(Arc::from(m));
+                    self.methods[self.methods.len() - 1].clone()
+                }
+            }
+        });
+        let mut text = String::with_capacity(line.len());
+        write_message(&mut text, &message);
+        self.fixture.entries.push(Entry {
+            line: line_no,
+            direction,
+            kind,
+            answers,
+            method,
+            id: message.get("id").cloned(),
+            text: text.into_boxed_str(),
+        });
+        Ok(())
     }
 }
 
@@ -897,5 +950,36 @@ mod should {
     fn accept_crlf_and_blank_lines() {
         let f = Fixture::parse(&SEED.replace('\n', "\r\n\r\n")).unwrap();
         assert_eq!(f.entries()[1].line(), 3);
+    }
+
+    #[test]
+    fn load_a_file_line_by_line_like_parse_and_name_the_line_of_bad_bytes() {
+        let dir = std::env::temp_dir().join(format!("mcp-replay-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("seed.jsonl");
+        let text = SEED.replace('\n', "\r\n\r\n");
+        std::fs::write(&path, &text).unwrap();
+        let loaded = Fixture::load(&path).unwrap();
+        assert_eq!(loaded.entries(), Fixture::parse(&text).unwrap().entries());
+        assert_eq!(loaded.to_jsonl(), Fixture::parse(SEED).unwrap().to_jsonl());
+
+        let mut bytes = SEED.as_bytes().to_vec();
+        bytes.extend_from_slice(b"{\"direction\":\"client->server\",\"message\":\"\xff\"}\n");
+        std::fs::write(&path, bytes).unwrap();
+        let err = Fixture::load(&path).unwrap_err().to_string();
+        assert!(err.contains("seed.jsonl (line 3)"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn keep_each_message_as_canonical_text() {
+        let f = Fixture::parse(SEED).unwrap();
+        let first = &f.entries()[0];
+        assert_eq!(
+            first.text(),
+            crate::json::compact(&first.message(), usize::MAX)
+        );
+        assert_eq!(first.method(), Some("tools/call"));
+        assert_eq!(first.id(), Some(&Value::from(REQUEST_ID)));
     }
 }
