@@ -8,7 +8,8 @@
 //! ```text
 //!   --case NAME   all (default) | overhead | fixed | throughput | memory | process
 //!                 one side alone, for callgrind (`--toggle-collect='*measured*'`):
-//!                 harness | raw | fixed-harness | fixed-raw | norm-harness | norm-floor
+//!                 harness (compare-only) | harness-record | raw | fixed-harness | fixed-raw |
+//!                 norm-harness | norm-floor
 //!   --n N         tool calls for `harness` / `raw` (default 100)
 //!   --warm        for harness, raw, fixed-harness, fixed-raw: run once before the measured
 //!                 run, so that one-time costs (lazy statics) stay out
@@ -308,8 +309,11 @@ fn overhead(quick: bool) {
     println!("| N calls | harness | raw client | harness per call | raw per call | harness/raw (median of per-run ratios) | goal ≤ 1.2x |");
     println!("|---:|---:|---:|---:|---:|---:|---|");
     let mut big = None;
+    let mut recording = None;
     for &(n, reps) in sizes {
-        let fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
+        // What a test runs: `#[mcp_fixture]` replays without recording unless re-recording.
+        let recorded = Fixture::parse(&echo_fixture(n)).expect("fixture");
+        let fixture = recorded.clone().without_recording();
         let calls = echo_calls(n);
         let p = pair(
             reps,
@@ -325,7 +329,24 @@ fn overhead(quick: bool) {
             p.ratio,
             verdict(p.ratio <= 1.2)
         );
+        if n == 100 {
+            let r = pair(
+                reps,
+                || timed(|| rt.block_on(harness_replay(&recorded))).0,
+                || timed(|| rt.block_on(raw_session(&calls))).0,
+            );
+            recording = Some((n, r));
+        }
         big = Some((n, p));
+    }
+    if let Some((n, r)) = recording {
+        println!(
+            "\nA replay that also records (`Fixture::replay` as is, or `MCP_FIXTURE_UPDATE`), N = {n}: \
+             {} per call against the raw client's {}: {:.2}x.",
+            us(r.a / n as u32),
+            us(r.b / n as u32),
+            r.ratio
+        );
     }
     if let Some((n, p)) = big {
         let messages = (2 * n + 3) as f64;
@@ -889,9 +910,12 @@ fn main() {
     }
     match case.as_str() {
         // One side alone, run once, for callgrind: the work is inside `measured`.
-        "harness" => {
+        "harness" | "harness-record" => {
             let rt = runtime();
-            let fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
+            let mut fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
+            if case == "harness" {
+                fixture = fixture.without_recording();
+            }
             if warm {
                 rt.block_on(harness_replay(&fixture));
             }
@@ -933,12 +957,7 @@ fn main() {
             };
             let fixture = measured(|| Fixture::parse(&text).expect("fixture"));
             let entries = fixture.entries();
-            let copy = || {
-                entries
-                    .iter()
-                    .map(|e| e.message().clone())
-                    .collect::<Vec<_>>()
-            };
+            let copy = || entries.iter().map(|e| e.message()).collect::<Vec<_>>();
             let (mut mine, mut other) = (copy(), copy());
             normalize(entries, &mut other);
             let equal = measured(|| {

@@ -324,7 +324,7 @@ impl DemoServer {
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for DemoServer {
     fn get_info(&self) -> ServerConfig {
         #[expect(deprecated, reason = "the demo exercises MCP logging (SEP-2577)")]

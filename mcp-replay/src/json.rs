@@ -131,12 +131,21 @@ const MESSAGE_KEY_ORDER: [&str; 6] = ["jsonrpc", "id", "method", "params", "resu
 /// Writes a JSON-RPC message canonically: the envelope keys in JSON-RPC order, every
 /// nested object with sorted keys, no whitespace. Independent of serde_json's map order.
 pub fn write_message(out: &mut String, message: &Value) {
+    write_message_with_id(out, message, None);
+}
+
+/// [`write_message`] of `message` with its `id` (when it has one) written as `id`.
+pub(crate) fn write_message_with_id(out: &mut String, message: &Value, id: Option<&Value>) {
     match message {
         Value::Object(map) => {
             out.push('{');
             let mut first = true;
             for key in MESSAGE_KEY_ORDER {
                 if let Some(v) = map.get(key) {
+                    let v = match id {
+                        Some(id) if key == "id" => id,
+                        _ => v,
+                    };
                     write_entry(out, &mut first, key, v);
                 }
             }
@@ -180,26 +189,46 @@ pub fn write_canonical(out: &mut String, value: &Value) {
         }
         Value::String(s) => write_string(out, s),
         // Null, booleans and numbers print the same in every serde_json configuration.
-        other => {
-            let _ = write!(out, "{other}");
-        }
+        other => serde_json::to_writer(Append(out), other).expect("serde_json writes scalars"),
     }
 }
 
 fn write_sorted_object(out: &mut String, map: &Map<String, Value>) {
-    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
     out.push('{');
     let mut first = true;
-    for (k, v) in entries {
-        write_entry(out, &mut first, k, v);
+    // serde_json's map is sorted unless some crate in the build turns on `preserve_order`.
+    if map.keys().is_sorted() {
+        for (k, v) in map {
+            write_entry(out, &mut first, k, v);
+        }
+    } else {
+        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        for (k, v) in entries {
+            write_entry(out, &mut first, k, v);
+        }
     }
     out.push('}');
 }
 
+/// serde_json's string escaping.
 fn write_string(out: &mut String, s: &str) {
-    // serde_json's string escaping, without allocating a Value.
-    let _ = write!(out, "{}", Value::String(s.to_owned()));
+    serde_json::to_writer(Append(out), s).expect("serde_json writes strings");
+}
+
+/// Appends what serde_json writes to a `String` (serde_json writes UTF-8 piece by piece).
+struct Append<'a>(&'a mut String);
+
+impl std::io::Write for Append<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = std::str::from_utf8(buf)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        self.0.push_str(text);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Pretty-prints a value with sorted keys, for diffs and reports.

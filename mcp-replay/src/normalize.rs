@@ -46,9 +46,23 @@ pub const DEFAULT_RULES: [(&str, &str); 9] = [
 
 /// `<NAME>` or `<NAME:n>`: a placeholder, never rewritten by a rule.
 pub fn is_placeholder(s: &str) -> bool {
-    static PLACEHOLDER: Lazy<Regex> =
-        Lazy::new(|| Regex::new(r"^<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>$").expect("valid regex"));
-    PLACEHOLDER.is_match(s)
+    // `^<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>$`, by hand: it runs on every string.
+    let Some(inner) = s.strip_prefix('<').and_then(|s| s.strip_suffix('>')) else {
+        return false;
+    };
+    let (name, tag) = match inner.split_once(':') {
+        Some((name, tag)) => (name, Some(tag)),
+        None => (inner, None),
+    };
+    let mut name = name.bytes();
+    name.next().is_some_and(|b| b.is_ascii_uppercase())
+        && name.all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+        && tag.is_none_or(|tag| {
+            !tag.is_empty()
+                && tag
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        })
 }
 
 static TIMESTAMP: Lazy<Regex> = Lazy::new(|| {
@@ -247,7 +261,7 @@ fn normalize_values(value: &mut Value, paths: &Paths) {
 
 /// The normalized string, or `None` when no rule applies.
 pub fn normalize_str(s: &str, paths: &Paths) -> Option<String> {
-    if is_placeholder(s) || s.len() < 8 {
+    if s.len() < 8 || is_placeholder(s) {
         return None;
     }
     let mut out: Cow<'_, str> = Cow::Borrowed(s);
@@ -418,5 +432,13 @@ mod should {
         assert_eq!(server(once.clone()), once);
         assert!(is_placeholder("<REQUEST_ID:2>") && is_placeholder("<TIMESTAMP>"));
         assert!(!is_placeholder("<b>bold</b>") && !is_placeholder("<>"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn recognize_placeholders_as_the_documented_pattern_does(s in "<?[A-Za-z0-9_:.<>é-]{0,8}>?") {
+            let pattern = Regex::new(r"^<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>$").unwrap();
+            proptest::prop_assert_eq!(is_placeholder(&s), pattern.is_match(&s), "{:?}", s);
+        }
     }
 }

@@ -322,16 +322,29 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
 
     /// Sends fixture entry `index`, ids substituted with live ones.
     async fn send(&mut self, index: usize) {
-        let entry = &self.fixture.entries()[index];
+        let fixture: &'f Fixture = self.fixture;
+        let entry = &fixture.entries()[index];
+        let live = (entry.kind() == MessageKind::Request).then(|| {
+            let live = self.next_live;
+            self.next_live += 1;
+            self.live_of_entry.insert(index, live);
+            self.request_of_live.insert(live, (index, false));
+            self.open.insert(live);
+            live
+        });
+        let what = || format!("{} (fixture line {})", describe(entry), entry.line());
+        let mut bytes = std::mem::take(&mut self.out);
+        if self.verbatim(entry, live, &mut bytes) {
+            self.write_bytes(bytes, Some(entry.line()), what).await;
+            return;
+        }
+        self.out = bytes;
         let mut message = entry.message();
         match entry.kind() {
             MessageKind::Request => {
-                let live = self.next_live;
-                self.next_live += 1;
-                message["id"] = json!(live);
-                self.live_of_entry.insert(index, live);
-                self.request_of_live.insert(live, (index, false));
-                self.open.insert(live);
+                if let Some(live) = live {
+                    message["id"] = json!(live);
+                }
             }
             MessageKind::Response => {
                 let request = entry
@@ -367,10 +380,52 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             add_identity_meta(&mut message);
         }
         self.fill_identity(&mut message);
-        self.write(&message, Some(entry.line()), || {
-            format!("{} (fixture line {})", describe(entry), entry.line())
-        })
-        .await;
+        self.write(&message, Some(entry.line()), what).await;
+    }
+
+    /// Puts the line to send for `entry` into `out` straight from the fixture's text, with
+    /// the live id spliced in for a request, when nothing else in it is to be replaced:
+    /// `false` (and `out` unusable) when the message must be parsed and edited instead.
+    fn verbatim(&self, entry: &Entry, live: Option<i64>, out: &mut Vec<u8>) -> bool {
+        /// How every request's canonical text starts (`jsonrpc` is validated, `id` next).
+        const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+        /// What `send` fills in place of a placeholder.
+        const FILLED: [&str; 4] = [
+            "<REQUEST_STATE",
+            "<CLIENT_INFO>",
+            "<CLIENT_CAPABILITIES>",
+            "<PROTOCOL_VERSION>",
+        ];
+        let text = entry.text();
+        let plain = match entry.kind() {
+            MessageKind::Request => !self.modern,
+            MessageKind::Notification => entry.method() != Some("notifications/cancelled"),
+            MessageKind::Response => false,
+        };
+        if !plain
+            || text
+                .match_indices('<')
+                .any(|(i, _)| FILLED.iter().any(|p| text[i..].starts_with(p)))
+        {
+            return false;
+        }
+        out.clear();
+        let Some(live) = live else {
+            out.extend_from_slice(text.as_bytes());
+            return true;
+        };
+        let mut label = String::new();
+        crate::json::write_canonical(&mut label, entry.id().unwrap_or(&Value::Null));
+        let Some(rest) = text
+            .strip_prefix(HEAD)
+            .and_then(|rest| rest.strip_prefix(label.as_str()))
+        else {
+            return false;
+        };
+        out.extend_from_slice(HEAD.as_bytes());
+        out.extend_from_slice(live.to_string().as_bytes());
+        out.extend_from_slice(rest.as_bytes());
+        true
     }
 
     /// A client `notifications/cancelled` names the request by its fixture label: send the
@@ -506,6 +561,17 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let mut bytes = std::mem::take(&mut self.out);
         bytes.clear();
         serde_json::to_writer(&mut bytes, message).expect("a JSON value always serializes");
+        self.write_bytes(bytes, line, what).await
+    }
+
+    /// Writes one line (`bytes`, without its newline) and flushes it; `bytes` is kept for
+    /// reuse.
+    async fn write_bytes(
+        &mut self,
+        mut bytes: Vec<u8>,
+        line: Option<usize>,
+        what: impl FnOnce() -> String,
+    ) -> bool {
         let written =
             tokio::time::timeout(self.timeout, write_line(&mut self.writer, &mut bytes)).await;
         self.out = bytes;
@@ -538,13 +604,19 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
 
     /// Waits for one event until `deadline`; `false` when the deadline passed.
     async fn receive(&mut self, deadline: Instant) -> bool {
-        match tokio::time::timeout_at(deadline, self.events.recv()).await {
-            Err(_) => false,
-            Ok(event) => {
-                self.accept(event.unwrap_or(Incoming::Closed(None)));
-                true
+        // What already arrived needs no timer.
+        let event = match self.events.try_recv() {
+            Ok(event) => Some(event),
+            Err(mpsc::error::TryRecvError::Disconnected) => None,
+            Err(mpsc::error::TryRecvError::Empty) => {
+                match tokio::time::timeout_at(deadline, self.events.recv()).await {
+                    Err(_) => return false,
+                    Ok(event) => event,
+                }
             }
-        }
+        };
+        self.accept(event.unwrap_or(Incoming::Closed(None)));
+        true
     }
 
     fn accept(&mut self, event: Incoming) {
@@ -707,15 +779,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             }
         }
         let actual = std::mem::take(&mut self.inbox);
-        // The expected side meets the actual side as placeholders: both are normalized.
-        let wanted: HashMap<usize, Value> = expected
-            .iter()
-            .map(|&e| {
-                let mut message = self.fixture.entries()[e].message();
-                self.rules.normalize_server(&mut message);
-                (e, message)
-            })
-            .collect();
+        let fixture: &'f Fixture = self.fixture;
+        let wanted = Wanted::new(fixture.entries(), self.rules, expected);
         self.align(expected, &wanted, actual, timed_out).await;
     }
 
@@ -761,7 +826,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     async fn align(
         &mut self,
         expected: &[usize],
-        wanted: &HashMap<usize, Value>,
+        wanted: &Wanted<'_>,
         actual: Vec<Actual>,
         timed_out: bool,
     ) {
@@ -771,11 +836,11 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         self.mismatches[first_finding..].sort_by_key(|m| m.line.unwrap_or(usize::MAX));
     }
 
-    /// `wanted` holds the normalized message of each entry of `expected`.
+    /// `wanted` has the normalized message of each entry of `expected`.
     async fn align_window(
         &mut self,
         expected: &[usize],
-        wanted: &HashMap<usize, Value>,
+        wanted: &Wanted<'_>,
         actual: Vec<Actual>,
         timed_out: bool,
     ) {
@@ -814,7 +879,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     self.answered(live);
                     matched_responses.push((r, a.seq));
                     let actual = relabel(a.message, entries[r].id());
-                    self.compare_response(r, &wanted[&r], &actual);
+                    self.compare_response(r, wanted, &actual);
                     recorded.push((a.seq, actual));
                 }
                 // Expected in a later window: keep it for then.
@@ -885,7 +950,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         .expected(&json!({"id": self.live_of_entry[&request]}))
                         .actual(&json!({"id": a.message["id"]})),
                     );
-                    self.compare_response(r, &wanted[&r], &id_fixed);
+                    self.compare_response(r, wanted, &id_fixed);
                 }
                 None => self.fail(
                     Mismatch::new(
@@ -913,7 +978,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             let found = (0..others.len()).find(|&j| {
                 !used[j]
                     && others[j].kind == entries[e].kind()
-                    && eq_relabelled(&wanted[&e], &others[j].message, entries[e].id())
+                    && wanted.matches(e, &others[j].message, entries[e].id())
             });
             match found {
                 Some(j) => {
@@ -941,7 +1006,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                             Some(entries[e].line()),
                             format!("{} has other params", describe(&entries[e])),
                         )
-                        .compare(&wanted[&e], &actual),
+                        .compare(wanted.message(e), &actual),
                     );
                 }
                 None => still_left.push(e),
@@ -964,7 +1029,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                                 describe_message(&others[j].message)
                             ),
                         )
-                        .compare(&wanted[&e], &actual),
+                        .compare(wanted.message(e), &actual),
                     );
                 }
                 None => missing.push(e),
@@ -1096,7 +1161,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                             Some(entries[e].line()),
                             format!("no {what} within {timeout}"),
                         )
-                        .expected(&wanted[&e]),
+                        .expected(wanted.message(e)),
                     );
                 }
                 for &(live, e) in &silent {
@@ -1121,7 +1186,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                                 ms(self.timeout)
                             ),
                         )
-                        .expected(&wanted[&e]),
+                        .expected(wanted.message(e)),
                     );
                 }
             }
@@ -1137,9 +1202,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
 
     /// A *result* finding when the response that answers expected response entry `r`
     /// (its id already the fixture's label) differs from it.
-    fn compare_response(&mut self, r: usize, expected: &Value, actual: &Value) {
+    fn compare_response(&mut self, r: usize, wanted: &Wanted<'_>, actual: &Value) {
         let entries = self.fixture.entries();
-        if json_eq(expected, actual) {
+        if wanted.matches(r, actual, None) {
             return;
         }
         let request = entries[r]
@@ -1154,7 +1219,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     describe_request(&entries[request])
                 ),
             )
-            .compare(expected, actual),
+            .compare(wanted.message(r), actual),
         );
     }
 
@@ -1260,6 +1325,59 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 self.fail(Mismatch::new(MismatchKind::ServerFailure, None, why));
             }
         }
+    }
+}
+
+/// The expected messages of one window (a run of fixture entries), parsed from their text
+/// and normalized only when a comparison needs the tree.
+struct Wanted<'a> {
+    entries: &'a [Entry],
+    rules: &'a Rules,
+    /// The first entry of the window.
+    first: usize,
+    messages: Vec<once_cell::unsync::OnceCell<Value>>,
+    /// Reused for the canonical text of actual messages.
+    text: std::cell::RefCell<String>,
+}
+
+impl<'a> Wanted<'a> {
+    fn new(entries: &'a [Entry], rules: &'a Rules, window: &[usize]) -> Self {
+        let first = window.first().copied().unwrap_or_default();
+        debug_assert!(window.iter().enumerate().all(|(i, &e)| e == first + i));
+        Wanted {
+            entries,
+            rules,
+            first,
+            messages: window.iter().map(|_| Default::default()).collect(),
+            text: Default::default(),
+        }
+    }
+
+    /// The normalized message of window entry `e`: the expected side meets the actual
+    /// side as placeholders, so both are normalized.
+    fn message(&self, e: usize) -> &Value {
+        self.messages[e - self.first].get_or_init(|| {
+            let mut message = self.entries[e].message();
+            self.rules.normalize_server(&mut message);
+            message
+        })
+    }
+
+    /// Is `actual` (normalized), with its id written as `label`, what entry `e` expects?
+    ///
+    /// First as text: when the canonical text of `actual` is the fixture line's, they are
+    /// equal once the line is normalized too, because normalization is idempotent (the
+    /// default rules are, by property test; a rule that is not would make the fixture fail
+    /// on every re-recording). Only otherwise is the line parsed and compared as JSON
+    /// (which also equates `1` and `1.0`).
+    fn matches(&self, e: usize, actual: &Value, label: Option<&Value>) -> bool {
+        let same_text = {
+            let mut text = self.text.borrow_mut();
+            text.clear();
+            crate::json::write_message_with_id(&mut text, actual, label);
+            *text == *self.entries[e].text()
+        };
+        same_text || eq_relabelled(self.message(e), actual, label)
     }
 }
 
