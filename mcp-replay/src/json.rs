@@ -213,7 +213,18 @@ fn write_sorted_object(out: &mut String, map: &Map<String, Value>) {
 
 /// serde_json's string escaping.
 fn write_string(out: &mut String, s: &str) {
-    serde_json::to_writer(Append(out), s).expect("serde_json writes strings");
+    if needs_escape(s) {
+        serde_json::to_writer(Append(out), s).expect("serde_json writes strings");
+    } else {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    }
+}
+
+/// Does serde_json escape anything in `s` (a quote, a backslash, a control character)?
+pub(crate) fn needs_escape(s: &str) -> bool {
+    s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 /// Appends what serde_json writes to a `String` (serde_json writes UTF-8 piece by piece).
@@ -358,5 +369,16 @@ mod should {
     #[test]
     fn cut_long_compact_renderings() {
         assert_eq!(compact(&json!("abcdef"), 5), "\"abc…");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn write_strings_and_numbers_as_serde_json_does(s in "\\PC*|[\"\\\\\u{0}-\u{1f}\u{7f}é]{0,6}", n in proptest::num::f64::NORMAL, i in proptest::num::i64::ANY) {
+            for value in [json!(s), json!(n), json!(i), json!({"b": [s, n], "a": i})] {
+                let mut out = String::new();
+                write_canonical(&mut out, &value);
+                proptest::prop_assert_eq!(&out, &serde_json::to_string(&value).unwrap());
+            }
+        }
     }
 }

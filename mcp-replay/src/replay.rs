@@ -8,7 +8,8 @@ use crate::report::{Mismatch, MismatchKind, Report};
 use crate::rules::Rules;
 use crate::transport::{read_lines, write_line, Incoming};
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasherDefault;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
@@ -33,6 +34,8 @@ pub(crate) type ServerTask = JoinHandle<Result<(), String>>;
 struct Actual {
     seq: usize,
     kind: MessageKind,
+    /// Its id when that is an integer (the form of every live id the harness sends).
+    int_id: Option<i64>,
     message: Value,
 }
 
@@ -73,16 +76,16 @@ struct Driver<'f, W> {
     seq: usize,
     next_live: i64,
     /// Live id of each sent client request, by fixture entry index.
-    live_of_entry: HashMap<usize, i64>,
+    live_of_entry: IntMap<usize, i64>,
     /// Fixture entry of each live client request id, and whether it was answered.
-    request_of_live: HashMap<i64, (usize, bool)>,
+    request_of_live: IntMap<i64, (usize, bool)>,
     /// The live ids not answered yet (kept beside `request_of_live` so that the checks
     /// made per message look at what is in flight, not at every request ever sent).
     open: std::collections::BTreeSet<i64>,
     /// The fixture entry of the expected response of each client request entry.
-    response_of_request: HashMap<usize, usize>,
+    response_of_request: IntMap<usize, usize>,
     /// The server's live id of each expected server request entry it was matched with.
-    server_live: HashMap<usize, Value>,
+    server_live: IntMap<usize, Value>,
     /// Index of the last fixture entry processed so far.
     position: usize,
     mismatches: Vec<Mismatch>,
@@ -92,19 +95,21 @@ struct Driver<'f, W> {
     recordable: bool,
     /// Reused for the bytes of each message written to the server.
     out: Vec<u8>,
+    /// Reused for the canonical text of the messages received.
+    scratch: String,
     new_server_labels: usize,
     /// Arrival numbers of the server requests already refused.
-    refused: std::collections::HashSet<usize>,
+    refused: IntSet<usize>,
     /// The stateless era (2026-07-28 and later): no handshake, identity in `_meta`.
     modern: bool,
     /// The `requestState` of the latest `input_required` result, as the server wrote it.
     last_request_state: Option<Value>,
     /// Live ids of requests the client cancelled with no response expected.
-    cancelled: std::collections::HashSet<i64>,
+    cancelled: IntSet<i64>,
     /// The actual server request each matched expected server request entry was.
-    server_request_seen: HashMap<usize, Value>,
+    server_request_seen: IntMap<usize, Value>,
     /// Client request entries that a later client `notifications/cancelled` cancels.
-    cancelled_later: std::collections::HashSet<usize>,
+    cancelled_later: IntSet<usize>,
     /// Does the current window also wait for the answers the fixture has no line for?
     await_in_flight: bool,
 }
@@ -137,22 +142,23 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             inbox: Vec::new(),
             seq: 0,
             next_live: SETUP_ID + 1,
-            live_of_entry: HashMap::new(),
-            request_of_live: HashMap::new(),
+            live_of_entry: IntMap::default(),
+            request_of_live: IntMap::default(),
             open: Default::default(),
             response_of_request,
-            server_live: HashMap::new(),
+            server_live: IntMap::default(),
             position: 0,
             mismatches: Vec::new(),
             recording: fixture.records().then(String::new),
             recordable: true,
             out: Vec::new(),
+            scratch: String::new(),
             new_server_labels: 0,
             refused: Default::default(),
             modern: is_modern(fixture),
             last_request_state: None,
             cancelled: Default::default(),
-            server_request_seen: HashMap::new(),
+            server_request_seen: IntMap::default(),
             cancelled_later: cancelled_requests(fixture),
             await_in_flight: true,
         }
@@ -414,16 +420,15 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             out.extend_from_slice(text.as_bytes());
             return true;
         };
-        let mut label = String::new();
-        crate::json::write_canonical(&mut label, entry.id().unwrap_or(&Value::Null));
         let Some(rest) = text
             .strip_prefix(HEAD)
-            .and_then(|rest| rest.strip_prefix(label.as_str()))
+            .and_then(|rest| strip_json(rest, entry.id().unwrap_or(&Value::Null)))
         else {
             return false;
         };
+        use std::io::Write as _;
         out.extend_from_slice(HEAD.as_bytes());
-        out.extend_from_slice(live.to_string().as_bytes());
+        let _ = write!(out, "{live}");
         out.extend_from_slice(rest.as_bytes());
         true
     }
@@ -632,6 +637,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     self.inbox.push(Actual {
                         seq: self.seq,
                         kind,
+                        int_id: message.get("id").and_then(Value::as_i64),
                         message,
                     });
                 }
@@ -705,16 +711,16 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let mut anomalous = self
             .inbox
             .iter()
-            .filter(|a| a.kind == MessageKind::Response && self.live_request(&a.message).is_none())
+            .filter(|a| a.kind == MessageKind::Response && self.live_request(a).is_none())
             .count();
         for &e in expected {
             let entry = &entries[e];
             if entry.kind() == MessageKind::Response {
                 let live = entry.answers().and_then(|r| self.live_of_entry.get(&r));
                 let arrived = live.is_some_and(|live| {
-                    self.inbox.iter().any(|a| {
-                        a.kind == MessageKind::Response && a.message["id"].as_i64() == Some(*live)
-                    })
+                    self.inbox
+                        .iter()
+                        .any(|a| a.kind == MessageKind::Response && a.int_id == Some(*live))
                 });
                 if !arrived {
                     if anomalous == 0 {
@@ -724,37 +730,42 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 }
             }
         }
-        let mut methods: HashMap<&str, isize> = HashMap::new();
+        // Each expected method, with how many more messages of it the window waits for
+        // (windows are small: a list beats a map).
+        let mut methods: Vec<(&str, isize)> = Vec::new();
         for &e in expected {
             if let Some(m) = entries[e].method() {
-                *methods.entry(m).or_default() += 1;
-            }
-        }
-        for a in &self.inbox {
-            if let Some(m) = a.message.get("method").and_then(Value::as_str) {
-                if let Some(n) = methods.get_mut(m) {
-                    *n -= 1;
+                match methods.iter_mut().find(|(known, _)| *known == m) {
+                    Some((_, n)) => *n += 1,
+                    None => methods.push((m, 1)),
                 }
             }
         }
-        if methods.values().any(|n| *n > 0) {
-            return false;
+        if !methods.is_empty() {
+            for a in &self.inbox {
+                if let Some(m) = a.message.get("method").and_then(Value::as_str) {
+                    if let Some((_, n)) = methods.iter_mut().find(|(known, _)| *known == m) {
+                        *n -= 1;
+                    }
+                }
+            }
+            if methods.iter().any(|(_, n)| *n > 0) {
+                return false;
+            }
         }
         !self.await_in_flight
             || self.in_flight().all(|(live, entry)| {
                 self.answer_expected(entry)
-                    || self.inbox.iter().any(|a| {
-                        a.kind == MessageKind::Response && a.message["id"].as_i64() == Some(live)
-                    })
+                    || self
+                        .inbox
+                        .iter()
+                        .any(|a| a.kind == MessageKind::Response && a.int_id == Some(live))
             })
     }
 
     /// The live request a response's id names exactly (an integer we sent).
-    fn live_request(&self, message: &Value) -> Option<i64> {
-        let live = message
-            .get("id")?
-            .as_i64()
-            .filter(|_| message["id"].is_i64() || message["id"].is_u64())?;
+    fn live_request(&self, actual: &Actual) -> Option<i64> {
+        let live = actual.int_id?;
         self.request_of_live.contains_key(&live).then_some(live)
     }
 
@@ -780,8 +791,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         }
         let actual = std::mem::take(&mut self.inbox);
         let fixture: &'f Fixture = self.fixture;
-        let wanted = Wanted::new(fixture.entries(), self.rules, expected);
+        let scratch = std::mem::take(&mut self.scratch);
+        let wanted = Wanted::new(fixture.entries(), self.rules, expected, scratch);
         self.align(expected, &wanted, actual, timed_out).await;
+        self.scratch = wanted.text.into_inner();
     }
 
     /// A server request beyond what this window expects of its method is refused at once
@@ -860,7 +873,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let mut anomalies = Vec::new();
         let mut matched_responses: Vec<(usize, usize)> = Vec::new(); // (expected entry, arrival)
         for a in responses {
-            let Some(live) = self.live_request(&a.message) else {
+            let Some(live) = self.live_request(&a) else {
                 anomalies.push(a);
                 continue;
             };
@@ -1328,6 +1341,49 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     }
 }
 
+/// `text` without the canonical JSON of `value` at its start, if it starts with that.
+fn strip_json<'t>(text: &'t str, value: &Value) -> Option<&'t str> {
+    match value {
+        Value::String(s) if !crate::json::needs_escape(s) => text
+            .strip_prefix('"')?
+            .strip_prefix(s.as_str())?
+            .strip_prefix('"'),
+        other => {
+            let mut token = String::new();
+            crate::json::write_canonical(&mut token, other);
+            text.strip_prefix(token.as_str())
+        }
+    }
+}
+
+/// A map keyed by entry indexes or live ids: small integers need no SipHash.
+type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
+type IntSet<K> = HashSet<K, BuildHasherDefault<IntHasher>>;
+
+/// The multiply-rotate hash of rustc's `FxHasher`, for integer keys.
+#[derive(Default)]
+struct IntHasher(u64);
+
+impl std::hash::Hasher for IntHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+}
+
 /// The expected messages of one window (a run of fixture entries), parsed from their text
 /// and normalized only when a comparison needs the tree.
 struct Wanted<'a> {
@@ -1341,7 +1397,7 @@ struct Wanted<'a> {
 }
 
 impl<'a> Wanted<'a> {
-    fn new(entries: &'a [Entry], rules: &'a Rules, window: &[usize]) -> Self {
+    fn new(entries: &'a [Entry], rules: &'a Rules, window: &[usize], scratch: String) -> Self {
         let first = window.first().copied().unwrap_or_default();
         debug_assert!(window.iter().enumerate().all(|(i, &e)| e == first + i));
         Wanted {
@@ -1349,7 +1405,7 @@ impl<'a> Wanted<'a> {
             rules,
             first,
             messages: window.iter().map(|_| Default::default()).collect(),
-            text: Default::default(),
+            text: std::cell::RefCell::new(scratch),
         }
     }
 
@@ -1459,9 +1515,9 @@ fn ms(d: Duration) -> String {
 }
 
 /// The client request entries a later client `notifications/cancelled` names by label.
-fn cancelled_requests(fixture: &Fixture) -> std::collections::HashSet<usize> {
+fn cancelled_requests(fixture: &Fixture) -> IntSet<usize> {
     let entries = fixture.entries();
-    let mut out = std::collections::HashSet::new();
+    let mut out = IntSet::default();
     for (i, e) in entries.iter().enumerate() {
         if e.direction() != Direction::ClientToServer
             || e.method() != Some("notifications/cancelled")
