@@ -88,7 +88,7 @@
 
 use crate::json::push_key;
 use once_cell::sync::Lazy;
-use regex::{Regex, RegexSet};
+use regex::Regex;
 use serde_json::Value;
 use std::fmt::Write as _;
 
@@ -403,60 +403,102 @@ const MIN_VALUE_ENTROPY: f64 = 3.0;
 
 const PLACEHOLDER: &str = r"<[A-Z0-9_]+(?::[A-Za-z0-9_.-]+)*>";
 
-/// Every regex, compiled once, on first use.
-struct Engine {
-    /// One entry per rule: that rule's keywords.
-    prefilter: RegexSet,
-    /// Compiled the first time a string holds the rule's keyword: most runs never need
-    /// most rules, and compiling all of them costs every test process milliseconds.
-    rules: Vec<once_cell::sync::OnceCell<Regex>>,
-    placeholder: Regex,
-    contains_placeholder: Regex,
-    reference: Regex,
-}
-
-static ENGINE: Lazy<Engine> = Lazy::new(|| Engine {
-    prefilter: RegexSet::new(RULES.iter().map(keyword_pattern))
-        .expect("the secret rules' keywords are valid patterns"),
-    rules: RULES
+/// Each token rule's regex, compiled the first time a string holds one of the rule's
+/// keywords: most runs never need most rules, and compiling them all would cost every test
+/// process milliseconds.
+static RULE_REGEXES: Lazy<Vec<once_cell::sync::OnceCell<Regex>>> = Lazy::new(|| {
+    RULES
         .iter()
         .map(|_| once_cell::sync::OnceCell::new())
-        .collect(),
-    placeholder: Regex::new(&format!("^{PLACEHOLDER}$")).expect("valid placeholder pattern"),
-    contains_placeholder: Regex::new(PLACEHOLDER).expect("valid placeholder pattern"),
-    reference: Regex::new(
-        r"^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|\{\{[^}]*\}\})$",
-    )
-    .expect("valid reference pattern"),
+        .collect()
+});
+
+/// The keyword prefilter: one bit for each pair of bytes (ASCII-lowercased) that starts a
+/// keyword of some rule. Built at compile time: a `RegexSet` of the keywords took 9.6M
+/// instructions to build and an Aho-Corasick automaton 0.55M, in every test process (see
+/// `docs/PERFORMANCE.md`), for fixtures that are mostly a few kilobytes.
+static KEYWORD_STARTS: [u64; 1024] = keyword_starts();
+
+const fn keyword_starts() -> [u64; 1024] {
+    let mut table = [0u64; 1024];
+    let mut r = 0;
+    while r < RULES.len() {
+        let keywords = RULES[r].keywords;
+        let mut k = 0;
+        while k < keywords.len() {
+            let bytes = keywords[k].as_bytes();
+            assert!(
+                bytes.len() >= 2,
+                "a secret rule keyword has at least two bytes"
+            );
+            let pair = pair_index(bytes[0], bytes[1]);
+            table[pair / 64] |= 1 << (pair % 64);
+            k += 1;
+        }
+        r += 1;
+    }
+    table
+}
+
+const fn pair_index(a: u8, b: u8) -> usize {
+    ((a.to_ascii_lowercase() as usize) << 8) | b.to_ascii_lowercase() as usize
+}
+
+/// For each rule (index into [`RULES`]), does one of its keywords occur in `text`,
+/// ASCII case-insensitively? `None` when no keyword does (the common case, no allocation).
+fn rules_with_keywords(text: &str) -> Option<Vec<bool>> {
+    let bytes = text.as_bytes();
+    let mut present: Option<Vec<bool>> = None;
+    for i in 0..bytes.len().saturating_sub(1) {
+        let pair = pair_index(bytes[i], bytes[i + 1]);
+        if KEYWORD_STARTS[pair / 64] & (1 << (pair % 64)) == 0 {
+            continue;
+        }
+        let rest = &bytes[i..];
+        for (r, rule) in RULES.iter().enumerate() {
+            let hit = rule.keywords.iter().any(|k| {
+                rest.get(..k.len())
+                    .is_some_and(|start| start.eq_ignore_ascii_case(k.as_bytes()))
+            });
+            if hit {
+                present.get_or_insert_with(|| vec![false; RULES.len()])[r] = true;
+            }
+        }
+    }
+    present
+}
+
+static PLACEHOLDER_ONLY: Lazy<Regex> =
+    Lazy::new(|| Regex::new(&format!("^{PLACEHOLDER}$")).expect("valid placeholder pattern"));
+static CONTAINS_PLACEHOLDER: Lazy<Regex> =
+    Lazy::new(|| Regex::new(PLACEHOLDER).expect("valid placeholder pattern"));
+static REFERENCE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|\{\{[^}]*\}\})$")
+        .expect("valid reference pattern")
 });
 
 fn compile(rule: &Rule) -> Result<Regex, regex::Error> {
     Regex::new(&format!("(?-u){}", rule.pattern))
 }
 
-fn keyword_pattern(rule: &Rule) -> String {
-    let alternatives: Vec<String> = rule.keywords.iter().map(|k| regex::escape(k)).collect();
-    format!("(?i-u:{})", alternatives.join("|"))
-}
-
 fn is_placeholder(text: &str) -> bool {
-    ENGINE.placeholder.is_match(text)
+    PLACEHOLDER_ONLY.is_match(text)
 }
 
 /// Indices into [`RULES`] of the rules `text` trips, ordered by where their first
 /// accepted match starts (then by table order).
 fn token_hits(text: &str) -> Vec<usize> {
-    let engine = &*ENGINE;
     // Most strings hold none of the keywords: one pass of the prefilter and done.
-    if !engine.prefilter.is_match(text) || is_placeholder(text) {
+    let Some(present) = rules_with_keywords(text) else {
+        return Vec::new();
+    };
+    if is_placeholder(text) {
         return Vec::new();
     }
-    let mut hits: Vec<(usize, usize)> = engine
-        .prefilter
-        .matches(text)
-        .iter()
+    let mut hits: Vec<(usize, usize)> = (0..RULES.len())
+        .filter(|&i| present[i])
         .filter_map(|i| {
-            let regex = engine.rules[i]
+            let regex = RULE_REGEXES[i]
                 .get_or_init(|| compile(&RULES[i]).expect("the secret rules are valid patterns"));
             first_accepted(i, regex, text).map(|start| (start, i))
         })
@@ -563,7 +605,7 @@ fn is_sensitive_key(key: &str) -> bool {
 
 /// Whether the string value of a credential-named key looks like a real credential.
 fn credential_like(key: &str, value: &str) -> bool {
-    if ENGINE.contains_placeholder.is_match(value) {
+    if CONTAINS_PLACEHOLDER.is_match(value) {
         return false;
     }
     match normalize_key(key).as_str() {
@@ -593,7 +635,7 @@ fn strip_scheme(value: &str) -> &str {
 }
 
 fn looks_random(value: &str) -> bool {
-    if value.chars().count() < MIN_VALUE_LEN || ENGINE.reference.is_match(value) {
+    if value.chars().count() < MIN_VALUE_LEN || REFERENCE.is_match(value) {
         return false;
     }
     let lower = value.to_lowercase();
@@ -870,9 +912,19 @@ mod should {
             }
             assert!(!rule.keywords.is_empty(), "rule {} has no keyword", rule.id);
         }
-        let engine = Lazy::force(&ENGINE);
-        assert_eq!(engine.rules.len(), RULES.len());
-        assert_eq!(engine.prefilter.len(), RULES.len());
+        // The prefilter finds every keyword, in any ASCII case, anywhere in a string.
+        for (r, rule) in RULES.iter().enumerate() {
+            for keyword in rule.keywords {
+                for text in [
+                    keyword.to_string(),
+                    format!("x {} y", keyword.to_ascii_uppercase()),
+                ] {
+                    let present = rules_with_keywords(&text).expect("a keyword is found");
+                    assert!(present[r], "rule {}: {text:?}", rule.id);
+                }
+            }
+        }
+        assert_eq!(rules_with_keywords("nothing to see, they obey."), None);
     }
 
     #[test]
@@ -1222,7 +1274,7 @@ mod should {
     }
 
     #[test]
-    fn scan_a_large_value_without_secrets_quickly() {
+    fn scan_a_large_value_without_secrets() {
         // An image-sized base64 string and many ordinary strings: the prefilter's case.
         let b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
         let big = mix(b64, 1 << 20);
@@ -1230,9 +1282,7 @@ mod should {
             .map(|i| json!({"type": "text", "text": format!("line {i}: nothing to see, they obey.")}))
             .collect();
         let value = json!({"result": {"content": text, "image": {"data": big}}});
-        let start = std::time::Instant::now();
+        // How fast is for the benchmarks (docs/PERFORMANCE.md); here: nothing is found.
         assert_eq!(scan(&value), vec![]);
-        // Generous bound, for slow debug builds on a loaded machine.
-        assert!(start.elapsed() < std::time::Duration::from_secs(10));
     }
 }
