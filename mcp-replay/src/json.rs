@@ -126,7 +126,8 @@ pub(crate) fn push_key(path: &mut String, key: &str) {
 
 /// The keys of a JSON-RPC message in the order fixtures write them; other keys follow
 /// sorted, and nested objects are written with sorted keys.
-const MESSAGE_KEY_ORDER: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+pub(crate) const MESSAGE_KEY_ORDER: [&str; 6] =
+    ["jsonrpc", "id", "method", "params", "result", "error"];
 
 /// Writes a JSON-RPC message canonically: the envelope keys in JSON-RPC order, every
 /// nested object with sorted keys, no whitespace. Independent of serde_json's map order.
@@ -212,7 +213,7 @@ fn write_sorted_object(out: &mut String, map: &Map<String, Value>) {
 }
 
 /// serde_json's string escaping.
-fn write_string(out: &mut String, s: &str) {
+pub(crate) fn write_string(out: &mut String, s: &str) {
     if needs_escape(s) {
         serde_json::to_writer(Append(out), s).expect("serde_json writes strings");
     } else {
@@ -228,7 +229,7 @@ pub(crate) fn needs_escape(s: &str) -> bool {
 }
 
 /// Appends what serde_json writes to a `String` (serde_json writes UTF-8 piece by piece).
-struct Append<'a>(&'a mut String);
+pub(crate) struct Append<'a>(pub(crate) &'a mut String);
 
 impl std::io::Write for Append<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

@@ -65,6 +65,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod fast;
 mod fixture;
 mod import;
 mod json;

@@ -111,7 +111,7 @@ where
     W: AsyncWrite + Unpin,
 {
     let (tx, mut events) = mpsc::unbounded_channel();
-    let reader_task = tokio::spawn(read_lines(reader, tx));
+    let reader_task = tokio::spawn(read_lines(reader, tx, None));
     let mut mock = Mock {
         fixture,
         rules,
@@ -146,6 +146,9 @@ where
                 mock.outgoing.push(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}));
             }
             Some(Incoming::Message(message)) => mock.receive(message),
+            // The mock reads without the fast path (`read_lines(.., None)`).
+            Some(Incoming::Response(response)) => mock
+                .receive(serde_json::from_str(&response.text).expect("the fast path writes JSON")),
         }
         if !flush(&mut writer, &mut mock.outgoing).await {
             break;

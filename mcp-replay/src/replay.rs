@@ -2,6 +2,7 @@
 //! server sends back window by window, aligns it with the fixture and classifies every
 //! difference (the algorithm in `docs/fixture-format.md`).
 
+use crate::fast::{FastResponse, HEAD};
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::{compact, json_eq};
 use crate::report::{Mismatch, MismatchKind, Report};
@@ -36,7 +37,20 @@ struct Actual {
     kind: MessageKind,
     /// Its id when that is an integer (the form of every live id the harness sends).
     int_id: Option<i64>,
+    /// `Null` while `fast` holds the message.
     message: Value,
+    /// A response the reader wrote canonically, without a tree (see `fast.rs`).
+    fast: Option<FastResponse>,
+}
+
+impl Actual {
+    /// Makes `message` the tree of a fast-path response. Its canonical text is already
+    /// normalized (the fast path only takes messages the rules leave unchanged).
+    fn tree(&mut self) {
+        if let Some(fast) = self.fast.take() {
+            self.message = serde_json::from_str(&fast.text).expect("the fast path writes JSON");
+        }
+    }
 }
 
 /// Runs one replay over a reader/writer pair connected to the server.
@@ -52,7 +66,7 @@ where
     W: AsyncWrite + Unpin,
 {
     let (tx, events) = mpsc::unbounded_channel();
-    let reader_task = tokio::spawn(read_lines(reader, tx));
+    let reader_task = tokio::spawn(read_lines(reader, tx, rules.defaults_only()));
     let mut driver = Driver::new(fixture, rules, events, writer, server);
     driver.drive().await;
     reader_task.abort();
@@ -279,11 +293,14 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         }
         let deadline = Instant::now() + self.timeout;
         let response = loop {
-            if let Some(pos) = self.inbox.iter().position(|a| {
-                a.kind == MessageKind::Response
-                    && a.message.get("id").and_then(Value::as_i64) == Some(SETUP_ID)
-            }) {
-                break self.inbox.remove(pos).message;
+            if let Some(pos) = self
+                .inbox
+                .iter()
+                .position(|a| a.kind == MessageKind::Response && a.int_id == Some(SETUP_ID))
+            {
+                let mut response = self.inbox.remove(pos);
+                response.tree();
+                break response.message;
             }
             if self.closed.is_some() {
                 let why = self.close_reason().await;
@@ -393,8 +410,6 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     /// the live id spliced in for a request, when nothing else in it is to be replaced:
     /// `false` (and `out` unusable) when the message must be parsed and edited instead.
     fn verbatim(&self, entry: &Entry, live: Option<i64>, out: &mut Vec<u8>) -> bool {
-        /// How every request's canonical text starts (`jsonrpc` is validated, `id` next).
-        const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
         /// What `send` fills in place of a placeholder.
         const FILLED: [&str; 4] = [
             "<REQUEST_STATE",
@@ -639,6 +654,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         kind,
                         int_id: message.get("id").and_then(Value::as_i64),
                         message,
+                        fast: None,
                     });
                 }
                 Err(reason) => self.fail(
@@ -652,6 +668,16 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     .actual(&message),
                 ),
             },
+            Incoming::Response(response) => {
+                self.seq += 1;
+                self.inbox.push(Actual {
+                    seq: self.seq,
+                    kind: MessageKind::Response,
+                    int_id: Some(response.id),
+                    message: Value::Null,
+                    fast: Some(response),
+                });
+            }
             Incoming::Invalid {
                 line,
                 reason,
@@ -872,8 +898,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             .collect();
         let mut anomalies = Vec::new();
         let mut matched_responses: Vec<(usize, usize)> = Vec::new(); // (expected entry, arrival)
-        for a in responses {
+        for mut a in responses {
             let Some(live) = self.live_request(&a) else {
+                a.tree();
                 anomalies.push(a);
                 continue;
             };
@@ -883,6 +910,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             let (request, answered) = self.request_of_live[&live];
             let expected_response = self.response_of_request.get(&request).copied();
             if answered {
+                a.tree();
                 anomalies.push(a);
                 continue;
             }
@@ -891,6 +919,17 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     unanswered.retain(|&u| u != r);
                     self.answered(live);
                     matched_responses.push((r, a.seq));
+                    if a.fast
+                        .as_ref()
+                        .is_some_and(|fast| wanted.matches_text(r, fast))
+                    {
+                        if self.recording.is_some() {
+                            a.tree();
+                            recorded.push((a.seq, relabel(a.message, entries[r].id())));
+                        }
+                        continue;
+                    }
+                    a.tree();
                     let actual = relabel(a.message, entries[r].id());
                     self.compare_response(r, wanted, &actual);
                     recorded.push((a.seq, actual));
@@ -899,6 +938,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 Some(r) if r > self.position => self.inbox.push(a),
                 _ => {
                     self.answered(live);
+                    a.tree();
                     let actual = relabel(a.message, entries[request].id());
                     self.fail(
                         Mismatch::new(
@@ -1426,6 +1466,18 @@ impl<'a> Wanted<'a> {
     /// default rules are, by property test; a rule that is not would make the fixture fail
     /// on every re-recording). Only otherwise is the line parsed and compared as JSON
     /// (which also equates `1` and `1.0`).
+    /// [`matches`](Wanted::matches) for a fast-path response (its id replaced by the
+    /// entry's own label): the fixture line after its id is the response's text after
+    /// its id.
+    fn matches_text(&self, e: usize, actual: &FastResponse) -> bool {
+        let entry = &self.entries[e];
+        let rest = entry
+            .text()
+            .strip_prefix(HEAD)
+            .and_then(|rest| strip_json(rest, entry.id()?));
+        rest == Some(&actual.text[actual.id_end..])
+    }
+
     fn matches(&self, e: usize, actual: &Value, label: Option<&Value>) -> bool {
         let same_text = {
             let mut text = self.text.borrow_mut();

@@ -223,6 +223,14 @@ impl Rules {
         self.apply_user(message);
     }
 
+    /// For the replay's fast path: `Some(folders)` when only the default rules apply
+    /// (`Some(None)` when none do), `None` when there are rules of the user's.
+    pub(crate) fn defaults_only(&self) -> Option<Option<Paths>> {
+        self.user
+            .is_empty()
+            .then(|| self.defaults.then(|| self.paths.clone()))
+    }
+
     fn apply_user(&self, message: &mut Value) {
         if self.user.is_empty() {
             return;

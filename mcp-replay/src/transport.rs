@@ -61,6 +61,8 @@ impl AsyncWrite for Transport {
 pub(crate) enum Incoming {
     /// A line that parsed as JSON.
     Message(Value),
+    /// A response the fast path wrote canonically (see `fast.rs`), not parsed into a tree.
+    Response(crate::fast::FastResponse),
     /// A line that is not UTF-8 or not JSON.
     Invalid {
         /// 1-based number of the line in the server's output.
@@ -75,10 +77,13 @@ pub(crate) enum Incoming {
 }
 
 /// Reads newline-delimited JSON from `reader` until EOF, sending each line as an event.
-/// Runs as its own task so a server writing a lot never blocks on the harness.
+/// Runs as its own task so a server writing a lot never blocks on the harness. With
+/// `fast` (the default rules' folders, or `None` for no rules), a response the rules
+/// leave unchanged is sent as its canonical text instead of a tree.
 pub(crate) async fn read_lines<R: AsyncRead + Unpin>(
     reader: R,
     events: mpsc::UnboundedSender<Incoming>,
+    fast: Option<Option<crate::normalize::Paths>>,
 ) {
     let mut reader = BufReader::new(reader);
     let mut buf = Vec::new();
@@ -93,7 +98,14 @@ pub(crate) async fn read_lines<R: AsyncRead + Unpin>(
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                parse_line(line, line_no)
+                let shortcut = fast.as_ref().and_then(|paths| {
+                    let text = std::str::from_utf8(line).ok()?;
+                    crate::fast::response(text, paths.as_ref())
+                });
+                match shortcut {
+                    Some(response) => Incoming::Response(response),
+                    None => parse_line(line, line_no),
+                }
             }
             Err(e) => Incoming::Closed(Some(e.to_string())),
         };
@@ -108,6 +120,9 @@ pub(crate) async fn read_lines<R: AsyncRead + Unpin>(
 pub(crate) fn frame_line(line: &[u8]) -> Result<Value, String> {
     match parse_line(trim_newline(line), 1) {
         Incoming::Message(value) => Ok(value),
+        Incoming::Response(response) => {
+            Ok(serde_json::from_str(&response.text).expect("the fast path writes JSON"))
+        }
         Incoming::Invalid { reason, .. } => Err(reason),
         Incoming::Closed(_) => Err("closed".into()),
     }

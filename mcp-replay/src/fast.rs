@@ -1,0 +1,378 @@
+//! The replay's fast path for the commonest server message, a response to one of the
+//! harness's requests: its canonical text, as [`crate::json::write_message`] would write
+//! the normalized message, computed without building a `serde_json::Value` tree.
+//!
+//! It applies the default rules that drop `"isError": false` and `"resultType":
+//! "complete"` from a result, and otherwise only takes messages the rules leave unchanged:
+//! it says `None` for anything else (a request or notification, a string id, a string or
+//! key the rules would rewrite, a `result` with `requestState`, a session id, a duplicate
+//! key, invalid JSON), and the replay then takes the general path.
+//! The property tests below check that whenever it answers, it answers exactly what the
+//! general path (`parse`, `normalize_server`, `write_message`) gives.
+
+use crate::json::{write_string, Append, MESSAGE_KEY_ORDER};
+use crate::normalize::{normalize_str, Paths};
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
+use std::fmt;
+
+/// A response's canonical normalized text.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FastResponse {
+    /// Its id (always an integer here).
+    pub id: i64,
+    /// The canonical text, id included.
+    pub text: String,
+    /// Where the id's text ends in `text` (it starts right after `{"jsonrpc":"2.0","id":`).
+    pub id_end: usize,
+}
+
+/// How the canonical text of every request and response starts (`jsonrpc` is validated,
+/// the id comes next).
+pub(crate) const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+
+/// The canonical text of `line` when it is a response with an integer id that the
+/// default rules (with `paths`; `None` when no rule applies at all) leave unchanged.
+pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse> {
+    let Node::Object(mut members) = serde_json::from_str::<Node<'_>>(line).ok()? else {
+        return None;
+    };
+    sort_unique(&mut members)?;
+    for (key, value) in &mut members {
+        if !unchanged(key, paths) || !value.settle(paths) {
+            return None;
+        }
+    }
+    if paths.is_some() {
+        // The `is-error-default` and `result-type-default` rules.
+        if let Some((_, Node::Object(result))) = members.iter_mut().find(|(k, _)| k == "result") {
+            result.retain(|(k, v)| match (k.as_ref(), v) {
+                ("isError", Node::Bool(false)) => false,
+                ("resultType", Node::String(t)) => t != "complete",
+                _ => true,
+            });
+        }
+    }
+    let get = |key: &str| {
+        members
+            .binary_search_by(|(k, _)| k.as_ref().cmp(key))
+            .ok()
+            .map(|i| &members[i].1)
+    };
+    match get("jsonrpc") {
+        Some(Node::String(v)) if v == "2.0" => {}
+        _ => return None,
+    }
+    let id = match get("id") {
+        Some(Node::Number(n)) => n.as_i64()?,
+        _ => return None,
+    };
+    if get("method").is_some() || get("result").is_some() == get("error").is_some() {
+        return None;
+    }
+    if let Some(Node::Object(result)) = get("result") {
+        // `requestState` is the general path's: the replay keeps the server's value.
+        if result.iter().any(|(k, _)| k == "requestState") {
+            return None;
+        }
+    }
+    let mut text = String::with_capacity(line.len());
+    text.push('{');
+    let mut id_end = 0;
+    let mut first = true;
+    for key in MESSAGE_KEY_ORDER {
+        if let Some(value) = get(key) {
+            entry(&mut text, &mut first, key, value);
+            if key == "id" {
+                id_end = text.len();
+            }
+        }
+    }
+    for (key, value) in &members {
+        if !MESSAGE_KEY_ORDER.contains(&key.as_ref()) {
+            entry(&mut text, &mut first, key, value);
+        }
+    }
+    text.push('}');
+    Some(FastResponse { id, text, id_end })
+}
+
+/// Would the default rules leave this string (or key) as it is?
+fn unchanged(s: &str, paths: Option<&Paths>) -> bool {
+    match paths {
+        None => true,
+        Some(paths) => {
+            !s.eq_ignore_ascii_case("mcp-session-id") && normalize_str(s, paths).is_none()
+        }
+    }
+}
+
+/// Sorts an object's members by key; `None` when a key repeats (a parsed `Value` keeps
+/// the last one: the general path decides).
+fn sort_unique(members: &mut [(Cow<'_, str>, Node<'_>)]) -> Option<()> {
+    members.sort_by(|a, b| a.0.cmp(&b.0));
+    members.windows(2).all(|w| w[0].0 != w[1].0).then_some(())
+}
+
+/// A JSON value borrowing its strings from the line where it can.
+enum Node<'a> {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(Cow<'a, str>),
+    Array(Vec<Node<'a>>),
+    Object(Vec<(Cow<'a, str>, Node<'a>)>),
+}
+
+impl Node<'_> {
+    /// Sorts nested objects and checks that the rules leave every string and key as it
+    /// is and no key repeats; `false` when not.
+    fn settle(&mut self, paths: Option<&Paths>) -> bool {
+        match self {
+            Node::String(s) => unchanged(s, paths),
+            Node::Array(items) => items.iter_mut().all(|v| v.settle(paths)),
+            Node::Object(members) => {
+                sort_unique(members).is_some()
+                    && members
+                        .iter_mut()
+                        .all(|(k, v)| unchanged(k, paths) && v.settle(paths))
+            }
+            Node::Null | Node::Bool(_) | Node::Number(_) => true,
+        }
+    }
+
+    /// Writes it as `write_canonical` writes the same `Value` (objects already sorted).
+    fn write(&self, out: &mut String) {
+        match self {
+            Node::Null => out.push_str("null"),
+            Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Node::Number(n) => {
+                serde_json::to_writer(Append(out), n).expect("serde_json writes numbers")
+            }
+            Node::String(s) => write_string(out, s),
+            Node::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    item.write(out);
+                }
+                out.push(']');
+            }
+            Node::Object(members) => {
+                out.push('{');
+                let mut first = true;
+                for (key, value) in members {
+                    entry(out, &mut first, key, value);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+fn entry(out: &mut String, first: &mut bool, key: &str, value: &Node<'_>) {
+    if !*first {
+        out.push(',');
+    }
+    *first = false;
+    write_string(out, key);
+    out.push(':');
+    value.write(out);
+}
+
+impl<'de> Deserialize<'de> for Node<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NodeVisitor)
+    }
+}
+
+struct NodeVisitor;
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = Node<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Node<'de>, E> {
+        Ok(Node::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Node<'de>, E> {
+        Ok(Node::Bool(b))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Node<'de>, E> {
+        Ok(Node::Number(n.into()))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Node<'de>, E> {
+        Ok(Node::Number(n.into()))
+    }
+    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Node<'de>, E> {
+        serde_json::Number::from_f64(n)
+            .map(Node::Number)
+            .ok_or_else(|| E::custom("not a finite number"))
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Node<'de>, E> {
+        Ok(Node::String(Cow::Borrowed(s)))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Node<'de>, E> {
+        Ok(Node::String(Cow::Owned(s.to_owned())))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Node<'de>, E> {
+        Ok(Node::String(Cow::Owned(s)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Node::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
+        let mut members = Vec::new();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            members.push((key.0, map.next_value()?));
+        }
+        Ok(Node::Object(members))
+    }
+}
+
+/// An object key, borrowed from the line unless it has escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match deserializer.deserialize_str(NodeVisitor)? {
+            Node::String(s) => Ok(Key(s)),
+            _ => Err(serde::de::Error::custom("an object key is a string")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod should {
+    use super::*;
+    use crate::json::write_message;
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+    use std::path::Path;
+
+    fn paths() -> Paths {
+        let mut p = Paths::default();
+        p.add(Path::new("/home/ada/work/proj"), "<WORKSPACE>");
+        p.add(Path::new("/home/ada"), "<HOME>");
+        p.add(Path::new("/tmp"), "<TMP>");
+        p
+    }
+
+    /// What the general path writes for `line`.
+    fn general(line: &str, paths: Option<&Paths>) -> String {
+        let mut value: Value = serde_json::from_str(line).unwrap();
+        if let Some(paths) = paths {
+            crate::normalize::normalize_server(&mut value, paths);
+        }
+        let mut out = String::new();
+        write_message(&mut out, &value);
+        out
+    }
+
+    #[test]
+    fn write_a_plain_response_canonically() {
+        let line = r#"{"result":{"content":[{"type":"text","text":"hi \"5\"\n"}],"n":1.50},"id":7,"jsonrpc":"2.0"}"#;
+        let fast = response(line, Some(&paths())).unwrap();
+        assert_eq!(fast.id, 7);
+        assert_eq!(fast.text, general(line, Some(&paths())));
+        assert_eq!(&fast.text[..fast.id_end], r#"{"jsonrpc":"2.0","id":7"#);
+    }
+
+    #[test]
+    fn drop_the_defaults_of_is_error_and_result_type() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"isError":false,"resultType":"complete","n":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"isError":true,"resultType":"input_required"}}"#,
+        ] {
+            let fast = response(line, Some(&paths())).unwrap();
+            assert_eq!(fast.text, general(line, Some(&paths())));
+        }
+    }
+
+    #[test]
+    fn leave_to_the_general_path_what_the_rules_change_or_a_tree_decides() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"requestState":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"at":"2026-05-16T12:00:00Z"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"/tmp/build/x":1}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"Mcp-Session-Id":"abc"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"a":1,"a":2}}"#,
+            r#"{"jsonrpc":"2.0","id":"1","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1.0,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"1.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#,
+            r#"[1]"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}"#,
+        ] {
+            assert_eq!(response(line, Some(&paths())), None, "{line}");
+        }
+        // With no rules at all, only the structure matters.
+        let line = r#"{"jsonrpc":"2.0","id":1,"result":{"at":"2026-05-16T12:00:00Z"}}"#;
+        assert_eq!(response(line, None).unwrap().text, general(line, None));
+    }
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            proptest::num::f64::NORMAL.prop_map(Value::from),
+            "[a-z/ :T0-9<>_\\-\"\\\\\n\u{1}é]{0,24}".prop_map(Value::from),
+            Just(json!("2026-05-16T12:00:00Z")),
+            Just(json!("/home/ada/work/proj/src")),
+            Just(json!("<REQUEST_ID:2>")),
+            Just(json!("complete")),
+        ]
+    }
+
+    fn tree() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::from),
+                prop::collection::btree_map(
+                    prop_oneof![
+                        "[a-zA-Z_/:.\\-]{0,12}",
+                        Just("isError".to_owned()),
+                        Just("resultType".to_owned()),
+                        Just("mcp-session-id".to_owned())
+                    ],
+                    inner,
+                    0..5
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn answer_exactly_what_the_general_path_writes(
+            id in any::<i64>(),
+            result in tree(),
+            error in any::<bool>(),
+            rules in any::<bool>(),
+        ) {
+            let body = if error { "error" } else { "result" };
+            let line = serde_json::to_string(&json!({"jsonrpc": "2.0", "id": id, body: result})).unwrap();
+            let p = paths();
+            let paths = rules.then_some(&p);
+            if let Some(fast) = response(&line, paths) {
+                prop_assert_eq!(fast.id, id);
+                prop_assert_eq!(&fast.text, &general(&line, paths));
+                prop_assert_eq!(&fast.text[..fast.id_end], format!("{HEAD}{id}"));
+            }
+        }
+    }
+}
