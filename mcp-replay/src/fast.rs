@@ -25,6 +25,8 @@ pub(crate) struct FastResponse {
     pub text: String,
     /// Where the id's text ends in `text` (it starts right after `{"jsonrpc":"2.0","id":`).
     pub id_end: usize,
+    /// It has `error`, not `result`.
+    pub is_error: bool,
 }
 
 /// How the canonical text of every request and response starts (`jsonrpc` is validated,
@@ -53,24 +55,26 @@ pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse
             });
         }
     }
-    let get = |key: &str| {
-        members
-            .binary_search_by(|(k, _)| k.as_ref().cmp(key))
-            .ok()
-            .map(|i| &members[i].1)
-    };
-    match get("jsonrpc") {
+    // The envelope, in one pass over the sorted members.
+    let mut envelope: [Option<&Node<'_>>; MESSAGE_KEY_ORDER.len()] = Default::default();
+    for (key, value) in &members {
+        if let Some(i) = MESSAGE_KEY_ORDER.iter().position(|k| k == key) {
+            envelope[i] = Some(value);
+        }
+    }
+    let [jsonrpc, id, method, _params, result, error] = envelope;
+    match jsonrpc {
         Some(Node::String(v)) if v == "2.0" => {}
         _ => return None,
     }
-    let id = match get("id") {
+    let id = match id {
         Some(Node::Number(n)) => n.as_i64()?,
         _ => return None,
     };
-    if get("method").is_some() || get("result").is_some() == get("error").is_some() {
+    if method.is_some() || result.is_some() == error.is_some() {
         return None;
     }
-    if let Some(Node::Object(result)) = get("result") {
+    if let Some(Node::Object(result)) = result {
         // `requestState` is the general path's: the replay keeps the server's value.
         if result.iter().any(|(k, _)| k == "requestState") {
             return None;
@@ -80,10 +84,10 @@ pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse
     text.push('{');
     let mut id_end = 0;
     let mut first = true;
-    for key in MESSAGE_KEY_ORDER {
-        if let Some(value) = get(key) {
+    for (key, value) in MESSAGE_KEY_ORDER.iter().zip(envelope) {
+        if let Some(value) = value {
             entry(&mut text, &mut first, key, value);
-            if key == "id" {
+            if *key == "id" {
                 id_end = text.len();
             }
         }
@@ -94,7 +98,12 @@ pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse
         }
     }
     text.push('}');
-    Some(FastResponse { id, text, id_end })
+    Some(FastResponse {
+        id,
+        text,
+        id_end,
+        is_error: error.is_some(),
+    })
 }
 
 /// Would the default rules leave this string (or key) as it is?

@@ -147,7 +147,9 @@ impl Fixture {
     {
         let (transport, harness) = Transport::pair();
         let serving = serve(transport);
-        let server = tokio::spawn(async move { serving.await.into_outcome() });
+        // Boxed once here: a server's future is often tens of kilobytes (rmcp's is), and
+        // spawning it unboxed copies it several times.
+        let server = tokio::spawn(Box::pin(async move { serving.await.into_outcome() }));
         let (reader, writer) = tokio::io::split(harness);
         replay::run(self, rules, reader, writer, Some(server)).await
     }

@@ -143,6 +143,13 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             .filter(|(_, e)| e.direction() == Direction::ServerToClient)
             .filter_map(|(i, e)| Some((e.answers()?, i)))
             .collect();
+        let requests = fixture
+            .entries()
+            .iter()
+            .filter(|e| {
+                e.direction() == Direction::ClientToServer && e.kind() == MessageKind::Request
+            })
+            .count();
         Driver {
             fixture,
             rules,
@@ -156,8 +163,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             inbox: Vec::new(),
             seq: 0,
             next_live: SETUP_ID + 1,
-            live_of_entry: IntMap::default(),
-            request_of_live: IntMap::default(),
+            live_of_entry: IntMap::with_capacity_and_hasher(requests, Default::default()),
+            request_of_live: IntMap::with_capacity_and_hasher(requests, Default::default()),
             open: Default::default(),
             response_of_request,
             server_live: IntMap::default(),
@@ -298,9 +305,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 .iter()
                 .position(|a| a.kind == MessageKind::Response && a.int_id == Some(SETUP_ID))
             {
-                let mut response = self.inbox.remove(pos);
-                response.tree();
-                break response.message;
+                break self.inbox.remove(pos);
             }
             if self.closed.is_some() {
                 let why = self.close_reason().await;
@@ -320,12 +325,22 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 return;
             }
         };
-        if let Some(error) = response.get("error") {
+        let mut response = response;
+        let refused = match &response.fast {
+            Some(fast) => fast.is_error,
+            None => response.message.get("error").is_some(),
+        };
+        if refused {
+            response.tree();
+            let response = response.message;
             self.abort(
                 Mismatch::new(
                     MismatchKind::ServerFailure,
                     None,
-                    format!("the server refused {what}: {}", compact(error, 200)),
+                    format!(
+                        "the server refused {what}: {}",
+                        compact(&response["error"], 200)
+                    ),
                 )
                 .actual(&response),
             );
@@ -1609,11 +1624,16 @@ pub(crate) fn is_modern(fixture: &Fixture) -> bool {
         // A discover probe followed by `initialize` is a legacy session (the server refused it).
         Some(first) if first.method() == Some("server/discover") => !falls_back,
         Some(first) if first.method() == Some("initialize") => false,
-        Some(first) => first
-            .message()
-            .pointer("/params/_meta")
-            .and_then(Value::as_object)
-            .is_some_and(|m| m.contains_key("io.modelcontextprotocol/protocolVersion")),
+        Some(first) => {
+            first
+                .text()
+                .contains("io.modelcontextprotocol/protocolVersion")
+                && first
+                    .message()
+                    .pointer("/params/_meta")
+                    .and_then(Value::as_object)
+                    .is_some_and(|m| m.contains_key("io.modelcontextprotocol/protocolVersion"))
+        }
         None => false,
     }
 }
