@@ -463,11 +463,7 @@ impl Fixture {
             out.push_str("}\n");
         }
         for entry in &self.entries {
-            out.push_str("{\"direction\":\"");
-            out.push_str(entry.direction.as_str());
-            out.push_str("\",\"message\":");
-            out.push_str(&entry.text);
-            out.push_str("}\n");
+            push_text_line(&mut out, entry.direction, &entry.text);
         }
         out
     }
@@ -639,10 +635,21 @@ impl Parser {
 
 /// Appends one fixture line: `{"direction":...,"message":...}` and a newline.
 pub(crate) fn push_line(out: &mut String, direction: Direction, message: &Value) {
+    line_start(out, direction);
+    write_message(out, message);
+    out.push_str("}\n");
+}
+
+fn line_start(out: &mut String, direction: Direction) {
     out.push_str("{\"direction\":\"");
     out.push_str(direction.as_str());
     out.push_str("\",\"message\":");
-    write_message(out, message);
+}
+
+/// [`push_line`] of a message already written canonically.
+pub(crate) fn push_text_line(out: &mut String, direction: Direction, message: &str) {
+    line_start(out, direction);
+    out.push_str(message);
     out.push_str("}\n");
 }
 

@@ -899,7 +899,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         timed_out: bool,
     ) {
         let entries = self.fixture.entries();
-        let mut recorded: Vec<(usize, Value)> = Vec::new();
+        // What the window adds to the recording, by arrival; a response equal to its fixture
+        // line is recorded as that line.
+        let mut recorded: Vec<(usize, Seen<'_>)> = Vec::new();
         let (responses, others): (Vec<Actual>, Vec<Actual>) = actual
             .into_iter()
             .partition(|a| a.kind == MessageKind::Response);
@@ -938,16 +940,13 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         .as_ref()
                         .is_some_and(|fast| wanted.matches_text(r, fast))
                     {
-                        if self.recording.is_some() {
-                            a.tree();
-                            recorded.push((a.seq, relabel(a.message, entries[r].id())));
-                        }
+                        recorded.push((a.seq, Seen::Line(entries[r].text())));
                         continue;
                     }
                     a.tree();
                     let actual = relabel(a.message, entries[r].id());
                     self.compare_response(r, wanted, &actual);
-                    recorded.push((a.seq, actual));
+                    recorded.push((a.seq, Seen::Tree(actual)));
                 }
                 // Expected in a later window: keep it for then.
                 Some(r) if r > self.position => self.inbox.push(a),
@@ -966,7 +965,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         )
                         .actual(&actual),
                     );
-                    recorded.push((a.seq, actual));
+                    recorded.push((a.seq, Seen::Tree(actual)));
                 }
             }
         }
@@ -1029,7 +1028,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     .actual(&a.message),
                 ),
             }
-            recorded.push((a.seq, a.message));
+            recorded.push((a.seq, Seen::Tree(a.message)));
         }
 
         // Notifications and server requests: equal ones first, then same method (params),
@@ -1178,7 +1177,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 Some(label) => with_id(&a.message, Some(&label)),
                 None => a.message,
             };
-            recorded.push((a.seq, message));
+            recorded.push((a.seq, Seen::Tree(message)));
         }
 
         // What never came. Requests the fixture has no response for were waited for too
@@ -1262,8 +1261,15 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
 
         if let Some(recording) = &mut self.recording {
             recorded.sort_by_key(|(seq, _)| *seq);
-            for (_, message) in &recorded {
-                crate::fixture::push_line(recording, Direction::ServerToClient, message);
+            for (_, seen) in &recorded {
+                match seen {
+                    Seen::Tree(message) => {
+                        crate::fixture::push_line(recording, Direction::ServerToClient, message)
+                    }
+                    Seen::Line(text) => {
+                        crate::fixture::push_text_line(recording, Direction::ServerToClient, text)
+                    }
+                }
             }
         }
     }
@@ -1409,6 +1415,13 @@ fn strip_json<'t>(text: &'t str, value: &Value) -> Option<&'t str> {
             text.strip_prefix(token.as_str())
         }
     }
+}
+
+/// A server message of a window, for the recording.
+enum Seen<'f> {
+    Tree(Value),
+    /// The canonical text of the fixture line it equals.
+    Line(&'f str),
 }
 
 /// A map keyed by entry indexes or live ids: small integers need no SipHash.
