@@ -309,6 +309,12 @@ pub mod __private {
         crate::transport::frame_line(line)
     }
 
+    /// The replay's comparison of one server message with a fixture entry, outside a
+    /// session. For the benchmarks.
+    pub fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
+        crate::replay::line_matches(rules, entry, line)
+    }
+
     /// Applies the update mode to a finished replay: `Ok` when the test passes.
     pub fn finish(report: &Report, path: &Path, mode: UpdateMode) -> Result<(), String> {
         if mode == UpdateMode::No || (report.is_ok() && mode == UpdateMode::Always) {

@@ -1417,6 +1417,27 @@ fn strip_json<'t>(text: &'t str, value: &Value) -> Option<&'t str> {
     }
 }
 
+/// Does the server message `line` (a response with any integer id, or a notification)
+/// match fixture entry `entry`? The driver's comparison of one message outside a session:
+/// the fast path for a response, else parse, normalize and compare. For the benchmarks.
+pub(crate) fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
+    let wanted = Wanted::new(std::slice::from_ref(entry), rules, &[0], String::new());
+    if entry.kind() == MessageKind::Response {
+        if let Some(paths) = rules.defaults_only() {
+            if let Some(fast) = crate::fast::response(line, paths.as_ref()) {
+                if wanted.matches_text(0, &fast) {
+                    return true;
+                }
+            }
+        }
+    }
+    let Ok(mut actual) = serde_json::from_str::<Value>(line) else {
+        return false;
+    };
+    rules.normalize_server(&mut actual);
+    wanted.matches(0, &actual, entry.id())
+}
+
 /// A server message of a window, for the recording.
 enum Seen<'f> {
     Tree(Value),
