@@ -130,7 +130,7 @@ top() { # FILE N [REGEX]: the top N inclusive functions (matching REGEX), noise 
         printf "| first in the process (cold) | %s | %s | %s |\n", m(fhc), m(frc), m(fhc - frc)
         printf "| warm | %s | %s | %s |\n", k(fhw), k(frw), k(fhw - frw)
         print ""
-        printf "Case 3 on 1 MB of the same text: harness (parse + normalize + json_eq) %s, floor (from_str + to_string) %s: floor/harness %.2fx (goal >= 0.5x).\n", m(nh), m(nf), nf / nh
+        printf "Case 3, the server lines of 1 MB of fixture: normalize + compare %s, floor (from_str + to_string of the same lines) %s: floor/harness %.2fx (goal >= 0.5x).\n", m(nh), m(nf), nf / nh
         print ""
         printf "`mcp-replay serve fixtures/lookup_issue.jsonl` answering one call, whole process: %s instructions.\n", m(serve)
     }'
