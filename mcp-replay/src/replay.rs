@@ -831,7 +831,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         if last {
             // Let the reader hand over what the server already wrote, then take it all.
             for _ in 0..4 {
-                tokio::task::yield_now().await;
+                let_others_run().await;
             }
             while let Ok(event) = self.events.try_recv() {
                 self.accept(event);
@@ -1556,6 +1556,24 @@ impl<'a> Wanted<'a> {
         };
         same_text || eq_relabelled(self.message(e), actual, label)
     }
+}
+
+/// Lets the other ready tasks (the reader, the server) run once before this one goes on.
+/// Unlike `tokio::task::yield_now`, which waits for the runtime to poll its I/O and timer
+/// driver (a system call), it only requeues the task: the pipe is in-process, and the
+/// tasks it wakes are ready at once.
+async fn let_others_run() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            std::task::Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await
 }
 
 fn join_error(e: tokio::task::JoinError) -> String {
