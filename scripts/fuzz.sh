@@ -26,7 +26,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
 cd "$FUZZ"
 
-ALL_TARGETS=(fixture_parser normalizer selector_parser stdio_framing mcporter_importer)
+ALL_TARGETS=(fixture_parser normalizer selector_parser stdio_framing mcporter_importer fast_path)
 CARGO_FUZZ_VERSION=0.13.2
 # The default budget, per target: at least 1.5 times what 1,000,000 executions take on a
 # 2-core machine with both lanes busy and a grown working corpus (measured rates in
@@ -129,6 +129,20 @@ for t in "${targets[@]}"; do
         normalizer) split_lines "$s" "${fixtures[@]}" "${recordings[@]}" "${rulefiles[@]}" ;;
         stdio_framing) split_lines "$s" "${fixtures[@]}" "${recordings[@]}" ;;
         mcporter_importer) prefixes "$s" "${recordings[@]}" ;;
+        fast_path) # the fixtures' server messages with integer ids, as a server sends them
+            n=0
+            for f in "${fixtures[@]}"; do
+                while IFS= read -r line || [[ -n "$line" ]]; do
+                    case "$line" in
+                        '{"direction":"server->client","message":'*) ;;
+                        *) continue ;;
+                    esac
+                    n=$((n + 1))
+                    line=${line#'{"direction":"server->client","message":'}
+                    printf '%s' "${line%\}}" | sed -E 's/"id":"<[A-Z_]+(:[0-9]+)?>"/"id":7/' >"$s/msg-$n"
+                done <"$f"
+            done
+            ;;
         selector_parser) # hand-made selectors, one a line
             n=0
             while IFS= read -r line; do

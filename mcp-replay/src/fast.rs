@@ -8,7 +8,8 @@
 //! key the rules would rewrite, a `result` with `requestState`, a session id, a duplicate
 //! key, invalid JSON), and the replay then takes the general path.
 //! The property tests below check that whenever it answers, it answers exactly what the
-//! general path (`parse`, `normalize_server`, `write_message`) gives.
+//! general path (`parse`, `normalize_server`, `write_message`) gives; the `fast_path` fuzz
+//! target checks the same on arbitrary lines.
 
 use crate::json::{write_string, Append, MESSAGE_KEY_ORDER};
 use crate::normalize::{normalize_str, Paths};
@@ -104,6 +105,41 @@ pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse
         id_end,
         is_error: error.is_some(),
     })
+}
+
+/// Checks the fast path against the general path on `line`, with and without the default
+/// rules (with `paths`): where the fast path answers, the general path (serde_json's parse,
+/// `normalize_server`, `write_message`) must accept the line and write the same text.
+/// `Err` says how they disagree. For the property tests and the fuzzer.
+pub(crate) fn agrees_with_general(line: &str, paths: &Paths) -> Result<(), String> {
+    for paths in [Some(paths), None] {
+        let Some(fast) = response(line, paths) else {
+            continue;
+        };
+        let mut value: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| format!("the fast path took a line serde_json refuses ({e}): {line}"))?;
+        if let Some(paths) = paths {
+            crate::normalize::normalize_server(&mut value, paths);
+        }
+        let mut general = String::new();
+        crate::json::write_message(&mut general, &value);
+        if fast.text != general {
+            return Err(format!(
+                "fast path {:?}, general path {general:?} for {line}",
+                fast.text
+            ));
+        }
+        if value.get("id").and_then(serde_json::Value::as_i64) != Some(fast.id)
+            || !fast.text[..fast.id_end].starts_with(HEAD)
+            || fast.text[HEAD.len()..fast.id_end] != fast.id.to_string()
+        {
+            return Err(format!(
+                "id {} / id_end {} wrong for {line}",
+                fast.id, fast.id_end
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Would the default rules leave this string (or key) as it is?
@@ -382,6 +418,12 @@ mod should {
                 prop_assert_eq!(&fast.text, &general(&line, paths));
                 prop_assert_eq!(&fast.text[..fast.id_end], format!("{HEAD}{id}"));
             }
+            prop_assert_eq!(agrees_with_general(&line, &p), Ok(()));
+        }
+
+        #[test]
+        fn never_take_a_line_serde_json_refuses(line in "[{}\\[\\]\":,0-9a-z. \\\\-]{0,40}") {
+            prop_assert_eq!(agrees_with_general(&line, &paths()), Ok(()));
         }
     }
 }
