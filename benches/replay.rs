@@ -128,18 +128,19 @@ fn echo_calls(n: usize) -> Vec<String> {
         .collect()
 }
 
+/// Serves a fresh `DemoServer` on the harness's transport until it closes.
+async fn serve_demo(transport: mcp_replay::Transport) -> Result<(), String> {
+    let running = DemoServer::default()
+        .serve(transport)
+        .await
+        .map_err(|e| e.to_string())?;
+    running.waiting().await.map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 /// The harness: replays `fixture` against a fresh `DemoServer`; panics on any finding.
 async fn harness_replay(fixture: &Fixture) {
-    let report = fixture
-        .replay(|transport| async move {
-            let running = DemoServer::default()
-                .serve(transport)
-                .await
-                .map_err(|e| e.to_string())?;
-            running.waiting().await.map_err(|e| e.to_string())?;
-            Ok::<(), String>(())
-        })
-        .await;
+    let report = fixture.replay(serve_demo).await;
     assert!(report.is_ok(), "the replay failed:\n{report}");
 }
 
@@ -375,16 +376,9 @@ fn macro_once(rt: &Runtime) -> Duration {
                 protocol: None,
                 mock_server: false,
             };
-            mcp_replay::__private::try_run(spec, mcp_replay::UpdateMode::No, |t| async move {
-                let running = DemoServer::default()
-                    .serve(t)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                running.waiting().await.map_err(|e| e.to_string())?;
-                Ok::<(), String>(())
-            })
-            .await
-            .expect("lookup_issue replays green")
+            mcp_replay::__private::try_run(spec, mcp_replay::UpdateMode::No, serve_demo)
+                .await
+                .expect("lookup_issue replays green")
         })
     })
     .0

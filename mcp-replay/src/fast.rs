@@ -301,14 +301,9 @@ mod should {
     use crate::json::write_message;
     use proptest::prelude::*;
     use serde_json::{json, Value};
-    use std::path::Path;
 
     fn paths() -> Paths {
-        let mut p = Paths::default();
-        p.add(Path::new("/home/ada/work/proj"), "<WORKSPACE>");
-        p.add(Path::new("/home/ada"), "<HOME>");
-        p.add(Path::new("/tmp"), "<TMP>");
-        p
+        Paths::example()
     }
 
     /// What the general path writes for `line`.

@@ -290,17 +290,25 @@ pub fn normalize_str(s: &str, paths: &Paths) -> Option<String> {
     }
 }
 
+impl Paths {
+    /// The folders of an example machine (workspace `/home/ada/work/proj`, home
+    /// `/home/ada`, temp `/tmp`), the same on every machine: for tests and the fuzzer.
+    pub(crate) fn example() -> Paths {
+        let mut p = Paths::default();
+        p.add(Path::new("/home/ada/work/proj"), "<WORKSPACE>");
+        p.add(Path::new("/home/ada"), "<HOME>");
+        p.add(Path::new("/tmp"), "<TMP>");
+        p
+    }
+}
+
 #[cfg(test)]
 mod should {
     use super::*;
     use serde_json::json;
 
     fn paths() -> Paths {
-        let mut p = Paths::default();
-        p.add(Path::new("/home/ada/work/proj"), "<WORKSPACE>");
-        p.add(Path::new("/home/ada"), "<HOME>");
-        p.add(Path::new("/tmp"), "<TMP>");
-        p
+        Paths::example()
     }
 
     fn server(v: Value) -> Value {
