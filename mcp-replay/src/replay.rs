@@ -306,7 +306,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             return;
         }
         let deadline = Instant::now() + self.timeout;
-        let response = loop {
+        let mut response = loop {
             if let Some(pos) = self
                 .inbox
                 .iter()
@@ -332,7 +332,6 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 return;
             }
         };
-        let mut response = response;
         let refused = match &response.fast {
             Some(fast) => fast.is_error,
             None => response.message.get("error").is_some(),
