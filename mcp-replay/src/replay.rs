@@ -113,6 +113,8 @@ struct Driver<'f, W> {
     scratch: String,
     /// Reused for the entries of each window.
     window_buf: Vec<usize>,
+    /// The timer of every wait for the server (see `receive`).
+    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
     new_server_labels: usize,
     /// Arrival numbers of the server requests already refused.
     refused: IntSet<usize>,
@@ -177,6 +179,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             out: Vec::new(),
             scratch: String::new(),
             window_buf: Vec::new(),
+            timer: Box::pin(tokio::time::sleep(fixture.timeout())),
             new_server_labels: 0,
             refused: Default::default(),
             modern: is_modern(fixture),
@@ -650,9 +653,13 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             Ok(event) => Some(event),
             Err(mpsc::error::TryRecvError::Disconnected) => None,
             Err(mpsc::error::TryRecvError::Empty) => {
-                match tokio::time::timeout_at(deadline, self.events.recv()).await {
-                    Err(_) => return false,
-                    Ok(event) => event,
+                // One timer for the whole replay, moved to each deadline: moving it later
+                // does not touch the runtime's timer wheel, a new timer per wait would.
+                self.timer.as_mut().reset(deadline);
+                tokio::select! {
+                    biased;
+                    event = self.events.recv() => event,
+                    () = self.timer.as_mut() => return false,
                 }
             }
         };
