@@ -152,3 +152,34 @@ async fn a_server_that_ignores_its_closed_input_is_reported_and_the_replay_still
     );
     assert!(started.elapsed() < Duration::from_secs(3));
 }
+
+#[tokio::test]
+async fn a_server_refusing_the_session_setup_is_a_server_failure_naming_its_error() {
+    // The replay's fast path reads this error response without a tree: the refusal must
+    // still be seen, with the server's error in the finding.
+    let report = seed()
+        .replay(|t| async move {
+            let (read, mut write) = tokio::io::split(t);
+            let mut lines = BufReader::new(read).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let m: serde_json::Value = serde_json::from_str(&line).unwrap();
+                if m["method"] == "initialize" {
+                    let refusal = json!({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32602, "message": "unsupported protocol version"}});
+                    write
+                        .write_all(format!("{refusal}\n").as_bytes())
+                        .await
+                        .unwrap();
+                }
+            }
+        })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure], "{report}");
+    let finding = &report.mismatches()[0];
+    assert!(
+        finding
+            .summary()
+            .contains("refused the harness's `initialize`")
+            && finding.summary().contains("unsupported protocol version"),
+        "{report}"
+    );
+}
