@@ -14,8 +14,12 @@ use proc_macro::TokenStream;
 ///
 /// Write it **above** `#[tokio::test]` (attributes expand top to bottom):
 ///
-/// ```ignore
+/// ```no_run
 /// use mcp_replay::{mcp_fixture, Transport};
+/// use rmcp::ServiceExt;
+/// # #[derive(Default)]
+/// # struct DemoServer;
+/// # impl rmcp::ServerHandler for DemoServer {}
 ///
 /// #[mcp_fixture("lookup_issue")]
 /// #[tokio::test]
@@ -32,6 +36,7 @@ use proc_macro::TokenStream;
 ///     let _ = server.waiting().await;
 ///     Ok(())
 /// }
+/// # fn main() {}
 /// ```
 ///
 /// - The first argument is the fixture name: the file name relative to the

@@ -10,9 +10,12 @@
 //!
 //! ## With the attribute
 //!
-//! ```ignore
+//! ```no_run
 //! use mcp_replay::{mcp_fixture, Transport};
 //! use rmcp::ServiceExt;
+//! # #[derive(Default)]
+//! # struct DemoServer;
+//! # impl rmcp::ServerHandler for DemoServer {}
 //!
 //! #[mcp_fixture("lookup_issue")]        // <CARGO_MANIFEST_DIR>/fixtures/lookup_issue.jsonl
 //! #[tokio::test]
@@ -20,6 +23,7 @@
 //!     let server = DemoServer::default().serve(transport).await.unwrap();
 //!     let _ = server.waiting().await;
 //! }
+//! # fn main() {}
 //! ```
 //!
 //! `MCP_FIXTURE_UPDATE=1 cargo test lookup_issue` re-records the fixture's server
