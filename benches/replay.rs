@@ -628,6 +628,17 @@ fn memory(quick: bool) {
     let (compare_peak, _, ()) = heap(|| rt.block_on(harness_replay(&compare_only)));
     drop(compare_only);
     let (replay_peak, _, ()) = heap(|| rt.block_on(harness_replay(&fixture)));
+    // The whole re-recording: the replay, its recorded fixture, and writing it (secret
+    // scan, canonical text, temp file + rename).
+    let out =
+        std::env::temp_dir().join(format!("mcp-replay-bench-rec-{}.jsonl", std::process::id()));
+    let (rerecord_peak, _, ()) = heap(|| {
+        let report = rt.block_on(fixture.replay(serve_demo));
+        let recorded = report.recorded().expect("a green replay records");
+        mcp_replay::write_fixture(recorded, &out, mcp_replay::UpdateMode::Always)
+            .expect("write the recording");
+    });
+    let _ = std::fs::remove_file(&out);
     let lines = echo_calls(calls);
     let (raw_peak, _, _) = heap(|| rt.block_on(raw_session(&lines)));
     let x = |b: isize| b as f64 / size as f64;
@@ -680,10 +691,17 @@ fn memory(quick: bool) {
         verdict(x(test) <= 2.0)
     );
     println!(
-        "| a re-recording: the parsed fixture + a recording replay | {} | {:.2}x | {} |",
+        "| a replay that records: the parsed fixture + the replay | {} | {:.2}x | {} |",
         mb(recording),
         x(recording),
         verdict(x(recording) <= 2.0)
+    );
+    let rerecording = parse_held + rerecord_peak;
+    println!(
+        "| a whole re-recording: the parsed fixture + the replay, `Report::recorded` and `write_fixture` | {} | {:.2}x | {} |",
+        mb(rerecording),
+        x(rerecording),
+        verdict(x(rerecording) <= 2.0)
     );
 }
 

@@ -448,6 +448,21 @@ impl Fixture {
     /// line, a trailing newline. Writing a parsed fixture back gives the same bytes.
     pub fn to_jsonl(&self) -> String {
         let mut out = String::new();
+        self.each_line(|line| {
+            out.push_str(line);
+            Ok(())
+        })
+        .expect("writing to a String does not fail");
+        out
+    }
+
+    /// Calls `f` with each line of [`Fixture::to_jsonl`] (newline included), one at a time:
+    /// a large fixture is written or compared without its whole text in memory.
+    pub(crate) fn each_line(
+        &self,
+        mut f: impl FnMut(&str) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut out = String::new();
         if let Some(header) = &self.header {
             out.push_str("{\"mcp_replay\":");
             write_canonical(&mut out, &header["mcp_replay"]);
@@ -461,11 +476,14 @@ impl Fixture {
                 write_canonical(&mut out, v);
             }
             out.push_str("}\n");
+            f(&out)?;
         }
         for entry in &self.entries {
+            out.clear();
             push_text_line(&mut out, entry.direction, &entry.text);
+            f(&out)?;
         }
-        out
+        Ok(())
     }
 
     /// The same header, source, path and settings, with no messages (cheap: the entries
@@ -489,19 +507,73 @@ impl Fixture {
         &self,
         messages: impl IntoIterator<Item = (Direction, Value)>,
     ) -> Result<Fixture, Error> {
-        let mut text = String::new();
+        let mut recorder = Recorder::new(self);
         for (direction, message) in messages {
-            push_line(&mut text, direction, &message);
+            recorder.push(direction, &message);
         }
-        self.with_jsonl(&text)
+        recorder.finish()
+    }
+}
+
+/// A fixture built message by message, as a replay records what the server really did:
+/// each message is validated and correlated like a line of a file as it comes, and the
+/// recording never exists as text beside the fixture it becomes.
+pub(crate) struct Recorder {
+    template: Fixture,
+    parser: Parser,
+    line: String,
+    count: usize,
+    /// The first message that did not make a valid fixture line.
+    failed: Option<Error>,
+}
+
+impl Recorder {
+    /// A recording with `template`'s header, source, path and settings, sized for as many
+    /// messages as `template` has.
+    pub(crate) fn new(template: &Fixture) -> Recorder {
+        let mut parser = Parser::new(&template.source, false);
+        parser.fixture.entries.reserve_exact(template.entries.len());
+        Recorder {
+            template: template.without_entries(),
+            parser,
+            line: String::new(),
+            count: 0,
+            failed: None,
+        }
     }
 
-    /// A copy with the same header, source and path and the message lines of `jsonl`
-    /// (no header line), validated like a parsed file.
-    pub(crate) fn with_jsonl(&self, jsonl: &str) -> Result<Fixture, Error> {
-        let mut copy = self.without_entries();
-        copy.entries = Fixture::parse_named(jsonl, &self.source)?.entries;
-        Ok(copy)
+    /// Records a message.
+    pub(crate) fn push(&mut self, direction: Direction, message: &Value) {
+        self.line.clear();
+        push_line(&mut self.line, direction, message);
+        self.take_line();
+    }
+
+    /// Records a message already written canonically.
+    pub(crate) fn push_text(&mut self, direction: Direction, message: &str) {
+        self.line.clear();
+        push_text_line(&mut self.line, direction, message);
+        self.take_line();
+    }
+
+    fn take_line(&mut self) {
+        self.count += 1;
+        if self.failed.is_none() {
+            let line = self.line.trim_end_matches('\n');
+            if let Err(e) = self.parser.line(self.count, line) {
+                self.failed = Some(e);
+            }
+        }
+    }
+
+    /// The recorded fixture, or why the messages do not make a valid one.
+    pub(crate) fn finish(self) -> Result<Fixture, Error> {
+        if let Some(error) = self.failed {
+            return Err(error);
+        }
+        let mut fixture = self.template;
+        fixture.entries = self.parser.finish().entries;
+        Ok(fixture)
     }
 }
 

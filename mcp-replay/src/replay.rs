@@ -103,9 +103,9 @@ struct Driver<'f, W> {
     /// Index of the last fixture entry processed so far.
     position: usize,
     mismatches: Vec<Mismatch>,
-    /// What the server really did, as fixture lines (JSONL), unless the fixture was
+    /// What the server really did, as a fixture being built, unless the fixture was
     /// replayed [`without_recording`](Fixture::without_recording).
-    recording: Option<String>,
+    recording: Option<crate::fixture::Recorder>,
     recordable: bool,
     /// Reused for the bytes of each message written to the server.
     out: Vec<u8>,
@@ -174,7 +174,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             server_live: IntMap::default(),
             position: 0,
             mismatches: Vec::new(),
-            recording: fixture.records().then(String::new),
+            recording: fixture
+                .records()
+                .then(|| crate::fixture::Recorder::new(fixture)),
             recordable: true,
             out: Vec::new(),
             scratch: String::new(),
@@ -195,7 +197,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let recorded = self
             .recording
             .filter(|_| self.recordable)
-            .map(|jsonl| crate::report::Recording::new(self.fixture.without_entries(), jsonl));
+            .and_then(|recorder| recorder.finish().ok());
         Report {
             source: self.fixture.source().to_owned(),
             test: None,
@@ -239,7 +241,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 if let Some(recording) = &mut self.recording {
                     let mut recorded = entry.message();
                     self.rules.normalize_client(&mut recorded);
-                    crate::fixture::push_line(recording, Direction::ClientToServer, &recorded);
+                    recording.push(Direction::ClientToServer, &recorded);
                 }
                 self.position = i;
                 self.send(i).await;
@@ -1289,12 +1291,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             recorded.sort_by_key(|(seq, _)| *seq);
             for (_, seen) in &recorded {
                 match seen {
-                    Seen::Tree(message) => {
-                        crate::fixture::push_line(recording, Direction::ServerToClient, message)
-                    }
-                    Seen::Line(text) => {
-                        crate::fixture::push_text_line(recording, Direction::ServerToClient, text)
-                    }
+                    Seen::Tree(message) => recording.push(Direction::ServerToClient, message),
+                    Seen::Line(text) => recording.push_text(Direction::ServerToClient, text),
                 }
             }
         }

@@ -202,31 +202,6 @@ fn line_diff(expected: &str, actual: &str) -> String {
     out
 }
 
-/// What the server really sent, as fixture lines, turned into a [`Fixture`] only when
-/// somebody asks (a green replay in compare mode never does).
-#[derive(Debug, Clone)]
-pub(crate) struct Recording {
-    template: Fixture,
-    jsonl: String,
-    built: once_cell::sync::OnceCell<Option<Fixture>>,
-}
-
-impl Recording {
-    pub(crate) fn new(template: Fixture, jsonl: String) -> Self {
-        Recording {
-            template,
-            jsonl,
-            built: once_cell::sync::OnceCell::new(),
-        }
-    }
-
-    fn fixture(&self) -> Option<&Fixture> {
-        self.built
-            .get_or_init(|| self.template.with_jsonl(&self.jsonl).ok())
-            .as_ref()
-    }
-}
-
 /// The outcome of replaying one fixture: all findings, collected before failing once.
 #[derive(Debug, Clone)]
 pub struct Report {
@@ -234,7 +209,7 @@ pub struct Report {
     pub(crate) test: Option<String>,
     pub(crate) rerecord: Option<String>,
     pub(crate) mismatches: Vec<Mismatch>,
-    pub(crate) recorded: Option<Recording>,
+    pub(crate) recorded: Option<Fixture>,
 }
 
 impl Report {
@@ -258,7 +233,7 @@ impl Report {
     /// nothing trustworthy could be recorded (a timeout, a server failure or an id mismatch),
     /// and after a replay [`without_recording`](Fixture::without_recording).
     pub fn recorded(&self) -> Option<&Fixture> {
-        self.recorded.as_ref()?.fixture()
+        self.recorded.as_ref()
     }
 
     /// Names the test in the re-record command at the end of the report.

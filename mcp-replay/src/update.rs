@@ -72,7 +72,6 @@ pub fn write_fixture(fixture: &Fixture, path: &Path, mode: UpdateMode) -> Result
             writing: true,
         });
     }
-    let text = fixture.to_jsonl();
     let target = match mode {
         UpdateMode::New => {
             let mut name = path.as_os_str().to_owned();
@@ -81,18 +80,43 @@ pub fn write_fixture(fixture: &Fixture, path: &Path, mode: UpdateMode) -> Result
         }
         _ => path.to_owned(),
     };
-    if mode != UpdateMode::New && std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+    if mode != UpdateMode::New && same_text(fixture, path) {
         return Ok(Written::Unchanged(target));
     }
-    write_atomically(&target, text.as_bytes())?;
+    write_atomically(&target, |file| {
+        fixture.each_line(|line| file.write_all(line.as_bytes()))
+    })?;
     Ok(match mode {
         UpdateMode::New => Written::Pending(target),
         _ => Written::Updated(target),
     })
 }
 
-/// Temp file in the target's folder + fsync + rename.
-pub(crate) fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), Error> {
+/// Does the file at `path` hold exactly the fixture's canonical text? Compared line by
+/// line, so neither text is held whole.
+fn same_text(fixture: &Fixture, path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut old = std::io::BufReader::new(file);
+    let mut chunk = Vec::new();
+    let lines_equal = fixture.each_line(|line| {
+        chunk.resize(line.len(), 0);
+        match old.read_exact(&mut chunk) {
+            Ok(()) if chunk == line.as_bytes() => Ok(()),
+            _ => Err(std::io::Error::other("different")),
+        }
+    });
+    // Equal so far, and nothing more in the file.
+    lines_equal.is_ok() && old.read(&mut [0u8; 1]).is_ok_and(|n| n == 0)
+}
+
+/// Temp file in the target's folder, written by `write` through a buffer, + fsync + rename.
+pub(crate) fn write_atomically(
+    target: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), Error> {
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
         _ => PathBuf::from("."),
@@ -109,8 +133,9 @@ pub(crate) fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), Error>
         .unwrap_or_default();
     let temp = dir.join(format!(".{file_name}.tmp.{}.{nonce}", std::process::id()));
     let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(bytes)?;
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&temp)?);
+        write(&mut file)?;
+        let file = file.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
         failpoint_before_rename()?;
         std::fs::rename(&temp, target)
