@@ -521,7 +521,6 @@ impl Fixture {
 pub(crate) struct Recorder {
     template: Fixture,
     parser: Parser,
-    line: String,
     count: usize,
     /// The first message that did not make a valid fixture line.
     failed: Option<Error>,
@@ -536,7 +535,6 @@ impl Recorder {
         Recorder {
             template: template.without_entries(),
             parser,
-            line: String::new(),
             count: 0,
             failed: None,
         }
@@ -544,25 +542,20 @@ impl Recorder {
 
     /// Records a message.
     pub(crate) fn push(&mut self, direction: Direction, message: &Value) {
-        self.line.clear();
-        push_line(&mut self.line, direction, message);
-        self.take_line();
-    }
-
-    /// Records a message already written canonically.
-    pub(crate) fn push_text(&mut self, direction: Direction, message: &str) {
-        self.line.clear();
-        push_text_line(&mut self.line, direction, message);
-        self.take_line();
-    }
-
-    fn take_line(&mut self) {
         self.count += 1;
         if self.failed.is_none() {
-            let line = self.line.trim_end_matches('\n');
-            if let Err(e) = self.parser.line(self.count, line) {
-                self.failed = Some(e);
-            }
+            self.failed = self
+                .parser
+                .message(self.count, direction, message, None)
+                .err();
+        }
+    }
+
+    /// Records a message that is exactly a fixture's `entry` (its line, not its place).
+    pub(crate) fn push_entry(&mut self, entry: &Entry) {
+        self.count += 1;
+        if self.failed.is_none() {
+            self.failed = self.parser.entry(self.count, entry).err();
         }
     }
 
@@ -669,17 +662,35 @@ impl Parser {
         let Some(message) = obj.remove("message") else {
             return Err(err(1, "missing \"message\" (the JSON-RPC message)".into()));
         };
-        let kind = MessageKind::of(&message).map_err(|m| err(column_of(line, "message"), m))?;
+        self.message(line_no, direction, &message, Some(line))
+    }
+
+    /// Adds one message as fixture line `line_no`; `line` is the line's text when the
+    /// message came from a file (errors then name the column).
+    fn message(
+        &mut self,
+        line_no: usize,
+        direction: Direction,
+        message: &Value,
+        line: Option<&str>,
+    ) -> Result<(), Error> {
+        let err = |needle: &str, message: String| Error::Parse {
+            file: self.fixture.source.clone(),
+            line: line_no,
+            column: line.map_or(1, |line| column_of(line, needle)),
+            message,
+        };
+        let kind = MessageKind::of(message).map_err(|m| err("message", m))?;
         let index = self.fixture.entries.len();
         let answers = self
             .correlate
-            .add(index, direction, kind, &message)
-            .map_err(|m| err(column_of(line, "\"id\""), m))?;
+            .add(index, direction, kind, &message["id"])
+            .map_err(|m| err("\"id\"", m))?;
         if self.scan {
             let allowed = self
                 .allowed
                 .get_or_insert_with(|| self.fixture.allowed_secrets());
-            self.fixture.refuse_secret(allowed, line_no, &message)?;
+            self.fixture.refuse_secret(allowed, line_no, message)?;
         }
         let method = message.get("method").and_then(Value::as_str).map(|m| {
             match self.methods.iter().find(|known| &***known == m) {
@@ -690,8 +701,8 @@ impl Parser {
                 }
             }
         });
-        let mut text = String::with_capacity(line.len());
-        write_message(&mut text, &message);
+        let mut text = String::with_capacity(line.map_or(128, str::len));
+        write_message(&mut text, message);
         self.fixture.entries.push(Entry {
             line: line_no,
             direction,
@@ -703,24 +714,39 @@ impl Parser {
         });
         Ok(())
     }
+
+    /// Adds an entry of a fixture (already validated) as fixture line `line_no`.
+    fn entry(&mut self, line_no: usize, entry: &Entry) -> Result<(), Error> {
+        let index = self.fixture.entries.len();
+        let answers = self
+            .correlate
+            .add(
+                index,
+                entry.direction,
+                entry.kind,
+                entry.id.as_ref().unwrap_or(&Value::Null),
+            )
+            .map_err(|message| Error::Parse {
+                file: self.fixture.source.clone(),
+                line: line_no,
+                column: 1,
+                message,
+            })?;
+        self.fixture.entries.push(Entry {
+            line: line_no,
+            answers,
+            ..entry.clone()
+        });
+        Ok(())
+    }
 }
 
-/// Appends one fixture line: `{"direction":...,"message":...}` and a newline.
-pub(crate) fn push_line(out: &mut String, direction: Direction, message: &Value) {
-    line_start(out, direction);
-    write_message(out, message);
-    out.push_str("}\n");
-}
-
-fn line_start(out: &mut String, direction: Direction) {
+/// Appends one fixture line of a message written canonically:
+/// `{"direction":...,"message":...}` and a newline.
+fn push_text_line(out: &mut String, direction: Direction, message: &str) {
     out.push_str("{\"direction\":\"");
     out.push_str(direction.as_str());
     out.push_str("\",\"message\":");
-}
-
-/// [`push_line`] of a message already written canonically.
-pub(crate) fn push_text_line(out: &mut String, direction: Direction, message: &str) {
-    line_start(out, direction);
     out.push_str(message);
     out.push_str("}\n");
 }
@@ -822,13 +848,12 @@ impl Correlator {
         index: usize,
         direction: Direction,
         kind: MessageKind,
-        message: &Value,
+        id: &Value,
     ) -> Result<Option<usize>, String> {
         let side = |d: Direction| match d {
             Direction::ClientToServer => 0,
             Direction::ServerToClient => 1,
         };
-        let id = &message["id"];
         match kind {
             MessageKind::Notification => Ok(None),
             MessageKind::Request => {

@@ -965,7 +965,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         .is_some_and(|fast| wanted.matches_text(r, fast))
                     {
                         if recording {
-                            recorded.push((a.seq, Seen::Line(entries[r].text())));
+                            recorded.push((a.seq, Seen::Entry(&entries[r])));
                         }
                         continue;
                     }
@@ -1292,7 +1292,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             for (_, seen) in &recorded {
                 match seen {
                     Seen::Tree(message) => recording.push(Direction::ServerToClient, message),
-                    Seen::Line(text) => recording.push_text(Direction::ServerToClient, text),
+                    Seen::Entry(entry) => recording.push_entry(entry),
                 }
             }
         }
@@ -1465,8 +1465,8 @@ pub(crate) fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
 /// A server message of a window, for the recording.
 enum Seen<'f> {
     Tree(Value),
-    /// The canonical text of the fixture line it equals.
-    Line(&'f str),
+    /// Exactly the fixture's entry (once its id is the entry's label).
+    Entry(&'f Entry),
 }
 
 /// A map keyed by entry indexes or live ids: small integers need no SipHash.
