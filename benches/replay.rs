@@ -648,60 +648,58 @@ fn memory(quick: bool) {
     );
     println!("| what | peak heap | × fixture size | goal ≤ 2x |");
     println!("|---|---:|---:|---|");
-    println!(
-        "| `Fixture::parse` (held after: {}) | {} | {:.1}x | {} |",
-        mb(parse_held),
-        mb(parse_peak),
-        x(parse_peak),
-        verdict(x(parse_peak) <= 2.0)
+    // One row: what, its peak, and (for the measures the goal is about) the verdict.
+    let row = |what: &str, bytes: isize, goal: bool| {
+        let verdict = if goal { verdict(x(bytes) <= 2.0) } else { "" };
+        println!("| {what} | {} | {:.2}x | {verdict} |", mb(bytes), x(bytes));
+    };
+    row(
+        &format!("`Fixture::parse` (held after: {})", mb(parse_held)),
+        parse_peak,
+        true,
     );
-    println!(
-        "| `Fixture::load` of the same text from a file (held after: {}) | {} | {:.1}x | {} |",
-        mb(load_held),
-        mb(load_peak),
-        x(load_peak),
-        verdict(x(load_peak) <= 2.0)
+    row(
+        &format!(
+            "`Fixture::load` of the same text from a file (held after: {})",
+            mb(load_held)
+        ),
+        load_peak,
+        true,
     );
-    println!(
-        "| (floor: one `serde_json::Value` per line) | {} | {:.1}x | |",
-        mb(values_peak),
-        x(values_peak)
+    row(
+        "(floor: one `serde_json::Value` per line)",
+        values_peak,
+        false,
     );
-    println!(
-        "| compare-only `replay` (`without_recording`, what `#[mcp_fixture]` does), beyond the parsed fixture | {} | {:.2}x | |",
-        mb(compare_peak),
-        x(compare_peak),
+    row(
+        "compare-only `replay` (`without_recording`, what `#[mcp_fixture]` does), beyond the parsed fixture",
+        compare_peak,
+        false,
     );
-    println!(
-        "| `replay` that also records (`Report::recorded`, re-recording), beyond the parsed fixture | {} | {:.2}x | |",
-        mb(replay_peak),
-        x(replay_peak),
+    row(
+        "`replay` that also records (`Report::recorded`, re-recording), beyond the parsed fixture",
+        replay_peak,
+        false,
     );
-    println!(
-        "| (raw client + DemoServer, same {calls} calls) | {} | {:.1}x | |",
-        mb(raw_peak),
-        x(raw_peak)
+    row(
+        &format!("(raw client + DemoServer, same {calls} calls)"),
+        raw_peak,
+        false,
     );
-    let test = load_held + compare_peak;
-    let recording = parse_held + replay_peak;
-    println!(
-        "| **a test**: the loaded fixture + its compare-only replay | **{}** | **{:.2}x** | {} |",
-        mb(test),
-        x(test),
-        verdict(x(test) <= 2.0)
+    row(
+        "**a test**: the loaded fixture + its compare-only replay",
+        load_held + compare_peak,
+        true,
     );
-    println!(
-        "| a replay that records: the parsed fixture + the replay | {} | {:.2}x | {} |",
-        mb(recording),
-        x(recording),
-        verdict(x(recording) <= 2.0)
+    row(
+        "a replay that records: the parsed fixture + the replay",
+        parse_held + replay_peak,
+        true,
     );
-    let rerecording = parse_held + rerecord_peak;
-    println!(
-        "| a whole re-recording: the parsed fixture + the replay, `Report::recorded` and `write_fixture` | {} | {:.2}x | {} |",
-        mb(rerecording),
-        x(rerecording),
-        verdict(x(rerecording) <= 2.0)
+    row(
+        "a whole re-recording: the parsed fixture + the replay, `Report::recorded` and `write_fixture`",
+        parse_held + rerecord_peak,
+        true,
     );
 }
 
