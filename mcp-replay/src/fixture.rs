@@ -165,6 +165,8 @@ pub struct Fixture {
     handler: Option<ServerRequestHandler>,
     /// `false` after [`Fixture::without_recording`].
     record: bool,
+    /// Set by [`Fixture::with_trace`]; else `MCP_REPLAY_TRACE` decides.
+    trace: Option<bool>,
 }
 
 /// Answers the server's requests (`elicitation/create`, `sampling/createMessage`, ...)
@@ -193,12 +195,13 @@ impl PartialEq for ServerRequestHandler {
 }
 
 /// The keys a header line may have.
-const HEADER_KEYS: [&str; 8] = [
+const HEADER_KEYS: [&str; 9] = [
     "mcp_replay",
     "protocol",
     "timeout_ms",
     "rules",
     "unordered",
+    "strict_order",
     "strict_response_order",
     "allow_secrets",
     "description",
@@ -254,6 +257,7 @@ impl Fixture {
             protocol: None,
             handler: None,
             record: true,
+            trace: None,
         }
     }
 
@@ -328,6 +332,17 @@ impl Fixture {
         self.header
             .as_ref()
             .and_then(|h| h.get("strict_response_order"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    /// Does the header ask for the server's notifications and requests in the fixture's
+    /// order, all of them with one another (`"strict_order": true`)? By default order is
+    /// checked only where a server promises it (`docs/fixture-format.md`).
+    pub fn strict_order(&self) -> bool {
+        self.header
+            .as_ref()
+            .and_then(|h| h.get("strict_order"))
             .and_then(Value::as_bool)
             .unwrap_or(false)
     }
@@ -438,7 +453,22 @@ impl Fixture {
         self.record
     }
 
-    /// Sets the time the replay waits for each window of server messages.
+    /// Prints every live message of a replay of this fixture to stderr as it passes
+    /// (milliseconds since the start, direction, method or id, the fixture line it matched
+    /// or why not), or not, whatever `MCP_REPLAY_TRACE` says. For diagnosing races: under
+    /// `cargo test` the trace shows for a failing test only.
+    pub fn with_trace(mut self, on: bool) -> Fixture {
+        self.trace = Some(on);
+        self
+    }
+
+    /// Does a replay print its trace ([`Fixture::with_trace`], else `MCP_REPLAY_TRACE`)?
+    pub(crate) fn traces(&self) -> bool {
+        self.trace.unwrap_or_else(crate::replay::trace::from_env)
+    }
+
+    /// Sets the time the replay waits for each message it needs (a response, a server
+    /// request before its answer, an unsolicited message after the last client message).
     pub fn with_timeout(mut self, timeout: Duration) -> Fixture {
         self.timeout = Some(timeout);
         self
@@ -498,6 +528,7 @@ impl Fixture {
             protocol: self.protocol.clone(),
             handler: self.handler.clone(),
             record: self.record,
+            trace: self.trace,
         }
     }
 
@@ -768,11 +799,11 @@ fn parse_header(obj: &Map<String, Value>) -> Result<Option<Duration>, String> {
             ));
         }
     }
-    if let Some(v) = obj.get("strict_response_order") {
-        if !v.is_boolean() {
-            return Err(format!(
-                "\"strict_response_order\" must be true or false, not {v}"
-            ));
+    for key in ["strict_response_order", "strict_order"] {
+        if let Some(v) = obj.get(key) {
+            if !v.is_boolean() {
+                return Err(format!("\"{key}\" must be true or false, not {v}"));
+            }
         }
     }
     if let Some(v) = obj.get("unordered") {

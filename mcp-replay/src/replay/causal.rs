@@ -1,0 +1,402 @@
+//! The causal model of a fixture: for each expected server notification or server request,
+//! when it may arrive and whose order it shares (its *group*); and, for each arrival, which
+//! group it is taken into. The rules, with examples, are in `docs/fixture-format.md`.
+//!
+//! - A message **tied to a client request** may arrive while that request runs: from the
+//!   request until its response, across the client's answers to server requests. It is
+//!   tied when it carries the request's progress token, or when it was recorded while that
+//!   request alone was in flight and the client had answered no server request since.
+//!   A request's messages keep their order among themselves.
+//! - Any other message is **unsolicited**: `list_changed`, `resources/updated`, the
+//!   server's own requests, a log the server sends on its own schedule. It may arrive
+//!   anywhere in the session, and keeps its order only among messages of its own method.
+//! - `unordered` methods (rules or header) are unsolicited and keep no order;
+//!   `"strict_order": true` puts every message in one ordered group.
+
+use super::align::GroupInfo;
+use super::IntMap;
+use crate::fixture::{Direction, Entry, Fixture, MessageKind};
+use crate::json::json_eq;
+use crate::rules::Rules;
+use serde_json::Value;
+
+/// Methods a server sends on its own schedule, never as part of one request's work.
+fn unsolicited(method: &str) -> bool {
+    method.ends_with("/list_changed")
+        || matches!(
+            method,
+            "notifications/resources/updated"
+                | "notifications/cancelled"
+                | "notifications/elicitation/complete"
+        )
+}
+
+/// One expected server message.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Wanted {
+    /// Its fixture entry.
+    pub entry: usize,
+    pub group: usize,
+    /// The client request entry it is tied to, if any.
+    pub tie: Option<usize>,
+}
+
+/// The fixture's expected server messages, their groups, and what to assign arrivals by.
+#[derive(Debug)]
+pub(crate) struct Model<'f> {
+    /// In fixture order.
+    pub wants: Vec<Wanted>,
+    pub groups: Vec<GroupInfo>,
+    /// The wants of each group, in fixture order.
+    pub members: Vec<Vec<usize>>,
+    /// The methods each group expects.
+    methods: Vec<Vec<&'f str>>,
+    /// The group of each client request entry that has messages tied to it.
+    group_of_request: IntMap<usize, usize>,
+    /// The group of the unsolicited messages of each method (or of all, in strict order).
+    group_of_method: Vec<(&'f str, usize)>,
+    /// The progress token of each client request entry that carries one.
+    token_of_request: IntMap<usize, Value>,
+    /// The want of each expected server message entry.
+    pub want_of_entry: IntMap<usize, usize>,
+}
+
+impl<'f> Model<'f> {
+    pub fn new(fixture: &'f Fixture, rules: &Rules) -> Model<'f> {
+        let entries = fixture.entries();
+        let strict = fixture.strict_order();
+        let unordered = |m: &str| rules.is_unordered(m) || fixture.unordered().any(|u| u == m);
+        let mut model = Model {
+            wants: Vec::new(),
+            groups: Vec::new(),
+            members: Vec::new(),
+            methods: Vec::new(),
+            group_of_request: IntMap::default(),
+            group_of_method: Vec::new(),
+            token_of_request: IntMap::default(),
+            want_of_entry: IntMap::default(),
+        };
+        // Client requests in flight at each point of the recording, and those during which
+        // the client answered a server request (what follows may be that answer's doing).
+        let mut in_flight: Vec<usize> = Vec::new();
+        let mut answered_since: Vec<usize> = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            match (entry.direction(), entry.kind()) {
+                (Direction::ClientToServer, MessageKind::Request) => {
+                    if let Some(token) = progress_token(entry, "/params/_meta/progressToken") {
+                        model.token_of_request.insert(i, token);
+                    }
+                    in_flight.push(i);
+                }
+                (Direction::ClientToServer, MessageKind::Response) => {
+                    answered_since.extend(in_flight.iter().copied());
+                }
+                (Direction::ClientToServer, MessageKind::Notification) => {
+                    if entry.method() == Some("notifications/cancelled") {
+                        if let Some(target) = cancelled_request(entries, i) {
+                            in_flight.retain(|&q| q != target);
+                        }
+                    }
+                }
+                (Direction::ServerToClient, MessageKind::Response) => {
+                    in_flight.retain(|&q| Some(q) != entry.answers());
+                }
+                (Direction::ServerToClient, _) => {
+                    let method = entry.method().unwrap_or_default();
+                    let tie = if unordered(method)
+                        || unsolicited(method)
+                        || entry.kind() == MessageKind::Request
+                    {
+                        None
+                    } else {
+                        model.tie(entry, &in_flight, &answered_since)
+                    };
+                    let group = match tie {
+                        Some(q) if !strict => model.request_group(q),
+                        _ => model.method_group(
+                            if strict && !unordered(method) {
+                                ""
+                            } else {
+                                method
+                            },
+                            !unordered(method),
+                        ),
+                    };
+                    if !model.methods[group].contains(&method) {
+                        model.methods[group].push(method);
+                    }
+                    model.want_of_entry.insert(i, model.wants.len());
+                    model.members[group].push(model.wants.len());
+                    model.wants.push(Wanted {
+                        entry: i,
+                        group,
+                        tie,
+                    });
+                }
+            }
+        }
+        model
+    }
+
+    /// The client request a message recorded now is tied to, if any.
+    fn tie(&self, entry: &Entry, in_flight: &[usize], answered_since: &[usize]) -> Option<usize> {
+        if entry.method() == Some("notifications/progress") {
+            if let Some(token) = progress_token(entry, "/params/progressToken") {
+                let owner = in_flight.iter().copied().find(|q| {
+                    self.token_of_request
+                        .get(q)
+                        .is_some_and(|t| json_eq(t, &token))
+                });
+                if owner.is_some() {
+                    return owner;
+                }
+            }
+        }
+        match in_flight {
+            [only] if !answered_since.contains(only) => Some(*only),
+            _ => None,
+        }
+    }
+
+    fn request_group(&mut self, request: usize) -> usize {
+        if let Some(&group) = self.group_of_request.get(&request) {
+            return group;
+        }
+        let group = self.new_group(true);
+        self.group_of_request.insert(request, group);
+        group
+    }
+
+    /// The group of unsolicited `method` (`""`: every method, in strict order).
+    fn method_group(&mut self, method: &'f str, ordered: bool) -> usize {
+        if let Some(&(_, group)) = self.group_of_method.iter().find(|(m, _)| *m == method) {
+            return group;
+        }
+        let group = self.new_group(ordered);
+        self.group_of_method.push((method, group));
+        group
+    }
+
+    fn new_group(&mut self, ordered: bool) -> usize {
+        self.groups.push(GroupInfo { ordered });
+        self.members.push(Vec::new());
+        self.methods.push(Vec::new());
+        self.groups.len() - 1
+    }
+
+    /// The group an arriving message of `method` is taken into, and the want it claims:
+    /// among the groups that expect its method (the one whose request's progress token it
+    /// carries, then those of the requests `in_flight` in the order they were sent, then
+    /// the method's unsolicited group), the first with an unclaimed want it equals
+    /// (`claim(group)` finds and claims one), else the first. `None`: no group expects it.
+    pub fn assign(
+        &self,
+        method: &str,
+        token: Option<&Value>,
+        in_flight: impl Iterator<Item = usize>,
+        mut claim: impl FnMut(usize) -> Option<usize>,
+    ) -> (Option<usize>, Option<usize>) {
+        let mut candidates: Vec<usize> = Vec::with_capacity(4);
+        for request in in_flight {
+            let Some(&group) = self.group_of_request.get(&request) else {
+                continue;
+            };
+            if !self.methods[group].contains(&method) {
+                continue;
+            }
+            let carries_token = token.is_some_and(|t| {
+                self.token_of_request
+                    .get(&request)
+                    .is_some_and(|own| json_eq(own, t))
+            });
+            if carries_token {
+                candidates.insert(0, group);
+            } else {
+                candidates.push(group);
+            }
+        }
+        if let Some(&(_, group)) = self
+            .group_of_method
+            .iter()
+            .find(|(m, g)| (*m == method || m.is_empty()) && self.methods[*g].contains(&method))
+        {
+            candidates.push(group);
+        }
+        for &group in &candidates {
+            if let Some(want) = claim(group) {
+                return (Some(group), Some(want));
+            }
+        }
+        (candidates.first().copied(), None)
+    }
+
+    /// Is `want` unsolicited (it may still come until the session ends)?
+    pub fn is_unsolicited(&self, want: usize) -> bool {
+        self.wants[want].tie.is_none()
+    }
+}
+
+/// The progress token at `pointer` of `entry`'s message, if it has one.
+fn progress_token(entry: &Entry, pointer: &str) -> Option<Value> {
+    if !entry.text().contains("progressToken") {
+        return None;
+    }
+    entry.message().pointer(pointer).cloned()
+}
+
+/// The client request entry that the client `notifications/cancelled` at `index` names.
+pub(crate) fn cancelled_request(entries: &[Entry], index: usize) -> Option<usize> {
+    let message = entries[index].message();
+    let label = message.pointer("/params/requestId")?;
+    (0..index).rev().find(|&t| {
+        entries[t].direction() == Direction::ClientToServer
+            && entries[t].kind() == MessageKind::Request
+            && entries[t].id().is_some_and(|id| json_eq(id, label))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn model_of(lines: &[(&str, Value)], header: &str) -> Vec<(usize, Option<usize>, usize)> {
+        let mut text = String::from(header);
+        for (direction, message) in lines {
+            text.push_str(&json!({"direction": direction, "message": message}).to_string());
+            text.push('\n');
+        }
+        let fixture = Fixture::parse(&text).unwrap();
+        let model = Model::new(&fixture, &Rules::default());
+        let offset = fixture.entries()[0].line() - 1;
+        let _ = offset;
+        model
+            .wants
+            .iter()
+            .map(|w| (w.entry, w.tie, w.group))
+            .collect()
+    }
+
+    fn call(id: &str, token: Option<&str>) -> (&'static str, Value) {
+        let mut params = json!({"name": "work"});
+        if let Some(t) = token {
+            params["_meta"] = json!({"progressToken": t});
+        }
+        (
+            "client->server",
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+        )
+    }
+    fn note(method: &str, params: Value) -> (&'static str, Value) {
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "method": method, "params": params}),
+        )
+    }
+    fn done(id: &str) -> (&'static str, Value) {
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+        )
+    }
+
+    #[test]
+    fn a_requests_own_messages_are_tied_to_it() {
+        let wants = model_of(
+            &[
+                call("a", Some("t")),
+                note(
+                    "notifications/progress",
+                    json!({"progressToken": "t", "progress": 1}),
+                ),
+                note(
+                    "notifications/message",
+                    json!({"level": "info", "data": "x"}),
+                ),
+                done("a"),
+            ],
+            "",
+        );
+        assert_eq!(wants, [(1, Some(0), 0), (2, Some(0), 0)]);
+    }
+
+    #[test]
+    fn a_progress_token_ties_a_message_among_several_requests_in_flight() {
+        let wants = model_of(
+            &[
+                call("a", Some("ta")),
+                call("b", Some("tb")),
+                note(
+                    "notifications/progress",
+                    json!({"progressToken": "tb", "progress": 1}),
+                ),
+                note(
+                    "notifications/message",
+                    json!({"level": "info", "data": "whose?"}),
+                ),
+                done("a"),
+                done("b"),
+            ],
+            "",
+        );
+        // The log could be either request's: it is unsolicited.
+        assert_eq!(wants, [(2, Some(1), 0), (3, None, 1)]);
+    }
+
+    #[test]
+    fn server_requests_list_changed_and_what_follows_an_answer_are_unsolicited() {
+        let wants = model_of(
+            &[
+                call("a", Some("t")),
+                note(
+                    "notifications/progress",
+                    json!({"progressToken": "t", "progress": 1}),
+                ),
+                (
+                    "server->client",
+                    json!({"jsonrpc": "2.0", "id": 0, "method": "roots/list"}),
+                ),
+                (
+                    "client->server",
+                    json!({"jsonrpc": "2.0", "id": 0, "result": {"roots": []}}),
+                ),
+                note(
+                    "notifications/message",
+                    json!({"level": "info", "data": "roots: 0"}),
+                ),
+                note("notifications/tools/list_changed", json!({})),
+                note(
+                    "notifications/progress",
+                    json!({"progressToken": "t", "progress": 2}),
+                ),
+                done("a"),
+            ],
+            "",
+        );
+        assert_eq!(
+            wants,
+            [
+                (1, Some(0), 0),
+                (2, None, 1),
+                (4, None, 2),
+                (5, None, 3),
+                (6, Some(0), 0)
+            ]
+        );
+    }
+
+    #[test]
+    fn strict_order_puts_everything_in_one_group_and_unordered_keeps_its_own() {
+        let wants = model_of(
+            &[
+                call("a", None),
+                note("notifications/message", json!({"data": 1})),
+                note("notifications/tools/list_changed", json!({})),
+                note("notifications/resources/updated", json!({"uri": "x"})),
+                done("a"),
+            ],
+            "{\"mcp_replay\":1,\"strict_order\":true,\"unordered\":[\"notifications/resources/updated\"]}\n",
+        );
+        assert_eq!(wants, [(1, Some(0), 0), (2, None, 0), (3, None, 1)]);
+    }
+}

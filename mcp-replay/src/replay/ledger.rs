@@ -1,0 +1,184 @@
+//! The id ledger: the live id the harness gave each client request it sent, when it was
+//! sent and answered, and what a response with an id that fits nothing is.
+
+use super::align::Span;
+use super::IntMap;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// The harness's own `initialize` (session setup) uses id 0; fixture requests count from 1.
+pub(crate) const SETUP_ID: i64 = 0;
+
+/// One client request sent.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sent {
+    /// Its fixture entry.
+    pub entry: usize,
+    /// When it was sent (the session's count of sends and arrivals).
+    pub sent: u64,
+    /// When its response arrived.
+    pub answered: Option<u64>,
+    /// The replay stopped waiting for its answer (a timeout, or the client cancelled it).
+    pub given_up: bool,
+}
+
+/// Live ids of the client requests, per direction of the session.
+#[derive(Debug)]
+pub(crate) struct Ledger {
+    next: i64,
+    live_of_entry: IntMap<usize, i64>,
+    sent: IntMap<i64, Sent>,
+    /// Sent and neither answered nor given up, in the order sent (live ids grow).
+    open: BTreeSet<i64>,
+}
+
+impl Ledger {
+    pub fn with_capacity(requests: usize) -> Ledger {
+        Ledger {
+            next: SETUP_ID + 1,
+            live_of_entry: IntMap::with_capacity_and_hasher(requests, Default::default()),
+            sent: IntMap::with_capacity_and_hasher(requests, Default::default()),
+            open: BTreeSet::new(),
+        }
+    }
+
+    /// Gives request entry `entry`, sent at `seq`, its live id.
+    pub fn send(&mut self, entry: usize, seq: u64) -> i64 {
+        let live = self.next;
+        self.next += 1;
+        self.live_of_entry.insert(entry, live);
+        self.sent.insert(
+            live,
+            Sent {
+                entry,
+                sent: seq,
+                answered: None,
+                given_up: false,
+            },
+        );
+        self.open.insert(live);
+        live
+    }
+
+    /// The live id request entry `entry` was sent with.
+    pub fn live(&self, entry: usize) -> Option<i64> {
+        self.live_of_entry.get(&entry).copied()
+    }
+
+    /// The request sent with live id `live`.
+    pub fn get(&self, live: i64) -> Option<&Sent> {
+        self.sent.get(&live)
+    }
+
+    /// The response to `live` arrived at `seq`.
+    pub fn answer(&mut self, live: i64, seq: u64) {
+        if let Some(sent) = self.sent.get_mut(&live) {
+            sent.answered = Some(seq);
+        }
+        self.open.remove(&live);
+    }
+
+    /// The replay no longer waits for an answer to `live`.
+    pub fn give_up(&mut self, live: i64) {
+        if let Some(sent) = self.sent.get_mut(&live) {
+            sent.given_up = true;
+        }
+        self.open.remove(&live);
+    }
+
+    /// The requests in flight, `(live id, fixture entry)`, in the order they were sent.
+    pub fn in_flight(&self) -> impl Iterator<Item = (i64, usize)> + '_ {
+        self.open.iter().map(|live| (*live, self.sent[live].entry))
+    }
+
+    /// While request entry `entry` ran: from its sending to its response (or the end).
+    /// Never sent: an empty span.
+    pub fn span(&self, entry: usize) -> Span {
+        match self.live(entry).and_then(|live| self.get(live)) {
+            Some(sent) => Span {
+                open: sent.sent,
+                close: sent.answered.unwrap_or(u64::MAX),
+            },
+            None => Span {
+                open: u64::MAX,
+                close: 0,
+            },
+        }
+    }
+
+    /// Why a response's id fits no request in flight, in words.
+    pub fn id_anomaly(&self, message: &Value) -> String {
+        let id = &message["id"];
+        if id.is_null() {
+            return "a null id answers a message the server could not parse".into();
+        }
+        let loose = match id {
+            Value::String(s) => s.trim().parse::<f64>().ok(),
+            Value::Number(n) => n.as_f64(),
+            _ => None,
+        };
+        if let Some(n) = loose.filter(|n| n.fract() == 0.0).map(|n| n as i64) {
+            if let Some(sent) = self.sent.get(&n) {
+                if id.is_i64() || id.is_u64() {
+                    if sent.answered.is_some() {
+                        return format!(
+                            "request {n} was already answered: the server answered twice"
+                        );
+                    }
+                } else {
+                    return format!("wrong type: the request was sent with the integer id {n}");
+                }
+            }
+        }
+        "it matches no request in flight".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn live_ids_count_from_one_in_the_order_sent() {
+        let mut ledger = Ledger::with_capacity(2);
+        assert_eq!(ledger.send(4, 10), 1);
+        assert_eq!(ledger.send(7, 11), 2);
+        ledger.answer(1, 12);
+        assert_eq!(ledger.in_flight().collect::<Vec<_>>(), [(2, 7)]);
+        assert_eq!(
+            ledger.span(4),
+            Span {
+                open: 10,
+                close: 12
+            }
+        );
+        assert_eq!(
+            ledger.span(7),
+            Span {
+                open: 11,
+                close: u64::MAX
+            }
+        );
+        assert_eq!(ledger.span(9).open, u64::MAX);
+    }
+
+    #[test]
+    fn an_anomalous_id_is_explained() {
+        let mut ledger = Ledger::with_capacity(1);
+        ledger.send(0, 1);
+        assert!(ledger
+            .id_anomaly(&json!({"id": "1"}))
+            .contains("wrong type"));
+        assert!(ledger
+            .id_anomaly(&json!({"id": 9}))
+            .contains("matches no request"));
+        assert!(ledger
+            .id_anomaly(&json!({"id": null}))
+            .contains("could not parse"));
+        ledger.answer(1, 2);
+        assert!(ledger
+            .id_anomaly(&json!({"id": 1}))
+            .contains("answered twice"));
+    }
+}

@@ -1,0 +1,1429 @@
+//! The replay driver: feeds a fixture's client messages to a server, takes what the server
+//! sends as it comes, and owns the pipe, the timer and the server task (the algorithm is in
+//! `docs/fixture-format.md`). The rest is by file:
+//!
+//! - `causal.rs`: when each expected server message may arrive, and whose order it shares;
+//! - `align.rs`: the pairing of what arrived with what was expected (pure, no I/O);
+//! - `ledger.rs`: the live ids of the client requests sent;
+//! - `outgoing.rs`: what is sent, ids and identity filled in;
+//! - `expected.rs`: the fixture's messages, normalized on demand, and their comparison;
+//! - `trace.rs`: the `MCP_REPLAY_TRACE` output.
+//!
+//! A client message is sent once what it causally needs has arrived: every response and
+//! server request the fixture has before it. A client's answer to a server request is sent
+//! as soon as that request arrives. Notifications are never waited for while the session
+//! runs: each is paired at the end, within its span, so a missing one costs no time; only
+//! unsolicited ones are waited for after the last client message.
+
+mod align;
+mod causal;
+mod expected;
+mod ledger;
+mod outgoing;
+pub(crate) mod trace;
+
+use crate::fast::FastResponse;
+use crate::fixture::{Direction, Entry, Fixture, MessageKind};
+use crate::json::compact;
+use crate::report::{Mismatch, MismatchKind, Report};
+use crate::rules::Rules;
+use crate::transport::{read_lines, Incoming};
+use align::{How, Span};
+use causal::Model;
+use expected::Expected;
+use ledger::{Ledger, SETUP_ID};
+pub(crate) use outgoing::{is_modern, strip_json};
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasherDefault;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use trace::Trace;
+
+/// The protocol version of the session setup the harness performs for fixtures that start
+/// without a handshake, unless the header names another.
+pub const DEFAULT_PROTOCOL: &str = "2025-11-25";
+
+/// The first protocol version of the stateless era: no handshake, identity in `_meta`.
+pub const MODERN_PROTOCOL: &str = "2026-07-28";
+
+/// How a server task ended: `Ok` or a description of the failure.
+pub(crate) type ServerTask = JoinHandle<Result<(), String>>;
+
+/// A server notification or server request that arrived.
+#[derive(Debug)]
+struct Arrival {
+    seq: u64,
+    kind: MessageKind,
+    /// Normalized.
+    message: Value,
+    /// The group it was taken into (`causal::Model::assign`).
+    group: Option<usize>,
+    /// For a server request: the want it was matched with when it came.
+    fixed: Option<usize>,
+}
+
+/// What the recording of a replay holds, by its place in the session.
+enum Rec<'f> {
+    Client(Value),
+    Server(Value),
+    /// A response exactly the fixture's entry (once its id is the entry's label).
+    Entry(&'f Entry),
+    /// A notification or server request: `arrivals[i]`, labelled at the end.
+    Arrival(usize),
+}
+
+/// What the driver waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Awaited {
+    /// The expected response entry (its request was sent).
+    Response(usize),
+    /// The answer to a request the fixture has no response line for: `(live, entry)`.
+    Answer(i64, usize),
+    /// An expected server request or unsolicited notification (a want).
+    Want(usize),
+}
+
+/// Runs one replay over a reader/writer pair connected to the server.
+pub(crate) async fn run<R, W>(
+    fixture: &Fixture,
+    rules: &Rules,
+    reader: R,
+    writer: W,
+    server: Option<ServerTask>,
+) -> Report
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin,
+{
+    let (tx, events) = mpsc::unbounded_channel();
+    let reader_task = tokio::spawn(read_lines(reader, tx, rules.defaults_only()));
+    let mut driver = Driver::new(fixture, rules, events, writer, server);
+    driver.drive().await;
+    reader_task.abort();
+    driver.into_report()
+}
+
+struct Driver<'f, W> {
+    fixture: &'f Fixture,
+    rules: &'f Rules,
+    model: Model<'f>,
+    expected: Expected<'f>,
+    timeout: Duration,
+    events: mpsc::UnboundedReceiver<Incoming>,
+    writer: W,
+    server: Option<ServerTask>,
+    /// Why the server ended, once known.
+    server_outcome: Option<Result<(), String>>,
+    /// Set once the server's output closed (with the read error, if any).
+    closed: Option<Option<String>>,
+    /// Set when the replay cannot go on (nothing more is sent).
+    aborted: bool,
+    /// Sends and arrivals counted together: the session's clock for spans and order.
+    seq: u64,
+    ledger: Ledger,
+    /// The fixture entry of the expected response of each client request entry.
+    response_of_request: IntMap<usize, usize>,
+    /// The client's answer entry to each expected server request entry.
+    answer_of: IntMap<usize, usize>,
+    /// Expected responses that arrived (or were stood in for, or given up on).
+    responses_done: IntSet<usize>,
+    /// `(expected response entry, arrival)` of each response, for strict response order.
+    response_order: Vec<(usize, u64)>,
+    /// Responses whose id fits no request, not yet explained: `(arrival, message)`.
+    anomalies: Vec<(u64, Value)>,
+    arrivals: Vec<Arrival>,
+    /// Per want: an equal arrival claimed it (or, for a server request, it was matched).
+    claimed: Vec<bool>,
+    /// Per want: the replay stopped waiting for it.
+    given_up: Vec<bool>,
+    /// Answers to server requests and refusals to send once the current event is taken.
+    pending: Vec<Pending>,
+    /// The server's live id of each expected server request entry it was matched with.
+    server_live: IntMap<usize, Value>,
+    /// The actual server request each matched expected server request entry was.
+    server_request_seen: IntMap<usize, Value>,
+    mismatches: Vec<Mismatch>,
+    /// What the server really did, unless the fixture was replayed
+    /// [`without_recording`](Fixture::without_recording).
+    recording: Option<Vec<(u64, Rec<'f>)>>,
+    recordable: bool,
+    /// Reused for the bytes of each message written to the server.
+    out: Vec<u8>,
+    /// The timer of every wait for the server (see `receive`).
+    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+    new_server_labels: usize,
+    /// The stateless era (2026-07-28 and later): no handshake, identity in `_meta`.
+    modern: bool,
+    /// The `requestState` of the latest `input_required` result, as the server wrote it.
+    last_request_state: Option<Value>,
+    /// Client request entries that a later client `notifications/cancelled` cancels.
+    cancelled_later: IntSet<usize>,
+    trace: Trace,
+    /// The fixture entry each paired arrival was paired with (for the recording's labels).
+    labels: IntMap<usize, usize>,
+}
+
+/// Something to write to the server once the current event is taken.
+enum Pending {
+    /// The client's answer line (entry) to a server request that came.
+    Answer(usize),
+    Refuse(Value),
+}
+
+impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
+    fn new(
+        fixture: &'f Fixture,
+        rules: &'f Rules,
+        events: mpsc::UnboundedReceiver<Incoming>,
+        writer: W,
+        server: Option<ServerTask>,
+    ) -> Self {
+        let entries = fixture.entries();
+        let mut response_of_request = IntMap::default();
+        let mut answer_of = IntMap::default();
+        for (i, e) in entries.iter().enumerate() {
+            if let Some(request) = e.answers() {
+                match e.direction() {
+                    Direction::ServerToClient => response_of_request.insert(request, i),
+                    Direction::ClientToServer => answer_of.insert(request, i),
+                };
+            }
+        }
+        let requests = entries
+            .iter()
+            .filter(|e| {
+                e.direction() == Direction::ClientToServer && e.kind() == MessageKind::Request
+            })
+            .count();
+        let model = Model::new(fixture, rules);
+        let wants = model.wants.len();
+        Driver {
+            fixture,
+            rules,
+            model,
+            expected: Expected::new(entries, rules),
+            timeout: fixture.timeout(),
+            events,
+            writer,
+            server,
+            server_outcome: None,
+            closed: None,
+            aborted: false,
+            seq: 0,
+            ledger: Ledger::with_capacity(requests),
+            response_of_request,
+            answer_of,
+            responses_done: IntSet::default(),
+            response_order: Vec::new(),
+            anomalies: Vec::new(),
+            arrivals: Vec::new(),
+            claimed: vec![false; wants],
+            given_up: vec![false; wants],
+            pending: Vec::new(),
+            server_live: IntMap::default(),
+            server_request_seen: IntMap::default(),
+            mismatches: Vec::new(),
+            recording: fixture.records().then(Vec::new),
+            recordable: true,
+            out: Vec::new(),
+            timer: Box::pin(tokio::time::sleep(fixture.timeout())),
+            new_server_labels: 0,
+            modern: is_modern(fixture),
+            last_request_state: None,
+            cancelled_later: cancelled_requests(fixture),
+            trace: Trace::new(fixture.traces(), fixture.source()),
+            labels: IntMap::default(),
+        }
+    }
+
+    fn into_report(mut self) -> Report {
+        let recorded = match self.recording.take() {
+            Some(events) if self.recordable => self.recorded(events),
+            _ => None,
+        };
+        self.trace.end(self.mismatches.len());
+        Report {
+            source: self.fixture.source().to_owned(),
+            test: None,
+            rerecord: None,
+            mismatches: self.mismatches,
+            recorded,
+        }
+    }
+
+    fn fail(&mut self, mismatch: Mismatch) {
+        if matches!(
+            mismatch.kind,
+            MismatchKind::Timeout | MismatchKind::ServerFailure | MismatchKind::Id
+        ) {
+            self.recordable = false;
+        }
+        if self.trace.on() {
+            self.trace.line(format_args!(
+                "finding: {} {}",
+                mismatch.kind, mismatch.summary
+            ));
+        }
+        self.mismatches.push(mismatch);
+    }
+
+    fn abort(&mut self, mismatch: Mismatch) {
+        self.fail(mismatch);
+        self.aborted = true;
+    }
+
+    async fn drive(&mut self) {
+        let entries = self.fixture.entries();
+        let needs_setup = !self.modern
+            && entries
+                .iter()
+                .find(|e| e.direction() == Direction::ClientToServer)
+                .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")));
+        if needs_setup {
+            self.session_setup().await;
+        }
+        // The responses and server requests the fixture has before the next client message.
+        let mut before: Vec<Awaited> = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            if self.aborted {
+                break;
+            }
+            match (entry.direction(), entry.kind()) {
+                (Direction::ServerToClient, MessageKind::Response) => {
+                    before.push(Awaited::Response(i))
+                }
+                (Direction::ServerToClient, MessageKind::Request) => {
+                    before.push(Awaited::Want(self.model.want_of_entry[&i]))
+                }
+                // A request's own message, while it runs: a client message after it may
+                // be its consequence (a cancellation after the first progress).
+                (Direction::ServerToClient, MessageKind::Notification) => {
+                    let w = self.model.want_of_entry[&i];
+                    if self.model.wants[w].tie.is_some() {
+                        before.push(Awaited::Want(w));
+                    }
+                }
+                // Sent as soon as its server request comes.
+                (Direction::ClientToServer, MessageKind::Response) => {}
+                (Direction::ClientToServer, kind) => {
+                    // Every request deserves an answer: before a new request, the ones the
+                    // fixture has no response line for are awaited (not while `initialize`
+                    // runs: a client sends nothing then but `initialize`'s own answers).
+                    let unanswered = kind == MessageKind::Request || self.initialize_in_flight();
+                    self.wait(&mut before, unanswered, false).await;
+                    if !self.aborted {
+                        self.send(i).await;
+                    }
+                }
+            }
+        }
+        if !self.aborted {
+            let mut end: Vec<Awaited> = (0..self.model.wants.len())
+                .filter(|&w| self.model.is_unsolicited(w))
+                .map(Awaited::Want)
+                .chain(
+                    self.response_of_request
+                        .values()
+                        .map(|&r| Awaited::Response(r)),
+                )
+                .collect();
+            self.wait(&mut end, true, true).await;
+            // Let the reader hand over what the server already wrote, then take it all.
+            for _ in 0..4 {
+                let_others_run().await;
+            }
+            while let Ok(event) = self.events.try_recv() {
+                self.accept(event);
+            }
+            self.flush_pending().await;
+        }
+        self.conclude();
+        self.shutdown().await;
+    }
+
+    /// A client sends nothing after `initialize` until its result came (the spec's rule).
+    fn initialize_in_flight(&self) -> bool {
+        let entries = self.fixture.entries();
+        self.ledger
+            .in_flight()
+            .any(|(_, entry)| entries[entry].method() == Some("initialize"))
+    }
+
+    /// Waits until nothing in `awaited` (nor, with `unanswered`, a request the fixture has
+    /// no response for) is still to come; on a timeout, each of them is a finding and the
+    /// replay goes on without it. `last`: after the last client message.
+    async fn wait(&mut self, awaited: &mut Vec<Awaited>, unanswered: bool, last: bool) {
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            self.stand_in_anomalies(awaited);
+            awaited.retain(|a| !self.arrived(*a));
+            if unanswered {
+                let open: Vec<Awaited> = self
+                    .ledger
+                    .in_flight()
+                    .filter(|&(_, entry)| !self.answer_expected(entry))
+                    .map(|(live, entry)| Awaited::Answer(live, entry))
+                    .collect();
+                for a in open {
+                    if !awaited.contains(&a) {
+                        awaited.push(a);
+                    }
+                }
+            }
+            if awaited.is_empty() || self.aborted {
+                return;
+            }
+            if self.closed.is_some() {
+                self.closed_while_waiting(awaited).await;
+                return;
+            }
+            if !self.receive(deadline).await {
+                self.timed_out(awaited, last);
+                awaited.clear();
+                return;
+            }
+            self.flush_pending().await;
+        }
+    }
+
+    /// Has `awaited` arrived (or been given up on)?
+    fn arrived(&self, awaited: Awaited) -> bool {
+        match awaited {
+            Awaited::Response(r) => {
+                let request = self.fixture.entries()[r].answers().unwrap_or_default();
+                self.responses_done.contains(&r)
+                    || self
+                        .ledger
+                        .live(request)
+                        .and_then(|live| self.ledger.get(live))
+                        .is_none_or(|sent| sent.given_up)
+            }
+            Awaited::Answer(live, _) => self
+                .ledger
+                .get(live)
+                .is_none_or(|sent| sent.answered.is_some() || sent.given_up),
+            Awaited::Want(w) => self.claimed[w] || self.given_up[w] || self.settled(w),
+        }
+    }
+
+    /// Can want `w`, tied to a request, no longer come (its request was answered), or did
+    /// a message of its method stand in for it (one that differs: a finding, not a wait)?
+    fn settled(&self, w: usize) -> bool {
+        let want = self.model.wants[w];
+        let Some(request) = want.tie else {
+            return false;
+        };
+        let closed = self
+            .ledger
+            .live(request)
+            .and_then(|live| self.ledger.get(live))
+            .is_none_or(|sent| sent.answered.is_some() || sent.given_up);
+        if closed {
+            return true;
+        }
+        let entries = self.fixture.entries();
+        let method = entries[want.entry].method();
+        let rank = self.model.members[want.group]
+            .iter()
+            .take_while(|&&m| m != w)
+            .filter(|&&m| entries[self.model.wants[m].entry].method() == method)
+            .count();
+        let came = self
+            .arrivals
+            .iter()
+            .filter(|a| a.group == Some(want.group) && a.message["method"].as_str() == method)
+            .count();
+        came > rank
+    }
+
+    /// Responses with an id that fits no request stand, in order, for the awaited
+    /// responses that did not come: an *id* finding each.
+    fn stand_in_anomalies(&mut self, awaited: &[Awaited]) {
+        if self.anomalies.is_empty() {
+            return;
+        }
+        let entries = self.fixture.entries();
+        for &a in awaited {
+            let Awaited::Response(r) = a else { continue };
+            if self.arrived(a) || self.anomalies.is_empty() {
+                continue;
+            }
+            let (_, message) = self.anomalies.remove(0);
+            let request = entries[r].answers().expect("correlated at parse time");
+            let why = self.ledger.id_anomaly(&message);
+            self.fail(
+                Mismatch::new(
+                    MismatchKind::Id,
+                    Some(entries[r].line()),
+                    format!(
+                        "the response expected for {} came with id {} ({why})",
+                        describe_request(&entries[request]),
+                        message["id"]
+                    ),
+                )
+                .expected(&json!({"id": self.ledger.live(request)}))
+                .actual(&json!({"id": message["id"]})),
+            );
+            let relabelled = relabel(message, entries[r].id());
+            self.compare_response(r, &relabelled);
+            self.responses_done.insert(r);
+            if let Some(live) = self.ledger.live(request) {
+                self.ledger.answer(live, self.seq);
+            }
+        }
+    }
+
+    /// The timeout passed while the replay waited for `awaited`.
+    fn timed_out(&mut self, awaited: &[Awaited], last: bool) {
+        let entries = self.fixture.entries();
+        for &a in awaited {
+            match a {
+                Awaited::Response(r) => {
+                    let request = entries[r].answers().expect("correlated at parse time");
+                    let live = self.ledger.live(request).unwrap_or_default();
+                    self.ledger.give_up(live);
+                    self.responses_done.insert(r);
+                    let m = Mismatch::new(
+                        MismatchKind::Timeout,
+                        Some(entries[r].line()),
+                        format!(
+                            "no response to {} (sent as id {live}) within {}",
+                            describe_request(&entries[request]),
+                            ms(self.timeout)
+                        ),
+                    )
+                    .expected(self.expected.message(r));
+                    self.fail(m);
+                }
+                Awaited::Answer(live, entry) => {
+                    self.ledger.give_up(live);
+                    self.fail(Mismatch::new(
+                        MismatchKind::Timeout,
+                        Some(entries[entry].line()),
+                        format!(
+                            "no response to {} (sent as id {live}) within {}",
+                            describe_request(&entries[entry]),
+                            ms(self.timeout)
+                        ),
+                    ));
+                }
+                // Reported as missing by the alignment.
+                Awaited::Want(w) => self.given_up[w] = true,
+            }
+        }
+        self.trace.line(format_args!(
+            "timeout after {}{}",
+            ms(self.timeout),
+            if last {
+                " (after the last client message)"
+            } else {
+                ""
+            }
+        ));
+    }
+
+    async fn closed_while_waiting(&mut self, awaited: &[Awaited]) {
+        let entries = self.fixture.entries();
+        let why = self.close_reason().await;
+        let read_error = self
+            .closed
+            .clone()
+            .flatten()
+            .map(|e| format!(" (read error: {e})"))
+            .unwrap_or_default();
+        let what: Vec<String> = awaited
+            .iter()
+            .map(|a| match *a {
+                Awaited::Response(r) => {
+                    let request = entries[r].answers().unwrap_or_default();
+                    format!(
+                        "response to {} (sent as id {}) (line {})",
+                        describe_request(&entries[request]),
+                        self.ledger.live(request).unwrap_or_default(),
+                        entries[r].line()
+                    )
+                }
+                Awaited::Answer(live, e) => format!(
+                    "response to {} (sent as id {live}) (line {})",
+                    describe_request(&entries[e]),
+                    entries[e].line()
+                ),
+                Awaited::Want(w) => {
+                    let e = self.model.wants[w].entry;
+                    format!("{} (line {})", describe(&entries[e]), entries[e].line())
+                }
+            })
+            .collect();
+        let line = awaited.first().map(|a| match *a {
+            Awaited::Response(r) => entries[r].line(),
+            Awaited::Answer(_, e) => entries[e].line(),
+            Awaited::Want(w) => entries[self.model.wants[w].entry].line(),
+        });
+        self.abort(Mismatch::new(
+            MismatchKind::ServerFailure,
+            line,
+            format!(
+                "the server closed the connection{read_error} while the replay waited for: {}{why}",
+                what.join(", ")
+            ),
+        ));
+    }
+
+    /// Does the fixture account for request entry `entry`'s answer: a response line, or a
+    /// later client cancellation (then no answer is awaited)?
+    fn answer_expected(&self, entry: usize) -> bool {
+        self.response_of_request.contains_key(&entry) || self.cancelled_later.contains(&entry)
+    }
+
+    /// The legacy handshake for fixtures that start without one; not compared.
+    async fn session_setup(&mut self) {
+        let protocol = self.protocol().to_owned();
+        let initialize = json!({
+            "jsonrpc": "2.0",
+            "id": SETUP_ID,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": protocol,
+                "capabilities": self.client_capabilities(),
+                "clientInfo": self.client_info(),
+            }
+        });
+        let what = "the harness's `initialize` (session setup for a fixture without a handshake)";
+        self.trace.line("-> `initialize` id 0 (session setup)");
+        if !self.write(&initialize, None, || what.into()).await {
+            return;
+        }
+        let deadline = Instant::now() + self.timeout;
+        let mut setup: Option<Result<(), Value>> = None;
+        while setup.is_none() {
+            if self.closed.is_some() {
+                let why = self.close_reason().await;
+                self.abort(Mismatch::new(
+                    MismatchKind::ServerFailure,
+                    None,
+                    format!("the server closed the connection before answering {what}{why}"),
+                ));
+                return;
+            }
+            let event = match self.next_event(deadline).await {
+                Some(event) => event,
+                None => {
+                    self.abort(Mismatch::new(
+                        MismatchKind::Timeout,
+                        None,
+                        format!("no response to {what} within {}", ms(self.timeout)),
+                    ));
+                    return;
+                }
+            };
+            setup = match event {
+                Incoming::Response(fast) if fast.id == SETUP_ID => Some(if fast.is_error {
+                    Err(serde_json::from_str(&fast.text).expect("the fast path writes JSON"))
+                } else {
+                    Ok(())
+                }),
+                Incoming::Message(message)
+                    if message.get("method").is_none()
+                        && message.get("id").and_then(Value::as_i64) == Some(SETUP_ID) =>
+                {
+                    Some(match message.get("error") {
+                        Some(_) => Err(message),
+                        None => Ok(()),
+                    })
+                }
+                other => {
+                    self.accept(other);
+                    self.flush_pending().await;
+                    None
+                }
+            };
+        }
+        self.trace.line("<- response 0 (session setup)");
+        if let Some(Err(response)) = setup {
+            self.abort(
+                Mismatch::new(
+                    MismatchKind::ServerFailure,
+                    None,
+                    format!(
+                        "the server refused {what}: {}",
+                        compact(&response["error"], 200)
+                    ),
+                )
+                .actual(&response),
+            );
+            return;
+        }
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        self.trace
+            .line("-> `notifications/initialized` (session setup)");
+        self.write(&initialized, None, || {
+            "the harness's `notifications/initialized`".into()
+        })
+        .await;
+    }
+
+    /// The next event, waiting until `deadline`; `None` when the deadline passed.
+    async fn next_event(&mut self, deadline: Instant) -> Option<Incoming> {
+        // What already arrived needs no timer.
+        match self.events.try_recv() {
+            Ok(event) => Some(event),
+            Err(mpsc::error::TryRecvError::Disconnected) => Some(Incoming::Closed(None)),
+            Err(mpsc::error::TryRecvError::Empty) => {
+                // One timer for the whole replay, moved to each deadline: moving it later
+                // does not touch the runtime's timer wheel, a new timer per wait would.
+                self.timer.as_mut().reset(deadline);
+                tokio::select! {
+                    biased;
+                    event = self.events.recv() => Some(event.unwrap_or(Incoming::Closed(None))),
+                    () = self.timer.as_mut() => None,
+                }
+            }
+        }
+    }
+
+    /// Takes one event, waiting until `deadline`; `false` when the deadline passed.
+    async fn receive(&mut self, deadline: Instant) -> bool {
+        match self.next_event(deadline).await {
+            Some(event) => {
+                self.accept(event);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Writes the answers and refusals the last events asked for.
+    async fn flush_pending(&mut self) {
+        while !self.pending.is_empty() {
+            for pending in std::mem::take(&mut self.pending) {
+                match pending {
+                    Pending::Answer(entry) => self.send(entry).await,
+                    Pending::Refuse(request) => self.refuse(&request).await,
+                }
+            }
+        }
+    }
+
+    fn accept(&mut self, event: Incoming) {
+        match event {
+            Incoming::Message(mut message) => match MessageKind::of(&message) {
+                Ok(kind) => {
+                    if let Some(state) = message.get("result").and_then(|r| r.get("requestState")) {
+                        self.last_request_state = Some(state.clone());
+                    }
+                    self.label_server_cancellation(&mut message);
+                    self.rules.normalize_server(&mut message);
+                    self.seq += 1;
+                    match kind {
+                        MessageKind::Response => self.take_response(Response::Tree(message)),
+                        _ => self.take_other(kind, message),
+                    }
+                }
+                Err(reason) => self.fail(
+                    Mismatch::new(
+                        MismatchKind::ServerFailure,
+                        None,
+                        format!(
+                            "the server wrote a JSON line that is not a JSON-RPC message: {reason}"
+                        ),
+                    )
+                    .actual(&message),
+                ),
+            },
+            Incoming::Response(response) => {
+                self.seq += 1;
+                self.take_response(Response::Fast(response));
+            }
+            Incoming::Invalid {
+                line,
+                reason,
+                excerpt,
+            } => self.fail(Mismatch::new(
+                MismatchKind::ServerFailure,
+                None,
+                format!("line {line} of the server's output is {reason}: {excerpt:?}"),
+            )),
+            Incoming::Closed(error) => {
+                self.trace.line("<- the server closed its output");
+                if self.closed.is_none() {
+                    self.closed = Some(error);
+                }
+            }
+        }
+    }
+
+    /// A response: matched by its live id at once (the replay waits on responses).
+    fn take_response(&mut self, response: Response) {
+        let seq = self.seq;
+        let live = response
+            .int_id()
+            .filter(|live| self.ledger.get(*live).is_some());
+        let Some(live) = live else {
+            let message = response.into_tree();
+            self.trace.received(&message, "its id fits no request");
+            self.anomalies.push((seq, message));
+            return;
+        };
+        let sent = *self.ledger.get(live).expect("checked above");
+        let entries = self.fixture.entries();
+        if sent.given_up {
+            self.trace.received(
+                &response.into_tree(),
+                "ignored: the replay stopped waiting for it",
+            );
+            return;
+        }
+        if sent.answered.is_some() {
+            let message = response.into_tree();
+            self.trace.received(&message, "a second answer");
+            self.anomalies.push((seq, message));
+            return;
+        }
+        self.ledger.answer(live, seq);
+        let Some(&r) = self.response_of_request.get(&sent.entry) else {
+            let actual = relabel(response.into_tree(), entries[sent.entry].id());
+            self.trace.received(&actual, "not expected");
+            self.fail(
+                Mismatch::new(
+                    MismatchKind::Unexpected,
+                    None,
+                    format!(
+                        "a response to {} that the fixture does not expect",
+                        describe_request(&entries[sent.entry])
+                    ),
+                )
+                .actual(&actual),
+            );
+            self.record(seq, Rec::Server(actual));
+            return;
+        };
+        self.responses_done.insert(r);
+        self.response_order.push((r, seq));
+        if let Response::Fast(fast) = &response {
+            if self.expected.matches_text(r, fast) {
+                self.trace.line(format_args!(
+                    "<- response {live}: line {} (equal)",
+                    entries[r].line()
+                ));
+                self.record(seq, Rec::Entry(&entries[r]));
+                return;
+            }
+        }
+        let actual = relabel(response.into_tree(), entries[r].id());
+        let equal = self.compare_response(r, &actual);
+        self.trace.received(
+            &actual,
+            format_args!(
+                "line {}{}",
+                entries[r].line(),
+                if equal { " (equal)" } else { " (differs)" }
+            ),
+        );
+        self.record(seq, Rec::Server(actual));
+    }
+
+    /// A *result* finding when the response that answers expected response entry `r`
+    /// (its id already the fixture's label) differs from it; `true` when equal.
+    fn compare_response(&mut self, r: usize, actual: &Value) -> bool {
+        let entries = self.fixture.entries();
+        if self.expected.matches(r, actual, None) {
+            return true;
+        }
+        let request = entries[r]
+            .answers()
+            .expect("responses are correlated at parse time");
+        let m = Mismatch::new(
+            MismatchKind::Result,
+            Some(entries[r].line()),
+            format!(
+                "the response to {} differs",
+                describe_request(&entries[request])
+            ),
+        )
+        .compare(self.expected.message(r), actual);
+        self.fail(m);
+        false
+    }
+
+    /// A notification or server request: taken into its group; a server request is
+    /// answered from the recording (or refused) at once.
+    fn take_other(&mut self, kind: MessageKind, message: Value) {
+        let seq = self.seq;
+        let entries = self.fixture.entries();
+        let method = message["method"].as_str().unwrap_or_default().to_owned();
+        let index = self.arrivals.len();
+        let (group, fixed) = if kind == MessageKind::Request {
+            let want = self.match_server_request(&method, &message);
+            match want {
+                Some(w) => {
+                    let entry = self.model.wants[w].entry;
+                    self.claimed[w] = true;
+                    self.server_live.insert(entry, message["id"].clone());
+                    self.server_request_seen.insert(entry, message.clone());
+                    if let Some(&answer) = self.answer_of.get(&entry) {
+                        self.pending.push(Pending::Answer(answer));
+                    }
+                    self.trace.received(
+                        &message,
+                        format_args!(
+                            "line {}, answered from line {}",
+                            entries[entry].line(),
+                            self.answer_of.get(&entry).map_or(0, |&a| entries[a].line())
+                        ),
+                    );
+                    (Some(self.model.wants[w].group), Some(w))
+                }
+                None => {
+                    self.trace.received(&message, "not expected: refused");
+                    self.pending.push(Pending::Refuse(message.clone()));
+                    (None, None)
+                }
+            }
+        } else {
+            let token = message.pointer("/params/progressToken");
+            let in_flight = self.ledger.in_flight().map(|(_, entry)| entry);
+            let (model, expected, claimed) = (&self.model, &self.expected, &mut self.claimed);
+            let (group, claim) = model.assign(&method, token, in_flight, |group| {
+                let w = model.members[group].iter().copied().find(|&w| {
+                    !claimed[w] && expected.matches(model.wants[w].entry, &message, None)
+                })?;
+                claimed[w] = true;
+                Some(w)
+            });
+            if self.trace.on() {
+                let verdict = match (group, claim) {
+                    (_, Some(w)) => {
+                        format!("equals line {}", entries[self.model.wants[w].entry].line())
+                    }
+                    (Some(g), None) => {
+                        format!("not equal to any expected message of its group {g}")
+                    }
+                    (None, None) => "no expected message has its method".to_owned(),
+                };
+                self.trace.received(&message, verdict);
+            }
+            (group, None)
+        };
+        self.record(seq, Rec::Arrival(index));
+        self.arrivals.push(Arrival {
+            seq,
+            kind,
+            message,
+            group,
+            fixed,
+        });
+    }
+
+    /// The expected server request an arriving one is: the first not yet matched of its
+    /// method that it equals, else the first of its method.
+    fn match_server_request(&self, method: &str, message: &Value) -> Option<usize> {
+        let entries = self.fixture.entries();
+        let candidates = || {
+            self.model.wants.iter().enumerate().filter(|(w, want)| {
+                !self.claimed[*w]
+                    && entries[want.entry].kind() == MessageKind::Request
+                    && entries[want.entry].method() == Some(method)
+            })
+        };
+        candidates()
+            .find(|(_, want)| {
+                self.expected
+                    .matches(want.entry, message, entries[want.entry].id())
+            })
+            .or_else(|| candidates().next())
+            .map(|(w, _)| w)
+    }
+
+    fn record(&mut self, seq: u64, rec: Rec<'f>) {
+        if let Some(recording) = &mut self.recording {
+            recording.push((seq, rec));
+        }
+    }
+
+    /// A server `notifications/cancelled` names one of its own requests by live id: write
+    /// the fixture's label instead.
+    fn label_server_cancellation(&self, message: &mut Value) {
+        if message.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
+            return;
+        }
+        let Some(id) = message.pointer("/params/requestId").cloned() else {
+            return;
+        };
+        let entries = self.fixture.entries();
+        if let Some((entry, _)) = self
+            .server_live
+            .iter()
+            .find(|(_, live)| crate::json::json_eq(live, &id))
+        {
+            if let Some(label) = entries[*entry].id() {
+                message["params"]["requestId"] = label.clone();
+            }
+        }
+    }
+
+    /// Pairs the notifications and server requests that arrived with the expected ones and
+    /// reports every difference; then the response order and the unexplained ids.
+    fn conclude(&mut self) {
+        let entries = self.fixture.entries();
+        let wants: Vec<align::Want> = self
+            .model
+            .wants
+            .iter()
+            .map(|w| align::Want {
+                group: w.group,
+                method: entries[w.entry].method().unwrap_or_default(),
+                kind: entries[w.entry].kind(),
+                span: w.tie.map_or(Span::SESSION, |q| self.ledger.span(q)),
+            })
+            .collect();
+        let gots: Vec<align::Got> = self
+            .arrivals
+            .iter()
+            .map(|a| align::Got {
+                seq: a.seq,
+                group: a.group,
+                method: a.message["method"].as_str().unwrap_or_default(),
+                kind: a.kind,
+                fixed: a.fixed,
+            })
+            .collect();
+        let alignment = align::align(&self.model.groups, &wants, &gots, |w, g| {
+            let entry = self.model.wants[w].entry;
+            let label = (gots[g].kind == MessageKind::Request)
+                .then(|| entries[entry].id())
+                .flatten();
+            self.expected
+                .matches(entry, &self.arrivals[g].message, label)
+        });
+        let mut findings = Vec::new();
+        for pair in &alignment.pairs {
+            if let Some(m) = self.pair_finding(pair) {
+                findings.push(m);
+            }
+        }
+        if !self.aborted {
+            for &w in &alignment.missing {
+                findings.push(self.missing(w));
+            }
+        }
+        for &g in &alignment.unexpected {
+            let message = &self.arrivals[g].message;
+            findings.push(
+                Mismatch::new(
+                    MismatchKind::Unexpected,
+                    None,
+                    format!(
+                        "the server sent {} that the fixture does not expect",
+                        describe_message(message)
+                    ),
+                )
+                .actual(message),
+            );
+        }
+        for disorder in &alignment.disorders {
+            findings.push(self.disorder(disorder));
+        }
+        findings.extend(self.response_disorder());
+        for (_, message) in std::mem::take(&mut self.anomalies) {
+            let why = self.ledger.id_anomaly(&message);
+            findings.push(
+                Mismatch::new(
+                    MismatchKind::Id,
+                    None,
+                    format!("a response with id {} ({why})", message["id"]),
+                )
+                .actual(&message),
+            );
+        }
+        for m in findings {
+            self.fail(m);
+        }
+        // Findings in fixture order; those without a line (unexpected messages) last.
+        self.mismatches
+            .sort_by_key(|m| m.line.unwrap_or(usize::MAX));
+        if let Some(recording) = &mut self.recording {
+            recording.sort_by_key(|(seq, _)| *seq);
+        }
+        self.labels = alignment
+            .pairs
+            .iter()
+            .map(|p| (p.got, self.model.wants[p.want].entry))
+            .collect();
+    }
+
+    /// The finding a pair makes, if any.
+    fn pair_finding(&self, pair: &align::Pair) -> Option<Mismatch> {
+        let entries = self.fixture.entries();
+        let entry = self.model.wants[pair.want].entry;
+        let e = &entries[entry];
+        let arrival = &self.arrivals[pair.got];
+        let actual = relabel(arrival.message.clone(), e.id());
+        let expected = self.expected.message(entry);
+        Some(match pair.how {
+            How::Equal => return None,
+            How::Params => Mismatch::new(
+                MismatchKind::Params,
+                Some(e.line()),
+                format!("{} has other params", describe(e)),
+            )
+            .compare(expected, &actual),
+            How::Method => Mismatch::new(
+                MismatchKind::Method,
+                Some(e.line()),
+                format!(
+                    "expected {}, the server sent {}",
+                    describe(e),
+                    describe_message(&arrival.message)
+                ),
+            )
+            .compare(expected, &actual),
+            How::Late => {
+                let request = self.model.wants[pair.want].tie.unwrap_or_default();
+                Mismatch::new(
+                    MismatchKind::NotificationOrder,
+                    Some(e.line()),
+                    format!(
+                        "{} arrived after the response to {}, not while it ran",
+                        describe(e),
+                        describe_request(&entries[request])
+                    ),
+                )
+                .actual(&actual)
+            }
+        })
+    }
+
+    /// The finding for want `w`, which never came.
+    fn missing(&self, w: usize) -> Mismatch {
+        let entries = self.fixture.entries();
+        let want = self.model.wants[w];
+        let e = &entries[want.entry];
+        let when = match want.tie {
+            Some(q) if !self.given_up[w] => {
+                format!("while {} ran", describe_request(&entries[q]))
+            }
+            _ => format!("(waited {})", ms(self.timeout)),
+        };
+        Mismatch::new(
+            MismatchKind::Missing,
+            Some(e.line()),
+            format!("{} never came {when}", describe(e)),
+        )
+        .expected(self.expected.message(want.entry))
+    }
+
+    /// The *notification order* finding of one group whose messages came in another order.
+    fn disorder(&self, pairs: &[align::Pair]) -> Mismatch {
+        let entries = self.fixture.entries();
+        let name = |p: &align::Pair| {
+            let e = &entries[self.model.wants[p.want].entry];
+            format!("{} (line {})", describe(e), e.line())
+        };
+        let expected: Vec<String> = pairs.iter().map(name).collect();
+        let mut by_arrival = pairs.to_vec();
+        by_arrival.sort_by_key(|p| self.arrivals[p.got].seq);
+        let actual: Vec<String> = by_arrival.iter().map(name).collect();
+        Mismatch::new(
+            MismatchKind::NotificationOrder,
+            Some(entries[self.model.wants[pairs[0].want].entry].line()),
+            format!(
+                "the expected messages arrived in another order\n    expected order: {}\n    actual order:   {}",
+                expected.join(", "),
+                actual.join(", ")
+            ),
+        )
+    }
+
+    /// With `"strict_response_order": true`, responses that came in another order.
+    fn response_disorder(&self) -> Option<Mismatch> {
+        if !self.fixture.strict_response_order() {
+            return None;
+        }
+        let entries = self.fixture.entries();
+        let mut in_fixture = self.response_order.clone();
+        in_fixture.sort();
+        if !in_fixture.windows(2).any(|w| w[0].1 > w[1].1) {
+            return None;
+        }
+        let order = |pairs: &[(usize, u64)]| -> String {
+            pairs
+                .iter()
+                .map(|&(r, _)| {
+                    format!(
+                        "response {} (line {})",
+                        compact(entries[r].id().unwrap_or(&Value::Null), 40),
+                        entries[r].line()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        Some(Mismatch::new(
+            MismatchKind::NotificationOrder,
+            Some(entries[in_fixture[0].0].line()),
+            format!(
+                "the responses arrived in another order (the fixture asks for strict response order)\n    expected order: {}\n    actual order:   {}",
+                order(&in_fixture),
+                order(&self.response_order)
+            ),
+        ))
+    }
+
+    /// The fixture the server really played, from the recording's events.
+    fn recorded(&mut self, events: Vec<(u64, Rec<'f>)>) -> Option<Fixture> {
+        let mut recorder = crate::fixture::Recorder::new(self.fixture);
+        let entries = self.fixture.entries();
+        let labels = std::mem::take(&mut self.labels);
+        for (_, rec) in events {
+            match rec {
+                Rec::Client(message) => recorder.push(Direction::ClientToServer, &message),
+                Rec::Server(message) => recorder.push(Direction::ServerToClient, &message),
+                Rec::Entry(entry) => recorder.push_entry(entry),
+                Rec::Arrival(i) => {
+                    if self.arrivals[i].kind != MessageKind::Request {
+                        recorder.push(Direction::ServerToClient, &self.arrivals[i].message);
+                        continue;
+                    }
+                    let label = match labels.get(&i) {
+                        Some(&entry) if entries[entry].kind() == MessageKind::Request => {
+                            entries[entry].id().cloned().unwrap_or(Value::Null)
+                        }
+                        _ => self.new_server_label(),
+                    };
+                    let message = relabel(self.arrivals[i].message.clone(), Some(&label));
+                    recorder.push(Direction::ServerToClient, &message);
+                }
+            }
+        }
+        recorder.finish().ok()
+    }
+
+    /// Why the server ended, for messages about an early close: waits briefly for the
+    /// server task and names its panic or error.
+    async fn close_reason(&mut self) -> String {
+        if self.server_outcome.is_none() {
+            if let Some(task) = self.server.as_mut() {
+                if let Ok(joined) = tokio::time::timeout(Duration::from_millis(200), task).await {
+                    self.server = None;
+                    self.server_outcome = Some(joined.map_err(join_error).and_then(|r| r));
+                }
+            }
+        }
+        match &self.server_outcome {
+            Some(Err(why)) => format!("; {why}"),
+            _ => String::new(),
+        }
+    }
+
+    fn new_server_label(&mut self) -> Value {
+        loop {
+            self.new_server_labels += 1;
+            let label = json!(format!("<SERVER_REQUEST_ID:{}>", self.new_server_labels));
+            let taken = self.fixture.entries().iter().any(|e| {
+                e.direction() == Direction::ServerToClient
+                    && e.id().is_some_and(|id| crate::json::json_eq(id, &label))
+            });
+            if !taken {
+                return label;
+            }
+        }
+    }
+
+    /// Closes the server's input and waits for it to end.
+    async fn shutdown(&mut self) {
+        let _ = self.writer.shutdown().await;
+        if let Some(task) = self.server.take() {
+            match tokio::time::timeout(self.timeout, task).await {
+                Ok(joined) => {
+                    self.server_outcome = Some(joined.map_err(join_error).and_then(|r| r))
+                }
+                Err(_) => self.fail(Mismatch::new(
+                    MismatchKind::ServerFailure,
+                    None,
+                    format!(
+                        "the server did not stop within {} after its input was closed \
+                         (an MCP server ends when its input closes)",
+                        ms(self.timeout)
+                    ),
+                )),
+            }
+        }
+        let already = self.mismatches.iter().any(|m| {
+            m.kind == MismatchKind::ServerFailure && m.summary.contains("closed the connection")
+        });
+        if let Some(Err(why)) = self.server_outcome.clone() {
+            if !already {
+                self.fail(Mismatch::new(MismatchKind::ServerFailure, None, why));
+            }
+        }
+    }
+}
+
+/// A response as the reader handed it over: written canonically without a tree (see
+/// `fast.rs`), or parsed.
+enum Response {
+    Fast(FastResponse),
+    Tree(Value),
+}
+
+impl Response {
+    fn int_id(&self) -> Option<i64> {
+        match self {
+            Response::Fast(fast) => Some(fast.id),
+            Response::Tree(message) => message.get("id").and_then(Value::as_i64),
+        }
+    }
+
+    /// The message as a tree. A fast-path response's canonical text is already normalized
+    /// (the fast path only takes messages the rules leave unchanged).
+    fn into_tree(self) -> Value {
+        match self {
+            Response::Fast(fast) => {
+                serde_json::from_str(&fast.text).expect("the fast path writes JSON")
+            }
+            Response::Tree(message) => message,
+        }
+    }
+}
+
+/// Does the server message `line` (a response with any integer id, or a notification)
+/// match fixture entry `entry`? The driver's comparison of one message outside a session:
+/// the fast path for a response, else parse, normalize and compare. For the benchmarks.
+pub(crate) fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
+    let expected = Expected::new(std::slice::from_ref(entry), rules);
+    if entry.kind() == MessageKind::Response {
+        if let Some(paths) = rules.defaults_only() {
+            if let Some(fast) = crate::fast::response(line, paths.as_ref()) {
+                if expected.matches_text(0, &fast) {
+                    return true;
+                }
+            }
+        }
+    }
+    let Ok(mut actual) = serde_json::from_str::<Value>(line) else {
+        return false;
+    };
+    rules.normalize_server(&mut actual);
+    expected.matches(0, &actual, entry.id())
+}
+
+/// A map keyed by entry indexes or live ids: small integers need no SipHash.
+pub(crate) type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
+type IntSet<K> = HashSet<K, BuildHasherDefault<IntHasher>>;
+
+/// The multiply-rotate hash of rustc's `FxHasher`, for integer keys.
+#[derive(Default)]
+pub(crate) struct IntHasher(u64);
+
+impl std::hash::Hasher for IntHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// Lets the other ready tasks (the reader, the server) run once before this one goes on.
+/// Unlike `tokio::task::yield_now`, which waits for the runtime to poll its I/O and timer
+/// driver (a system call), it only requeues the task: the pipe is in-process, and the
+/// tasks it wakes are ready at once.
+async fn let_others_run() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            std::task::Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await
+}
+
+fn join_error(e: tokio::task::JoinError) -> String {
+    match e.try_into_panic() {
+        Ok(payload) => {
+            let text = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a non-string payload".into());
+            format!("the server panicked: {text}")
+        }
+        Err(e) => format!("the server task was cancelled: {e}"),
+    }
+}
+
+/// `message` with its `id` set to `id` (a fixture label), when it has one.
+fn relabel(mut message: Value, id: Option<&Value>) -> Value {
+    if let (Some(slot), Some(id)) = (message.get_mut("id"), id) {
+        *slot = id.clone();
+    }
+    message
+}
+
+fn describe(entry: &Entry) -> String {
+    match entry.kind() {
+        MessageKind::Response => format!(
+            "response {}",
+            entry.id().map(|v| v.to_string()).unwrap_or_default()
+        ),
+        MessageKind::Request => format!("request `{}`", entry.method().unwrap_or("?")),
+        MessageKind::Notification => format!("`{}`", entry.method().unwrap_or("?")),
+    }
+}
+
+fn describe_request(entry: &Entry) -> String {
+    format!(
+        "`{}` (line {})",
+        entry.method().unwrap_or("?"),
+        entry.line()
+    )
+}
+
+fn describe_message(message: &Value) -> String {
+    match (
+        message.get("method").and_then(Value::as_str),
+        message.get("id"),
+    ) {
+        (Some(method), Some(_)) => format!("request `{method}`"),
+        (Some(method), None) => format!("`{method}`"),
+        (None, Some(id)) => format!("response {id}"),
+        (None, None) => "a message".into(),
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{} ms", d.as_millis())
+}
+
+/// The client request entries a later client `notifications/cancelled` names by label.
+fn cancelled_requests(fixture: &Fixture) -> IntSet<usize> {
+    let entries = fixture.entries();
+    entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            e.direction() == Direction::ClientToServer
+                && e.method() == Some("notifications/cancelled")
+        })
+        .filter_map(|(i, _)| causal::cancelled_request(entries, i))
+        .collect()
+}

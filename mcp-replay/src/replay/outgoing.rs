@@ -1,0 +1,358 @@
+//! What the harness sends: a fixture's client message with live ids, the session's
+//! identity and the server's `requestState` filled in, written as one flushed line.
+
+use super::{describe, describe_request, ms, Driver, MODERN_PROTOCOL};
+use crate::fast::HEAD;
+use crate::fixture::{Direction, Entry, Fixture, MessageKind};
+use crate::json::json_eq;
+use crate::report::{Mismatch, MismatchKind};
+use crate::transport::write_line;
+use serde_json::{json, Value};
+use tokio::io::AsyncWrite;
+
+impl<W: AsyncWrite + Unpin> Driver<'_, W> {
+    /// Sends fixture entry `index`, ids substituted with live ones.
+    pub(super) async fn send(&mut self, index: usize) {
+        let fixture = self.fixture;
+        let entry = &fixture.entries()[index];
+        self.seq += 1;
+        let live =
+            (entry.kind() == MessageKind::Request).then(|| self.ledger.send(index, self.seq));
+        if let Some(recording) = &mut self.recording {
+            let mut recorded = entry.message();
+            self.rules.normalize_client(&mut recorded);
+            recording.push((self.seq, super::Rec::Client(recorded)));
+        }
+        self.trace.sent(entry, live);
+        let what = || format!("{} (fixture line {})", describe(entry), entry.line());
+        let mut bytes = std::mem::take(&mut self.out);
+        if self.verbatim(entry, live, &mut bytes) {
+            self.write_bytes(bytes, Some(entry.line()), what).await;
+            return;
+        }
+        self.out = bytes;
+        let mut message = entry.message();
+        match entry.kind() {
+            MessageKind::Request => {
+                if let Some(live) = live {
+                    message["id"] = json!(live);
+                }
+            }
+            MessageKind::Response => {
+                let request = entry
+                    .answers()
+                    .expect("responses are correlated at parse time");
+                match self.server_live.get(&request) {
+                    Some(live) => message["id"] = live.clone(),
+                    // The server request never came: that is already a finding.
+                    None => return,
+                }
+                self.answer_with_handler(index, request, &mut message);
+            }
+            MessageKind::Notification => {
+                if entry.method() == Some("notifications/cancelled") {
+                    self.cancel(index, &mut message);
+                }
+            }
+        }
+        if let Some(state) = message
+            .get_mut("params")
+            .and_then(|p| p.get_mut("requestState"))
+        {
+            if state
+                .as_str()
+                .is_some_and(|s| s.starts_with("<REQUEST_STATE"))
+            {
+                if let Some(live) = &self.last_request_state {
+                    *state = live.clone();
+                }
+            }
+        }
+        if self.modern && entry.kind() == MessageKind::Request {
+            add_identity_meta(&mut message);
+        }
+        self.fill_identity(&mut message);
+        self.write(&message, Some(entry.line()), what).await;
+    }
+
+    /// Puts the line to send for `entry` into `out` straight from the fixture's text, with
+    /// the live id spliced in for a request, when nothing else in it is to be replaced:
+    /// `false` (and `out` unusable) when the message must be parsed and edited instead.
+    fn verbatim(&self, entry: &Entry, live: Option<i64>, out: &mut Vec<u8>) -> bool {
+        /// What `send` fills in place of a placeholder.
+        const FILLED: [&str; 4] = [
+            "<REQUEST_STATE",
+            "<CLIENT_INFO>",
+            "<CLIENT_CAPABILITIES>",
+            "<PROTOCOL_VERSION>",
+        ];
+        let text = entry.text();
+        let plain = match entry.kind() {
+            MessageKind::Request => !self.modern,
+            MessageKind::Notification => entry.method() != Some("notifications/cancelled"),
+            MessageKind::Response => false,
+        };
+        if !plain
+            || text
+                .match_indices('<')
+                .any(|(i, _)| FILLED.iter().any(|p| text[i..].starts_with(p)))
+        {
+            return false;
+        }
+        out.clear();
+        let Some(live) = live else {
+            out.extend_from_slice(text.as_bytes());
+            return true;
+        };
+        let Some(rest) = text
+            .strip_prefix(HEAD)
+            .and_then(|rest| strip_json(rest, entry.id().unwrap_or(&Value::Null)))
+        else {
+            return false;
+        };
+        use std::io::Write as _;
+        out.extend_from_slice(HEAD.as_bytes());
+        let _ = write!(out, "{live}");
+        out.extend_from_slice(rest.as_bytes());
+        true
+    }
+
+    /// A client `notifications/cancelled` names the request by its fixture label: send the
+    /// live id, and stop waiting for that request's answer (a server may still answer a
+    /// cancelled request; such an answer is ignored unless the fixture expects one).
+    fn cancel(&mut self, index: usize, message: &mut Value) {
+        let Some(target) = super::causal::cancelled_request(self.fixture.entries(), index) else {
+            return;
+        };
+        let Some(live) = self.ledger.live(target) else {
+            return;
+        };
+        message["params"]["requestId"] = json!(live);
+        if !self.response_of_request.contains_key(&target) {
+            self.ledger.give_up(live);
+        }
+    }
+
+    /// With a caller-supplied handler, the handler answers a server request instead of
+    /// the recording; a different answer is a finding.
+    fn answer_with_handler(&mut self, index: usize, request: usize, message: &mut Value) {
+        let Some(handler) = self.fixture.server_request_handler() else {
+            return;
+        };
+        let Some(actual_request) = self.server_request_seen.get(&request) else {
+            return;
+        };
+        let Some(answer) = handler.call(actual_request) else {
+            return;
+        };
+        let entry = &self.fixture.entries()[index];
+        let mut recorded = entry.message();
+        self.rules.normalize_client(&mut recorded);
+        let mut ours = json!({"jsonrpc": "2.0", "id": entry.id().cloned().unwrap_or(Value::Null), "result": answer});
+        self.rules.normalize_client(&mut ours);
+        if !json_eq(&recorded, &ours) {
+            self.fail(
+                Mismatch::new(
+                    MismatchKind::Result,
+                    Some(entry.line()),
+                    format!(
+                        "the handler answered {} differently from the recording",
+                        describe_request(&self.fixture.entries()[request])
+                    ),
+                )
+                .compare(&recorded, &ours),
+            );
+        }
+        message["result"] = ours["result"].take();
+        message.as_object_mut().map(|m| m.remove("error"));
+    }
+
+    /// The harness's own identity where a recorded client message has the
+    /// `client-identity` placeholders (`<CLIENT_INFO>`, `<PROTOCOL_VERSION>`,
+    /// `<CLIENT_CAPABILITIES>`).
+    fn fill_identity(&self, message: &mut Value) {
+        let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) else {
+            return;
+        };
+        let fill = |v: &mut Value, this: &Self| {
+            *v = match v.as_str() {
+                Some("<CLIENT_INFO>") => this.client_info(),
+                Some("<PROTOCOL_VERSION>") => json!(this.protocol()),
+                Some("<CLIENT_CAPABILITIES>") => this.client_capabilities(),
+                _ => return,
+            }
+        };
+        for key in ["clientInfo", "protocolVersion", "capabilities"] {
+            if let Some(v) = params.get_mut(key) {
+                fill(v, self);
+            }
+        }
+        if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+            for (key, _) in crate::normalize::IDENTITY_META {
+                if let Some(v) = meta.get_mut(key) {
+                    fill(v, self);
+                }
+            }
+        }
+    }
+
+    /// The protocol version the harness speaks: the header's, else the era's default.
+    pub(super) fn protocol(&self) -> &str {
+        self.fixture.protocol().unwrap_or(if self.modern {
+            MODERN_PROTOCOL
+        } else {
+            super::DEFAULT_PROTOCOL
+        })
+    }
+
+    pub(super) fn client_info(&self) -> Value {
+        json!({"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")})
+    }
+
+    /// Declares what the fixture's server requests need (`sampling`, `elicitation`, `roots`).
+    pub(super) fn client_capabilities(&self) -> Value {
+        let mut capabilities = serde_json::Map::new();
+        for entry in self.fixture.entries() {
+            if entry.direction() == Direction::ServerToClient
+                && entry.kind() == MessageKind::Request
+            {
+                let capability = match entry.method() {
+                    Some("sampling/createMessage") => "sampling",
+                    Some("elicitation/create") => "elicitation",
+                    Some("roots/list") => "roots",
+                    _ => continue,
+                };
+                capabilities.insert(capability.into(), json!({}));
+            }
+        }
+        Value::Object(capabilities)
+    }
+
+    /// Refuses a server request the fixture does not expect (JSON-RPC error -32601), so
+    /// that a server waiting for its answer does not hang.
+    pub(super) async fn refuse(&mut self, request: &Value) {
+        let refusal = json!({
+            "jsonrpc": "2.0",
+            "id": request["id"],
+            "error": {"code": -32601, "message": "mcp-replay: the fixture does not expect this request"}
+        });
+        self.write(&refusal, None, || {
+            format!("the refusal of {}", super::describe_message(request))
+        })
+        .await;
+    }
+
+    /// Writes one message as its own flushed line, bounded by the timeout. `what` names
+    /// the message in a finding (built only on failure).
+    pub(super) async fn write(
+        &mut self,
+        message: &Value,
+        line: Option<usize>,
+        what: impl FnOnce() -> String,
+    ) -> bool {
+        let mut bytes = std::mem::take(&mut self.out);
+        bytes.clear();
+        serde_json::to_writer(&mut bytes, message).expect("a JSON value always serializes");
+        self.write_bytes(bytes, line, what).await
+    }
+
+    /// Writes one line (`bytes`, without its newline) and flushes it; `bytes` is kept for
+    /// reuse.
+    async fn write_bytes(
+        &mut self,
+        mut bytes: Vec<u8>,
+        line: Option<usize>,
+        what: impl FnOnce() -> String,
+    ) -> bool {
+        let written =
+            tokio::time::timeout(self.timeout, write_line(&mut self.writer, &mut bytes)).await;
+        self.out = bytes;
+        let error = match written {
+            Ok(Ok(())) => return true,
+            Ok(Err(e)) => Some(e),
+            Err(_elapsed) => None,
+        };
+        let what = what();
+        match error {
+            Some(e) => {
+                let why = self.close_reason().await;
+                self.abort(Mismatch::new(
+                    MismatchKind::ServerFailure,
+                    line,
+                    format!("could not send {what}: the server closed its input ({e}){why}"),
+                ));
+            }
+            None => self.abort(Mismatch::new(
+                MismatchKind::Timeout,
+                line,
+                format!("the server did not read {what} within {}", ms(self.timeout)),
+            )),
+        }
+        false
+    }
+}
+
+/// `text` without the canonical JSON of `value` at its start, if it starts with that.
+pub(crate) fn strip_json<'t>(text: &'t str, value: &Value) -> Option<&'t str> {
+    match value {
+        Value::String(s) if !crate::json::needs_escape(s) => text
+            .strip_prefix('"')?
+            .strip_prefix(s.as_str())?
+            .strip_prefix('"'),
+        other => {
+            let mut token = String::new();
+            crate::json::write_canonical(&mut token, other);
+            text.strip_prefix(token.as_str())
+        }
+    }
+}
+
+/// Is this fixture in the stateless era: its header names 2026-07-28 or later, or its first
+/// client message is `server/discover`, or its requests carry the era's `_meta` identity.
+pub(crate) fn is_modern(fixture: &Fixture) -> bool {
+    if let Some(p) = fixture.protocol() {
+        return p >= MODERN_PROTOCOL;
+    }
+    let mut client = fixture
+        .entries()
+        .iter()
+        .filter(|e| e.direction() == Direction::ClientToServer);
+    let falls_back = fixture
+        .entries()
+        .iter()
+        .any(|e| e.direction() == Direction::ClientToServer && e.method() == Some("initialize"));
+    match client.next() {
+        // A discover probe followed by `initialize` is a legacy session (the server refused it).
+        Some(first) if first.method() == Some("server/discover") => !falls_back,
+        Some(first) if first.method() == Some("initialize") => false,
+        Some(first) => {
+            first
+                .text()
+                .contains("io.modelcontextprotocol/protocolVersion")
+                && first
+                    .message()
+                    .pointer("/params/_meta")
+                    .and_then(Value::as_object)
+                    .is_some_and(|m| m.contains_key("io.modelcontextprotocol/protocolVersion"))
+        }
+        None => false,
+    }
+}
+
+/// Adds the stateless era's identity keys a hand-written request omits, as placeholders
+/// that [`Driver::fill_identity`] then fills.
+fn add_identity_meta(message: &mut Value) {
+    let Some(obj) = message.as_object_mut() else {
+        return;
+    };
+    let params = obj.entry("params").or_insert_with(|| json!({}));
+    let Some(params) = params.as_object_mut() else {
+        return;
+    };
+    let meta = params.entry("_meta").or_insert_with(|| json!({}));
+    if let Some(meta) = meta.as_object_mut() {
+        for (key, placeholder) in crate::normalize::IDENTITY_META {
+            meta.entry(key).or_insert_with(|| json!(placeholder));
+        }
+    }
+}

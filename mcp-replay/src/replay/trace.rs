@@ -1,0 +1,96 @@
+//! `MCP_REPLAY_TRACE=1` (or [`Fixture::with_trace`](crate::Fixture::with_trace), or the
+//! command's `--trace`): every live message as it passes, with the milliseconds since the
+//! replay started, its direction, its method or id, and the fixture line it matched or why
+//! not. Written to stderr, so `cargo test` shows it for a failing test only.
+
+use crate::fixture::{Entry, MessageKind};
+use serde_json::Value;
+use std::fmt::Display;
+use tokio::time::Instant;
+
+/// The environment variable that turns the trace on (`1`, `true`, `yes`).
+pub(crate) const TRACE_ENV: &str = "MCP_REPLAY_TRACE";
+
+/// Is the trace asked for by the environment?
+pub(crate) fn from_env() -> bool {
+    std::env::var(TRACE_ENV)
+        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
+}
+
+/// The trace of one replay; does nothing (and builds no text) when off.
+pub(crate) struct Trace {
+    on: bool,
+    start: Instant,
+    source: String,
+}
+
+impl Trace {
+    pub fn new(on: bool, source: &str) -> Trace {
+        if on {
+            eprintln!("mcp-replay trace: {source}");
+        }
+        Trace {
+            on,
+            start: Instant::now(),
+            source: source.to_owned(),
+        }
+    }
+
+    pub fn on(&self) -> bool {
+        self.on
+    }
+
+    /// One line: the time, then `what`.
+    pub fn line(&self, what: impl Display) {
+        if self.on {
+            let ms = self.start.elapsed().as_secs_f64() * 1000.0;
+            eprintln!("  {ms:9.1} ms  {what}");
+        }
+    }
+
+    /// A fixture message sent, with its live id.
+    pub fn sent(&self, entry: &Entry, live: Option<i64>) {
+        if !self.on {
+            return;
+        }
+        let id = live.map(|l| format!(" id {l}")).unwrap_or_default();
+        let what = match entry.kind() {
+            MessageKind::Response => format!("response to server request {}", label(entry.id())),
+            _ => format!("`{}`{id}", entry.method().unwrap_or("?")),
+        };
+        self.line(format_args!("-> {what} (line {})", entry.line()));
+    }
+
+    /// A server message received, and what became of it.
+    pub fn received(&self, message: &Value, verdict: impl Display) {
+        if self.on {
+            self.line(format_args!("<- {}: {verdict}", describe(message)));
+        }
+    }
+
+    /// The end of the replay.
+    pub fn end(&self, findings: usize) {
+        if self.on {
+            self.line(format_args!(
+                "end of {}: {findings} finding(s)",
+                self.source
+            ));
+        }
+    }
+}
+
+fn label(id: Option<&Value>) -> String {
+    id.map(Value::to_string).unwrap_or_default()
+}
+
+fn describe(message: &Value) -> String {
+    match (
+        message.get("method").and_then(Value::as_str),
+        message.get("id"),
+    ) {
+        (Some(method), Some(id)) => format!("request `{method}` id {id}"),
+        (Some(method), None) => format!("`{method}`"),
+        (None, Some(id)) => format!("response {id}"),
+        (None, None) => "a message".into(),
+    }
+}
