@@ -43,6 +43,9 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use trace::Trace;
 
+/// Where a request carries its progress token.
+const TOKEN: &str = "/params/_meta/progressToken";
+
 /// The protocol version of the session setup the harness performs for fixtures that start
 /// without a handshake, unless the header names another.
 pub const DEFAULT_PROTOCOL: &str = "2025-11-25";
@@ -856,8 +859,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let entries = self.fixture.entries();
         let method = message["method"].as_str().unwrap_or_default().to_owned();
         let index = self.arrivals.len();
+        let mut message = message;
         let (group, fixed) = if kind == MessageKind::Request {
-            let want = self.match_server_request(&method, &message);
+            let want = self.match_server_request(&method, &mut message);
             match want {
                 Some(w) => {
                     let entry = self.model.wants[w].entry;
@@ -920,7 +924,11 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
 
     /// The expected server request an arriving one is: the first not yet matched of its
     /// method that it equals, else the first of its method.
-    fn match_server_request(&self, method: &str, message: &Value) -> Option<usize> {
+    ///
+    /// A progress token in the request's `_meta` is the server's own choice, like its id:
+    /// it is compared as the entry's label, and `message` keeps the label of the entry it
+    /// was matched with.
+    fn match_server_request(&self, method: &str, message: &mut Value) -> Option<usize> {
         let entries = self.fixture.entries();
         let candidates = || {
             self.model.wants.iter().enumerate().filter(|(w, want)| {
@@ -929,13 +937,28 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     && entries[want.entry].method() == Some(method)
             })
         };
-        candidates()
-            .find(|(_, want)| {
-                self.expected
-                    .matches(want.entry, message, entries[want.entry].id())
-            })
+        let has_token = message.pointer(TOKEN).is_some();
+        let as_labelled = |entry: usize, message: &Value| -> Option<Value> {
+            let label = self.expected.message(entry).pointer(TOKEN)?;
+            let mut labelled = message.clone();
+            *labelled.pointer_mut(TOKEN)? = label.clone();
+            Some(labelled)
+        };
+        let equal = |entry: usize| match has_token.then(|| as_labelled(entry, message)).flatten() {
+            Some(labelled) => self.expected.matches(entry, &labelled, entries[entry].id()),
+            None => self.expected.matches(entry, message, entries[entry].id()),
+        };
+        let w = candidates()
+            .find(|(_, want)| equal(want.entry))
             .or_else(|| candidates().next())
-            .map(|(w, _)| w)
+            .map(|(w, _)| w)?;
+        if let Some(labelled) = has_token
+            .then(|| as_labelled(self.model.wants[w].entry, message))
+            .flatten()
+        {
+            *message = labelled;
+        }
+        Some(w)
     }
 
     fn record(&mut self, seq: u64, rec: Rec<'f>) {
