@@ -352,6 +352,7 @@ impl ServerHandler for DemoServer {
     }
 }
 
+pub mod jitter;
 pub mod protocol_server;
 #[cfg(test)]
 mod raw_client;
