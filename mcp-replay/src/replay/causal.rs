@@ -39,6 +39,11 @@ pub(crate) struct Wanted {
     pub group: usize,
     /// The client request entry it is tied to, if any.
     pub tie: Option<usize>,
+    /// Tied by the request's progress token: it cannot come after the request's response.
+    /// A message tied only because its request alone was in flight may have been the
+    /// server's own (a log after the client answered its `roots/list`): it keeps its
+    /// request's order while it runs, and is matched anywhere else too.
+    pub hard: bool,
 }
 
 /// The fixture's expected server messages, their groups, and what to assign arrivals by.
@@ -103,11 +108,11 @@ impl<'f> Model<'f> {
                 }
                 (Direction::ServerToClient, _) => {
                     let method = entry.method().unwrap_or_default();
-                    let tie = if unordered(method)
+                    let (tie, hard) = if unordered(method)
                         || unsolicited(method)
                         || entry.kind() == MessageKind::Request
                     {
-                        None
+                        (None, false)
                     } else {
                         model.tie(entry, &in_flight, &answered_since)
                     };
@@ -131,6 +136,7 @@ impl<'f> Model<'f> {
                         entry: i,
                         group,
                         tie,
+                        hard,
                     });
                 }
             }
@@ -138,8 +144,14 @@ impl<'f> Model<'f> {
         model
     }
 
-    /// The client request a message recorded now is tied to, if any.
-    fn tie(&self, entry: &Entry, in_flight: &[usize], answered_since: &[usize]) -> Option<usize> {
+    /// The client request a message recorded now is tied to, if any, and whether by its
+    /// progress token.
+    fn tie(
+        &self,
+        entry: &Entry,
+        in_flight: &[usize],
+        answered_since: &[usize],
+    ) -> (Option<usize>, bool) {
         if entry.method() == Some("notifications/progress") {
             if let Some(token) = progress_token(entry, "/params/progressToken") {
                 let owner = in_flight.iter().copied().find(|q| {
@@ -148,13 +160,13 @@ impl<'f> Model<'f> {
                         .is_some_and(|t| json_eq(t, &token))
                 });
                 if owner.is_some() {
-                    return owner;
+                    return (owner, true);
                 }
             }
         }
         match in_flight {
-            [only] if !answered_since.contains(only) => Some(*only),
-            _ => None,
+            [only] if !answered_since.contains(only) => (Some(*only), false),
+            _ => (None, false),
         }
     }
 
@@ -229,11 +241,6 @@ impl<'f> Model<'f> {
         }
         (candidates.first().copied(), None)
     }
-
-    /// Is `want` unsolicited (it may still come until the session ends)?
-    pub fn is_unsolicited(&self, want: usize) -> bool {
-        self.wants[want].tie.is_none()
-    }
 }
 
 /// The progress token at `pointer` of `entry`'s message, if it has one.
@@ -260,7 +267,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn model_of(lines: &[(&str, Value)], header: &str) -> Vec<(usize, Option<usize>, usize)> {
+    /// `(entry, (tied to, by token), group)` of a want.
+    type Row = (usize, Option<(usize, bool)>, usize);
+
+    fn model_of(lines: &[(&str, Value)], header: &str) -> Vec<Row> {
         let mut text = String::from(header);
         for (direction, message) in lines {
             text.push_str(&json!({"direction": direction, "message": message}).to_string());
@@ -268,12 +278,10 @@ mod tests {
         }
         let fixture = Fixture::parse(&text).unwrap();
         let model = Model::new(&fixture, &Rules::default());
-        let offset = fixture.entries()[0].line() - 1;
-        let _ = offset;
         model
             .wants
             .iter()
-            .map(|w| (w.entry, w.tie, w.group))
+            .map(|w| (w.entry, w.tie.map(|t| (t, w.hard)), w.group))
             .collect()
     }
 
@@ -317,7 +325,7 @@ mod tests {
             ],
             "",
         );
-        assert_eq!(wants, [(1, Some(0), 0), (2, Some(0), 0)]);
+        assert_eq!(wants, [(1, Some((0, true)), 0), (2, Some((0, false)), 0)]);
     }
 
     #[test]
@@ -340,7 +348,7 @@ mod tests {
             "",
         );
         // The log could be either request's: it is unsolicited.
-        assert_eq!(wants, [(2, Some(1), 0), (3, None, 1)]);
+        assert_eq!(wants, [(2, Some((1, true)), 0), (3, None, 1)]);
     }
 
     #[test]
@@ -376,11 +384,11 @@ mod tests {
         assert_eq!(
             wants,
             [
-                (1, Some(0), 0),
+                (1, Some((0, true)), 0),
                 (2, None, 1),
                 (4, None, 2),
                 (5, None, 3),
-                (6, Some(0), 0)
+                (6, Some((0, true)), 0)
             ]
         );
     }
@@ -397,6 +405,9 @@ mod tests {
             ],
             "{\"mcp_replay\":1,\"strict_order\":true,\"unordered\":[\"notifications/resources/updated\"]}\n",
         );
-        assert_eq!(wants, [(1, Some(0), 0), (2, None, 0), (3, None, 1)]);
+        assert_eq!(
+            wants,
+            [(1, Some((0, false)), 0), (2, None, 0), (3, None, 1)]
+        );
     }
 }

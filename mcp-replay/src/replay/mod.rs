@@ -86,8 +86,12 @@ enum Awaited {
     Response(usize),
     /// The answer to a request the fixture has no response line for: `(live, entry)`.
     Answer(i64, usize),
-    /// An expected server request or unsolicited notification (a want).
+    /// An expected server request or unsolicited notification (a want); or one tied to a
+    /// request, which stops being awaited when that request is answered.
     Want(usize),
+    /// A want tied to a request only because that request alone ran when it was recorded:
+    /// after the last client message, it is awaited until it or a stand-in came.
+    Loose(usize),
 }
 
 /// Runs one replay over a reader/writer pair connected to the server.
@@ -325,9 +329,13 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             }
         }
         if !self.aborted {
-            let mut end: Vec<Awaited> = (0..self.model.wants.len())
-                .filter(|&w| self.model.is_unsolicited(w))
-                .map(Awaited::Want)
+            let wants = &self.model.wants;
+            let mut end: Vec<Awaited> = (0..wants.len())
+                .filter_map(|w| match wants[w] {
+                    causal::Wanted { tie: None, .. } => Some(Awaited::Want(w)),
+                    causal::Wanted { hard: false, .. } => Some(Awaited::Loose(w)),
+                    _ => None,
+                })
                 .chain(
                     self.response_of_request
                         .values()
@@ -409,24 +417,29 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 .ledger
                 .get(live)
                 .is_none_or(|sent| sent.answered.is_some() || sent.given_up),
-            Awaited::Want(w) => self.claimed[w] || self.given_up[w] || self.settled(w),
+            Awaited::Want(w) => {
+                self.claimed[w] || self.given_up[w] || self.span_closed(w) || self.stood_in(w)
+            }
+            Awaited::Loose(w) => self.claimed[w] || self.given_up[w] || self.stood_in(w),
         }
     }
 
-    /// Can want `w`, tied to a request, no longer come (its request was answered), or did
-    /// a message of its method stand in for it (one that differs: a finding, not a wait)?
-    fn settled(&self, w: usize) -> bool {
+    /// Was want `w` tied to a request that was answered (so it can no longer come)?
+    fn span_closed(&self, w: usize) -> bool {
+        self.model.wants[w].tie.is_some_and(|request| {
+            self.ledger
+                .live(request)
+                .and_then(|live| self.ledger.get(live))
+                .is_none_or(|sent| sent.answered.is_some() || sent.given_up)
+        })
+    }
+
+    /// Did a message of want `w`'s method, taken into its group, stand in for it (one that
+    /// differs: a finding, not a reason to wait)? Only for wants tied to a request.
+    fn stood_in(&self, w: usize) -> bool {
         let want = self.model.wants[w];
-        let Some(request) = want.tie else {
+        if want.tie.is_none() {
             return false;
-        };
-        let closed = self
-            .ledger
-            .live(request)
-            .and_then(|live| self.ledger.get(live))
-            .is_none_or(|sent| sent.answered.is_some() || sent.given_up);
-        if closed {
-            return true;
         }
         let entries = self.fixture.entries();
         let method = entries[want.entry].method();
@@ -515,7 +528,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     ));
                 }
                 // Reported as missing by the alignment.
-                Awaited::Want(w) => self.given_up[w] = true,
+                Awaited::Want(w) | Awaited::Loose(w) => self.given_up[w] = true,
             }
         }
         self.trace.line(format_args!(
@@ -555,7 +568,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     describe_request(&entries[e]),
                     entries[e].line()
                 ),
-                Awaited::Want(w) => {
+                Awaited::Want(w) | Awaited::Loose(w) => {
                     let e = self.model.wants[w].entry;
                     format!("{} (line {})", describe(&entries[e]), entries[e].line())
                 }
@@ -564,7 +577,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let line = awaited.first().map(|a| match *a {
             Awaited::Response(r) => entries[r].line(),
             Awaited::Answer(_, e) => entries[e].line(),
-            Awaited::Want(w) => entries[self.model.wants[w].entry].line(),
+            Awaited::Want(w) | Awaited::Loose(w) => entries[self.model.wants[w].entry].line(),
         });
         self.abort(Mismatch::new(
             MismatchKind::ServerFailure,
@@ -891,13 +904,33 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             let token = message.pointer("/params/progressToken");
             let in_flight = self.ledger.in_flight().map(|(_, entry)| entry);
             let (model, expected, claimed) = (&self.model, &self.expected, &mut self.claimed);
-            let (group, claim) = model.assign(&method, token, in_flight, |group| {
+            let (mut group, mut claim) = model.assign(&method, token, in_flight, |group| {
                 let w = model.members[group].iter().copied().find(|&w| {
                     !claimed[w] && expected.matches(model.wants[w].entry, &message, None)
                 })?;
                 claimed[w] = true;
                 Some(w)
             });
+            if claim.is_none() {
+                // The server's own message, recorded while one request ran: it may come
+                // after that request too.
+                let ledger = &self.ledger;
+                claim = (0..model.wants.len()).find(|&w| {
+                    let want = model.wants[w];
+                    !claimed[w]
+                        && !want.hard
+                        && want.tie.is_some_and(|q| {
+                            ledger.live(q).is_some_and(|live| {
+                                ledger.get(live).is_some_and(|s| s.answered.is_some())
+                            })
+                        })
+                        && expected.matches(want.entry, &message, None)
+                });
+                if let Some(w) = claim {
+                    claimed[w] = true;
+                    group = None;
+                }
+            }
             if self.trace.on() {
                 let verdict = match (group, claim) {
                     (_, Some(w)) => {
@@ -1001,6 +1034,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 method: entries[w.entry].method().unwrap_or_default(),
                 kind: entries[w.entry].kind(),
                 span: w.tie.map_or(Span::SESSION, |q| self.ledger.span(q)),
+                hard: w.hard,
             })
             .collect();
         let gots: Vec<align::Got> = self
@@ -1087,7 +1121,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let actual = relabel(arrival.message.clone(), e.id());
         let expected = self.expected.message(entry);
         Some(match pair.how {
-            How::Equal => return None,
+            How::Equal | How::Elsewhere => return None,
             How::Params => Mismatch::new(
                 MismatchKind::Params,
                 Some(e.line()),
