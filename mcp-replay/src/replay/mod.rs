@@ -18,6 +18,8 @@
 mod align;
 mod causal;
 mod expected;
+#[cfg(test)]
+mod interleavings;
 mod ledger;
 mod outgoing;
 pub(crate) mod trace;
@@ -342,6 +344,11 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         .map(|&r| Awaited::Response(r)),
                 )
                 .collect();
+            end.sort_unstable_by_key(|a| match *a {
+                Awaited::Response(e) => e,
+                Awaited::Want(w) | Awaited::Loose(w) => self.model.wants[w].entry,
+                Awaited::Answer(_, e) => e,
+            });
             self.wait(&mut end, true, true).await;
             // Let the reader hand over what the server already wrote, then take it all.
             for _ in 0..4 {
@@ -370,7 +377,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     async fn wait(&mut self, awaited: &mut Vec<Awaited>, unanswered: bool, last: bool) {
         let deadline = Instant::now() + self.timeout;
         loop {
-            self.stand_in_anomalies(awaited);
+            self.stand_in_anomalies(awaited, false);
             awaited.retain(|a| !self.arrived(*a));
             if unanswered {
                 let open: Vec<Awaited> = self
@@ -393,6 +400,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 return;
             }
             if !self.receive(deadline).await {
+                self.stand_in_anomalies(awaited, true);
+                awaited.retain(|a| !self.arrived(*a));
                 self.timed_out(awaited, last);
                 awaited.clear();
                 return;
@@ -457,16 +466,29 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     }
 
     /// Responses with an id that fits no request stand, in order, for the awaited
-    /// responses that did not come: an *id* finding each.
-    fn stand_in_anomalies(&mut self, awaited: &[Awaited]) {
+    /// responses that did not come (an *id* finding each): once they are all that is
+    /// still awaited, or (`force`) when the wait is over.
+    fn stand_in_anomalies(&mut self, awaited: &[Awaited], force: bool) {
         if self.anomalies.is_empty() {
             return;
         }
-        let entries = self.fixture.entries();
+        let mut missing: Vec<usize> = Vec::new();
         for &a in awaited {
-            let Awaited::Response(r) = a else { continue };
-            if self.arrived(a) || self.anomalies.is_empty() {
-                continue;
+            match a {
+                Awaited::Response(r) if !self.arrived(a) => missing.push(r),
+                Awaited::Response(_) => {}
+                other if !force && !self.arrived(other) => return,
+                _ => {}
+            }
+        }
+        if missing.is_empty() || (!force && self.anomalies.len() < missing.len()) {
+            return;
+        }
+        missing.sort_unstable();
+        let entries = self.fixture.entries();
+        for r in missing {
+            if self.anomalies.is_empty() {
+                break;
             }
             let (_, message) = self.anomalies.remove(0);
             let request = entries[r].answers().expect("correlated at parse time");
