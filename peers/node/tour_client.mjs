@@ -7,10 +7,12 @@
 // same "everything" tour of @modelcontextprotocol/server-everything (calls chosen from its
 // source to answer without clocks, randomness or environment).
 //
-//   roots        one root, file:///tmp/mcp-replay-tour (name "tour")
+//   roots        one root, file:///srv/mcp-replay-tour (name "tour"), made up and outside /tmp,
+//                the home and the workspace, which the recorder would turn into placeholders
+//                (see tour_client.py)
 //   sampling     always a fixed assistant text from model "tour-model", stopReason "endTurn"
 //   elicitation  accepts: each field with a default gets it, each other required field a
-//                value from its type (answerForm)
+//                value from its type, keys sorted (answerForm)
 //
 // Every event is one compact JSON line on stdout ("initialize", "result", "progress", "log",
 // "notification", "server-request"). Exit status 0 on success; 1 on any error (to stderr):
@@ -25,7 +27,7 @@ import {
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
-const ROOT = { uri: "file:///tmp/mcp-replay-tour", name: "tour" };
+const ROOT = { uri: "file:///srv/mcp-replay-tour", name: "tour" };
 const SAMPLED_TEXT = "A fixed answer from the tour client's pretend model.";
 const DOC = "demo://resource/static/document/extension.md";
 
@@ -77,7 +79,9 @@ function answerForm(schema) {
     else if (prop.type === "boolean") content[name] = true;
     else throw new Error(`cannot answer elicitation field ${name} of type ${prop.type}`);
   }
-  return content;
+  // Keys sorted: a fixture stores the answer with sorted keys and a replay sends it so, and
+  // server-everything echoes the content with JSON.stringify, in the order it was sent.
+  return Object.fromEntries(Object.entries(content).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function parseArgs(argv) {

@@ -6,11 +6,14 @@ Usage:
 Unlike client.py it declares what desktop clients declare, each answered with
 fixed values so a session is reproducible:
 
-    roots        one root, file:///tmp/mcp-replay-tour (name "tour")
+    roots        one root, file:///srv/mcp-replay-tour (name "tour"). Not under /tmp, the home
+                 or the workspace: the recorder would write such a path as file://<TMP>/...
+                 in the client's roots/list answer too, and a replay sends that placeholder
+                 as it is, which a strict server (pydantic's FileUrl) rejects
     sampling     always {"role":"assistant","content":{"type":"text","text":FIXED},"model":"tour-model",
                  "stopReason":"endTurn"}
     elicitation  accepts, filling each field that has a default with it and each other
-                 required field from its type (see answer_form)
+                 required field from its type, keys sorted (see answer_form)
     logging      prints every notifications/message
     progress     a callback on the long-running tool call
 
@@ -47,7 +50,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
 CLIENT_INFO = types.Implementation(name="mcp-replay-tour-client", version="1.0.0")
-ROOT = types.Root(uri="file:///tmp/mcp-replay-tour", name="tour")
+ROOT = types.Root(uri="file:///srv/mcp-replay-tour", name="tour")  # made up; see the docstring
 SAMPLED_TEXT = "A fixed answer from the tour client's pretend model."
 SAMPLING_MODEL = "tour-model"
 
@@ -141,7 +144,9 @@ def answer_form(schema: dict[str, Any]) -> dict[str, Any]:
                 content[name] = True
             else:
                 raise ClientFailure(f"cannot answer elicitation field {name!r} of type {kind!r}")
-    return content
+    # Keys sorted: a fixture stores the answer with sorted keys and a replay sends it so, and
+    # server-everything echoes the content with JSON.stringify, in the order it was sent.
+    return dict(sorted(content.items()))
 
 
 class ClientFailure(Exception):
