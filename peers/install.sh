@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs mcp-replay's external test peers into project folders (nothing global):
-#   peers/node/node_modules   @modelcontextprotocol/server-everything (from package-lock.json, npm ci)
+#   peers/node/node_modules   @modelcontextprotocol/server-everything and @modelcontextprotocol/sdk
+#                             (from package-lock.json, npm ci)
 #   peers/python/.venv        mcp (Python SDK) pinned by requirements.txt, constrained by requirements.lock
 # Idempotent; runs from any cwd; needs only the npm and PyPI registries.
 set -euo pipefail
@@ -25,6 +26,16 @@ node -e '
   if (!fs.existsSync(entry)) { console.error("missing entry " + entry); process.exit(1); }
   console.log("    ok: " + p.name + "@" + p.version + " -> " + entry);
 ' "$EVERYTHING"
+# The TypeScript SDK, a direct dependency for tour_client.mjs (imported as the client imports it).
+(cd "$NODE_DIR" && node --input-type=module -e '
+  import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+  import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+  import { readFileSync } from "fs";
+  const p = JSON.parse(readFileSync("node_modules/@modelcontextprotocol/sdk/package.json", "utf8"));
+  if (typeof Client !== "function" || typeof StdioClientTransport !== "function") process.exit(1);
+  console.log("    ok: " + p.name + "@" + p.version);
+')
+node --check "$NODE_DIR/tour_client.mjs"
 
 echo "==> python peer: venv in $VENV"
 if [ ! -x "$VENV/bin/python" ]; then
@@ -40,8 +51,12 @@ from mcp.client.stdio import stdio_client
 from mcp.server.mcpserver import MCPServer
 print("    ok: mcp==" + m.version("mcp") + " in " + sys.prefix)
 '
+"$VENV/bin/python" -m py_compile "$PY_DIR/tour_client.py" "$PY_DIR/tour_server.py"
 
 echo "==> peers installed"
 echo "    node server:   node $EVERYTHING/dist/index.js stdio"
 echo "    python server: $VENV/bin/python $PY_DIR/server.py [--variant changed]"
 echo "    python client: $VENV/bin/python $PY_DIR/client.py -- <server command...>"
+echo "    tour server:   $VENV/bin/python $PY_DIR/tour_server.py"
+echo "    tour clients:  $VENV/bin/python $PY_DIR/tour_client.py --tour everything|python -- <server command...>"
+echo "                   node $NODE_DIR/tour_client.mjs --tour everything -- <server command...>"

@@ -89,6 +89,10 @@ pub fn peer_server(which: &str) -> Option<tokio::process::Command> {
             root.join("python/.venv/bin/python"),
             vec![root.join("python/server.py")],
         ),
+        "tour" => (
+            root.join("python/.venv/bin/python"),
+            vec![root.join("python/tour_server.py")],
+        ),
         "python-changed" => (
             root.join("python/.venv/bin/python"),
             vec![
