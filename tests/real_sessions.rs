@@ -28,8 +28,10 @@ async fn replay_repeatedly(name: &str, peer: &str) {
         let Some(mut command) = peer_server(peer) else {
             return;
         };
+        // The trace of every run goes to the captured output: shown for a failing test.
         let report = Fixture::load(&path)
             .unwrap()
+            .with_trace(true)
             .replay(move |t| async move { serve_command(t, &mut command).await })
             .await;
         if !report.is_ok() {
@@ -57,4 +59,90 @@ async fn server_everything_with_the_typescript_sdk_client() {
 #[tokio::test]
 async fn the_python_tour_server_with_the_python_sdk_client() {
     replay_repeatedly("python_server_python_client", "tour").await;
+}
+
+/// The lines of `tests/fixtures/real/{name}.jsonl`.
+fn lines_of(name: &str) -> Vec<String> {
+    let path = format!(
+        "{}/tests/fixtures/real/{name}.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `lines` with the lines for which `pick` holds taken out and put back, in their order,
+/// before the first remaining line for which `before` holds (at the end if none does).
+fn moved(
+    lines: &[String],
+    pick: impl Fn(&str) -> bool,
+    before: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let (picked, mut rest): (Vec<String>, Vec<String>) =
+        lines.iter().cloned().partition(|l| pick(l));
+    assert!(!picked.is_empty(), "nothing to move");
+    let at = rest.iter().position(|l| before(l)).unwrap_or(rest.len());
+    rest.splice(at..at, picked);
+    rest
+}
+
+/// server-everything sends its own `roots/list` 350 ms after `notifications/initialized`,
+/// and `list_changed` notifications as it registers tools. Wherever a recording happened
+/// to catch them (at the start, inside the long-running tool's progress stream, at the
+/// end), the replay against the unchanged server is green.
+#[tokio::test]
+async fn server_everything_replays_wherever_its_own_messages_were_recorded() {
+    let lines = lines_of("everything_python_client");
+    let roots = |l: &str| {
+        l.contains("\"roots/list\"") || l.contains("\"roots\":[{") || l.contains("Roots updated")
+    };
+    let list_changed = |l: &str| l.contains("notifications/tools/list_changed");
+    let progress = |n: u32| {
+        move |l: &str| {
+            l.contains("notifications/progress") && l.contains(&format!("\"progress\":{n},"))
+        }
+    };
+    let variants = [
+        (
+            "roots/list at the start",
+            moved(&lines, roots, |l| l.contains("\"tools/list\"")),
+        ),
+        (
+            "roots/list between two progress notifications",
+            moved(&lines, roots, progress(3)),
+        ),
+        ("roots/list at the end", moved(&lines, roots, |_| false)),
+        (
+            "list_changed at the end",
+            moved(&lines, list_changed, |_| false),
+        ),
+        (
+            "list_changed before the handshake's end",
+            moved(&lines, list_changed, |l| {
+                l.contains("notifications/initialized")
+            }),
+        ),
+    ];
+    let mut failed = Vec::new();
+    for (what, variant) in variants {
+        let text = variant.join("\n") + "\n";
+        for run in 1..=4 {
+            let Some(mut command) = peer_server("everything") else {
+                return;
+            };
+            let report = Fixture::parse_named(&text, what)
+                .unwrap()
+                .with_trace(true)
+                .replay(move |t| async move { serve_command(t, &mut command).await })
+                .await;
+            if !report.is_ok() {
+                eprintln!("{what}: run {run} failed:\n{report}\n");
+                failed.push((what, run));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "failed: {failed:?}; reports above");
 }

@@ -56,12 +56,15 @@ Usage: mcp-replay replay [OPTIONS] FIXTURE... -- SERVER COMMAND...
 Prints each fixture's report and a closing line `N passed, M failed`; exits 0 only if all pass.
 
 Options:
-      --timeout MS      how long to wait for each window of server messages (default: the
+      --timeout MS      how long to wait for each message the replay needs (default: the
                         fixture header's timeout_ms, else 5000)
       --protocol V      replay in protocol era V (e.g. 2026-07-28)
       --update          re-record the fixtures' server messages (also MCP_FIXTURE_UPDATE=1;
                         MCP_FIXTURE_UPDATE=new writes FIXTURE.new instead)
       --rules FILE      extra normalization rules (mcp-replay.rules.json format)
+      --trace           print every live message to stderr as it passes: milliseconds since
+                        the start, direction, method or id, the fixture line it matched or why
+                        not (also MCP_REPLAY_TRACE=1)
   -h, --help            this help
 ";
 
@@ -309,7 +312,7 @@ impl Args {
 }
 
 async fn replay(args: Args) -> Result<ExitCode, Fatal> {
-    args.only_flags(&["--update"])?;
+    args.only_flags(&["--update", "--trace"])?;
     if args.positional.is_empty() {
         return Err(Fatal(
             "give at least one fixture (see `mcp-replay replay --help`)".into(),
@@ -370,6 +373,9 @@ async fn replay_one(
     }
     if mode == UpdateMode::No {
         fixture = fixture.without_recording();
+    }
+    if args.flag("--trace") {
+        fixture = fixture.with_trace(true);
     }
     let rules = args.rules(path.parent()).map_err(|Fatal(m)| m)?;
     let mut command = args.server_command().map_err(|Fatal(m)| m)?;
