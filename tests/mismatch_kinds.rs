@@ -209,7 +209,7 @@ async fn an_extra_notification_is_unexpected() {
     let report = replay_work(|r| {
         vec![
             progress(),
-            notification("notifications/tools/list_changed", json!({})),
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#.to_owned(),
             log("half"),
             done(r),
         ]
@@ -303,7 +303,7 @@ async fn all_findings_are_collected_before_failing_once() {
         vec![
             log("half"),
             progress(),
-            notification("notifications/tools/list_changed", json!({})),
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#.to_owned(),
             result(r, json!({"content": []})),
         ]
     })
@@ -327,4 +327,129 @@ async fn all_findings_are_collected_before_failing_once() {
         text.ends_with("MCP_FIXTURE_UPDATE=1 cargo test <test name>"),
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn two_equal_logs_where_progress_then_log_was_expected_are_one_method_finding() {
+    // Paired as a diff pairs them: the second log is the expected one, the first stands
+    // where the progress notification was expected. No order finding the server never made.
+    let report = replay_work(|r| vec![log("half"), log("half"), done(r)]).await;
+    assert_eq!(kinds(&report), [MismatchKind::Method], "{report}");
+    assert_eq!(report.mismatches()[0].line(), Some(2));
+}
+
+#[tokio::test]
+async fn a_missing_progress_notification_is_reported_without_waiting_for_the_timeout() {
+    // The progress notification can only come before its request's response: once the
+    // response is there, it is missing. A replay that waited for it would take the timeout.
+    let timeout = Duration::from_secs(30);
+    let started = Instant::now();
+    let report = work_fixture()
+        .with_timeout(timeout)
+        .replay(move |transport| scripted(transport, |r| vec![log("half"), done(r)]))
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::Missing], "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .contains("while `tools/call` (line 1) ran"),
+        "{report}"
+    );
+    assert!(
+        started.elapsed() < timeout / 2,
+        "waited {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_progress_notification_after_the_response_is_late() {
+    let fixture = fixture(&[
+        (
+            "client->server",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/call", "params": {"name": "work", "_meta": {"progressToken": "t"}}}),
+        ),
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "t", "progress": 1}}),
+        ),
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"content": [{"type": "text", "text": "done"}]}}),
+        ),
+    ]);
+    let report = fixture
+        .replay(|transport| scripted(transport, |r| vec![done(r), progress()]))
+        .await;
+    assert_eq!(
+        kinds(&report),
+        [MismatchKind::NotificationOrder],
+        "{report}"
+    );
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .contains("arrived after the response to `tools/call` (line 1)"),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn a_servers_own_message_may_come_before_or_after_where_it_was_recorded() {
+    // A list_changed recorded in the middle of a request's work, sent by the server at
+    // another moment: no finding, wherever it lands.
+    let fixture = fixture(&[
+        (
+            "client->server",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/call", "params": {"name": "work"}}),
+        ),
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "t", "progress": 1}}),
+        ),
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        ),
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"content": [{"type": "text", "text": "done"}]}}),
+        ),
+        (
+            "client->server",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "ping"}),
+        ),
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {}}),
+        ),
+    ]);
+    let early: fn(&Value) -> Vec<String> = |r| {
+        if r["method"] == "tools/call" {
+            vec![
+                r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#.to_owned(),
+                progress(),
+                done(r),
+            ]
+        } else {
+            vec![result(r, json!({}))]
+        }
+    };
+    let late: fn(&Value) -> Vec<String> = |r| {
+        if r["method"] == "tools/call" {
+            vec![progress(), done(r)]
+        } else {
+            vec![
+                result(r, json!({})),
+                r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#.to_owned(),
+            ]
+        }
+    };
+    for script in [early, late] {
+        let report = fixture
+            .clone()
+            .replay(move |transport| scripted(transport, script))
+            .await;
+        assert!(report.is_ok(), "{report}");
+    }
 }

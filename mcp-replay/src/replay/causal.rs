@@ -2,11 +2,13 @@
 //! when it may arrive and whose order it shares (its *group*); and, for each arrival, which
 //! group it is taken into. The rules, with examples, are in `docs/fixture-format.md`.
 //!
-//! - A message **tied to a client request** may arrive while that request runs: from the
-//!   request until its response, across the client's answers to server requests. It is
-//!   tied when it carries the request's progress token, or when it was recorded while that
-//!   request alone was in flight and the client had answered no server request since.
-//!   A request's messages keep their order among themselves.
+//! - A message **tied to a client request** keeps its order among that request's messages
+//!   while the request runs (from the request to its response, across the client's answers
+//!   to server requests). Progress is tied to the request whose token it carries (else to
+//!   the one request in flight), and may come only while it runs. Another notification is
+//!   tied when it was recorded while one request alone was in flight and the client had
+//!   answered no server request since; as it may have been the server's own (a log after
+//!   the client answered its `roots/list`), it is also matched after the request ends.
 //! - Any other message is **unsolicited**: `list_changed`, `resources/updated`, the
 //!   server's own requests, a log the server sends on its own schedule. It may arrive
 //!   anywhere in the session, and keeps its order only among messages of its own method.
@@ -152,17 +154,20 @@ impl<'f> Model<'f> {
         in_flight: &[usize],
         answered_since: &[usize],
     ) -> (Option<usize>, bool) {
+        // Progress is always a request's: by its token, else the one request in flight.
         if entry.method() == Some("notifications/progress") {
-            if let Some(token) = progress_token(entry, "/params/progressToken") {
-                let owner = in_flight.iter().copied().find(|q| {
+            let token = progress_token(entry, "/params/progressToken");
+            let owner = token.and_then(|token| {
+                in_flight.iter().copied().find(|q| {
                     self.token_of_request
                         .get(q)
                         .is_some_and(|t| json_eq(t, &token))
-                });
-                if owner.is_some() {
-                    return (owner, true);
-                }
-            }
+                })
+            });
+            return match (owner, in_flight) {
+                (Some(q), _) | (None, &[q]) => (Some(q), true),
+                _ => (None, false),
+            };
         }
         match in_flight {
             [only] if !answered_since.contains(only) => (Some(*only), false),
