@@ -315,7 +315,7 @@ impl Fixture {
         self.header.as_ref()?.get("protocol")?.as_str()
     }
 
-    /// The methods the header lets arrive in any order within their window (`"unordered"`).
+    /// The methods the header lets arrive anywhere, in any order (`"unordered"`).
     pub fn unordered(&self) -> impl Iterator<Item = &str> {
         self.header
             .as_ref()
@@ -406,7 +406,7 @@ impl Fixture {
         Ok(())
     }
 
-    /// How long the replay waits for each window of server messages: the header's
+    /// How long the replay waits for each message it needs: the header's
     /// `timeout_ms`, or what [`with_timeout`](Fixture::with_timeout) set, or 5 seconds.
     pub fn timeout(&self) -> Duration {
         self.timeout.unwrap_or(crate::DEFAULT_TIMEOUT)

@@ -103,7 +103,7 @@ pub use update::{write_fixture, UpdateMode, Written, UPDATE_ENV};
 use std::future::Future;
 use std::time::Duration;
 
-/// How long a replay waits for each window of server messages unless the fixture header,
+/// How long a replay waits for each message it needs unless the fixture header,
 /// the attribute's `timeout_ms` or [`Fixture::with_timeout`] says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 

@@ -183,8 +183,8 @@ impl Rules {
         self
     }
 
-    /// Lets notifications (or server requests) of `method` arrive in any order within
-    /// their window; everything else stays strict.
+    /// Lets notifications (or server requests) of `method` arrive anywhere in the session,
+    /// in any order; everything else keeps the order the server promises.
     pub fn unordered(mut self, method: &str) -> Rules {
         if !self.unordered.iter().any(|m| m == method) {
             self.unordered.push(method.to_owned());

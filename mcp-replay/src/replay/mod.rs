@@ -851,25 +851,21 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 return;
             }
         }
+        self.trace.line(format_args!(
+            "<- response {live}: line {}, compared",
+            entries[r].line()
+        ));
         let actual = relabel(response.into_tree(), entries[r].id());
-        let equal = self.compare_response(r, &actual);
-        self.trace.received(
-            &actual,
-            format_args!(
-                "line {}{}",
-                entries[r].line(),
-                if equal { " (equal)" } else { " (differs)" }
-            ),
-        );
+        self.compare_response(r, &actual);
         self.record(seq, Rec::Server(actual));
     }
 
     /// A *result* finding when the response that answers expected response entry `r`
-    /// (its id already the fixture's label) differs from it; `true` when equal.
-    fn compare_response(&mut self, r: usize, actual: &Value) -> bool {
+    /// (its id already the fixture's label) differs from it.
+    fn compare_response(&mut self, r: usize, actual: &Value) {
         let entries = self.fixture.entries();
         if self.expected.matches(r, actual, None) {
-            return true;
+            return;
         }
         let request = entries[r]
             .answers()
@@ -884,7 +880,6 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         )
         .compare(self.expected.message(r), actual);
         self.fail(m);
-        false
     }
 
     /// A notification or server request: taken into its group; a server request is
