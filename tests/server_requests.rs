@@ -91,3 +91,41 @@ async fn an_unexpected_server_request_is_refused_so_the_server_does_not_hang() {
         .await;
     assert_eq!(kinds(&report), [MismatchKind::Unexpected], "{report}");
 }
+
+#[tokio::test]
+async fn a_recorded_answer_naming_a_temp_folder_is_sent_with_this_machines_folder() {
+    // The client answered `roots/list` with a folder under the temp directory; the
+    // recording says `<TMP>`, and the server under test must get a real path back (it
+    // may validate it as a URI). Its result names the path, normalized to `<TMP>` again.
+    let fixture = fixture(&[
+        (
+            "client->server",
+            json!({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "roots"}}),
+        ),
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "id": 0, "method": "roots/list"}),
+        ),
+        (
+            "client->server",
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"roots": [{"uri": "file://<TMP>/project", "name": "project"}]}}),
+        ),
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"content": [{"type": "text", "text": "file://<TMP>/project"}]}}),
+        ),
+    ]);
+    let report = fixture
+        .replay(move |t| {
+            scripted(t, move |m| {
+                if m["method"] == "tools/call" {
+                    return vec![json!({"jsonrpc": "2.0", "id": 0, "method": "roots/list"}).to_string()];
+                }
+                let uri = m["result"]["roots"][0]["uri"].as_str().unwrap_or_default();
+                assert!(!uri.contains('<'), "the server got a placeholder: {uri}");
+                vec![json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": uri}]}}).to_string()]
+            })
+        })
+        .await;
+    assert!(report.is_ok(), "{report}");
+}

@@ -115,6 +115,21 @@ impl Paths {
         self.prefixes.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
     }
 
+    /// The placeholders of `s` (`<WORKSPACE>`, `<HOME>`, `<TMP>`) written back as this
+    /// machine's folders: what a client message recorded elsewhere names here.
+    pub(crate) fn expand<'a>(&self, s: &'a str) -> Cow<'a, str> {
+        let mut out: Cow<'a, str> = Cow::Borrowed(s);
+        for placeholder in ["<WORKSPACE>", "<HOME>", "<TMP>"] {
+            if !out.contains(placeholder) {
+                continue;
+            }
+            if let Some((folder, _)) = self.prefixes.iter().find(|(_, p)| *p == placeholder) {
+                out = Cow::Owned(out.replace(placeholder, folder));
+            }
+        }
+        out
+    }
+
     fn replace<'a>(&self, s: &'a str) -> Cow<'a, str> {
         let mut out: Cow<'a, str> = Cow::Borrowed(s);
         for (prefix, placeholder) in &self.prefixes {
@@ -309,6 +324,18 @@ mod should {
 
     fn paths() -> Paths {
         Paths::example()
+    }
+
+    #[test]
+    fn write_folder_placeholders_back_as_this_machines_folders() {
+        let p = paths();
+        assert_eq!(
+            p.expand("file://<TMP>/x and <HOME>/.config, <WORKSPACE>/src"),
+            "file:///tmp/x and /home/ada/.config, /home/ada/work/proj/src"
+        );
+        assert!(matches!(p.expand("<REQUEST_ID> /usr"), Cow::Borrowed(_)));
+        // Back and forth is the identity on what the rule replaces.
+        assert_eq!(p.replace(&p.expand("<TMP>/a/b")), "<TMP>/a/b");
     }
 
     fn server(v: Value) -> Value {

@@ -225,6 +225,23 @@ impl Rules {
 
     /// For the replay's fast path: `Some(folders)` when only the default rules apply
     /// (`Some(None)` when none do), `None` when there are rules of the user's.
+    /// Writes the folder placeholders of a client message (`<WORKSPACE>`, `<HOME>`, `<TMP>`)
+    /// back as this machine's folders before it is sent: a client that answered
+    /// `roots/list` with `file:///tmp/project` recorded `file://<TMP>/project`, and the
+    /// server under test must get a real path.
+    pub(crate) fn expand_paths(&self, message: &mut Value) {
+        match message {
+            Value::String(s) => {
+                if let std::borrow::Cow::Owned(expanded) = self.paths.expand(s) {
+                    *s = expanded;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| self.expand_paths(v)),
+            Value::Object(map) => map.values_mut().for_each(|v| self.expand_paths(v)),
+            _ => {}
+        }
+    }
+
     pub(crate) fn defaults_only(&self) -> Option<Option<Paths>> {
         self.user
             .is_empty()

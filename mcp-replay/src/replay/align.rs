@@ -116,49 +116,117 @@ pub(crate) fn align(
     gots: &[Got<'_>],
     equal: impl Fn(usize, usize) -> bool,
 ) -> Alignment {
-    let mut pair_of_want: Vec<Option<Pair>> = vec![None; wants.len()];
-    let mut used = vec![false; gots.len()];
+    let mut pairing = Pairing {
+        pair_of_want: vec![None; wants.len()],
+        used: vec![false; gots.len()],
+    };
     for (g, got) in gots.iter().enumerate() {
         if let Some(w) = got.fixed {
             let how = if equal(w, g) { How::Equal } else { How::Params };
-            pair_of_want[w] = Some(Pair {
+            pairing.add(Pair {
                 want: w,
                 got: g,
                 how,
             });
-            used[g] = true;
         }
     }
-    for (group, info) in groups.iter().enumerate() {
-        let ws: Vec<usize> = (0..wants.len())
-            .filter(|&w| wants[w].group == group && pair_of_want[w].is_none())
-            .collect();
-        let gs: Vec<usize> = (0..gots.len())
-            .filter(|&g| gots[g].group == Some(group) && !used[g])
-            .collect();
-        let mut pairs = Vec::new();
-        if !info.ordered {
-            pair_equal(&ws, &gs, &mut pairs, &equal, &mut |_, _| true);
-        }
-        let ws_left: Vec<usize> = ws.iter().copied().filter(|w| !paired(&pairs, *w)).collect();
-        let gs_left: Vec<usize> = gs.iter().copied().filter(|g| !taken(&pairs, *g)).collect();
-        diff(&ws_left, &gs_left, wants, gots, &equal, &mut pairs);
-        // Equal ones the ordered alignment could not pair: they came in another order.
-        let ws_left: Vec<usize> = ws.iter().copied().filter(|w| !paired(&pairs, *w)).collect();
-        let gs_left: Vec<usize> = gs.iter().copied().filter(|g| !taken(&pairs, *g)).collect();
-        pair_equal(&ws_left, &gs_left, &mut pairs, &equal, &mut |_, _| true);
-        for p in pairs {
-            pair_of_want[p.want] = Some(p);
-            used[p.got] = true;
+    let mut members: Vec<(Vec<usize>, Vec<usize>)> = vec![Default::default(); groups.len()];
+    for (w, want) in wants.iter().enumerate() {
+        if pairing.pair_of_want[w].is_none() {
+            members[want.group].0.push(w);
         }
     }
-    // Across groups: what is left.
-    let ws: Vec<usize> = (0..wants.len())
-        .filter(|&w| pair_of_want[w].is_none())
-        .collect();
-    let gs: Vec<usize> = (0..gots.len()).filter(|&g| !used[g]).collect();
+    for (g, got) in gots.iter().enumerate() {
+        if let (Some(group), false) = (got.group, pairing.used[g]) {
+            members[group].1.push(g);
+        }
+    }
+    for (info, (ws, gs)) in groups.iter().zip(&members) {
+        for pair in align_group(*info, ws, gs, wants, gots, &equal) {
+            pairing.add(pair);
+        }
+    }
+    for pair in pair_leftovers(&pairing, wants, gots, &equal) {
+        pairing.add(pair);
+    }
+    pairing.finish(groups, wants, gots)
+}
+
+/// The pairs decided so far.
+struct Pairing {
+    pair_of_want: Vec<Option<Pair>>,
+    used: Vec<bool>,
+}
+
+impl Pairing {
+    fn add(&mut self, pair: Pair) {
+        self.pair_of_want[pair.want] = Some(pair);
+        self.used[pair.got] = true;
+    }
+
+    fn finish(self, groups: &[GroupInfo], wants: &[Want<'_>], gots: &[Got<'_>]) -> Alignment {
+        let mut out = Alignment::default();
+        for (w, pair) in self.pair_of_want.iter().enumerate() {
+            match pair {
+                Some(p) => out.pairs.push(*p),
+                None => out.missing.push(w),
+            }
+        }
+        out.unexpected = (0..gots.len()).filter(|&g| !self.used[g]).collect();
+        let mut ordered: Vec<Vec<Pair>> = vec![Vec::new(); groups.len()];
+        for p in &out.pairs {
+            let group = wants[p.want].group;
+            if groups[group].ordered && matches!(p.how, How::Equal | How::Params) {
+                ordered[group].push(*p);
+            }
+        }
+        out.disorders = ordered
+            .into_iter()
+            .filter(|pairs| {
+                pairs
+                    .windows(2)
+                    .any(|w| gots[w[0].got].seq > gots[w[1].got].seq)
+            })
+            .collect();
+        out
+    }
+}
+
+/// One group: `ws` and `gs` its unpaired wants and arrivals, in order.
+fn align_group(
+    info: GroupInfo,
+    ws: &[usize],
+    gs: &[usize],
+    wants: &[Want<'_>],
+    gots: &[Got<'_>],
+    equal: &impl Fn(usize, usize) -> bool,
+) -> Vec<Pair> {
     let mut pairs = Vec::new();
-    pair_equal(&ws, &gs, &mut pairs, &equal, &mut |w, g| {
+    if !info.ordered {
+        pair_equal(ws, gs, &mut pairs, equal, &mut |_, _| true);
+    }
+    let (ws_left, gs_left) = unpaired(ws, gs, &pairs);
+    diff(&ws_left, &gs_left, wants, gots, equal, &mut pairs);
+    // Equal ones the ordered alignment could not pair: they came in another order.
+    let (ws_left, gs_left) = unpaired(ws, gs, &pairs);
+    pair_equal(&ws_left, &gs_left, &mut pairs, equal, &mut |_, _| true);
+    pairs
+}
+
+/// Across groups, what is left: equal messages (outside their span: late, or elsewhere),
+/// then a message of the same kind that came in the wanted one's span.
+fn pair_leftovers(
+    pairing: &Pairing,
+    wants: &[Want<'_>],
+    gots: &[Got<'_>],
+    equal: &impl Fn(usize, usize) -> bool,
+) -> Vec<Pair> {
+    let ws: Vec<usize> = (0..wants.len())
+        .filter(|&w| pairing.pair_of_want[w].is_none())
+        .collect();
+    let gs: Vec<usize> = (0..gots.len()).filter(|&g| !pairing.used[g]).collect();
+    let mut pairs = Vec::new();
+    pair_equal(&ws, &gs, &mut pairs, equal, &mut |w, g| {
         wants[w].span.contains(gots[g].seq)
     });
     for p in &mut pairs {
@@ -170,9 +238,8 @@ pub(crate) fn align(
             };
         }
     }
-    let ws: Vec<usize> = ws.into_iter().filter(|w| !paired(&pairs, *w)).collect();
-    let mut gs: Vec<usize> = gs.into_iter().filter(|g| !taken(&pairs, *g)).collect();
-    for &w in &ws {
+    let (ws, mut gs) = unpaired(&ws, &gs, &pairs);
+    for w in ws {
         let want = &wants[w];
         let fits = |g: &usize| gots[*g].kind == want.kind && want.span.contains(gots[*g].seq);
         let found = gs
@@ -193,45 +260,25 @@ pub(crate) fn align(
             });
         }
     }
-    for p in pairs {
-        pair_of_want[p.want] = Some(p);
-        used[p.got] = true;
-    }
+    pairs
+}
 
-    let mut out = Alignment::default();
-    for (w, pair) in pair_of_want.iter().enumerate() {
-        match pair {
-            Some(p) => out.pairs.push(*p),
-            None => out.missing.push(w),
-        }
-    }
-    out.unexpected = (0..gots.len()).filter(|&g| !used[g]).collect();
-    for (group, info) in groups.iter().enumerate() {
-        if !info.ordered {
-            continue;
-        }
-        let in_order: Vec<Pair> = out
-            .pairs
-            .iter()
+/// Those of `ws` and `gs` that no pair of `pairs` takes.
+fn unpaired(ws: &[usize], gs: &[usize], pairs: &[Pair]) -> (Vec<usize>, Vec<usize>) {
+    let mut want_taken: Vec<usize> = pairs.iter().map(|p| p.want).collect();
+    let mut got_taken: Vec<usize> = pairs.iter().map(|p| p.got).collect();
+    want_taken.sort_unstable();
+    got_taken.sort_unstable();
+    (
+        ws.iter()
             .copied()
-            .filter(|p| wants[p.want].group == group && matches!(p.how, How::Equal | How::Params))
-            .collect();
-        if in_order
-            .windows(2)
-            .any(|w| gots[w[0].got].seq > gots[w[1].got].seq)
-        {
-            out.disorders.push(in_order);
-        }
-    }
-    out
-}
-
-fn paired(pairs: &[Pair], w: usize) -> bool {
-    pairs.iter().any(|p| p.want == w)
-}
-
-fn taken(pairs: &[Pair], g: usize) -> bool {
-    pairs.iter().any(|p| p.got == g)
+            .filter(|w| want_taken.binary_search(w).is_err())
+            .collect(),
+        gs.iter()
+            .copied()
+            .filter(|g| got_taken.binary_search(g).is_err())
+            .collect(),
+    )
 }
 
 /// Pairs each of `ws` (in order) with the first of `gs` it equals and `allowed` lets it take.

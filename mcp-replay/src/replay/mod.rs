@@ -636,8 +636,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             return;
         }
         let deadline = Instant::now() + self.timeout;
-        let mut setup: Option<Result<(), Value>> = None;
-        while setup.is_none() {
+        let outcome = loop {
             if self.closed.is_some() {
                 let why = self.close_reason().await;
                 self.abort(Mismatch::new(
@@ -647,41 +646,23 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 ));
                 return;
             }
-            let event = match self.next_event(deadline).await {
-                Some(event) => event,
-                None => {
-                    self.abort(Mismatch::new(
-                        MismatchKind::Timeout,
-                        None,
-                        format!("no response to {what} within {}", ms(self.timeout)),
-                    ));
-                    return;
-                }
+            let Some(event) = self.next_event(deadline).await else {
+                self.abort(Mismatch::new(
+                    MismatchKind::Timeout,
+                    None,
+                    format!("no response to {what} within {}", ms(self.timeout)),
+                ));
+                return;
             };
-            setup = match event {
-                Incoming::Response(fast) if fast.id == SETUP_ID => Some(if fast.is_error {
-                    Err(serde_json::from_str(&fast.text).expect("the fast path writes JSON"))
-                } else {
-                    Ok(())
-                }),
-                Incoming::Message(message)
-                    if message.get("method").is_none()
-                        && message.get("id").and_then(Value::as_i64) == Some(SETUP_ID) =>
-                {
-                    Some(match message.get("error") {
-                        Some(_) => Err(message),
-                        None => Ok(()),
-                    })
-                }
-                other => {
-                    self.accept(other);
-                    self.flush_pending().await;
-                    None
-                }
-            };
-        }
+            if let Some(outcome) = setup_outcome(&event) {
+                break outcome;
+            }
+            // The server's own messages may come first (a request answered at once).
+            self.accept(event);
+            self.flush_pending().await;
+        };
         self.trace.line("<- response 0 (session setup)");
-        if let Some(Err(response)) = setup {
+        if let Err(response) = outcome {
             self.abort(
                 Mismatch::new(
                     MismatchKind::ServerFailure,
@@ -884,83 +865,13 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
 
     /// A notification or server request: taken into its group; a server request is
     /// answered from the recording (or refused) at once.
-    fn take_other(&mut self, kind: MessageKind, message: Value) {
+    fn take_other(&mut self, kind: MessageKind, mut message: Value) {
         let seq = self.seq;
-        let entries = self.fixture.entries();
-        let method = message["method"].as_str().unwrap_or_default().to_owned();
         let index = self.arrivals.len();
-        let mut message = message;
         let (group, fixed) = if kind == MessageKind::Request {
-            let want = self.match_server_request(&method, &mut message);
-            match want {
-                Some(w) => {
-                    let entry = self.model.wants[w].entry;
-                    self.claimed[w] = true;
-                    self.server_live.insert(entry, message["id"].clone());
-                    self.server_request_seen.insert(entry, message.clone());
-                    if let Some(&answer) = self.answer_of.get(&entry) {
-                        self.pending.push(Pending::Answer(answer));
-                    }
-                    self.trace.received(
-                        &message,
-                        format_args!(
-                            "line {}, answered from line {}",
-                            entries[entry].line(),
-                            self.answer_of.get(&entry).map_or(0, |&a| entries[a].line())
-                        ),
-                    );
-                    (Some(self.model.wants[w].group), Some(w))
-                }
-                None => {
-                    self.trace.received(&message, "not expected: refused");
-                    self.pending.push(Pending::Refuse(message.clone()));
-                    (None, None)
-                }
-            }
+            self.take_server_request(&mut message)
         } else {
-            let token = message.pointer("/params/progressToken");
-            let in_flight = self.ledger.in_flight().map(|(_, entry)| entry);
-            let (model, expected, claimed) = (&self.model, &self.expected, &mut self.claimed);
-            let (mut group, mut claim) = model.assign(&method, token, in_flight, |group| {
-                let w = model.members[group].iter().copied().find(|&w| {
-                    !claimed[w] && expected.matches(model.wants[w].entry, &message, None)
-                })?;
-                claimed[w] = true;
-                Some(w)
-            });
-            if claim.is_none() {
-                // The server's own message, recorded while one request ran: it may come
-                // after that request too.
-                let ledger = &self.ledger;
-                claim = (0..model.wants.len()).find(|&w| {
-                    let want = model.wants[w];
-                    !claimed[w]
-                        && !want.hard
-                        && want.tie.is_some_and(|q| {
-                            ledger.live(q).is_some_and(|live| {
-                                ledger.get(live).is_some_and(|s| s.answered.is_some())
-                            })
-                        })
-                        && expected.matches(want.entry, &message, None)
-                });
-                if let Some(w) = claim {
-                    claimed[w] = true;
-                    group = None;
-                }
-            }
-            if self.trace.on() {
-                let verdict = match (group, claim) {
-                    (_, Some(w)) => {
-                        format!("equals line {}", entries[self.model.wants[w].entry].line())
-                    }
-                    (Some(g), None) => {
-                        format!("not equal to any expected message of its group {g}")
-                    }
-                    (None, None) => "no expected message has its method".to_owned(),
-                };
-                self.trace.received(&message, verdict);
-            }
-            (group, None)
+            (self.take_notification(&message), None)
         };
         self.record(seq, Rec::Arrival(index));
         self.arrivals.push(Arrival {
@@ -970,6 +881,84 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             group,
             fixed,
         });
+    }
+
+    /// A server request: matched with an expected one and answered from the recording, or
+    /// refused. Its group and want.
+    fn take_server_request(&mut self, message: &mut Value) -> (Option<usize>, Option<usize>) {
+        let entries = self.fixture.entries();
+        let method = message["method"].as_str().unwrap_or_default().to_owned();
+        let Some(w) = self.match_server_request(&method, message) else {
+            self.trace.received(message, "not expected: refused");
+            self.pending.push(Pending::Refuse(message.clone()));
+            return (None, None);
+        };
+        let entry = self.model.wants[w].entry;
+        self.claimed[w] = true;
+        self.server_live.insert(entry, message["id"].clone());
+        self.server_request_seen.insert(entry, message.clone());
+        let answer = self.answer_of.get(&entry).copied();
+        if let Some(answer) = answer {
+            self.pending.push(Pending::Answer(answer));
+        }
+        self.trace.received(
+            message,
+            format_args!(
+                "line {}, answered from line {}",
+                entries[entry].line(),
+                answer.map_or(0, |a| entries[a].line())
+            ),
+        );
+        (Some(self.model.wants[w].group), Some(w))
+    }
+
+    /// A notification: taken into its group (`causal::Model::assign`), claiming the
+    /// expected message it equals, if any. Its group.
+    fn take_notification(&mut self, message: &Value) -> Option<usize> {
+        let method = message["method"].as_str().unwrap_or_default();
+        let token = message.pointer("/params/progressToken");
+        let in_flight = self.ledger.in_flight().map(|(_, entry)| entry);
+        let (model, expected, claimed) = (&self.model, &self.expected, &mut self.claimed);
+        let (mut group, mut claim) = model.assign(method, token, in_flight, |group| {
+            let w = model.members[group]
+                .iter()
+                .copied()
+                .find(|&w| !claimed[w] && expected.matches(model.wants[w].entry, message, None))?;
+            claimed[w] = true;
+            Some(w)
+        });
+        if claim.is_none() {
+            // The server's own message, recorded while one request ran: it may come
+            // after that request too.
+            let ledger = &self.ledger;
+            let ended = |q: usize| {
+                ledger
+                    .live(q)
+                    .and_then(|live| ledger.get(live))
+                    .is_some_and(|sent| sent.answered.is_some())
+            };
+            claim = (0..model.wants.len()).find(|&w| {
+                let want = model.wants[w];
+                !claimed[w]
+                    && !want.hard
+                    && want.tie.is_some_and(ended)
+                    && expected.matches(want.entry, message, None)
+            });
+            if let Some(w) = claim {
+                claimed[w] = true;
+                group = None;
+            }
+        }
+        if self.trace.on() {
+            let entries = self.fixture.entries();
+            let verdict = match (group, claim) {
+                (_, Some(w)) => format!("equals line {}", entries[model.wants[w].entry].line()),
+                (Some(g), None) => format!("differs from what its group {g} expects"),
+                (None, None) => "no expected message has its method".to_owned(),
+            };
+            self.trace.received(message, verdict);
+        }
+        group
     }
 
     /// The expected server request an arriving one is: the first not yet matched of its
@@ -1041,6 +1030,61 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     /// Pairs the notifications and server requests that arrived with the expected ones and
     /// reports every difference; then the response order and the unexplained ids.
     fn conclude(&mut self) {
+        let alignment = self.align();
+        let mut findings: Vec<Mismatch> = alignment
+            .pairs
+            .iter()
+            .filter_map(|pair| self.pair_finding(pair))
+            .collect();
+        if !self.aborted {
+            findings.extend(alignment.missing.iter().map(|&w| self.missing(w)));
+        }
+        findings.extend(alignment.unexpected.iter().map(|&g| {
+            let message = &self.arrivals[g].message;
+            Mismatch::new(
+                MismatchKind::Unexpected,
+                None,
+                format!(
+                    "the server sent {} that the fixture does not expect",
+                    describe_message(message)
+                ),
+            )
+            .actual(message)
+        }));
+        findings.extend(alignment.disorders.iter().map(|d| self.disorder(d)));
+        findings.extend(self.response_disorder());
+        findings.extend(
+            std::mem::take(&mut self.anomalies)
+                .into_iter()
+                .map(|(_, message)| {
+                    let why = self.ledger.id_anomaly(&message);
+                    Mismatch::new(
+                        MismatchKind::Id,
+                        None,
+                        format!("a response with id {} ({why})", message["id"]),
+                    )
+                    .actual(&message)
+                }),
+        );
+        for m in findings {
+            self.fail(m);
+        }
+        // Findings in fixture order; those without a line (unexpected messages) last.
+        self.mismatches
+            .sort_by_key(|m| m.line.unwrap_or(usize::MAX));
+        if let Some(recording) = &mut self.recording {
+            recording.sort_by_key(|(seq, _)| *seq);
+        }
+        self.labels = alignment
+            .pairs
+            .iter()
+            .map(|p| (p.got, self.model.wants[p.want].entry))
+            .collect();
+    }
+
+    /// The alignment of the notifications and server requests that arrived with the
+    /// expected ones, each in the span the session gave it.
+    fn align(&self) -> align::Alignment {
         let entries = self.fixture.entries();
         let wants: Vec<align::Want> = self
             .model
@@ -1065,68 +1109,14 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 fixed: a.fixed,
             })
             .collect();
-        let alignment = align::align(&self.model.groups, &wants, &gots, |w, g| {
+        align::align(&self.model.groups, &wants, &gots, |w, g| {
             let entry = self.model.wants[w].entry;
             let label = (gots[g].kind == MessageKind::Request)
                 .then(|| entries[entry].id())
                 .flatten();
             self.expected
                 .matches(entry, &self.arrivals[g].message, label)
-        });
-        let mut findings = Vec::new();
-        for pair in &alignment.pairs {
-            if let Some(m) = self.pair_finding(pair) {
-                findings.push(m);
-            }
-        }
-        if !self.aborted {
-            for &w in &alignment.missing {
-                findings.push(self.missing(w));
-            }
-        }
-        for &g in &alignment.unexpected {
-            let message = &self.arrivals[g].message;
-            findings.push(
-                Mismatch::new(
-                    MismatchKind::Unexpected,
-                    None,
-                    format!(
-                        "the server sent {} that the fixture does not expect",
-                        describe_message(message)
-                    ),
-                )
-                .actual(message),
-            );
-        }
-        for disorder in &alignment.disorders {
-            findings.push(self.disorder(disorder));
-        }
-        findings.extend(self.response_disorder());
-        for (_, message) in std::mem::take(&mut self.anomalies) {
-            let why = self.ledger.id_anomaly(&message);
-            findings.push(
-                Mismatch::new(
-                    MismatchKind::Id,
-                    None,
-                    format!("a response with id {} ({why})", message["id"]),
-                )
-                .actual(&message),
-            );
-        }
-        for m in findings {
-            self.fail(m);
-        }
-        // Findings in fixture order; those without a line (unexpected messages) last.
-        self.mismatches
-            .sort_by_key(|m| m.line.unwrap_or(usize::MAX));
-        if let Some(recording) = &mut self.recording {
-            recording.sort_by_key(|(seq, _)| *seq);
-        }
-        self.labels = alignment
-            .pairs
-            .iter()
-            .map(|p| (p.got, self.model.wants[p.want].entry))
-            .collect();
+        })
     }
 
     /// The finding a pair makes, if any.
@@ -1334,6 +1324,27 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 self.fail(Mismatch::new(MismatchKind::ServerFailure, None, why));
             }
         }
+    }
+}
+
+/// Is `event` the answer to the harness's own `initialize`: `Ok`, or the error response?
+fn setup_outcome(event: &Incoming) -> Option<Result<(), Value>> {
+    match event {
+        Incoming::Response(fast) if fast.id == SETUP_ID => Some(if fast.is_error {
+            Err(serde_json::from_str(&fast.text).expect("the fast path writes JSON"))
+        } else {
+            Ok(())
+        }),
+        Incoming::Message(message)
+            if message.get("method").is_none()
+                && message.get("id").and_then(Value::as_i64) == Some(SETUP_ID) =>
+        {
+            Some(match message.get("error") {
+                Some(_) => Err(message.clone()),
+                None => Ok(()),
+            })
+        }
+        _ => None,
     }
 }
 

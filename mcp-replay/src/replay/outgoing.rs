@@ -72,6 +72,12 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
             add_identity_meta(&mut message);
         }
         self.fill_identity(&mut message);
+        if ["<WORKSPACE>", "<HOME>", "<TMP>"]
+            .iter()
+            .any(|p| entry.text().contains(p))
+        {
+            self.rules.expand_paths(&mut message);
+        }
         self.write(&message, Some(entry.line()), what).await;
     }
 
@@ -80,11 +86,14 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
     /// `false` (and `out` unusable) when the message must be parsed and edited instead.
     fn verbatim(&self, entry: &Entry, live: Option<i64>, out: &mut Vec<u8>) -> bool {
         /// What `send` fills in place of a placeholder.
-        const FILLED: [&str; 4] = [
+        const FILLED: [&str; 7] = [
             "<REQUEST_STATE",
             "<CLIENT_INFO>",
             "<CLIENT_CAPABILITIES>",
             "<PROTOCOL_VERSION>",
+            "<WORKSPACE>",
+            "<HOME>",
+            "<TMP>",
         ];
         let text = entry.text();
         let plain = match entry.kind() {
