@@ -348,41 +348,12 @@ fn diff(
         }
         return;
     }
-    // cost[i][j]: (findings, -equal pairs) of aligning ws[i..] with gs[j..].
-    let width = m + 1;
-    let mut cost = vec![(0u32, 0i32); (n + 1) * width];
-    let mut equal_at = vec![false; n * m];
-    for i in (0..=n).rev() {
-        for j in (0..=m).rev() {
-            let at = i * width + j;
-            cost[at] = if i == n {
-                ((m - j) as u32, 0)
-            } else if j == m {
-                ((n - i) as u32, 0)
-            } else {
-                let eq = equal(ws[i], gs[j]);
-                equal_at[i * m + j] = eq;
-                let (f, e) = cost[(i + 1) * width + j + 1];
-                let pair = if eq { (f, e - 1) } else { (f + 1, e) };
-                let (f, e) = cost[(i + 1) * width + j];
-                let skip_want = (f + 1, e);
-                let (f, e) = cost[i * width + j + 1];
-                let skip_got = (f + 1, e);
-                pair.min(skip_want).min(skip_got)
-            };
-        }
-    }
+    let table = Table::new(ws, gs, equal);
     let (mut i, mut j) = (0, 0);
     while i < n && j < m {
-        let here = cost[i * width + j];
-        let (f, e) = cost[(i + 1) * width + j + 1];
-        let pair = if equal_at[i * m + j] {
-            (f, e - 1)
-        } else {
-            (f + 1, e)
-        };
-        if pair == here {
-            let how = if equal_at[i * m + j] {
+        let here = table.cost(i, j);
+        if table.pair_cost(i, j) == here {
+            let how = if table.equal(i, j) {
                 How::Equal
             } else {
                 how(i, j)
@@ -394,11 +365,73 @@ fn diff(
             });
             i += 1;
             j += 1;
-        } else if (cost[(i + 1) * width + j].0 + 1, cost[(i + 1) * width + j].1) == here {
+        } else if table.skip_cost(i + 1, j) == here {
             i += 1;
         } else {
             j += 1;
         }
+    }
+}
+
+/// The dynamic-programming table of [`diff`]: `cost(i, j)` is (findings, -equal pairs) of
+/// aligning `ws[i..]` with `gs[j..]`, filled from the end.
+struct Table {
+    width: usize,
+    m: usize,
+    cost: Vec<(u32, i32)>,
+    equal: Vec<bool>,
+}
+
+impl Table {
+    fn new(ws: &[usize], gs: &[usize], equal: &impl Fn(usize, usize) -> bool) -> Table {
+        let (n, m) = (ws.len(), gs.len());
+        let width = m + 1;
+        let mut table = Table {
+            width,
+            m,
+            cost: vec![(0, 0); (n + 1) * width],
+            equal: vec![false; n * m],
+        };
+        for i in (0..=n).rev() {
+            for j in (0..=m).rev() {
+                table.cost[i * width + j] = if i == n {
+                    ((m - j) as u32, 0)
+                } else if j == m {
+                    ((n - i) as u32, 0)
+                } else {
+                    table.equal[i * m + j] = equal(ws[i], gs[j]);
+                    table
+                        .pair_cost(i, j)
+                        .min(table.skip_cost(i + 1, j))
+                        .min(table.skip_cost(i, j + 1))
+                };
+            }
+        }
+        table
+    }
+
+    fn cost(&self, i: usize, j: usize) -> (u32, i32) {
+        self.cost[i * self.width + j]
+    }
+
+    fn equal(&self, i: usize, j: usize) -> bool {
+        self.equal[i * self.m + j]
+    }
+
+    /// Pairing `ws[i]` with `gs[j]`, then the best for the rest.
+    fn pair_cost(&self, i: usize, j: usize) -> (u32, i32) {
+        let (f, e) = self.cost(i + 1, j + 1);
+        if self.equal(i, j) {
+            (f, e - 1)
+        } else {
+            (f + 1, e)
+        }
+    }
+
+    /// Leaving one message unpaired (one finding), then the best from `(i, j)`.
+    fn skip_cost(&self, i: usize, j: usize) -> (u32, i32) {
+        let (f, e) = self.cost(i, j);
+        (f + 1, e)
     }
 }
 

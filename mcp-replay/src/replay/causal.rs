@@ -120,26 +120,18 @@ impl<'f> Model<'f> {
                     };
                     let group = match tie {
                         Some(q) if !strict => model.request_group(q),
-                        _ => model.method_group(
-                            if strict && !unordered(method) {
-                                ""
-                            } else {
-                                method
-                            },
-                            !unordered(method),
-                        ),
+                        _ if unordered(method) => model.method_group(method, false),
+                        _ => model.method_group(if strict { "" } else { method }, true),
                     };
-                    if !model.methods[group].contains(&method) {
-                        model.methods[group].push(method);
-                    }
-                    model.want_of_entry.insert(i, model.wants.len());
-                    model.members[group].push(model.wants.len());
-                    model.wants.push(Wanted {
-                        entry: i,
-                        group,
-                        tie,
-                        hard,
-                    });
+                    model.add(
+                        Wanted {
+                            entry: i,
+                            group,
+                            tie,
+                            hard,
+                        },
+                        method,
+                    );
                 }
             }
         }
@@ -173,6 +165,15 @@ impl<'f> Model<'f> {
             [only] if !answered_since.contains(only) => (Some(*only), false),
             _ => (None, false),
         }
+    }
+
+    fn add(&mut self, want: Wanted, method: &'f str) {
+        if !self.methods[want.group].contains(&method) {
+            self.methods[want.group].push(method);
+        }
+        self.want_of_entry.insert(want.entry, self.wants.len());
+        self.members[want.group].push(self.wants.len());
+        self.wants.push(want);
     }
 
     fn request_group(&mut self, request: usize) -> usize {

@@ -331,36 +331,42 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             }
         }
         if !self.aborted {
-            let wants = &self.model.wants;
-            let mut end: Vec<Awaited> = (0..wants.len())
-                .filter_map(|w| match wants[w] {
-                    causal::Wanted { tie: None, .. } => Some(Awaited::Want(w)),
-                    causal::Wanted { hard: false, .. } => Some(Awaited::Loose(w)),
-                    _ => None,
-                })
-                .chain(
-                    self.response_of_request
-                        .values()
-                        .map(|&r| Awaited::Response(r)),
-                )
-                .collect();
-            end.sort_unstable_by_key(|a| match *a {
-                Awaited::Response(e) => e,
-                Awaited::Want(w) | Awaited::Loose(w) => self.model.wants[w].entry,
-                Awaited::Answer(_, e) => e,
-            });
-            self.wait(&mut end, true, true).await;
-            // Let the reader hand over what the server already wrote, then take it all.
-            for _ in 0..4 {
-                let_others_run().await;
-            }
-            while let Ok(event) = self.events.try_recv() {
-                self.accept(event);
-            }
-            self.flush_pending().await;
+            self.await_the_rest().await;
         }
         self.conclude();
         self.shutdown().await;
+    }
+
+    /// After the last client message: waits for what may still come (responses, server
+    /// requests, unsolicited messages, a loosely tied message or its stand-in), then takes
+    /// what the server already wrote.
+    async fn await_the_rest(&mut self) {
+        let wants = &self.model.wants;
+        let mut end: Vec<Awaited> = (0..wants.len())
+            .filter_map(|w| match wants[w] {
+                causal::Wanted { tie: None, .. } => Some(Awaited::Want(w)),
+                causal::Wanted { hard: false, .. } => Some(Awaited::Loose(w)),
+                _ => None,
+            })
+            .chain(
+                self.response_of_request
+                    .values()
+                    .map(|&r| Awaited::Response(r)),
+            )
+            .collect();
+        end.sort_unstable_by_key(|a| match *a {
+            Awaited::Response(e) | Awaited::Answer(_, e) => e,
+            Awaited::Want(w) | Awaited::Loose(w) => self.model.wants[w].entry,
+        });
+        self.wait(&mut end, true, true).await;
+        // Let the reader hand over what the server already wrote, then take it all.
+        for _ in 0..4 {
+            let_others_run().await;
+        }
+        while let Ok(event) = self.events.try_recv() {
+            self.accept(event);
+        }
+        self.flush_pending().await;
     }
 
     /// A client sends nothing after `initialize` until its result came (the spec's rule).
