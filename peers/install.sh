@@ -3,7 +3,7 @@
 #   peers/node/node_modules   @modelcontextprotocol/server-everything and @modelcontextprotocol/sdk
 #                             (from package-lock.json, npm ci)
 #   peers/python/.venv        mcp (Python SDK) pinned by requirements.txt, constrained by requirements.lock
-# Idempotent; runs from any cwd; needs only the npm and PyPI registries.
+# Idempotent; runs from any cwd; needs only the npm registry and the Python package index.
 set -euo pipefail
 
 PEERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

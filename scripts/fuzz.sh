@@ -10,7 +10,7 @@
 #   scripts/fuzz.sh --cmin               rewrite fuzz/corpus/<target> as the minimized
 #                                        union of it, the seeds and the working corpus
 #
-# Installs cargo-fuzz from crates.io into fuzz/.tools (gitignored) if it is missing.
+# Installs cargo-fuzz from the Rust registry into fuzz/.tools (gitignored) if it is missing.
 # Works on a stable toolchain: without a sanitizer (the default) cargo-fuzz passes only
 # stable rustc flags; with one (FUZZ_SANITIZER=address) it passes -Zsanitizer, which
 # RUSTC_BOOTSTRAP=1 (set then) lets a stable rustc accept. The working corpus a run grows is kept in
