@@ -285,3 +285,72 @@ async fn the_attribute_can_play_the_server(transport: Transport) {
     assert_eq!(text(&result), "Issue 42: example");
     client.cancel().await.unwrap();
 }
+
+/// A recording in which the server sent a progress notification between its own
+/// `roots/list` and the client's answer, as server-everything does when its roots timer
+/// fires inside a long-running tool.
+fn roots_inside_progress() -> Fixture {
+    let lines = [
+        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "initialize", "params": {"protocolVersion": "<PROTOCOL_VERSION>", "capabilities": "<CLIENT_CAPABILITIES>", "clientInfo": "<CLIENT_INFO>"}}}),
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}}}),
+        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "method": "notifications/initialized"}}),
+        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/call", "params": {"name": "long", "arguments": {}}}}),
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "<PROGRESS_TOKEN>", "progress": 1, "total": 3}}}),
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "id": "<SERVER_REQUEST_ID:1>", "method": "roots/list"}}),
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "<PROGRESS_TOKEN>", "progress": 2, "total": 3}}}),
+        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<SERVER_REQUEST_ID:1>", "result": {"roots": [{"uri": "file:///demo", "name": "demo"}]}}}),
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "roots: 1"}}}),
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "<PROGRESS_TOKEN>", "progress": 3, "total": 3}}}),
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"content": [{"type": "text", "text": "done"}]}}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    Fixture::parse(&text).unwrap()
+}
+
+#[tokio::test]
+async fn messages_recorded_between_a_server_request_and_its_answer_are_served_to_the_end() {
+    let (transport, mock) = roots_inside_progress().mock_server();
+    let app = App::default();
+    let client = app.clone().serve(transport).await.unwrap();
+    let done = client.call_tool(tool("long", json!({}))).await.unwrap();
+    assert_eq!(text(&done), "done");
+    client.cancel().await.unwrap();
+    let report = mock.finish().await;
+    assert!(report.is_ok(), "{report}");
+    assert_eq!(app.progress.lock().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn a_client_that_never_answers_the_servers_request_ends_the_mock_with_a_timeout() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let fixture = roots_inside_progress().with_timeout(std::time::Duration::from_millis(200));
+    let (transport, mock) = fixture.mock_server();
+    let (read, mut write) = tokio::io::split(transport);
+    let mut lines = BufReader::new(read).lines();
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"long","arguments":{}}}"#,
+    ] {
+        write
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    // The initialize result, progress 1, roots/list, progress 2; then the mock waits for
+    // an answer that never comes, and ends.
+    let mut got = Vec::new();
+    while let Ok(Some(line)) = lines.next_line().await {
+        got.push(line);
+    }
+    assert_eq!(got.len(), 4, "{got:?}");
+    let report = mock.finish().await;
+    let kinds: Vec<MismatchKind> = report.mismatches().iter().map(|m| m.kind()).collect();
+    assert_eq!(kinds[0], MismatchKind::Timeout, "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .contains("did not answer the server's request `roots/list` (line 6) within 200 ms"),
+        "{report}"
+    );
+}

@@ -87,7 +87,7 @@ Options:
 const SERVE_HELP: &str = "\
 Play the server side of a fixture (or of an mcporter recording) on stdin/stdout.
 
-Usage: mcp-replay serve FIXTURE|RECORDING [--server NAME] [--rules FILE]
+Usage: mcp-replay serve FIXTURE|RECORDING [--server NAME] [--rules FILE] [--pace MS] [--timeout MS]
 
 Point a client under test at this command as its server. Requests must arrive in recorded
 order with the same method and params (client identity is ignored); each is answered with
@@ -95,9 +95,19 @@ the recorded messages under the client's id. A request that does not match gets 
 error naming it and the one expected. When the client closes stdin, the report goes to
 stderr and the exit status is 1 if anything did not match or was never asked.
 
+Each message is its own flushed write, and a message that another follows at once waits
+a little first (the pace), so the client handles each before the next arrives, as from a
+live server: some client SDKs drop progress notifications that arrive in one read with
+their response.
+
 Options:
       --server NAME     the server of a multi-server mcporter recording
       --rules FILE      extra normalization rules (mcp-replay.rules.json format)
+      --pace MS         the pause between messages written together (default: the fixture
+                        header's pace_ms, else 2); 0 writes them back to back, a stress
+                        mode that finds clients which lose messages when a server is fast
+      --timeout MS      how long to wait for the client's answer to a server request
+                        (default: the fixture header's timeout_ms, else 5000)
   -h, --help            this help
 ";
 
@@ -186,13 +196,14 @@ pub(crate) struct Args {
 }
 
 /// Options that take a value.
-const VALUED: [&str; 6] = [
+const VALUED: [&str; 7] = [
     "--output",
     "--raw",
     "--rules",
     "--timeout",
     "--server",
     "--protocol",
+    "--pace",
 ];
 
 impl Args {
@@ -268,6 +279,20 @@ impl Args {
         }
     }
 
+    /// The value of `option` in milliseconds (`zero_ok`: 0 is a value).
+    pub fn millis(&self, option: &str, zero_ok: bool) -> Result<Option<Duration>, Fatal> {
+        let Some(ms) = self.get(option) else {
+            return Ok(None);
+        };
+        match ms.parse::<u64>() {
+            Ok(n) if n > 0 || zero_ok => Ok(Some(Duration::from_millis(n))),
+            _ => Err(Fatal(format!(
+                "{option} {ms}: give milliseconds, e.g. {option} {}",
+                if zero_ok { 5 } else { 2000 }
+            ))),
+        }
+    }
+
     pub fn server_command(&self) -> Result<tokio::process::Command, Fatal> {
         let Some((program, args)) = self.command.split_first() else {
             return Err(Fatal(
@@ -324,16 +349,7 @@ async fn replay(args: Args) -> Result<ExitCode, Fatal> {
     } else {
         UpdateMode::from_env()?
     };
-    let timeout = match args.get("--timeout") {
-        Some(ms) => Some(Duration::from_millis(
-            ms.parse().ok().filter(|ms| *ms > 0).ok_or_else(|| {
-                Fatal(format!(
-                    "--timeout {ms}: give milliseconds, e.g. --timeout 2000"
-                ))
-            })?,
-        )),
-        None => None,
-    };
+    let timeout = args.millis("--timeout", false)?;
     let (mut passed, mut failed) = (0, 0);
     for path in &args.positional {
         let path = PathBuf::from(path);
@@ -480,6 +496,13 @@ async fn serve(args: Args) -> Result<ExitCode, Fatal> {
     } else {
         Fixture::load(path)?
     };
+    let mut fixture = fixture;
+    if let Some(pace) = args.millis("--pace", true)? {
+        fixture = fixture.with_pace(pace);
+    }
+    if let Some(timeout) = args.millis("--timeout", false)? {
+        fixture = fixture.with_timeout(timeout);
+    }
     let report = fixture
         .mock_serve(&rules, tokio::io::stdin(), tokio::io::stdout())
         .await;

@@ -167,6 +167,8 @@ pub struct Fixture {
     record: bool,
     /// Set by [`Fixture::with_trace`]; else `MCP_REPLAY_TRACE` decides.
     trace: Option<bool>,
+    /// Set by [`Fixture::with_pace`]; else the header's `pace_ms`, else the default.
+    pace: Option<Duration>,
 }
 
 /// Answers the server's requests (`elicitation/create`, `sampling/createMessage`, ...)
@@ -195,10 +197,11 @@ impl PartialEq for ServerRequestHandler {
 }
 
 /// The keys a header line may have.
-const HEADER_KEYS: [&str; 9] = [
+const HEADER_KEYS: [&str; 10] = [
     "mcp_replay",
     "protocol",
     "timeout_ms",
+    "pace_ms",
     "rules",
     "unordered",
     "strict_order",
@@ -258,6 +261,7 @@ impl Fixture {
             handler: None,
             record: true,
             trace: None,
+            pace: None,
         }
     }
 
@@ -453,6 +457,27 @@ impl Fixture {
         self.record
     }
 
+    /// When this fixture plays the server for a client ([`mock_server`](Fixture::mock_server),
+    /// `mcp-replay serve`), the pause after each message that another follows at once:
+    /// a client reads and handles each before the next arrives, as from a live server.
+    /// `Duration::ZERO` writes them back to back: a stress mode that finds clients which
+    /// lose messages when a server is fast. Default: the header's `pace_ms`, else
+    /// [`DEFAULT_PACE`](crate::DEFAULT_PACE).
+    pub fn with_pace(mut self, pace: Duration) -> Fixture {
+        self.pace = Some(pace);
+        self
+    }
+
+    /// The pause between the messages of the mock server ([`Fixture::with_pace`]).
+    pub fn pace(&self) -> Duration {
+        self.pace
+            .or_else(|| {
+                let ms = self.header.as_ref()?.get("pace_ms")?.as_u64()?;
+                Some(Duration::from_millis(ms))
+            })
+            .unwrap_or(crate::DEFAULT_PACE)
+    }
+
     /// Prints every live message of a replay of this fixture to stderr as it passes
     /// (milliseconds since the start, direction, method or id, the fixture line it matched
     /// or why not), or not, whatever `MCP_REPLAY_TRACE` says. For diagnosing races: under
@@ -529,6 +554,7 @@ impl Fixture {
             handler: self.handler.clone(),
             record: self.record,
             trace: self.trace,
+            pace: self.pace,
         }
     }
 
@@ -849,6 +875,13 @@ fn parse_header(obj: &Map<String, Value>) -> Result<Option<Duration>, String> {
         if !p.is_string() {
             return Err(format!(
                 "\"protocol\" must be a version string such as \"2025-11-25\", not {p}"
+            ));
+        }
+    }
+    if let Some(v) = obj.get("pace_ms") {
+        if !v.is_u64() {
+            return Err(format!(
+                "\"pace_ms\" must be a whole number of milliseconds (0 for none), not {v}"
             ));
         }
     }

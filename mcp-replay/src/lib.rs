@@ -103,6 +103,10 @@ pub use update::{write_fixture, UpdateMode, Written, UPDATE_ENV};
 use std::future::Future;
 use std::time::Duration;
 
+/// The mock server's pause after each message that another follows at once (see
+/// [`Fixture::with_pace`]).
+pub const DEFAULT_PACE: Duration = Duration::from_millis(2);
+
 /// How long a replay waits for each message it needs unless the fixture header,
 /// the attribute's `timeout_ms` or [`Fixture::with_timeout`] says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);

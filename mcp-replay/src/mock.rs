@@ -125,11 +125,26 @@ where
         outgoing: Vec::new(),
     };
     mock.deliver();
-    flush(&mut writer, &mut mock.outgoing).await;
+    let pace = fixture.pace();
+    flush(&mut writer, &mut mock.outgoing, pace).await;
+    let timer = tokio::time::sleep(fixture.timeout());
+    tokio::pin!(timer);
     loop {
+        // The client owes an answer to a server request: that wait is bounded (a client
+        // that is waiting for its user is not: requests come when they come).
+        let owed = mock.awaited_answer().is_some();
+        if owed {
+            timer
+                .as_mut()
+                .reset(tokio::time::Instant::now() + fixture.timeout());
+        }
         let event = tokio::select! {
             event = events.recv() => event,
             _ = &mut stop => None,
+            () = &mut timer, if owed => {
+                mock.no_answer();
+                break;
+            }
         };
         match event {
             None | Some(Incoming::Closed(_)) => break,
@@ -150,7 +165,7 @@ where
             Some(Incoming::Response(response)) => mock
                 .receive(serde_json::from_str(&response.text).expect("the fast path writes JSON")),
         }
-        if !flush(&mut writer, &mut mock.outgoing).await {
+        if !flush(&mut writer, &mut mock.outgoing, pace).await {
             break;
         }
     }
@@ -170,15 +185,27 @@ where
     }
 }
 
-/// Writes each queued message as its own flushed line, yielding between them so a client
-/// handles (and registers) each before the next arrives. `false` once the client is gone.
-async fn flush<W: AsyncWrite + Unpin>(writer: &mut W, outgoing: &mut Vec<Value>) -> bool {
-    for message in outgoing.drain(..) {
+/// Writes each queued message as its own flushed line, and waits `pace` after each one
+/// that another follows, so that a client reads and handles it before the next arrives
+/// (the TypeScript SDK runs notification handlers in microtasks but settles a response at
+/// once: a progress notification that arrives in one read with its response is lost).
+/// `false` once the client is gone.
+async fn flush<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    outgoing: &mut Vec<Value>,
+    pace: std::time::Duration,
+) -> bool {
+    let count = outgoing.len();
+    for (i, message) in outgoing.drain(..).enumerate() {
         let mut line = serde_json::to_vec(&message).expect("a JSON value always serializes");
         if write_line(writer, &mut line).await.is_err() {
             return false;
         }
-        tokio::task::yield_now().await;
+        if i + 1 < count && !pace.is_zero() {
+            tokio::time::sleep(pace).await;
+        } else {
+            tokio::task::yield_now().await;
+        }
     }
     true
 }
@@ -376,10 +403,19 @@ impl Mock<'_> {
             self.put_back_tokens(&mut message);
             self.outgoing.push(message);
             self.position += 1;
-            if entry.kind() == MessageKind::Request {
-                break;
-            }
+            // A server request does not stop the delivery: what the server recorded
+            // before the client's answer, it sent without waiting for it.
         }
+    }
+
+    /// The server requests sent whose answer the client still owes, by the recording:
+    /// the next expected entry is the client's answer to one of them.
+    fn awaited_answer(&self) -> Option<&Entry> {
+        let entry = self.next_expected()?;
+        if entry.direction() != Direction::ClientToServer || entry.kind() != MessageKind::Response {
+            return None;
+        }
+        entry.answers().map(|r| &self.fixture.entries()[r])
     }
 
     /// In legacy negotiation, the replayed `initialize` result speaks the version the client
@@ -412,6 +448,24 @@ impl Mock<'_> {
                 *token = live.clone();
             }
         }
+    }
+
+    /// The client did not answer a server request within the timeout: the mock cannot go
+    /// on (the recording continues only after that answer).
+    fn no_answer(&mut self) {
+        let Some(request) = self.awaited_answer() else {
+            return;
+        };
+        let line = self.next_expected().map(Entry::line);
+        let summary = format!(
+            "the client did not answer the server's request `{}` (line {}) within {} ms; \
+             the recording goes on only after that answer (line {})",
+            request.method().unwrap_or("?"),
+            request.line(),
+            self.fixture.timeout().as_millis(),
+            line.unwrap_or_default()
+        );
+        self.fail(Mismatch::new(MismatchKind::Timeout, line, summary));
     }
 
     /// Recorded client messages never received, reported once at the end.

@@ -11,7 +11,9 @@
 //!   the client answered its `roots/list`), it is also matched after the request ends.
 //! - Any other message is **unsolicited**: `list_changed`, `resources/updated`, the
 //!   server's own requests, a log the server sends on its own schedule. It may arrive
-//!   anywhere in the session, and keeps its order only among messages of its own method.
+//!   anywhere in the session, in any order: such messages come from several sources (a
+//!   timer, an answer to the server's own request, another request's work), so not even
+//!   one method's messages promise an order.
 //! - `unordered` methods (rules or header) are unsolicited and keep no order;
 //!   `"strict_order": true` puts every message in one ordered group.
 
@@ -118,10 +120,14 @@ impl<'f> Model<'f> {
                     } else {
                         model.tie(entry, &in_flight, &answered_since)
                     };
+                    // The server's own messages come from several sources (timers, answers
+                    // to its requests, other requests' work): no order among them is
+                    // promised, not even within one method (a log of a timer and a log of
+                    // a tool), unless the fixture asks for strict order.
                     let group = match tie {
                         Some(q) if !strict => model.request_group(q),
-                        _ if unordered(method) => model.method_group(method, false),
-                        _ => model.method_group(if strict { "" } else { method }, true),
+                        _ if strict && !unordered(method) => model.method_group("", true),
+                        _ => model.method_group(method, false),
                     };
                     model.add(
                         Wanted {
