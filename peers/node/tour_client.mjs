@@ -15,8 +15,20 @@
 //                value from its type, keys sorted (answerForm)
 //
 // Every event is one compact JSON line on stdout ("initialize", "result", "progress", "log",
-// "notification", "server-request"). Exit status 0 on success; 1 on any error (to stderr):
-// spawn failure, JSON-RPC error, timeout, closed connection, or a tool result with isError.
+// "notification", "server-request"), every object inside it with its keys sorted: a fixture
+// stores messages with sorted keys, so a session served from one prints what the live one
+// did (tests/client_matrix.rs compares them). Exit status 0 on success; 1 on any error (to
+// stderr): spawn failure, JSON-RPC error, timeout, closed connection, or a tool result with
+// isError.
+//
+// Progress: the SDK runs notification handlers a microtask after it reads them but settles a
+// response at once, so a progress notification read in the same chunk as its response finds
+// its onprogress handler gone; the SDK then reports it through client.onerror ("Received a
+// progress notification for an unknown token"). Whether that happens depends on how the
+// server's writes were chunked, so this client prints such a progress as well, the same
+// line in the same place (the handler microtask still runs before the call's continuation),
+// and says on stderr that onprogress missed it ("late progress"): stdout holds every
+// progress the SDK received, stderr how many of them its callback did not see.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -65,7 +77,20 @@ const TOURS = {
   ],
 };
 
-const emit = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
+// `value` with the keys of every object sorted (arrays keep their order).
+function sorted(value) {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (value === null || typeof value !== "object") return value;
+  const keys = Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(keys.map((k) => [k, sorted(value[k])]));
+}
+
+// One event line: its own keys in the order written, every object inside them sorted.
+const emit = (obj) =>
+  process.stdout.write(JSON.stringify(Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, sorted(v)]))) + "\n");
+
+const LATE_PROGRESS = "Received a progress notification for an unknown token: ";
+let progressStep = null; // the label of the call+progress step in flight, for late progress
 
 // Fixed, schema-valid content for a form elicitation: defaults where given, else by type.
 function answerForm(schema) {
@@ -107,11 +132,12 @@ async function step(client, label, method, params, timeoutMs) {
     case "call":
     case "call+progress": {
       if (method === "call+progress") {
-        // The SDK runs notification handlers a microtask later but settles a response at once, so
-        // a last progress that arrives in the same read as the response is dropped (it is on the wire).
+        // A progress read in the same chunk as the response misses this callback: see onerror in main.
         options.onprogress = (p) => emit({ event: "progress", step: label, progress: p.progress, total: p.total, message: p.message });
+        progressStep = label;
       }
       const result = await client.callTool(params, undefined, options);
+      progressStep = null;
       if (result.isError) throw new Error(`tool ${params.name} returned isError: true: ${JSON.stringify(result)}`);
       return result;
     }
@@ -160,6 +186,17 @@ async function main() {
   const transport = new StdioClientTransport({ command: command[0], args: command.slice(1), env: process.env });
   let transportError;
   transport.onerror = (error) => { transportError ??= error; };
+  // Progress that arrived after its response (see the header): printed like onprogress would.
+  client.onerror = (error) => {
+    const text = String(error?.message ?? error);
+    if (text.startsWith(LATE_PROGRESS) && progressStep !== null) {
+      const { params: p } = JSON.parse(text.slice(LATE_PROGRESS.length));
+      emit({ event: "progress", step: progressStep, progress: p.progress, total: p.total, message: p.message });
+      console.error(`tour_client.mjs: late progress ${p.progress} of step ${progressStep}: read with its response, onprogress did not see it`);
+    } else {
+      console.error(`tour_client.mjs: SDK error: ${text}`);
+    }
+  };
   await client.connect(transport, { timeout: timeoutMs });
   emit({ event: "initialize", serverInfo: client.getServerVersion() });
   for (const [label, method, params] of TOURS[tour]) {

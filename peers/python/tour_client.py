@@ -23,7 +23,8 @@ Tours (the request sequences are in TOURS below):
 
 Every event is printed to stdout as one compact JSON line: "initialize", "result" (one per
 request, with the method and a short label), "progress", "log", "notification", and
-"server-request" (each roots/sampling/elicitation request the server sent). Server-initiated
+"server-request" (each roots/sampling/elicitation request the server sent); every object
+inside a line has its keys sorted. Server-initiated
 lines come in the order the SDK delivered them, which depends on timing.
 
 Exit status: 0 on success; 1 on any error (to stderr): spawn failure, a JSON-RPC error
@@ -118,8 +119,21 @@ TOURS: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
 
 
 def emit(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n")
+    """One event line: its own keys in the order written, every object inside them sorted.
+
+    (A fixture stores messages with sorted keys, so a session served from one prints what
+    the live one did: tests/client_matrix.rs compares them.)"""
+    line = {key: _sorted(value) for key, value in obj.items()}
+    sys.stdout.write(json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n")
     sys.stdout.flush()
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _sorted(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(item) for item in value]
+    return value
 
 
 def wire(model: Any) -> Any:

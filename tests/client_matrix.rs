@@ -1,0 +1,316 @@
+//! The client matrix: `mcp-replay serve` must give each real client what the live server
+//! gave it. `scripts/record-client-matrix.sh` recorded one live tour of server-everything per
+//! client through `mcp-replay record` (`tests/fixtures/matrix/<client>.jsonl`) together with
+//! the client's observations, its stdout (`<client>.observed`). Here each client runs
+//! [`RUNS`] times in a row against its recording served by `mcp-replay serve`
+//! (`<client> -- mcp-replay serve tests/fixtures/matrix/<client>.jsonl`), and every run's
+//! stdout must equal `<client>.observed` line for line.
+//!
+//! Clients: `python` (the Python SDK, `peers/python/tour_client.py --tour everything`), `ts`
+//! (the TypeScript SDK, `peers/node/tour_client.mjs --tour everything`) and `rmcp` (this
+//! package's `tour-client`). A failing run is printed with its number, the progress lines
+//! it and the live run saw, a diff of its output against the live one and its stderr (the
+//! client's, the server's and `mcp-replay serve`'s report).
+//!
+//! The TypeScript SDK drops a progress notification from `onprogress` when it reads it in
+//! the same chunk as its response (it settles the response first); the tour client still
+//! prints it, from `onerror`, and notes it on stderr as "late progress" (see its header), so
+//! its stdout does not depend on how the writes were chunked. Live, only a progress the
+//! server wrote right before its response can be read with it (server-everything writes
+//! its last one so, and `onprogress` sees 2 or 3 of its 3). So for the TypeScript client
+//! each run must also have at most as many late progress notifications as the recording
+//! has progress notifications directly followed by their response: a served session that
+//! writes earlier ones together with the response makes the SDK miss what it saw live.
+//!
+//! The Python and TypeScript clients are skipped, with a notice, when the peers are not
+//! installed (`bash peers/install.sh`); under CI that is an error. The rmcp client needs
+//! nothing but this repository. The CLI is built with `cargo build -p mcp-replay-cli` into
+//! the target folder this test runs from (it belongs to another package of the workspace).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+const RUNS: usize = 10;
+
+/// A run that takes longer has hung (a live tour takes about 2 s).
+const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `<target>/<profile>/mcp-replay`, built once per test process with the profile this test
+/// was built with, into the target folder it runs from.
+fn mcp_replay() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        // <target>/<profile>/deps/client_matrix-<hash>
+        let exe = std::env::current_exe().unwrap();
+        let profile_dir = exe.parent().unwrap().parent().unwrap();
+        let target = profile_dir.parent().unwrap();
+        let profile = profile_dir.file_name().unwrap().to_str().unwrap();
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut build = std::process::Command::new(cargo);
+        build
+            .current_dir(repo())
+            .args(["build", "-q", "-p", "mcp-replay-cli", "--target-dir"])
+            .arg(target);
+        match profile {
+            "debug" => {}
+            "release" => {
+                build.arg("--release");
+            }
+            other => {
+                build.args(["--profile", other]);
+            }
+        }
+        let status = build.status().unwrap();
+        assert!(status.success(), "building mcp-replay failed");
+        profile_dir.join("mcp-replay")
+    })
+}
+
+/// The command line of a tour client, or `None` (with a notice) when its peer is not
+/// installed; under CI a missing peer fails the test instead (as `common::peer_server`).
+fn client(which: &str) -> Option<Vec<PathBuf>> {
+    let peers = repo().join("peers");
+    let (installed, argv): (PathBuf, Vec<PathBuf>) = match which {
+        "python" => {
+            let python = peers.join("python/.venv/bin/python");
+            (
+                python.clone(),
+                vec![
+                    python,
+                    peers.join("python/tour_client.py"),
+                    "--tour".into(),
+                    "everything".into(),
+                ],
+            )
+        }
+        "ts" => (
+            peers.join("node/node_modules/@modelcontextprotocol/sdk/package.json"),
+            vec![
+                "node".into(),
+                peers.join("node/tour_client.mjs"),
+                "--tour".into(),
+                "everything".into(),
+            ],
+        ),
+        "rmcp" => {
+            let bin = PathBuf::from(env!("CARGO_BIN_EXE_tour-client"));
+            (bin.clone(), vec![bin])
+        }
+        other => panic!("unknown client {other}"),
+    };
+    if installed.exists() {
+        return Some(argv);
+    }
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+    assert!(
+        !ci,
+        "the {which} client's peer is not installed: CI must run `bash peers/install.sh` first"
+    );
+    eprintln!("SKIPPED: the {which} client's peer is not installed; run `bash peers/install.sh`");
+    None
+}
+
+/// What one run printed.
+struct Run {
+    stdout: String,
+    stderr: String,
+    /// `None` when it was killed after [`RUN_TIMEOUT`].
+    status: Option<std::process::ExitStatus>,
+}
+
+async fn run_once(argv: &[PathBuf], fixture: &Path) -> Run {
+    let mut command = tokio::process::Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .arg("--")
+        .arg(mcp_replay())
+        .arg("serve")
+        .arg(fixture)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let child = command.spawn().unwrap();
+    match tokio::time::timeout(RUN_TIMEOUT, child.wait_with_output()).await {
+        Ok(output) => {
+            let output = output.unwrap();
+            Run {
+                stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+                status: Some(output.status),
+            }
+        }
+        // Dropping the future killed the client; its `mcp-replay serve` then reads EOF.
+        Err(_) => Run {
+            stdout: String::new(),
+            stderr: format!("(killed after {RUN_TIMEOUT:?}: the run hung)"),
+            status: None,
+        },
+    }
+}
+
+/// How many progress notifications the fixture has directly followed by a response: those
+/// the live server may have written together with it.
+fn progress_right_before_a_response(fixture: &str) -> usize {
+    let messages: Vec<serde_json::Value> = fixture
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|entry| entry["direction"] == "server->client")
+        .map(|entry| entry["message"].clone())
+        .collect();
+    messages
+        .windows(2)
+        .filter(|pair| {
+            pair[0]["method"] == "notifications/progress"
+                && pair[1].get("id").is_some()
+                && (pair[1].get("result").is_some() || pair[1].get("error").is_some())
+        })
+        .count()
+}
+
+fn progress_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.contains(r#""event":"progress""#))
+        .collect()
+}
+
+/// A line diff (longest common subsequence): `-` the live observation, `+` this run's.
+fn diff(expected: &[&str], actual: &[&str]) -> String {
+    let (n, m) = (expected.len(), actual.len());
+    // lcs[i][j]: the longest common subsequence of expected[i..] and actual[j..]
+    let mut lcs = vec![vec![0usize; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if expected[i] == actual[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, String::new());
+    while i < n || j < m {
+        if i < n && j < m && expected[i] == actual[j] {
+            i += 1;
+            j += 1;
+        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            out.push_str(&format!("  + line {:>2}: {}\n", j + 1, actual[j]));
+            j += 1;
+        } else {
+            out.push_str(&format!("  - line {:>2}: {}\n", i + 1, expected[i]));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Serves `tests/fixtures/matrix/{name}.jsonl` to the client [`RUNS`] times; every run's
+/// stdout must equal `{name}.observed`.
+async fn serve_repeatedly(name: &str) {
+    let Some(argv) = client(name) else {
+        return;
+    };
+    let dir = repo().join("tests/fixtures/matrix");
+    let fixture = dir.join(format!("{name}.jsonl"));
+    let observed = std::fs::read_to_string(dir.join(format!("{name}.observed"))).unwrap();
+    let expected: Vec<&str> = observed.lines().collect();
+    let live_progress = progress_lines(&observed);
+    // (a served session that sends server messages between two client messages the live one
+    // did not is caught by the comparison: the fixture keeps them where they were)
+    let late_allowed =
+        progress_right_before_a_response(&std::fs::read_to_string(&fixture).unwrap());
+    let mut failed = Vec::new();
+    for number in 1..=RUNS {
+        let run = run_once(&argv, &fixture).await;
+        let actual: Vec<&str> = run.stdout.lines().collect();
+        let progress = progress_lines(&run.stdout);
+        let late = run.stderr.matches("late progress").count();
+        eprintln!(
+            "{name}: run {number} of {RUNS}: {} of {} observations, {} progress line(s) (live: {}){}",
+            actual.len(),
+            expected.len(),
+            progress.len(),
+            live_progress.len(),
+            if name == "ts" {
+                format!(
+                    ", {} of them seen by onprogress, {late} late (at most {late_allowed})",
+                    progress.len().saturating_sub(late)
+                )
+            } else {
+                String::new()
+            }
+        );
+        let exited_ok = run.status.is_some_and(|s| s.success());
+        let too_late = name == "ts" && late > late_allowed;
+        if actual == expected && exited_ok && !too_late {
+            continue;
+        }
+        failed.push(number);
+        let status = run
+            .status
+            .map_or("killed (hung)".to_owned(), |s| s.to_string());
+        let late_note = if too_late {
+            format!(
+                "\nthe TypeScript SDK read {late} progress notification(s) together with their response \
+                 (onprogress did not see them); the recording has {late_allowed} written right before it"
+            )
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "{name}: run {number} of {RUNS} FAILED (client {status}){late_note}\n\
+             progress lines, live ({}):\n{}\n\
+             progress lines, this run ({}):\n{}\n\
+             diff against {name}.observed (- live, + this run):\n{}\
+             stderr:\n{}\n",
+            live_progress.len(),
+            indent(&live_progress),
+            progress.len(),
+            indent(&progress),
+            if actual == expected {
+                "    (none: the same observations)\n".to_owned()
+            } else {
+                diff(&expected, &actual)
+            },
+            run.stderr.trim_end(),
+        );
+    }
+    assert!(
+        failed.is_empty(),
+        "{name}: {} of {RUNS} runs failed (runs {failed:?}): each observed something else than the live \
+         session, or (TypeScript) onprogress missed more progress than it could live; details above",
+        failed.len()
+    );
+}
+
+fn indent(lines: &[&str]) -> String {
+    if lines.is_empty() {
+        return "    (none)".into();
+    }
+    lines
+        .iter()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn the_python_sdk_client_observes_the_served_session_as_it_did_the_live_one() {
+    serve_repeatedly("python").await;
+}
+
+#[tokio::test]
+async fn the_typescript_sdk_client_observes_the_served_session_as_it_did_the_live_one() {
+    serve_repeatedly("ts").await;
+}
+
+#[tokio::test]
+async fn the_rmcp_client_observes_the_served_session_as_it_did_the_live_one() {
+    serve_repeatedly("rmcp").await;
+}
