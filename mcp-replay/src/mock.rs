@@ -418,8 +418,10 @@ impl Mock<'_> {
         entry.answers().map(|r| &self.fixture.entries()[r])
     }
 
-    /// In legacy negotiation, the replayed `initialize` result speaks the version the client
-    /// asked for, when the recording answered with another.
+    /// Legacy negotiation as a server does it: the recorded `initialize` result names the
+    /// newest version the recorded server spoke. A client that asks for an older one gets
+    /// it (the server answers a version it supports with that version); a client that asks
+    /// for a newer one gets the recorded version, as the live server would have answered.
     fn follow_negotiation(&self, entry: &Entry, message: &mut Value) {
         let Some(request) = entry.answers() else {
             return;
@@ -431,9 +433,12 @@ impl Mock<'_> {
         let asked = self
             .client_live
             .get(&request)
-            .and(self.asked_version.as_ref());
+            .and(self.asked_version.as_ref())
+            .and_then(Value::as_str);
         if let (Some(asked), Some(v)) = (asked, message.pointer_mut("/result/protocolVersion")) {
-            *v = asked.clone();
+            if v.as_str().is_some_and(|recorded| asked < recorded) {
+                *v = json!(asked);
+            }
         }
     }
 
