@@ -314,3 +314,70 @@ async fn the_typescript_sdk_client_observes_the_served_session_as_it_did_the_liv
 async fn the_rmcp_client_observes_the_served_session_as_it_did_the_live_one() {
     serve_repeatedly("rmcp").await;
 }
+
+/// `fixture`'s lines with the server's own `roots/list` moved right before the first
+/// progress notification, and the client's answer (with the log the answer caused) right
+/// after it: a recording in which the server wrote a message between its request and the
+/// client's answer, as when server-everything's roots timer fires inside a tool's work.
+fn roots_answered_after_a_progress(fixture: &str) -> String {
+    let lines: Vec<&str> = fixture.lines().collect();
+    let find = |needle: &str| *lines.iter().find(|l| l.contains(needle)).unwrap();
+    let (request, answer, log) = (
+        find("\"method\":\"roots/list\""),
+        find("\"roots\":[{"),
+        find("Roots updated"),
+    );
+    let mut out: Vec<&str> = Vec::new();
+    for line in lines {
+        if [request, answer, log].contains(&line) {
+            continue;
+        }
+        if line.contains("notifications/progress") && line.contains("\"progress\":1,") {
+            out.extend([request, line, answer, log]);
+        } else {
+            out.push(line);
+        }
+    }
+    out.join("\n") + "\n"
+}
+
+/// Served from such a recording, each client gets to the end of its tour with the answers
+/// it got live (the mock once stopped at the server's request and hung).
+#[tokio::test]
+async fn messages_between_a_server_request_and_its_answer_are_served_to_every_client() {
+    for name in ["python", "ts", "rmcp"] {
+        let Some(argv) = client(name) else {
+            continue;
+        };
+        let dir = repo().join("tests/fixtures/matrix");
+        let text = std::fs::read_to_string(dir.join(format!("{name}.jsonl"))).unwrap();
+        let moved = std::env::temp_dir().join(format!(
+            "mcp-replay-matrix-{name}-{}.jsonl",
+            std::process::id()
+        ));
+        std::fs::write(&moved, roots_answered_after_a_progress(&text)).unwrap();
+        let observed = std::fs::read_to_string(dir.join(format!("{name}.observed"))).unwrap();
+        for number in 1..=3 {
+            let run = run_once(&argv, &moved).await;
+            assert!(
+                run.status.is_some_and(|s| s.success()),
+                "{name}: run {number} did not end well:\n{}",
+                run.stderr
+            );
+            // The same observations, except where the client printed the moved lines.
+            let without = |text: &str| -> Vec<String> {
+                text.lines()
+                    .filter(|l| !l.contains("roots/list") && !l.contains("Roots updated"))
+                    .map(str::to_owned)
+                    .collect()
+            };
+            assert_eq!(
+                without(&run.stdout),
+                without(&observed),
+                "{name}: run {number}:\n{}",
+                run.stderr
+            );
+        }
+        let _ = std::fs::remove_file(&moved);
+    }
+}
