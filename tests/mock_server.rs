@@ -354,3 +354,34 @@ async fn a_client_that_never_answers_the_servers_request_ends_the_mock_with_a_ti
         "{report}"
     );
 }
+
+#[tokio::test]
+async fn a_client_that_does_not_react_to_list_changed_is_told_so() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let lines = [
+        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/call", "params": {"name": "install", "arguments": {}}}}),
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"content": []}}}),
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}}),
+        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/list"}}),
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"tools": []}}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let (transport, mock) = Fixture::parse(&text).unwrap().mock_server();
+    let (read, mut write) = tokio::io::split(transport);
+    write
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"install\",\"arguments\":{}}}\n")
+        .await
+        .unwrap();
+    let mut lines = BufReader::new(read).lines();
+    for _ in 0..2 {
+        lines.next_line().await.unwrap().unwrap();
+    }
+    drop(write);
+    let report = mock.finish().await;
+    assert_eq!(report.mismatches().len(), 1, "{report}");
+    let summary = report.mismatches()[0].summary();
+    assert!(
+        summary.contains("after the server's `notifications/tools/list_changed` (line 3): did this client not react to it?"),
+        "{summary}"
+    );
+}

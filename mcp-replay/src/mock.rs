@@ -323,10 +323,11 @@ impl Mock<'_> {
                 MismatchKind::Method
             };
             let summary = format!(
-                "{} did not match next expected {} {}",
+                "{} did not match next expected {} {}{}",
                 describe_incoming(&message),
                 entry.method().unwrap_or("response"),
-                compact(wanted.get("params").unwrap_or(&Value::Null), 200)
+                compact(wanted.get("params").unwrap_or(&Value::Null), 200),
+                self.reaction_to(self.position)
             );
             self.fail(
                 Mismatch::new(kind_of_finding, Some(entry.line()), summary.clone())
@@ -473,6 +474,32 @@ impl Mock<'_> {
         self.fail(Mismatch::new(MismatchKind::Timeout, line, summary));
     }
 
+    /// Where the recorded client message at `position` followed a server notification a
+    /// client reacts to (`list_changed`, `resources/updated`), the clause that says so: the
+    /// served client may not have reacted to it.
+    fn reaction_to(&self, position: usize) -> String {
+        let entries = self.fixture.entries();
+        let trigger = entries[..position.min(entries.len())]
+            .iter()
+            .rev()
+            .take_while(|e| e.direction() == Direction::ServerToClient)
+            .find(|e| {
+                e.kind() == MessageKind::Notification
+                    && e.method().is_some_and(|m| {
+                        m.ends_with("/list_changed") || m == "notifications/resources/updated"
+                    })
+            });
+        match trigger {
+            Some(t) => format!(
+                "; the recorded client sent it after the server's `{}` (line {}): did this \
+                 client not react to it?",
+                t.method().unwrap_or("?"),
+                t.line()
+            ),
+            None => String::new(),
+        }
+    }
+
     /// Recorded client messages never received, reported once at the end.
     fn unused(&mut self) {
         let entries = self.fixture.entries();
@@ -489,11 +516,12 @@ impl Mock<'_> {
                     MismatchKind::Missing,
                     Some(next.line()),
                     format!(
-                        "{} recorded request{} still unused; next expected {} {}",
+                        "{} recorded request{} still unused; next expected {} {}{}",
                         rest.len(),
                         if rest.len() == 1 { "" } else { "s" },
                         next.method().unwrap_or("?"),
-                        compact(wanted.get("params").unwrap_or(&Value::Null), 200)
+                        compact(wanted.get("params").unwrap_or(&Value::Null), 200),
+                        self.reaction_to(self.position)
                     ),
                 )
                 .expected(&wanted),
