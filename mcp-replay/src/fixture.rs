@@ -813,6 +813,21 @@ fn memchr_count(bytes: &[u8], byte: u8) -> usize {
     bytes.iter().filter(|&&b| b == byte).count()
 }
 
+/// The header's order switches and the mock's pace.
+fn check_switches(obj: &Map<String, Value>) -> Result<(), String> {
+    for key in ["strict_response_order", "strict_order"] {
+        if let Some(v) = obj.get(key).filter(|v| !v.is_boolean()) {
+            return Err(format!("\"{key}\" must be true or false, not {v}"));
+        }
+    }
+    if let Some(v) = obj.get("pace_ms").filter(|v| !v.is_u64()) {
+        return Err(format!(
+            "\"pace_ms\" must be a whole number of milliseconds (0 for none), not {v}"
+        ));
+    }
+    Ok(())
+}
+
 fn parse_header(obj: &Map<String, Value>) -> Result<Option<Duration>, String> {
     if let Some(v) = obj.get("rules") {
         if !v
@@ -825,13 +840,7 @@ fn parse_header(obj: &Map<String, Value>) -> Result<Option<Duration>, String> {
             ));
         }
     }
-    for key in ["strict_response_order", "strict_order"] {
-        if let Some(v) = obj.get(key) {
-            if !v.is_boolean() {
-                return Err(format!("\"{key}\" must be true or false, not {v}"));
-            }
-        }
-    }
+    check_switches(obj)?;
     if let Some(v) = obj.get("unordered") {
         if !v.as_array().is_some_and(|a| a.iter().all(Value::is_string)) {
             return Err(format!(
@@ -875,13 +884,6 @@ fn parse_header(obj: &Map<String, Value>) -> Result<Option<Duration>, String> {
         if !p.is_string() {
             return Err(format!(
                 "\"protocol\" must be a version string such as \"2025-11-25\", not {p}"
-            ));
-        }
-    }
-    if let Some(v) = obj.get("pace_ms") {
-        if !v.is_u64() {
-            return Err(format!(
-                "\"pace_ms\" must be a whole number of milliseconds (0 for none), not {v}"
             ));
         }
     }
@@ -1109,6 +1111,17 @@ mod should {
         assert!(
             parse_err(r#"{"mcp_replay":1,"speed":1}"#).contains("valid keys: mcp_replay, protocol")
         );
+        assert!(parse_err(r#"{"mcp_replay":1,"strict_order":"yes"}"#)
+            .contains("\"strict_order\" must be true or false"));
+        assert!(parse_err(r#"{"mcp_replay":1,"pace_ms":-1}"#).contains("\"pace_ms\" must be"));
+        let paced = Fixture::parse(concat!(
+            r#"{"mcp_replay":1,"pace_ms":0,"strict_order":true}"#,
+            "\n"
+        ))
+        .unwrap();
+        assert_eq!(paced.pace(), Duration::ZERO);
+        assert!(paced.strict_order());
+        assert_eq!(Fixture::parse("").unwrap().pace(), crate::DEFAULT_PACE);
         assert!(
             parse_err(&format!("{SEED}{{\"mcp_replay\":1}}")).contains("only be the first line")
         );

@@ -148,22 +148,7 @@ where
         };
         match event {
             None | Some(Incoming::Closed(_)) => break,
-            Some(Incoming::Invalid {
-                line,
-                reason,
-                excerpt,
-            }) => {
-                mock.fail(Mismatch::new(
-                    MismatchKind::Unexpected,
-                    None,
-                    format!("line {line} of the client's output is {reason}: {excerpt:?}"),
-                ));
-                mock.outgoing.push(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}));
-            }
-            Some(Incoming::Message(message)) => mock.receive(message),
-            // The mock reads without the fast path (`read_lines(.., None)`).
-            Some(Incoming::Response(response)) => mock
-                .receive(serde_json::from_str(&response.text).expect("the fast path writes JSON")),
+            Some(event) => mock.take(event),
         }
         if !flush(&mut writer, &mut mock.outgoing, pace).await {
             break;
@@ -231,6 +216,29 @@ struct Mock<'f> {
 impl Mock<'_> {
     fn fail(&mut self, mismatch: Mismatch) {
         self.mismatches.push(mismatch);
+    }
+
+    /// One line from the client.
+    fn take(&mut self, event: Incoming) {
+        match event {
+            Incoming::Invalid {
+                line,
+                reason,
+                excerpt,
+            } => {
+                self.fail(Mismatch::new(
+                    MismatchKind::Unexpected,
+                    None,
+                    format!("line {line} of the client's output is {reason}: {excerpt:?}"),
+                ));
+                self.outgoing.push(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}));
+            }
+            Incoming::Message(message) => self.receive(message),
+            // The mock reads without the fast path (`read_lines(.., None)`).
+            Incoming::Response(response) => self
+                .receive(serde_json::from_str(&response.text).expect("the fast path writes JSON")),
+            Incoming::Closed(_) => {}
+        }
     }
 
     fn next_expected(&self) -> Option<&Entry> {
