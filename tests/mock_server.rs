@@ -385,3 +385,55 @@ async fn a_client_that_does_not_react_to_list_changed_is_told_so() {
         "{summary}"
     );
 }
+
+/// With recorded times, each server message waits its recorded pause after the client
+/// message it answers (the clock is tokio's paused test clock: no wall time involved).
+#[tokio::test(start_paused = true)]
+async fn recorded_pauses_are_played_back_scaled() {
+    use mcp_replay::Timing;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use tokio::time::{Duration, Instant};
+    let lines = [
+        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/call", "params": {"name": "slow", "arguments": {}}}}),
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "<PROGRESS_TOKEN>", "progress": 1}}}),
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"content": []}}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let timing = Timing::parse(
+        "{\"line\":1,\"ms\":10}\n{\"line\":2,\"ms\":110}\n{\"line\":3,\"ms\":310}\n",
+        "t",
+    )
+    .unwrap();
+    for (scale, progress_at, result_at) in [(1.0, 100, 300), (0.5, 50, 150)] {
+        let fixture = Fixture::parse(&text)
+            .unwrap()
+            .with_timing(timing.clone(), scale);
+        let (transport, mock) = fixture.mock_server();
+        let (read, mut write) = tokio::io::split(transport);
+        let start = Instant::now();
+        write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{}}}\n")
+            .await
+            .unwrap();
+        let mut lines = BufReader::new(read).lines();
+        lines.next_line().await.unwrap().unwrap();
+        let progress = start.elapsed();
+        lines.next_line().await.unwrap().unwrap();
+        let result = start.elapsed();
+        assert!(
+            progress >= Duration::from_millis(progress_at)
+                && progress < Duration::from_millis(progress_at + 5),
+            "scale {scale}: progress after {progress:?}"
+        );
+        assert!(
+            result >= Duration::from_millis(result_at)
+                && result < Duration::from_millis(result_at + 5),
+            "scale {scale}: result after {result:?}"
+        );
+        assert!(mock.finish().await.is_ok());
+    }
+    assert!(Timing::parse("{\"line\":1}\n", "t.timing.jsonl")
+        .unwrap_err()
+        .to_string()
+        .contains("t.timing.jsonl:1"));
+}

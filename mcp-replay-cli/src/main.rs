@@ -32,7 +32,7 @@ Exit status: 0 on success, 1 when a replay, check or serve found problems, 2 on 
 const RECORD_HELP: &str = "\
 Run SERVER COMMAND behind a transparent stdio proxy and write the session as a fixture.
 
-Usage: mcp-replay record -o FIXTURE [--raw FILE] [--rules FILE] -- SERVER COMMAND...
+Usage: mcp-replay record -o FIXTURE [--raw FILE] [--rules FILE] [--timing FILE] -- SERVER COMMAND...
 
 Configure a client (Claude Desktop, the MCP Inspector, mcporter, an SDK) to launch this
 command as its server. Bytes pass both ways unchanged and undelayed, stderr passes through,
@@ -45,6 +45,9 @@ Options:
   -o, --output FIXTURE  where to write the fixture (required)
       --raw FILE        also keep the unredacted capture, owner-only (0600); never commit it
       --rules FILE      extra normalization rules (mcp-replay.rules.json format)
+      --timing FILE     also write when each message crossed (ms since the start), for
+                        `serve --timing recorded`; name it FIXTURE's name with .timing.jsonl
+                        in place of .jsonl and serve finds it (the fixture stays deterministic)
   -h, --help            this help
 ";
 
@@ -88,6 +91,7 @@ const SERVE_HELP: &str = "\
 Play the server side of a fixture (or of an mcporter recording) on stdin/stdout.
 
 Usage: mcp-replay serve FIXTURE|RECORDING [--server NAME] [--rules FILE] [--pace MS] [--timeout MS]
+                         [--timing recorded|scaled:F|none] [--timing-file FILE]
 
 Point a client under test at this command as its server. Requests must arrive in recorded
 order with the same method and params (client identity is ignored); each is answered with
@@ -108,6 +112,10 @@ Options:
                         mode that finds clients which lose messages when a server is fast
       --timeout MS      how long to wait for the client's answer to a server request
                         (default: the fixture header's timeout_ms, else 5000)
+      --timing MODE     `recorded`: each server message waits the pause it was recorded with
+                        after the client message it answers (`record --timing`); `scaled:F`:
+                        that pause times F (0.5 is twice as fast); `none` (default): paced only
+      --timing-file F   the times (default: FIXTURE with .timing.jsonl in place of .jsonl)
   -h, --help            this help
 ";
 
@@ -196,7 +204,7 @@ pub(crate) struct Args {
 }
 
 /// Options that take a value.
-const VALUED: [&str; 7] = [
+const VALUED: [&str; 9] = [
     "--output",
     "--raw",
     "--rules",
@@ -204,6 +212,8 @@ const VALUED: [&str; 7] = [
     "--server",
     "--protocol",
     "--pace",
+    "--timing",
+    "--timing-file",
 ];
 
 impl Args {
@@ -469,6 +479,20 @@ fn file_name(server: &str) -> String {
         .collect()
 }
 
+/// `--timing recorded|scaled:F|none`: the factor the recorded pauses are played at.
+fn timing_scale(mode: Option<&str>) -> Result<Option<f64>, Fatal> {
+    match mode {
+        None | Some("none") => Ok(None),
+        Some("recorded") => Ok(Some(1.0)),
+        Some(other) => match other.strip_prefix("scaled:").map(str::parse::<f64>) {
+            Some(Ok(f)) if f.is_finite() && f >= 0.0 => Ok(Some(f)),
+            _ => Err(Fatal(format!(
+                "--timing {other}: give `recorded`, `scaled:F` (e.g. scaled:0.5) or `none`"
+            ))),
+        },
+    }
+}
+
 async fn serve(args: Args) -> Result<ExitCode, Fatal> {
     args.only_flags(&[])?;
     let [path] = args.positional.as_slice() else {
@@ -502,6 +526,20 @@ async fn serve(args: Args) -> Result<ExitCode, Fatal> {
     }
     if let Some(timeout) = args.millis("--timeout", false)? {
         fixture = fixture.with_timeout(timeout);
+    }
+    if let Some(scale) = timing_scale(args.get("--timing"))? {
+        let file = match args.get("--timing-file") {
+            Some(file) => PathBuf::from(file),
+            None => PathBuf::from(path.strip_suffix(".jsonl").unwrap_or(path))
+                .with_extension("timing.jsonl"),
+        };
+        let timing = mcp_replay::Timing::load(&file).map_err(|e| {
+            Fatal(format!(
+                "{e} (record it with `mcp-replay record --timing {}`, or name it with --timing-file)",
+                file.display()
+            ))
+        })?;
+        fixture = fixture.with_timing(timing, scale);
     }
     let report = fixture
         .mock_serve(&rules, tokio::io::stdin(), tokio::io::stdout())

@@ -6,10 +6,12 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-/// Every complete line that crossed the proxy, in arrival order, both directions.
-type Capture = Arc<Mutex<Vec<(Direction, Vec<u8>)>>>;
+/// Every complete line that crossed the proxy, in arrival order, both directions, with the
+/// time it crossed since the session began.
+type Capture = Arc<Mutex<Vec<(Direction, Vec<u8>, Duration)>>>;
 
 pub(crate) async fn record(args: Args) -> Result<ExitCode, Fatal> {
     args.only_flags(&[])?;
@@ -31,18 +33,19 @@ pub(crate) async fn record(args: Args) -> Result<ExitCode, Fatal> {
         .spawn()
         .map_err(|e| Fatal(format!("could not start the server `{program}`: {e}")))?;
     let capture: Capture = Arc::default();
+    let start = Instant::now();
     let to_server = child.stdin.take().expect("stdin is piped");
     let from_server = child.stdout.take().expect("stdout is piped");
     let client_to_server = tokio::spawn(pump(
         tokio::io::stdin(),
         to_server,
-        capture.clone(),
+        (capture.clone(), start),
         Direction::ClientToServer,
     ));
     let server_to_client = tokio::spawn(pump(
         from_server,
         tokio::io::stdout(),
-        capture.clone(),
+        (capture.clone(), start),
         Direction::ServerToClient,
     ));
 
@@ -52,7 +55,12 @@ pub(crate) async fn record(args: Args) -> Result<ExitCode, Fatal> {
     client_to_server.abort();
 
     let lines = std::mem::take(&mut *capture.lock().unwrap_or_else(|e| e.into_inner()));
-    let saved = save(&lines, &output, args.get("--raw"), &rules);
+    let saved = save(&lines, &output, args.get("--raw"), &rules).and_then(|times| {
+        match args.get("--timing") {
+            Some(timing) => write_timing(timing, &times),
+            None => Ok(()),
+        }
+    });
     if let Err(message) = &saved {
         eprintln!("mcp-replay record: {message}");
     }
@@ -60,8 +68,12 @@ pub(crate) async fn record(args: Args) -> Result<ExitCode, Fatal> {
 }
 
 /// Copies bytes unchanged, flushing each read, and tees complete lines into the capture.
-async fn pump<R, W>(mut from: R, mut to: W, capture: Capture, direction: Direction)
-where
+async fn pump<R, W>(
+    mut from: R,
+    mut to: W,
+    (capture, start): (Capture, Instant),
+    direction: Direction,
+) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
@@ -77,10 +89,11 @@ where
         let mut rest = &buf[..n];
         while let Some(end) = rest.iter().position(|b| *b == b'\n') {
             line.extend_from_slice(&rest[..end]);
-            capture
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((direction, std::mem::take(&mut line)));
+            capture.lock().unwrap_or_else(|e| e.into_inner()).push((
+                direction,
+                std::mem::take(&mut line),
+                start.elapsed(),
+            ));
             rest = &rest[end + 1..];
         }
         line.extend_from_slice(rest);
@@ -93,7 +106,7 @@ where
         capture
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push((direction, line));
+            .push((direction, line, start.elapsed()));
     }
     // Closing the server's stdin when the client's side ended is what ends the server.
     let _ = to.shutdown().await;
@@ -154,21 +167,26 @@ fn exit_like(status: std::process::ExitStatus, saved: bool) -> ExitCode {
 }
 
 /// Normalizes the capture and writes the fixture (refusing it if a secret remains); with
-/// `raw`, also writes the unredacted capture with owner-only permissions.
+/// `raw`, also writes the unredacted capture with owner-only permissions. The fixture line
+/// of each message with its time.
 fn save(
-    lines: &[(Direction, Vec<u8>)],
+    lines: &[(Direction, Vec<u8>, Duration)],
     output: &str,
     raw: Option<&str>,
     rules: &mcp_replay::Rules,
-) -> Result<(), String> {
+) -> Result<Vec<(usize, Duration)>, String> {
     let mut messages = Vec::new();
-    for (i, (direction, bytes)) in lines.iter().enumerate() {
+    let mut times = Vec::new();
+    for (i, (direction, bytes, time)) in lines.iter().enumerate() {
         let text = String::from_utf8_lossy(bytes);
         if text.trim().is_empty() {
             continue;
         }
         match serde_json::from_str::<Value>(&text) {
-            Ok(v) if mcp_replay::MessageKind::of(&v).is_ok() => messages.push((*direction, v)),
+            Ok(v) if mcp_replay::MessageKind::of(&v).is_ok() => {
+                messages.push((*direction, v));
+                times.push(*time);
+            }
             _ => eprintln!(
                 "mcp-replay record: left out line {} ({direction}): not a JSON-RPC message (a cut-off or log line)",
                 i + 1
@@ -192,6 +210,30 @@ fn save(
         "mcp-replay record: wrote {output} ({} messages)",
         fixture.entries().len()
     );
+    Ok(fixture
+        .entries()
+        .iter()
+        .map(|e| e.line())
+        .zip(times)
+        .collect())
+}
+
+/// `record --timing FILE`: when each message of the fixture crossed the proxy, one
+/// `{"line": N, "ms": T}` a line (milliseconds since the session began). A file of its
+/// own, so that the fixture stays the same bytes from one recording to the next;
+/// `serve --timing recorded` plays it back.
+fn write_timing(path: &str, times: &[(usize, Duration)]) -> Result<(), String> {
+    let mut text = String::new();
+    for (line, time) in times {
+        let ms = (time.as_secs_f64() * 10_000.0).round() / 10.0;
+        text.push_str(&serde_json::json!({"line": line, "ms": ms}).to_string());
+        text.push('\n');
+    }
+    let temp = format!("{path}.tmp");
+    std::fs::write(&temp, text)
+        .and_then(|()| std::fs::rename(&temp, path))
+        .map_err(|e| format!("writing the timing file {path}: {e}"))?;
+    eprintln!("mcp-replay record: wrote {path} (the time of each message)");
     Ok(())
 }
 

@@ -534,3 +534,51 @@ fn record_keeps_what_was_recorded_when_the_server_dies_mid_session() {
     let written = std::fs::read_to_string(&fixture).unwrap();
     assert_eq!(written.lines().count(), 3, "{written}");
 }
+
+#[test]
+fn record_timing_writes_when_each_message_crossed_and_serve_plays_it_back() {
+    let dir = temp_dir("timing");
+    let fixture = dir.join("job.jsonl");
+    let timing = dir.join("job.timing.jsonl");
+    let mut command = mcp_replay();
+    command
+        .arg("record")
+        .arg("-o")
+        .arg(&fixture)
+        .arg("--timing")
+        .arg(&timing)
+        .arg("--")
+        .arg(demo_server());
+    let output = run_with_input(command, &[INITIALIZE, INITIALIZED, JOB]);
+    assert!(output.status.success(), "{:?}", text(&output));
+    let lines = std::fs::read_to_string(&fixture).unwrap().lines().count();
+    let times: Vec<serde_json::Value> = std::fs::read_to_string(&timing)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(times.len(), lines, "one time per fixture line: {times:?}");
+    let ms: Vec<f64> = times.iter().map(|t| t["ms"].as_f64().unwrap()).collect();
+    assert!(ms.windows(2).all(|w| w[0] <= w[1]), "{ms:?}");
+    // The fixture holds no time: it stays the same bytes from one recording to the next.
+    assert!(!std::fs::read_to_string(&fixture)
+        .unwrap()
+        .contains("\"ms\""));
+
+    // Played back: found beside the fixture by name, and the session is served whole.
+    for mode in ["recorded", "scaled:0.5", "none"] {
+        let mut serve = mcp_replay();
+        serve.arg("serve").arg("--timing").arg(mode).arg(&fixture);
+        let output = run_with_input(serve, &[INITIALIZE, INITIALIZED, JOB]);
+        assert!(output.status.success(), "{mode}: {:?}", text(&output));
+    }
+    let mut bad = mcp_replay();
+    bad.arg("serve").arg("--timing").arg("slow").arg(&fixture);
+    let output = bad.output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output).1.contains("give `recorded`, `scaled:F`"),
+        "{:?}",
+        text(&output)
+    );
+}

@@ -169,6 +169,8 @@ pub struct Fixture {
     trace: Option<bool>,
     /// Set by [`Fixture::with_pace`]; else the header's `pace_ms`, else the default.
     pace: Option<Duration>,
+    /// Set by [`Fixture::with_timing`]: the recorded times and the factor they are played at.
+    timing: Option<Arc<(crate::mock::Timing, f64)>>,
 }
 
 /// Answers the server's requests (`elicitation/create`, `sampling/createMessage`, ...)
@@ -262,6 +264,7 @@ impl Fixture {
             record: true,
             trace: None,
             pace: None,
+            timing: None,
         }
     }
 
@@ -468,6 +471,21 @@ impl Fixture {
         self
     }
 
+    /// When this fixture plays the server for a client, each server message waits its
+    /// recorded pause after the client message it answers, times `scale` (`1.0` as
+    /// recorded, `0.5` twice as fast): for clients with timeouts, progress bars or
+    /// debouncing. `timing` comes from `mcp-replay record --timing FILE` ([`Timing::load`](crate::Timing::load)).
+    /// Off by default: without it, messages are only paced ([`Fixture::with_pace`]).
+    pub fn with_timing(mut self, timing: crate::Timing, scale: f64) -> Fixture {
+        self.timing = Some(Arc::new((timing, scale.max(0.0))));
+        self
+    }
+
+    /// The recorded times the mock plays back, and their factor ([`Fixture::with_timing`]).
+    pub(crate) fn timing(&self) -> Option<(&crate::Timing, f64)> {
+        self.timing.as_ref().map(|t| (&t.0, t.1))
+    }
+
     /// The pause between the messages of the mock server ([`Fixture::with_pace`]).
     pub fn pace(&self) -> Duration {
         self.pace
@@ -555,6 +573,7 @@ impl Fixture {
             record: self.record,
             trace: self.trace,
             pace: self.pace,
+            timing: self.timing.clone(),
         }
     }
 

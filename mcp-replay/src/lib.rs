@@ -90,7 +90,7 @@ pub use fixture::{Direction, Entry, Fixture, MessageKind, ServerRequestHandler, 
 pub use import::{import_mcporter, parse_mcporter, ServerTraffic};
 pub use json::{json_eq, Difference};
 pub use mcp_replay_macros::mcp_fixture;
-pub use mock::{MockServer, MISMATCH_CODE};
+pub use mock::{MockServer, Timing, MISMATCH_CODE};
 pub use normalize::DEFAULT_RULES;
 pub use process::serve_command;
 pub use record::fixture_from_exchange;

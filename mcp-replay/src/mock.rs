@@ -9,9 +9,63 @@ use crate::rules::Rules;
 use crate::transport::{read_lines, write_line, Incoming, Transport};
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
+
+/// When each message of a recording crossed the proxy (`mcp-replay record --timing FILE`),
+/// for a mock server that plays the recorded pauses back ([`Fixture::with_timing`]): for
+/// clients with timeouts, progress bars or debouncing. Kept beside the fixture, not in it,
+/// so that a fixture stays the same bytes from one recording to the next.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Timing {
+    /// Milliseconds since the session began, by fixture line.
+    ms_of_line: HashMap<usize, f64>,
+}
+
+impl Timing {
+    /// Reads a timing file: one `{"line": N, "ms": T}` a line.
+    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Timing, crate::Error> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| crate::Error::Io {
+            action: format!("reading the timing file {}", path.display()),
+            source: e,
+        })?;
+        Timing::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses a timing file's text; `source` names it in errors.
+    pub fn parse(text: &str, source: &str) -> Result<Timing, crate::Error> {
+        let mut ms_of_line = HashMap::new();
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let value: Value = serde_json::from_str(line).map_err(|e| crate::Error::Parse {
+                file: source.to_owned(),
+                line: i + 1,
+                column: e.column(),
+                message: format!("not valid JSON: {e}"),
+            })?;
+            let (Some(at), Some(ms)) = (value["line"].as_u64(), value["ms"].as_f64()) else {
+                return Err(crate::Error::Parse {
+                    file: source.to_owned(),
+                    line: i + 1,
+                    column: 1,
+                    message: "a timing line is {\"line\": N, \"ms\": T}".into(),
+                });
+            };
+            ms_of_line.insert(at as usize, ms);
+        }
+        Ok(Timing { ms_of_line })
+    }
+
+    fn ms(&self, entry: &Entry) -> Option<f64> {
+        self.ms_of_line.get(&entry.line()).copied()
+    }
+}
 
 /// The JSON-RPC error code of a request the recording does not have next.
 pub const MISMATCH_CODE: i64 = -32600;
@@ -175,18 +229,25 @@ where
 /// (the TypeScript SDK runs notification handlers in microtasks but settles a response at
 /// once: a progress notification that arrives in one read with its response is lost).
 /// `false` once the client is gone.
+///
+/// A message with a recorded pause ([`Fixture::with_timing`]) is written that long after the
+/// client message it answers came (about when this flush began), and paces nothing.
 async fn flush<W: AsyncWrite + Unpin>(
     writer: &mut W,
-    outgoing: &mut Vec<Value>,
-    pace: std::time::Duration,
+    outgoing: &mut Vec<(Value, Option<Duration>)>,
+    pace: Duration,
 ) -> bool {
     let count = outgoing.len();
-    for (i, message) in outgoing.drain(..).enumerate() {
+    let began = tokio::time::Instant::now();
+    for (i, (message, pause)) in outgoing.drain(..).enumerate() {
+        if let Some(pause) = pause {
+            tokio::time::sleep_until(began + pause).await;
+        }
         let mut line = serde_json::to_vec(&message).expect("a JSON value always serializes");
         if write_line(writer, &mut line).await.is_err() {
             return false;
         }
-        if i + 1 < count && !pace.is_zero() {
+        if i + 1 < count && !pace.is_zero() && pause.is_none() {
             tokio::time::sleep(pace).await;
         } else {
             tokio::task::yield_now().await;
@@ -210,7 +271,9 @@ struct Mock<'f> {
     /// The `protocolVersion` the client's `initialize` asked for.
     asked_version: Option<Value>,
     mismatches: Vec<Mismatch>,
-    outgoing: Vec<Value>,
+    /// What to write next, each with its recorded pause since the client message it
+    /// answers (with [`Fixture::with_timing`]).
+    outgoing: Vec<(Value, Option<Duration>)>,
 }
 
 impl Mock<'_> {
@@ -231,7 +294,10 @@ impl Mock<'_> {
                     None,
                     format!("line {line} of the client's output is {reason}: {excerpt:?}"),
                 ));
-                self.outgoing.push(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}));
+                self.outgoing.push((
+                    json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}),
+                    None,
+                ));
             }
             Incoming::Message(message) => self.receive(message),
             // The mock reads without the fast path (`read_lines(.., None)`).
@@ -377,11 +443,14 @@ impl Mock<'_> {
     /// Answers a request that did not match with a JSON-RPC error naming both sides.
     fn refuse(&mut self, live_id: Option<&Value>, kind: MessageKind, why: String) {
         if kind == MessageKind::Request {
-            self.outgoing.push(json!({
-                "jsonrpc": "2.0",
-                "id": live_id.cloned().unwrap_or(Value::Null),
-                "error": {"code": MISMATCH_CODE, "message": format!("mcp-replay: {why}")}
-            }));
+            self.outgoing.push((
+                json!({
+                    "jsonrpc": "2.0",
+                    "id": live_id.cloned().unwrap_or(Value::Null),
+                    "error": {"code": MISMATCH_CODE, "message": format!("mcp-replay: {why}")}
+                }),
+                None,
+            ));
         }
     }
 
@@ -389,6 +458,13 @@ impl Mock<'_> {
     /// client message (or the first server request, which waits for its answer).
     fn deliver(&mut self) {
         let entries = self.fixture.entries();
+        // The recorded time of the client message this delivery answers (or the start).
+        let timing = self.fixture.timing();
+        let since = self
+            .position
+            .checked_sub(1)
+            .and_then(|p| timing.and_then(|(t, _)| t.ms(&entries[p])))
+            .unwrap_or(0.0);
         while let Some(entry) = entries.get(self.position) {
             if entry.direction() != Direction::ServerToClient {
                 break;
@@ -410,7 +486,11 @@ impl Mock<'_> {
                 MessageKind::Notification => {}
             }
             self.put_back_tokens(&mut message);
-            self.outgoing.push(message);
+            let pause = timing.and_then(|(t, scale)| {
+                let ms = (t.ms(entry)? - since).max(0.0) * scale;
+                Some(Duration::from_secs_f64(ms / 1000.0))
+            });
+            self.outgoing.push((message, pause));
             self.position += 1;
             // A server request does not stop the delivery: what the server recorded
             // before the client's answer, it sent without waiting for it.
