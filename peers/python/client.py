@@ -40,10 +40,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 from typing import Any
 
+from peer_cli import run_client, server_command
 import anyio
 from mcp import types
 from mcp.client.session import ClientSession
@@ -134,27 +134,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=30.0, help="per-request timeout in seconds (default 30)")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="server command, after --")
     args = parser.parse_args()
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if not command:
-        parser.error("missing server command (usage: client.py -- <server command> [args...])")
-    if shutil.which(command[0]) is None:
-        print(f"client.py: server command not found: {command[0]!r}", file=sys.stderr)
-        return 1
-    try:
-        anyio.run(run, command, args.timeout)
-    except Exception as exc:  # noqa: BLE001 - report anything as a failed run
-        print(f"client.py: error: {_describe(exc)}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _describe(exc: BaseException) -> str:
-    """Unwrap single-exception groups (anyio task groups) into a readable message."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(_describe(e) for e in exc.exceptions)
-    return f"{type(exc).__name__}: {exc}"
+    command = server_command(parser, args)
+    return run_client("client.py", command, lambda: anyio.run(run, command, args.timeout))
 
 
 if __name__ == "__main__":

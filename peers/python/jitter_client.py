@@ -32,11 +32,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 import time
 from typing import Any
 
+from peer_cli import run_client, server_command
 import anyio
 from mcp import types
 from mcp.client.session import ClientSession
@@ -175,27 +175,8 @@ def main() -> int:
     )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="server command, after --")
     args = parser.parse_args()
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if not command:
-        parser.error("missing server command (usage: jitter_client.py -- <server command> [args...])")
-    if shutil.which(command[0]) is None:
-        print(f"jitter_client.py: server command not found: {command[0]!r}", file=sys.stderr)
-        return 1
-    try:
-        anyio.run(run, command, args.timeout, args.linger)
-    except Exception as exc:  # noqa: BLE001 - report anything as a failed run
-        print(f"jitter_client.py: error: {_describe(exc)}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _describe(exc: BaseException) -> str:
-    """Unwrap single-exception groups (anyio task groups) into a readable message."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(_describe(e) for e in exc.exceptions)
-    return f"{type(exc).__name__}: {exc}"
+    command = server_command(parser, args)
+    return run_client("jitter_client.py", command, lambda: anyio.run(run, command, args.timeout, args.linger))
 
 
 if __name__ == "__main__":
