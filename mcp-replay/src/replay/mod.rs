@@ -138,8 +138,6 @@ struct Driver<'f, W> {
     response_of_request: IntMap<usize, usize>,
     /// The client's answer entry to each expected server request entry.
     answer_of: IntMap<usize, usize>,
-    /// Expected responses that arrived (or were stood in for, or given up on).
-    responses_done: IntSet<usize>,
     /// `(expected response entry, arrival)` of each response, for strict response order.
     response_order: Vec<(usize, u64)>,
     /// Responses whose id fits no request, not yet explained: `(arrival, message)`.
@@ -226,7 +224,6 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             ledger: Ledger::with_capacity(requests),
             response_of_request,
             answer_of,
-            responses_done: IntSet::default(),
             response_order: Vec::new(),
             anomalies: Vec::new(),
             arrivals: Vec::new(),
@@ -420,18 +417,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     fn arrived(&self, awaited: Awaited) -> bool {
         match awaited {
             Awaited::Response(r) => {
-                let request = self.fixture.entries()[r].answers().unwrap_or_default();
-                self.responses_done.contains(&r)
-                    || self
-                        .ledger
-                        .live(request)
-                        .and_then(|live| self.ledger.get(live))
-                        .is_none_or(|sent| sent.given_up)
+                self.settled(self.fixture.entries()[r].answers().unwrap_or_default())
             }
-            Awaited::Answer(live, _) => self
-                .ledger
-                .get(live)
-                .is_none_or(|sent| sent.answered.is_some() || sent.given_up),
+            Awaited::Answer(_, entry) => self.settled(entry),
             Awaited::Want(w) => {
                 self.claimed[w] || self.given_up[w] || self.span_closed(w) || self.stood_in(w)
             }
@@ -441,12 +429,17 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
 
     /// Was want `w` tied to a request that was answered (so it can no longer come)?
     fn span_closed(&self, w: usize) -> bool {
-        self.model.wants[w].tie.is_some_and(|request| {
-            self.ledger
-                .live(request)
-                .and_then(|live| self.ledger.get(live))
-                .is_none_or(|sent| sent.answered.is_some() || sent.given_up)
-        })
+        self.model.wants[w]
+            .tie
+            .is_some_and(|request| self.settled(request))
+    }
+
+    /// Is client request entry `request` done with: answered, given up on, or never sent?
+    fn settled(&self, request: usize) -> bool {
+        self.ledger
+            .live(request)
+            .and_then(|live| self.ledger.get(live))
+            .is_none_or(|sent| sent.answered.is_some() || sent.given_up)
     }
 
     /// Did a message of want `w`'s method, taken into its group, stand in for it (one that
@@ -514,7 +507,6 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             );
             let relabelled = relabel(message, entries[r].id());
             self.compare_response(r, &relabelled);
-            self.responses_done.insert(r);
             if let Some(live) = self.ledger.live(request) {
                 self.ledger.answer(live, self.seq);
             }
@@ -530,7 +522,6 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                     let request = entries[r].answers().expect("correlated at parse time");
                     let live = self.ledger.live(request).unwrap_or_default();
                     self.ledger.give_up(live);
-                    self.responses_done.insert(r);
                     let m = Mismatch::new(
                         MismatchKind::Timeout,
                         Some(entries[r].line()),
@@ -826,7 +817,6 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             self.record(seq, Rec::Server(actual));
             return;
         };
-        self.responses_done.insert(r);
         self.response_order.push((r, seq));
         if let Response::Fast(fast) = &response {
             if self.expected.matches_text(r, fast) {
