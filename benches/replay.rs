@@ -366,7 +366,7 @@ fn overhead(quick: bool) {
 fn macro_once(rt: &Runtime) -> Duration {
     timed(|| {
         rt.block_on(async {
-            let spec = mcp_replay::__private::Spec {
+            let spec = mcp_replay::harness::Spec {
                 manifest_dir: env!("CARGO_MANIFEST_DIR"),
                 dir: "fixtures",
                 name: "lookup_issue",
@@ -376,7 +376,7 @@ fn macro_once(rt: &Runtime) -> Duration {
                 protocol: None,
                 mock_server: false,
             };
-            mcp_replay::__private::try_run(spec, mcp_replay::UpdateMode::No, serve_demo)
+            mcp_replay::harness::run_in(spec, mcp_replay::update::UpdateMode::No, serve_demo)
                 .await
                 .expect("lookup_issue replays green")
         })
@@ -500,7 +500,7 @@ fn server_lines(fixture: &Fixture) -> Vec<(usize, String)> {
         .entries()
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.direction() == mcp_replay::Direction::ServerToClient)
+        .filter(|(_, e)| e.direction() == mcp_replay::fixture::Direction::ServerToClient)
         .map(|(i, e)| {
             let mut message = e.message();
             if let Some(id) = message.get_mut("id") {
@@ -548,7 +548,7 @@ fn throughput(quick: bool) {
         let (compare, equal) = timed(|| {
             served
                 .iter()
-                .all(|(i, line)| mcp_replay::__private::line_matches(&rules, &entries[*i], line))
+                .all(|(i, line)| mcp_replay::internals::line_matches(&rules, &entries[*i], line))
         });
         assert!(equal, "every server line matches its fixture line");
         ratios.push(served_floor.as_secs_f64() / compare.as_secs_f64());
@@ -635,7 +635,7 @@ fn memory(quick: bool) {
     let (rerecord_peak, _, ()) = heap(|| {
         let report = rt.block_on(fixture.replay(serve_demo));
         let recorded = report.recorded().expect("a green replay records");
-        mcp_replay::write_fixture(recorded, &out, mcp_replay::UpdateMode::Always)
+        mcp_replay::update::write_fixture(recorded, &out, mcp_replay::update::UpdateMode::Always)
             .expect("write the recording");
     });
     let _ = std::fs::remove_file(&out);
@@ -1009,7 +1009,7 @@ fn main() {
             let entries = fixture.entries();
             let equal = measured(|| {
                 served.iter().all(|(i, line)| {
-                    mcp_replay::__private::line_matches(&rules, &entries[*i], line)
+                    mcp_replay::internals::line_matches(&rules, &entries[*i], line)
                 })
             });
             assert!(equal);

@@ -1,7 +1,8 @@
 //! Importing the real mcporter recordings in `tests/fixtures/mcporter/` (copied from
 //! `shared/recordings/mcporter/`, captured against server-everything 2026.8.31).
 
-use mcp_replay::{import_mcporter, parse_mcporter, Rules};
+use mcp_replay::mcporter;
+use mcp_replay::Rules;
 
 const ECHO: &str = include_str!("fixtures/mcporter/echo.ndjson");
 const MULTI: &str = include_str!("fixtures/mcporter/multi-server.ndjson");
@@ -9,7 +10,7 @@ const ELICIT: &str = include_str!("fixtures/mcporter/v013-elicit-decline.ndjson"
 
 #[test]
 fn lifecycle_lines_and_meta_are_dropped() {
-    let t = parse_mcporter(ECHO, "echo.ndjson").unwrap();
+    let t = mcporter::parse(ECHO, "echo.ndjson").unwrap();
     assert_eq!(t.len(), 1);
     assert_eq!(t[0].server, "everything");
     assert!(t[0].messages.iter().all(|(_, m)| m.get("_meta").is_none()));
@@ -21,7 +22,7 @@ fn lifecycle_lines_and_meta_are_dropped() {
 
 #[test]
 fn a_multi_server_recording_becomes_one_fixture_per_server_in_order_of_appearance() {
-    let f = import_mcporter(MULTI, "multi", None, &Rules::default()).unwrap();
+    let f = mcporter::import(MULTI, "multi", None, &Rules::default()).unwrap();
     let names: Vec<&str> = f.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["everything2", "everything"]);
     for (_, fixture) in &f {
@@ -30,9 +31,9 @@ fn a_multi_server_recording_becomes_one_fixture_per_server_in_order_of_appearanc
             .id()
             .is_none_or(|id| id.as_str().is_some_and(|s| s.starts_with('<')))));
     }
-    let only = import_mcporter(MULTI, "multi", Some("everything2"), &Rules::default()).unwrap();
+    let only = mcporter::import(MULTI, "multi", Some("everything2"), &Rules::default()).unwrap();
     assert_eq!(only.len(), 1);
-    let err = import_mcporter(MULTI, "multi", Some("nope"), &Rules::default()).unwrap_err();
+    let err = mcporter::import(MULTI, "multi", Some("nope"), &Rules::default()).unwrap_err();
     assert!(
         err.to_string()
             .contains("the recording has: everything2, everything"),
@@ -42,7 +43,7 @@ fn a_multi_server_recording_becomes_one_fixture_per_server_in_order_of_appearanc
 
 #[test]
 fn a_server_request_and_the_clients_answer_stay_in_place() {
-    let f = &import_mcporter(ELICIT, "elicit", None, &Rules::default()).unwrap()[0].1;
+    let f = &mcporter::import(ELICIT, "elicit", None, &Rules::default()).unwrap()[0].1;
     let text = f.to_jsonl();
     assert!(
         text.contains(r#""id":"<SERVER_REQUEST_ID:1>","method":"elicitation/create""#),
@@ -62,7 +63,7 @@ fn a_server_request_and_the_clients_answer_stay_in_place() {
 #[test]
 fn timestamps_and_ids_do_not_survive_an_import() {
     for recording in [ECHO, MULTI, ELICIT] {
-        for (_, f) in import_mcporter(recording, "r", None, &Rules::default()).unwrap() {
+        for (_, f) in mcporter::import(recording, "r", None, &Rules::default()).unwrap() {
             let text = f.to_jsonl();
             assert!(!text.contains("2026-11-30T"), "{text}");
             assert!(!text.contains("\"id\":0"), "{text}");

@@ -13,7 +13,8 @@
 
 use std::time::Duration;
 
-use mcp_replay::{serve_command, Fixture, Report};
+use mcp_replay::process::serve_command;
+use mcp_replay::{Fixture, Report};
 use mcp_replay_demo::jitter::JitterServer;
 use rmcp::ServiceExt;
 

@@ -3,7 +3,8 @@
 // Sampling and roots are deprecated by SEP-2577 but still part of the legacy era we pin.
 #![allow(deprecated)]
 
-use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Transport, MISMATCH_CODE};
+use mcp_replay::mock::MISMATCH_CODE;
+use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Transport};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
@@ -390,7 +391,7 @@ async fn a_client_that_does_not_react_to_list_changed_is_told_so() {
 /// message it answers (the clock is tokio's paused test clock: no wall time involved).
 #[tokio::test(start_paused = true)]
 async fn recorded_pauses_are_played_back_scaled() {
-    use mcp_replay::Timing;
+    use mcp_replay::mock::Timing;
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     use tokio::time::{Duration, Instant};
     let lines = [

@@ -4,8 +4,9 @@
 mod common;
 
 use common::{fixture, kinds, notification, result, scripted};
-use mcp_replay::__private::{try_run, Spec};
-use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Rules, Transport, UpdateMode};
+use mcp_replay::harness::{run_in, Spec};
+use mcp_replay::update::UpdateMode;
+use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Rules, Transport};
 use mcp_replay_demo::DemoServer;
 use rmcp::ServiceExt;
 use serde_json::json;
@@ -48,14 +49,14 @@ async fn recording_a_dynamic_tool_twice_gives_the_same_bytes_and_no_raw_value() 
         let dir = temp_dir(&format!("twice-{run}"));
         let path = dir.join("fixtures/job.jsonl");
         std::fs::write(&path, JOB_STATUS).unwrap();
-        try_run(spec(&dir, "job"), UpdateMode::Always, |t| {
+        run_in(spec(&dir, "job"), UpdateMode::Always, |t| {
             serve(DemoServer::default(), t)
         })
         .await
         .unwrap();
         recordings.push(std::fs::read_to_string(&path).unwrap());
         // The recording now passes as it is.
-        try_run(spec(&dir, "job"), UpdateMode::No, |t| {
+        run_in(spec(&dir, "job"), UpdateMode::No, |t| {
             serve(DemoServer::default(), t)
         })
         .await
@@ -88,11 +89,12 @@ async fn a_recording_that_holds_a_token_is_refused_and_the_old_file_stays() {
     let dir = temp_dir("leaky");
     let path = dir.join("fixtures/job.jsonl");
     std::fs::write(&path, JOB_STATUS).unwrap();
-    let failure = try_run(spec(&dir, "job"), UpdateMode::Always, |t| {
+    let failure = run_in(spec(&dir, "job"), UpdateMode::Always, |t| {
         serve(DemoServer::leaky(), t)
     })
     .await
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(
         failure.starts_with(&format!(
             "refusing to write {}: line 2: .result.content[0].text holds",
@@ -125,11 +127,12 @@ async fn a_committed_fixture_with_a_planted_aws_key_fails_naming_rule_and_path()
     .unwrap()
     .replace("Issue 42: example", &format!("Issue 42: deploy with {key}"));
     std::fs::write(dir.join("fixtures/lookup.jsonl"), &planted).unwrap();
-    let failure = try_run(spec(&dir, "lookup"), UpdateMode::No, |t| {
+    let failure = run_in(spec(&dir, "lookup"), UpdateMode::No, |t| {
         serve(DemoServer::default(), t)
     })
     .await
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(
         failure.contains("lookup.jsonl:2: .result.content[0].text holds what looks like a secret"),
         "{failure}"

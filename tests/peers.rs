@@ -5,7 +5,8 @@
 mod common;
 
 use common::peer_server;
-use mcp_replay::{serve_command, Fixture, MismatchKind, Report};
+use mcp_replay::process::serve_command;
+use mcp_replay::{Fixture, MismatchKind, Report};
 
 fn fixture(name: &str) -> Fixture {
     Fixture::load(format!(

@@ -1,7 +1,8 @@
 //! Servers that run as child processes over stdio (`serve_command`), including the
 //! failures only a process has: an exit status and a signal.
 
-use mcp_replay::{mcp_fixture, serve_command, Fixture, MismatchKind, Transport};
+use mcp_replay::process::serve_command;
+use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Transport};
 use std::time::Duration;
 use tokio::process::Command;
 

@@ -12,7 +12,8 @@
 mod common;
 
 use common::peer_server;
-use mcp_replay::{serve_command, Fixture};
+use mcp_replay::process::serve_command;
+use mcp_replay::Fixture;
 
 const RUNS: usize = 20;
 

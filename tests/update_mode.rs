@@ -3,8 +3,9 @@
 
 mod common;
 
-use mcp_replay::__private::{try_run, Spec};
-use mcp_replay::{write_fixture, Fixture, Transport, UpdateMode, Written};
+use mcp_replay::harness::{run_in, Spec};
+use mcp_replay::update::{write_fixture, UpdateMode, Written};
+use mcp_replay::{Fixture, Transport};
 use mcp_replay_demo::DemoServer;
 use rmcp::ServiceExt;
 use std::path::{Path, PathBuf};
@@ -72,7 +73,7 @@ async fn always_records_from_client_lines_and_twice_gives_the_same_bytes() {
             "count.jsonl",
             &client_lines("count_up_progress.jsonl"),
         );
-        try_run(spec(&dir, "count", None), UpdateMode::Always, serve_demo)
+        run_in(spec(&dir, "count", None), UpdateMode::Always, serve_demo)
             .await
             .unwrap();
         recordings.push(std::fs::read_to_string(&path).unwrap());
@@ -141,9 +142,10 @@ async fn always_rewrites_a_drifted_fixture_and_the_test_passes() {
     .unwrap()
     .replace("Issue 42: example", "Issue 42: old text");
     let path = put(&dir, "lookup.jsonl", &drifted);
-    let failure = try_run(spec(&dir, "lookup", None), UpdateMode::No, serve_demo)
+    let failure = run_in(spec(&dir, "lookup", None), UpdateMode::No, serve_demo)
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(failure.contains("1 mismatch (1 result)"), "{failure}");
     assert!(
         failure.ends_with("MCP_FIXTURE_UPDATE=1 cargo test some_test"),
@@ -155,12 +157,12 @@ async fn always_rewrites_a_drifted_fixture_and_the_test_passes() {
         "compare mode never writes"
     );
 
-    try_run(spec(&dir, "lookup", None), UpdateMode::Always, serve_demo)
+    run_in(spec(&dir, "lookup", None), UpdateMode::Always, serve_demo)
         .await
         .unwrap();
     let rewritten = std::fs::read_to_string(&path).unwrap();
     assert!(rewritten.contains("Issue 42: example") && !rewritten.contains("old text"));
-    try_run(spec(&dir, "lookup", None), UpdateMode::No, serve_demo)
+    run_in(spec(&dir, "lookup", None), UpdateMode::No, serve_demo)
         .await
         .unwrap();
 }
@@ -170,9 +172,10 @@ async fn new_writes_a_pending_file_beside_the_fixture_and_fails_with_the_accept_
     let dir = temp_dir("new");
     let lines = client_lines("divide_by_zero.jsonl");
     let path = put(&dir, "divide.jsonl", &lines);
-    let failure = try_run(spec(&dir, "divide", None), UpdateMode::New, serve_demo)
+    let failure = run_in(spec(&dir, "divide", None), UpdateMode::New, serve_demo)
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     let pending = dir.join("fixtures/divide.jsonl.new");
     assert!(
         failure.contains(&format!("mv {} {}", pending.display(), path.display())),
@@ -193,11 +196,12 @@ async fn a_replay_that_timed_out_is_never_written() {
     let dir = temp_dir("timeout");
     let lines = client_lines("lookup_issue.jsonl");
     let path = put(&dir, "silent.jsonl", &lines);
-    let failure = try_run(spec(&dir, "silent", Some(100)), UpdateMode::Always, |t| {
+    let failure = run_in(spec(&dir, "silent", Some(100)), UpdateMode::Always, |t| {
         common::scripted(t, |_| vec![])
     })
     .await
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(
         failure.contains("timeout at fixture line") || failure.contains("timeout:"),
         "{failure}"
@@ -209,9 +213,10 @@ async fn a_replay_that_timed_out_is_never_written() {
 #[tokio::test]
 async fn a_missing_fixture_says_how_to_create_and_record_it() {
     let dir = temp_dir("missing");
-    let failure = try_run(spec(&dir, "nothing_here", None), UpdateMode::No, serve_demo)
+    let failure = run_in(spec(&dir, "nothing_here", None), UpdateMode::No, serve_demo)
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(
         failure.contains("nothing_here.jsonl does not exist"),
         "{failure}"
@@ -224,13 +229,14 @@ async fn a_missing_fixture_says_how_to_create_and_record_it() {
         failure.contains("MCP_FIXTURE_UPDATE=1 cargo test some_test"),
         "{failure}"
     );
-    let failure = try_run(
+    let failure = run_in(
         spec(&dir, "nothing_here", None),
         UpdateMode::Always,
         serve_demo,
     )
     .await
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(
         failure.contains("A fixture starts from its client lines"),
         "{failure}"
@@ -248,9 +254,10 @@ async fn a_malformed_fixture_names_file_line_and_column() {
             client_lines("lookup_issue.jsonl")
         ),
     );
-    let failure = try_run(spec(&dir, "bad", None), UpdateMode::No, serve_demo)
+    let failure = run_in(spec(&dir, "bad", None), UpdateMode::No, serve_demo)
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         failure,
         format!("{}:2:58: not valid JSON: trailing comma", path.display())
@@ -293,12 +300,11 @@ async fn two_tests_re_recording_the_same_fixture_are_a_clear_error() {
     first.test_path = "update_mode::first";
     let mut second = spec(&dir, "shared", None);
     second.test_path = "update_mode::second";
-    try_run(first, UpdateMode::Always, serve_demo)
+    run_in(first, UpdateMode::Always, serve_demo).await.unwrap();
+    let failure = run_in(second, UpdateMode::Always, serve_demo)
         .await
-        .unwrap();
-    let failure = try_run(second, UpdateMode::Always, serve_demo)
-        .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(
         failure.contains("is re-recorded by two tests, update_mode::first and update_mode::second"),
         "{failure}"
@@ -323,7 +329,7 @@ async fn concurrent_re_recordings_of_different_fixtures_do_not_interfere() {
     let runs = names.iter().map(|name| {
         let mut s = spec(&dir, name, None);
         s.test_path = Box::leak(format!("update_mode::{name}").into_boxed_str());
-        try_run(s, UpdateMode::Always, serve_demo)
+        run_in(s, UpdateMode::Always, serve_demo)
     });
     for outcome in futures_join_all(runs).await {
         outcome.unwrap();

@@ -9,7 +9,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(line) = std::str::from_utf8(data) else {
         return;
     };
-    if let Err(why) = mcp_replay::__private::fast_path_agrees(line) {
+    if let Err(why) = mcp_replay::internals::fast_path_agrees(line) {
         panic!("{why}");
     }
 });

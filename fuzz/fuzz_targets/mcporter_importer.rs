@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_replay::{import_mcporter, parse_mcporter, Rules};
+use mcp_replay::mcporter;
+use mcp_replay::Rules;
 use std::sync::OnceLock;
 
 /// Built once: `Rules::default()` looks up this machine's home and temp folders.
@@ -11,8 +12,8 @@ static RULES: OnceLock<Rules> = OnceLock::new();
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    if parse_mcporter(&text, "fuzz").is_err() {
+    if mcporter::parse(&text, "fuzz").is_err() {
         return;
     }
-    let _ = import_mcporter(&text, "fuzz", None, RULES.get_or_init(Rules::default));
+    let _ = mcporter::import(&text, "fuzz", None, RULES.get_or_init(Rules::default));
 });

@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = mcp_replay::__private::frame_line(data);
+    let _ = mcp_replay::internals::frame_line(data);
 });

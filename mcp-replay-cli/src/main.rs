@@ -4,8 +4,10 @@
 mod check;
 mod record;
 
-use mcp_replay::__private::finish;
-use mcp_replay::{import_mcporter, serve_command, Fixture, Rules, UpdateMode};
+use mcp_replay::harness::{self, parse_duration, Plan};
+use mcp_replay::process::serve_command;
+use mcp_replay::update::{write_fixture, UpdateMode};
+use mcp_replay::{mcporter, Fixture, Rules};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -59,8 +61,8 @@ Usage: mcp-replay replay [OPTIONS] FIXTURE... -- SERVER COMMAND...
 Prints each fixture's report and a closing line `N passed, M failed`; exits 0 only if all pass.
 
 Options:
-      --timeout MS      how long to wait for each message the replay needs (default: the
-                        fixture header's timeout_ms, else 5000)
+      --timeout TIME    how long to wait for each message the replay needs: 700ms, 2s, or
+                        milliseconds (default: the fixture header's timeout, else 5s)
       --protocol V      replay in protocol era V (e.g. 2026-07-28)
       --update          re-record the fixtures' server messages (also MCP_FIXTURE_UPDATE=1;
                         MCP_FIXTURE_UPDATE=new writes FIXTURE.new instead)
@@ -90,7 +92,7 @@ Options:
 const SERVE_HELP: &str = "\
 Play the server side of a fixture (or of an mcporter recording) on stdin/stdout.
 
-Usage: mcp-replay serve FIXTURE|RECORDING [--server NAME] [--rules FILE] [--pace MS] [--timeout MS]
+Usage: mcp-replay serve FIXTURE|RECORDING [--server NAME] [--rules FILE] [--pace TIME] [--timeout TIME]
                          [--timing recorded|scaled:F|none] [--timing-file FILE]
 
 Point a client under test at this command as its server. Requests must arrive in recorded
@@ -107,11 +109,13 @@ their response.
 Options:
       --server NAME     the server of a multi-server mcporter recording
       --rules FILE      extra normalization rules (mcp-replay.rules.json format)
-      --pace MS         the pause between messages written together (default: the fixture
-                        header's pace_ms, else 2); 0 writes them back to back, a stress
+      --pace TIME       the pause between messages written together: 2ms, 0.1s, or
+                        milliseconds (default: the fixture header's pace_ms, else 2ms);
+                        0 writes them back to back, a stress
                         mode that finds clients which lose messages when a server is fast
-      --timeout MS      how long to wait for the client's answer to a server request
-                        (default: the fixture header's timeout_ms, else 5000)
+      --timeout TIME    how long to wait for the client's answer to a server request:
+                        700ms, 2s, or milliseconds (default: the fixture header's timeout,
+                        else 5s)
       --timing MODE     `recorded`: each server message waits the pause it was recorded with
                         after the client message it answers (`record --timing`); `scaled:F`:
                         that pause times F (0.5 is twice as fast); `none` (default): paced only
@@ -289,17 +293,17 @@ impl Args {
         }
     }
 
-    /// The value of `option` in milliseconds (`zero_ok`: 0 is a value).
-    pub fn millis(&self, option: &str, zero_ok: bool) -> Result<Option<Duration>, Fatal> {
-        let Some(ms) = self.get(option) else {
+    /// The time `option` gives (`700ms`, `2s`, or milliseconds; `zero_ok`: 0 is a value).
+    pub fn duration(&self, option: &str, zero_ok: bool) -> Result<Option<Duration>, Fatal> {
+        let Some(text) = self.get(option) else {
             return Ok(None);
         };
-        match ms.parse::<u64>() {
-            Ok(n) if n > 0 || zero_ok => Ok(Some(Duration::from_millis(n))),
-            _ => Err(Fatal(format!(
-                "{option} {ms}: give milliseconds, e.g. {option} {}",
-                if zero_ok { 5 } else { 2000 }
+        match parse_duration(text) {
+            Ok(d) if zero_ok || !d.is_zero() => Ok(Some(d)),
+            Ok(_) => Err(Fatal(format!(
+                "{option} {text}: give a time above zero, e.g. 2s"
             ))),
+            Err(e) => Err(Fatal(format!("{option} {e}"))),
         }
     }
 
@@ -329,20 +333,32 @@ impl Args {
             .join(" ")
     }
 
-    /// The default rules, plus `--rules FILE` when given.
-    pub fn rules(&self, folder: Option<&Path>) -> Result<Rules, Fatal> {
-        let mut rules = Rules::default().workspace(std::env::current_dir()?);
-        if let Some(dir) = folder {
-            if let Some(file) = Rules::load_folder(dir)? {
-                rules = rules.merge(&file);
-            }
-        }
-        if let Some(path) = self.get("--rules") {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| Fatal(format!("reading {path}: {e}")))?;
-            rules = rules.merge(&Rules::from_json(&text, path)?);
-        }
-        Ok(rules)
+    /// `--rules FILE`, when given.
+    pub fn own_rules(&self) -> Result<Option<Rules>, Fatal> {
+        let Some(path) = self.get("--rules") else {
+            return Ok(None);
+        };
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Fatal(format!("reading {path}: {e}")))?;
+        Ok(Some(Rules::from_json(&text, path)?))
+    }
+
+    /// The rules for fixtures in `folder`, resolved as `#[mcp_fixture]` resolves them
+    /// ([`harness::rules_for`]), plus `--rules FILE`.
+    pub fn rules(&self, fixture: Option<&Fixture>, folder: &Path) -> Result<Rules, Fatal> {
+        let folder = if folder.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            folder
+        };
+        let workspace = harness::workspace_root(folder);
+        let own = self.own_rules()?;
+        Ok(harness::rules_for(
+            fixture,
+            folder,
+            &workspace,
+            own.as_ref(),
+        )?)
     }
 }
 
@@ -359,7 +375,7 @@ async fn replay(args: Args) -> Result<ExitCode, Fatal> {
     } else {
         UpdateMode::from_env()?
     };
-    let timeout = args.millis("--timeout", false)?;
+    let timeout = args.duration("--timeout", false)?;
     let (mut passed, mut failed) = (0, 0);
     for path in &args.positional {
         let path = PathBuf::from(path);
@@ -383,27 +399,20 @@ async fn replay(args: Args) -> Result<ExitCode, Fatal> {
     })
 }
 
-/// `Ok` with a one-line summary, or `Err` with the whole report.
+/// `Ok` with a one-line summary, or `Err` with the whole report. The fixture is resolved
+/// exactly as `#[mcp_fixture]` resolves it ([`Plan`]).
 async fn replay_one(
     args: &Args,
     path: &Path,
     timeout: Option<Duration>,
     mode: UpdateMode,
 ) -> Result<String, String> {
-    let mut fixture = Fixture::load(path).map_err(|e| e.to_string())?;
-    if let Some(t) = timeout {
-        fixture = fixture.with_timeout(t);
-    }
-    if let Some(v) = args.get("--protocol") {
-        fixture = fixture.with_protocol(v);
-    }
-    if mode == UpdateMode::No {
-        fixture = fixture.without_recording();
-    }
-    if args.flag("--trace") {
-        fixture = fixture.with_trace(true);
-    }
-    let rules = args.rules(path.parent()).map_err(|Fatal(m)| m)?;
+    let mut plan = Plan::new(path, mode);
+    plan.timeout = timeout;
+    plan.protocol = args.get("--protocol").map(str::to_owned);
+    plan.trace = args.flag("--trace").then_some(true);
+    plan.rules = args.own_rules().map_err(|Fatal(m)| m)?;
+    let (fixture, rules) = plan.prepare().map_err(|f| f.to_string())?;
     let mut command = args.server_command().map_err(|Fatal(m)| m)?;
     let started = std::time::Instant::now();
     let report = fixture
@@ -417,9 +426,13 @@ async fn replay_one(
             args.command_line()
         ));
     let elapsed = started.elapsed();
-    finish(&report, path, mode)?;
+    let verdict = plan.conclude(&report).map_err(|f| f.to_string())?;
+    let what = match verdict {
+        harness::Verdict::Passed => "ok".to_owned(),
+        harness::Verdict::Rerecorded(_) => "re-recorded".to_owned(),
+    };
     Ok(format!(
-        "mcp-replay: {}: ok ({} ms)",
+        "mcp-replay: {}: {what} ({} ms)",
         path.display(),
         elapsed.as_millis()
     ))
@@ -437,9 +450,15 @@ fn import(args: Args) -> Result<ExitCode, Fatal> {
     })?;
     let text = std::fs::read_to_string(recording)
         .map_err(|e| Fatal(format!("reading {recording}: {e}")))?;
-    let fixtures = import_mcporter(&text, recording, args.get("--server"), &args.rules(None)?)?;
     let output = PathBuf::from(output);
     let single_file = output.extension().is_some_and(|e| e == "jsonl");
+    let folder = if single_file {
+        output.parent().unwrap_or(Path::new("."))
+    } else {
+        &output
+    };
+    let rules = args.rules(None, folder)?;
+    let fixtures = mcporter::import(&text, recording, args.get("--server"), &rules)?;
     if single_file && fixtures.len() > 1 {
         let names: Vec<&str> = fixtures.iter().map(|(n, _)| n.as_str()).collect();
         return Err(Fatal(format!(
@@ -454,7 +473,7 @@ fn import(args: Args) -> Result<ExitCode, Fatal> {
         } else {
             output.join(format!("{}.jsonl", file_name(&server)))
         };
-        mcp_replay::write_fixture(&fixture, &path, UpdateMode::Always)?;
+        write_fixture(&fixture, &path, UpdateMode::Always)?;
         println!(
             "mcp-replay: imported {} ({} messages) into {}",
             server,
@@ -501,14 +520,15 @@ async fn serve(args: Args) -> Result<ExitCode, Fatal> {
         ));
     };
     let text = std::fs::read_to_string(path).map_err(|e| Fatal(format!("reading {path}: {e}")))?;
-    let rules = args.rules(Path::new(path).parent())?;
+    let folder = Path::new(path).parent().unwrap_or(Path::new("."));
     let is_mcporter = text
         .lines()
         .find(|l| !l.trim().is_empty())
         .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .is_some_and(|v| v.get("_meta").is_some_and(|m| m.get("dir").is_some()));
     let fixture = if is_mcporter {
-        let mut fixtures = import_mcporter(&text, path, args.get("--server"), &rules)?;
+        let rules = args.rules(None, folder)?;
+        let mut fixtures = mcporter::import(&text, path, args.get("--server"), &rules)?;
         if fixtures.len() > 1 {
             let names: Vec<&str> = fixtures.iter().map(|(n, _)| n.as_str()).collect();
             return Err(Fatal(format!(
@@ -520,11 +540,12 @@ async fn serve(args: Args) -> Result<ExitCode, Fatal> {
     } else {
         Fixture::load(path)?
     };
+    let rules = args.rules(Some(&fixture), folder)?;
     let mut fixture = fixture;
-    if let Some(pace) = args.millis("--pace", true)? {
+    if let Some(pace) = args.duration("--pace", true)? {
         fixture = fixture.with_pace(pace);
     }
-    if let Some(timeout) = args.millis("--timeout", false)? {
+    if let Some(timeout) = args.duration("--timeout", false)? {
         fixture = fixture.with_timeout(timeout);
     }
     if let Some(scale) = timing_scale(args.get("--timing"))? {
@@ -533,7 +554,7 @@ async fn serve(args: Args) -> Result<ExitCode, Fatal> {
             None => PathBuf::from(path.strip_suffix(".jsonl").unwrap_or(path))
                 .with_extension("timing.jsonl"),
         };
-        let timing = mcp_replay::Timing::load(&file).map_err(|e| {
+        let timing = mcp_replay::mock::Timing::load(&file).map_err(|e| {
             Fatal(format!(
                 "{e} (record it with `mcp-replay record --timing {}`, or name it with --timing-file)",
                 file.display()

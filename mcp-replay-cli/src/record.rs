@@ -1,7 +1,9 @@
 //! `mcp-replay record`: a transparent stdio proxy that writes the session as a fixture.
 
 use crate::{Args, Fatal};
-use mcp_replay::{fixture_from_exchange, write_fixture, Direction, UpdateMode};
+use mcp_replay::fixture::{Direction, MessageKind};
+use mcp_replay::record::fixture_from_exchange;
+use mcp_replay::update::{write_fixture, UpdateMode};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{ExitCode, Stdio};
@@ -23,7 +25,7 @@ pub(crate) async fn record(args: Args) -> Result<ExitCode, Fatal> {
             )
         })?
         .to_owned();
-    let rules = args.rules(Path::new(&output).parent())?;
+    let rules = args.rules(None, Path::new(&output).parent().unwrap_or(Path::new(".")))?;
     let mut command = args.server_command()?;
     let program = args.command_line();
     let mut child = command
@@ -183,7 +185,7 @@ fn save(
             continue;
         }
         match serde_json::from_str::<Value>(&text) {
-            Ok(v) if mcp_replay::MessageKind::of(&v).is_ok() => {
+            Ok(v) if MessageKind::of(&v).is_ok() => {
                 messages.push((*direction, v));
                 times.push(*time);
             }

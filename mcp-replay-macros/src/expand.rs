@@ -1,4 +1,5 @@
-//! Code generation: one call into `::mcp_replay::__private::run`, nothing else.
+//! Code generation: one call into `::mcp_replay::__private::run` (the runtime's
+//! `harness::run`), and a panic with its failure at the test's own location.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -86,11 +87,16 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
         },
     };
 
+    // The failure is raised here, in the test's own code, spanned at its name: a failing
+    // test's panic points at the test function's file and line, not into mcp-replay.
+    let raise = quote::quote_spanned! {ident.span()=>
+        ::core::panic!("{}", __mcp_replay_failure)
+    };
     quote! {
         #(#outer)*
         #vis #sig {
             #(#inner)*
-            ::mcp_replay::__private::run(
+            if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::__private::run(
                 ::mcp_replay::__private::Spec {
                     manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
                     dir: #dir,
@@ -108,6 +114,9 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
                 |#(#param_attrs)* #pat: #ty| #body,
             )
             .await
+            {
+                #raise
+            }
         }
     }
 }
@@ -135,7 +144,7 @@ mod should {
         let expected = quote! {
             #[tokio::test]
             async fn lookup_issue() {
-                ::mcp_replay::__private::run(
+                if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::__private::run(
                     ::mcp_replay::__private::Spec {
                         manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
                         dir: "fixtures",
@@ -156,6 +165,9 @@ mod should {
                     },
                 )
                 .await
+                {
+                    ::core::panic!("{}", __mcp_replay_failure)
+                }
             }
         };
         assert_eq!(out, expected.to_string());
@@ -183,7 +195,7 @@ mod should {
             #[ignore = "slow"]
             pub(crate) async fn a() {
                 #![allow(clippy::all)]
-                ::mcp_replay::__private::run(
+                if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::__private::run(
                     ::mcp_replay::__private::Spec {
                         manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
                         dir: "fixtures",
@@ -203,6 +215,9 @@ mod should {
                     },
                 )
                 .await
+                {
+                    ::core::panic!("{}", __mcp_replay_failure)
+                }
             }
         };
         assert_eq!(out, expected.to_string());
@@ -224,7 +239,7 @@ mod should {
         let expected = quote! {
             #[tokio::test]
             async fn lookup() {
-                ::mcp_replay::__private::run(
+                if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::__private::run(
                     ::mcp_replay::__private::Spec {
                         manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
                         dir: "tests/fixtures",
@@ -249,6 +264,9 @@ mod should {
                     },
                 )
                 .await
+                {
+                    ::core::panic!("{}", __mcp_replay_failure)
+                }
             }
         };
         assert_eq!(out, expected.to_string());

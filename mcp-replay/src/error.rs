@@ -39,6 +39,14 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A recording to import holds nothing to import (no traffic, or none of the server
+    /// asked for).
+    Import {
+        /// The recording.
+        file: String,
+        /// What is missing, and what the recording has instead.
+        message: String,
+    },
     /// A fixture holds something that looks like a credential. The secret itself is never
     /// part of the error.
     Secret {
@@ -93,7 +101,7 @@ impl fmt::Display for Error {
             Error::MissingFixture { path, test } => {
                 let filter = test
                     .as_deref()
-                    .map(crate::report::test_filter)
+                    .map(test_filter)
                     .unwrap_or("<test name>");
                 write!(
                     f,
@@ -113,7 +121,9 @@ impl fmt::Display for Error {
                  1 or always (rewrite fixtures in place), new (write NAME.jsonl.new beside them), \
                  no or 0 or unset (only compare)"
             ),
-            Error::Rules { file, message } => write!(f, "{file}: {message}"),
+            Error::Rules { file, message } | Error::Import { file, message } => {
+                write!(f, "{file}: {message}")
+            }
             Error::Secret {
                 file,
                 line,
@@ -153,4 +163,11 @@ impl std::error::Error for Error {
             _ => None,
         }
     }
+}
+
+/// A test path `crate::module::name` as a `cargo test` filter (`module::name`).
+pub(crate) fn test_filter(test_path: &str) -> &str {
+    test_path
+        .split_once("::")
+        .map_or(test_path, |(_, rest)| rest)
 }

@@ -111,6 +111,7 @@ pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse
 /// rules (with `paths`): where the fast path answers, the general path (serde_json's parse,
 /// `normalize_server`, `write_message`) must accept the line and write the same text.
 /// `Err` says how they disagree. For the property tests and the fuzzer.
+#[cfg(any(test, feature = "internals"))]
 pub(crate) fn agrees_with_general(line: &str, paths: &Paths) -> Result<(), String> {
     for paths in [Some(paths), None] {
         let Some(fast) = response(line, paths) else {

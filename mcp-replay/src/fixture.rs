@@ -158,7 +158,9 @@ impl Entry {
 pub struct Fixture {
     source: String,
     path: Option<PathBuf>,
-    header: Option<Map<String, Value>>,
+    /// The header line as written (kept whole so that writing it back loses nothing).
+    raw_header: Option<Map<String, Value>>,
+    header: Header,
     entries: Vec<Entry>,
     timeout: Option<Duration>,
     protocol: Option<String>,
@@ -171,6 +173,41 @@ pub struct Fixture {
     pace: Option<Duration>,
     /// Set by [`Fixture::with_timing`]: the recorded times and the factor they are played at.
     timing: Option<Arc<(crate::mock::Timing, f64)>>,
+}
+
+/// The settings of a fixture's optional first line, `{"mcp_replay":1, ...}`
+/// (`docs/fixture-format.md` describes each key).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Header {
+    /// `"description"`: what the fixture pins, for people.
+    pub description: Option<String>,
+    /// `"protocol"`: the protocol version to replay in.
+    pub protocol: Option<String>,
+    /// `"timeout"` or `"timeout_ms"`: how long a replay waits for each message it needs.
+    pub timeout: Option<Duration>,
+    /// `"pace_ms"`: the mock server's pause between messages written together.
+    pub pace: Option<Duration>,
+    /// `"rules"`: the version of the default normalization rules the fixture was written with.
+    pub rules_version: Option<u64>,
+    /// `"unordered"`: methods whose server messages may arrive anywhere, in any order.
+    pub unordered: Vec<String>,
+    /// `"strict_order"`: every server message in the fixture's order.
+    pub strict_order: bool,
+    /// `"strict_response_order"`: responses in the fixture's order.
+    pub strict_response_order: bool,
+    /// `"allow_secrets"`: known false positives of the secret scan.
+    pub allow_secrets: Vec<AllowedSecret>,
+}
+
+/// One `"allow_secrets"` entry of a fixture header: a secret rule let through, anywhere or
+/// at one JSON path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllowedSecret {
+    /// The rule id, e.g. `aws-access-key-id`.
+    pub rule: String,
+    /// The JSON path inside the message (e.g. `.message.result.token`); `None`: anywhere.
+    pub path: Option<String>,
 }
 
 /// Answers the server's requests (`elicitation/create`, `sampling/createMessage`, ...)
@@ -199,9 +236,10 @@ impl PartialEq for ServerRequestHandler {
 }
 
 /// The keys a header line may have.
-const HEADER_KEYS: [&str; 10] = [
+const HEADER_KEYS: [&str; 11] = [
     "mcp_replay",
     "protocol",
+    "timeout",
     "timeout_ms",
     "pace_ms",
     "rules",
@@ -213,6 +251,14 @@ const HEADER_KEYS: [&str; 10] = [
 ];
 
 impl Fixture {
+    /// How long a replay waits for each message it needs unless the fixture header, the
+    /// attribute's `timeout_ms` or [`Fixture::with_timeout`] says otherwise.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+
+    /// The mock server's pause after each message that another follows at once (see
+    /// [`Fixture::with_pace`]).
+    pub const DEFAULT_PACE: Duration = Duration::from_millis(2);
+
     /// Reads and parses a fixture file, and refuses one that holds a secret
     /// ([`Fixture::check_secrets`]). A missing file is [`Error::MissingFixture`], whose
     /// message says how to create one.
@@ -256,7 +302,8 @@ impl Fixture {
         Fixture {
             source: source.to_owned(),
             path: None,
-            header: None,
+            raw_header: None,
+            header: Header::default(),
             entries: Vec::new(),
             timeout: None,
             protocol: None,
@@ -308,55 +355,30 @@ impl Fixture {
         &self.source
     }
 
-    /// The optional header line's fields.
-    pub fn header(&self) -> Option<&Map<String, Value>> {
-        self.header.as_ref()
+    /// The header line's settings (all unset when the fixture has no header).
+    pub fn header(&self) -> &Header {
+        &self.header
     }
 
-    /// The protocol version named by the header (`"protocol"`), used for the session
-    /// setup the harness performs when the fixture has no handshake of its own.
-    pub fn protocol(&self) -> Option<&str> {
-        if let Some(p) = &self.protocol {
-            return Some(p);
-        }
-        self.header.as_ref()?.get("protocol")?.as_str()
+    /// The protocol version to replay in: [`with_protocol`](Fixture::with_protocol)'s,
+    /// else the header's.
+    pub(crate) fn protocol(&self) -> Option<&str> {
+        self.protocol.as_deref().or(self.header.protocol.as_deref())
     }
 
     /// The methods the header lets arrive anywhere, in any order (`"unordered"`).
-    pub fn unordered(&self) -> impl Iterator<Item = &str> {
-        self.header
-            .as_ref()
-            .and_then(|h| h.get("unordered"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
+    pub(crate) fn unordered(&self) -> impl Iterator<Item = &str> {
+        self.header.unordered.iter().map(String::as_str)
     }
 
-    /// Does the header ask for responses in the fixture's order (`"strict_response_order":
-    /// true`)? By default responses are matched by id whatever their order.
-    pub fn strict_response_order(&self) -> bool {
-        self.header
-            .as_ref()
-            .and_then(|h| h.get("strict_response_order"))
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
+    /// Does the header ask for responses in the fixture's order?
+    pub(crate) fn strict_response_order(&self) -> bool {
+        self.header.strict_response_order
     }
 
-    /// Does the header ask for the server's notifications and requests in the fixture's
-    /// order, all of them with one another (`"strict_order": true`)? By default order is
-    /// checked only where a server promises it (`docs/fixture-format.md`).
-    pub fn strict_order(&self) -> bool {
-        self.header
-            .as_ref()
-            .and_then(|h| h.get("strict_order"))
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-    }
-
-    /// The default rules version the header pins (`"rules"`), if any.
-    pub fn rules_version(&self) -> Option<u64> {
-        self.header.as_ref()?.get("rules")?.as_u64()
+    /// Does the header ask for every server message in the fixture's order?
+    pub(crate) fn strict_order(&self) -> bool {
+        self.header.strict_order
     }
 
     /// Scans every message for secrets (the rules are listed in `docs/normalization.md`); the header's
@@ -373,17 +395,9 @@ impl Fixture {
     /// The header's `"allow_secrets"`: (rule, optional JSON path) pairs.
     fn allowed_secrets(&self) -> Vec<(String, Option<String>)> {
         self.header
-            .as_ref()
-            .and_then(|h| h.get("allow_secrets"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|a| {
-                Some((
-                    a.get("rule")?.as_str()?.to_owned(),
-                    a.get("path").and_then(Value::as_str).map(str::to_owned),
-                ))
-            })
+            .allow_secrets
+            .iter()
+            .map(|a| (a.rule.clone(), a.path.clone()))
             .collect()
     }
 
@@ -413,10 +427,13 @@ impl Fixture {
         Ok(())
     }
 
-    /// How long the replay waits for each message it needs: the header's
-    /// `timeout_ms`, or what [`with_timeout`](Fixture::with_timeout) set, or 5 seconds.
-    pub fn timeout(&self) -> Duration {
-        self.timeout.unwrap_or(crate::DEFAULT_TIMEOUT)
+    /// How long the replay waits for each message it needs: what
+    /// [`with_timeout`](Fixture::with_timeout) set, else the header's, else
+    /// [`Fixture::DEFAULT_TIMEOUT`].
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
+            .or(self.header.timeout)
+            .unwrap_or(Fixture::DEFAULT_TIMEOUT)
     }
 
     /// Replays the fixture in the given protocol era: `"2026-07-28"` (or later) sends every
@@ -465,7 +482,7 @@ impl Fixture {
     /// a client reads and handles each before the next arrives, as from a live server.
     /// `Duration::ZERO` writes them back to back: a stress mode that finds clients which
     /// lose messages when a server is fast. Default: the header's `pace_ms`, else
-    /// [`DEFAULT_PACE`](crate::DEFAULT_PACE).
+    /// [`Fixture::DEFAULT_PACE`].
     pub fn with_pace(mut self, pace: Duration) -> Fixture {
         self.pace = Some(pace);
         self
@@ -474,26 +491,23 @@ impl Fixture {
     /// When this fixture plays the server for a client, each server message waits its
     /// recorded pause after the client message it answers, times `scale` (`1.0` as
     /// recorded, `0.5` twice as fast): for clients with timeouts, progress bars or
-    /// debouncing. `timing` comes from `mcp-replay record --timing FILE` ([`Timing::load`](crate::Timing::load)).
+    /// debouncing. `timing` comes from `mcp-replay record --timing FILE` ([`Timing::load`](crate::mock::Timing::load)).
     /// Off by default: without it, messages are only paced ([`Fixture::with_pace`]).
-    pub fn with_timing(mut self, timing: crate::Timing, scale: f64) -> Fixture {
+    pub fn with_timing(mut self, timing: crate::mock::Timing, scale: f64) -> Fixture {
         self.timing = Some(Arc::new((timing, scale.max(0.0))));
         self
     }
 
     /// The recorded times the mock plays back, and their factor ([`Fixture::with_timing`]).
-    pub(crate) fn timing(&self) -> Option<(&crate::Timing, f64)> {
+    pub(crate) fn timing(&self) -> Option<(&crate::mock::Timing, f64)> {
         self.timing.as_ref().map(|t| (&t.0, t.1))
     }
 
     /// The pause between the messages of the mock server ([`Fixture::with_pace`]).
-    pub fn pace(&self) -> Duration {
+    pub(crate) fn pace(&self) -> Duration {
         self.pace
-            .or_else(|| {
-                let ms = self.header.as_ref()?.get("pace_ms")?.as_u64()?;
-                Some(Duration::from_millis(ms))
-            })
-            .unwrap_or(crate::DEFAULT_PACE)
+            .or(self.header.pace)
+            .unwrap_or(Fixture::DEFAULT_PACE)
     }
 
     /// Prints every live message of a replay of this fixture to stderr as it passes
@@ -536,7 +550,7 @@ impl Fixture {
         mut f: impl FnMut(&str) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         let mut out = String::new();
-        if let Some(header) = &self.header {
+        if let Some(header) = &self.raw_header {
             out.push_str("{\"mcp_replay\":");
             write_canonical(&mut out, &header["mcp_replay"]);
             let mut rest: Vec<(&String, &Value)> =
@@ -565,6 +579,7 @@ impl Fixture {
         Fixture {
             source: self.source.clone(),
             path: self.path.clone(),
+            raw_header: self.raw_header.clone(),
             header: self.header.clone(),
             entries: Vec::new(),
             timeout: self.timeout,
@@ -697,15 +712,15 @@ impl Parser {
             return Err(err(1, "a fixture line must be a JSON object".into()));
         };
         if obj.contains_key("mcp_replay") {
-            if self.fixture.header.is_some() || !self.fixture.entries.is_empty() {
+            if self.fixture.raw_header.is_some() || !self.fixture.entries.is_empty() {
                 return Err(err(
                     1,
                     "the {\"mcp_replay\":...} header may only be the first line".into(),
                 ));
             }
-            self.fixture.timeout =
+            self.fixture.header =
                 parse_header(&obj).map_err(|m| err(column_of(line, "mcp_replay"), m))?;
-            self.fixture.header = Some(obj);
+            self.fixture.raw_header = Some(obj);
             return Ok(());
         }
         if let Some(key) = obj.keys().find(|k| *k != "direction" && *k != "message") {
@@ -832,89 +847,126 @@ fn memchr_count(bytes: &[u8], byte: u8) -> usize {
     bytes.iter().filter(|&&b| b == byte).count()
 }
 
-/// The header's order switches and the mock's pace.
-fn check_switches(obj: &Map<String, Value>) -> Result<(), String> {
-    for key in ["strict_response_order", "strict_order"] {
-        if let Some(v) = obj.get(key).filter(|v| !v.is_boolean()) {
-            return Err(format!("\"{key}\" must be true or false, not {v}"));
-        }
-    }
-    if let Some(v) = obj.get("pace_ms").filter(|v| !v.is_u64()) {
-        return Err(format!(
-            "\"pace_ms\" must be a whole number of milliseconds (0 for none), not {v}"
-        ));
-    }
-    Ok(())
-}
-
-fn parse_header(obj: &Map<String, Value>) -> Result<Option<Duration>, String> {
-    if let Some(v) = obj.get("rules") {
-        if !v
-            .as_u64()
-            .is_some_and(|n| (1..=crate::rules::RULES_VERSION).contains(&n))
-        {
-            return Err(format!(
-                "\"rules\" pins the default rules version: 1 to {}, not {v}",
-                crate::rules::RULES_VERSION
-            ));
-        }
-    }
-    check_switches(obj)?;
-    if let Some(v) = obj.get("unordered") {
-        if !v.as_array().is_some_and(|a| a.iter().all(Value::is_string)) {
-            return Err(format!(
-                "\"unordered\" must be a list of method names, not {v}"
-            ));
-        }
-    }
-    if let Some(v) = obj.get("allow_secrets") {
-        let valid = v.as_array().is_some_and(|a| {
-            a.iter().all(|item| {
-                item.get("rule")
-                    .and_then(Value::as_str)
-                    .is_some_and(|r| crate::secrets::rule_ids().contains(&r))
-                    && item.get("path").is_none_or(Value::is_string)
-                    && item
-                        .as_object()
-                        .is_some_and(|o| o.keys().all(|k| k == "rule" || k == "path"))
-            })
-        });
-        if !valid {
-            return Err(format!(
-                "\"allow_secrets\" must be a list of {{\"rule\": RULE, \"path\": \".json.path\"}} with a known \
-                 rule ({}), not {v}",
-                crate::secrets::rule_ids().join(", ")
-            ));
-        }
-    }
+/// Reads the header line's settings, refusing an unknown key or a value of the wrong shape.
+fn parse_header(obj: &Map<String, Value>) -> Result<Header, String> {
     if obj.get("mcp_replay").and_then(Value::as_u64) != Some(1) {
         return Err(format!(
             "unsupported fixture format version {}: this mcp-replay reads version 1",
             obj["mcp_replay"]
         ));
     }
-    if let Some(key) = obj.keys().find(|k| !HEADER_KEYS.contains(&k.as_str())) {
-        return Err(format!(
-            "unknown header key {key:?}; valid keys: {}",
-            HEADER_KEYS.join(", ")
-        ));
-    }
-    if let Some(p) = obj.get("protocol") {
-        if !p.is_string() {
-            return Err(format!(
-                "\"protocol\" must be a version string such as \"2025-11-25\", not {p}"
-            ));
+    let mut header = Header::default();
+    for (key, v) in obj {
+        match key.as_str() {
+            "mcp_replay" => {}
+            "description" => header.description = Some(string(key, v, "a text")?),
+            "protocol" => {
+                header.protocol = Some(string(key, v, "a version such as \"2025-11-25\"")?)
+            }
+            "timeout_ms" | "timeout" => header.timeout = Some(timeout(key, v)?),
+            "pace_ms" => match v.as_u64() {
+                Some(ms) => header.pace = Some(Duration::from_millis(ms)),
+                None => {
+                    return Err(format!(
+                        "\"pace_ms\" must be a whole number of milliseconds (0 for none), not {v}"
+                    ))
+                }
+            },
+            "rules" => match v.as_u64() {
+                Some(n) if (1..=crate::rules::RULES_VERSION).contains(&n) => {
+                    header.rules_version = Some(n)
+                }
+                _ => {
+                    return Err(format!(
+                        "\"rules\" pins the default rules version: 1 to {}, not {v}",
+                        crate::rules::RULES_VERSION
+                    ))
+                }
+            },
+            "unordered" => {
+                header.unordered = string_list(v).ok_or_else(|| {
+                    format!("\"unordered\" must be a list of method names, not {v}")
+                })?
+            }
+            "strict_order" => header.strict_order = switch(key, v)?,
+            "strict_response_order" => header.strict_response_order = switch(key, v)?,
+            "allow_secrets" => header.allow_secrets = allowed_secrets(v)?,
+            _ => {
+                return Err(format!(
+                    "unknown header key {key:?}; valid keys: {}",
+                    HEADER_KEYS.join(", ")
+                ))
+            }
         }
     }
-    match obj.get("timeout_ms") {
-        None => Ok(None),
-        Some(v) => match v.as_u64() {
-            Some(ms) if ms > 0 => Ok(Some(Duration::from_millis(ms))),
-            _ => Err(format!(
-                "\"timeout_ms\" must be a positive integer, not {v}"
-            )),
-        },
+    if obj.contains_key("timeout_ms") && obj.contains_key("timeout") {
+        return Err("give \"timeout\" or \"timeout_ms\", not both".into());
     }
+    Ok(header)
+}
+
+fn string(key: &str, v: &Value, what: &str) -> Result<String, String> {
+    v.as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("\"{key}\" must be {what}, not {v}"))
+}
+
+fn string_list(v: &Value) -> Option<Vec<String>> {
+    v.as_array()?
+        .iter()
+        .map(|m| m.as_str().map(str::to_owned))
+        .collect()
+}
+
+fn switch(key: &str, v: &Value) -> Result<bool, String> {
+    v.as_bool()
+        .ok_or_else(|| format!("\"{key}\" must be true or false, not {v}"))
+}
+
+/// `"timeout_ms": 700`, or `"timeout": "700ms"` / `"2s"` / `700`: positive.
+fn timeout(key: &str, v: &Value) -> Result<Duration, String> {
+    let parsed = match v {
+        Value::Number(n) => n.as_u64().map(Duration::from_millis).ok_or(()),
+        Value::String(text) if key == "timeout" => {
+            crate::harness::parse_duration(text).map_err(|_| ())
+        }
+        _ => Err(()),
+    };
+    match parsed {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ if key == "timeout" => Err(format!(
+            "\"timeout\" must be a positive time such as \"700ms\", \"2s\" or 700 (milliseconds), not {v}"
+        )),
+        _ => Err(format!(
+            "\"timeout_ms\" must be a positive integer, not {v}"
+        )),
+    }
+}
+
+fn allowed_secrets(v: &Value) -> Result<Vec<AllowedSecret>, String> {
+    let one = |item: &Value| -> Option<AllowedSecret> {
+        let obj = item.as_object()?;
+        let rule = obj.get("rule")?.as_str()?;
+        let path = match obj.get("path") {
+            None => None,
+            Some(p) => Some(p.as_str()?.to_owned()),
+        };
+        let known = crate::secrets::rule_ids().contains(&rule)
+            && obj.keys().all(|k| k == "rule" || k == "path");
+        known.then(|| AllowedSecret {
+            rule: rule.to_owned(),
+            path,
+        })
+    };
+    v.as_array()
+        .and_then(|a| a.iter().map(one).collect())
+        .ok_or_else(|| {
+            format!(
+                "\"allow_secrets\" must be a list of {{\"rule\": RULE, \"path\": \".json.path\"}} with a known \
+                 rule ({}), not {v}",
+                crate::secrets::rule_ids().join(", ")
+            )
+        })
 }
 
 /// Links each response to the request it answers. Ids are labels, tracked per direction:
@@ -1140,7 +1192,7 @@ mod should {
         .unwrap();
         assert_eq!(paced.pace(), Duration::ZERO);
         assert!(paced.strict_order());
-        assert_eq!(Fixture::parse("").unwrap().pace(), crate::DEFAULT_PACE);
+        assert_eq!(Fixture::parse("").unwrap().pace(), Fixture::DEFAULT_PACE);
         assert!(
             parse_err(&format!("{SEED}{{\"mcp_replay\":1}}")).contains("only be the first line")
         );

@@ -28,7 +28,7 @@
 //!
 //! `MCP_FIXTURE_UPDATE=1 cargo test lookup_issue` re-records the fixture's server
 //! messages from what the server sends now (`new` writes `lookup_issue.jsonl.new`
-//! instead); see [`UpdateMode`].
+//! instead); see [`UpdateMode`](update::UpdateMode).
 //!
 //! ## Without it
 //!
@@ -64,298 +64,133 @@
 //! # }
 //! ```
 //!
+//! ## The API at a glance
+//!
+//! - At the root, what a test touches: [`mcp_fixture`], [`Fixture`] (load, configure,
+//!   [`replay`](Fixture::replay), [`mock_server`](Fixture::mock_server)), [`Transport`],
+//!   [`Report`] with its [`Mismatch`]es, [`MismatchKind`] and [`Difference`]s, [`Rules`],
+//!   [`Error`], and [`ServeOutput`] (what a serve closure may return).
+//! - [`fixture`]: the parts of a fixture ([`Entry`](fixture::Entry), the typed
+//!   [`Header`](fixture::Header), ...); [`rules`]: the rules file and the versioned
+//!   defaults; [`update`]: re-recording and atomic writes; [`mock`]: the fixture as a
+//!   server for a client under test; [`process`]: a server in a child process;
+//!   [`record`] and [`mcporter`]: fixtures from live or imported exchanges;
+//!   [`protocol`]: the two protocol eras.
+//! - [`harness`]: what `#[mcp_fixture]` and the `mcp-replay` command both run, for a
+//!   runner of your own.
+//!
 //! The fixture format and the replay algorithm are described in `docs/fixture-format.md`.
 
 #![warn(missing_docs)]
 
 mod error;
 mod fast;
-mod fixture;
-mod import;
+pub mod fixture;
+pub mod harness;
 mod json;
-mod mock;
+pub mod mcporter;
+pub mod mock;
 mod normalize;
-mod process;
-mod record;
+pub mod process;
+pub mod record;
 mod replay;
 mod report;
-mod rules;
+pub mod rules;
 mod secrets;
 mod selector;
 mod transport;
-mod update;
+pub mod update;
 
 pub use error::Error;
-pub use fixture::{Direction, Entry, Fixture, MessageKind, ServerRequestHandler, REQUEST_ID};
-pub use import::{import_mcporter, parse_mcporter, ServerTraffic};
-pub use json::{json_eq, Difference};
+pub use fixture::Fixture;
+pub use json::Difference;
+/// Turns an `async fn` test taking one [`Transport`] into a replay test of the
+/// fixture `<dir>/<name>.jsonl`.
+///
+/// Write it **above** `#[tokio::test]` (attributes expand top to bottom):
+///
+/// ```no_run
+/// use mcp_replay::{mcp_fixture, Transport};
+/// use rmcp::ServiceExt;
+/// # #[derive(Default)]
+/// # struct DemoServer;
+/// # impl rmcp::ServerHandler for DemoServer {}
+///
+/// #[mcp_fixture("lookup_issue")]
+/// #[tokio::test]
+/// async fn lookup_issue(transport: Transport) {
+///     let server = DemoServer::default().serve(transport).await.unwrap();
+///     let _ = server.waiting().await;
+/// }
+///
+/// // Options: a subfolder in the name, another fixture folder, a time limit.
+/// #[mcp_fixture("issues/lookup", dir = "tests/fixtures", timeout_ms = 500)]
+/// #[tokio::test(flavor = "multi_thread")]
+/// async fn lookup_in_subfolder(transport: Transport) -> Result<(), String> {
+///     let server = DemoServer::default().serve(transport).await.map_err(|e| e.to_string())?;
+///     let _ = server.waiting().await;
+///     Ok(())
+/// }
+/// # fn main() {}
+/// ```
+///
+/// - The first argument is the fixture name: the file name relative to the
+///   fixture folder, without `.jsonl`; `/` separates subfolders.
+/// - `dir = "..."`: the fixture folder, relative to the crate root
+///   (`CARGO_MANIFEST_DIR`); default `"fixtures"`.
+/// - `timeout_ms = N`: a time limit in milliseconds (greater than 0).
+/// - `rules = path::to::f`: a `fn() -> Rules` of the test's own, applied after the
+///   defaults and the fixture folder's rules file.
+/// - `protocol = "2026-07-28"`: the protocol era to replay in.
+/// - `mock_server`: the other way round: the fixture plays the server and the test
+///   body is the client under test.
+///
+/// The function may return `()` or `Result<(), E>` with `E: Debug` (an `Err` is
+/// reported as a server failure); it must not be generic. The test becomes a
+/// parameterless `async fn` whose body is one call to [`harness::run`], with the
+/// original body as the serve closure; all other attributes are kept as written. A
+/// failing test panics with the report at the test function's own file and line.
 pub use mcp_replay_macros::mcp_fixture;
-pub use mock::{MockServer, Timing, MISMATCH_CODE};
-pub use normalize::DEFAULT_RULES;
-pub use process::serve_command;
-pub use record::fixture_from_exchange;
-pub use replay::{DEFAULT_PROTOCOL, MODERN_PROTOCOL};
+pub use replay::ServeOutput;
 pub use report::{Mismatch, MismatchKind, Report};
-pub use rules::{Rules, RULES_FILE, RULES_VERSION};
+pub use rules::Rules;
 pub use transport::Transport;
-pub use update::{write_fixture, UpdateMode, Written, UPDATE_ENV};
 
-use std::future::Future;
-use std::time::Duration;
-
-/// The mock server's pause after each message that another follows at once (see
-/// [`Fixture::with_pace`]).
-pub const DEFAULT_PACE: Duration = Duration::from_millis(2);
-
-/// How long a replay waits for each message it needs unless the fixture header,
-/// the attribute's `timeout_ms` or [`Fixture::with_timeout`] says otherwise.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// What a serve closure may return: `()`, or `Result<(), E>` where an `Err` is reported
-/// as a server failure.
-pub trait ServeOutput: Send + 'static {
-    /// `Ok` when the server ended normally, else what went wrong.
-    fn into_outcome(self) -> Result<(), String>;
-}
-
-impl ServeOutput for () {
-    fn into_outcome(self) -> Result<(), String> {
-        Ok(())
-    }
-}
-
-impl<E: std::fmt::Debug + Send + 'static> ServeOutput for Result<(), E> {
-    fn into_outcome(self) -> Result<(), String> {
-        self.map_err(|e| format!("the serve closure returned an error: {e:?}"))
-    }
-}
-
-impl Fixture {
-    /// Replays this fixture against the server that `serve` runs on the given
-    /// [`Transport`], and reports every difference.
-    ///
-    /// `serve` should serve MCP on the transport and return when it closes (for rmcp:
-    /// `server.serve(transport).await?.waiting().await`). It runs as its own task, so a
-    /// panic in it is reported as a [`MismatchKind::ServerFailure`], not lost.
-    pub async fn replay<F, Fut, O>(&self, serve: F) -> Report
-    where
-        F: FnOnce(Transport) -> Fut,
-        Fut: Future<Output = O> + Send + 'static,
-        O: ServeOutput,
-    {
-        self.replay_with(&Rules::default(), serve).await
-    }
-
-    /// [`replay`](Fixture::replay) with normalization [`Rules`] of your own.
-    pub async fn replay_with<F, Fut, O>(&self, rules: &Rules, serve: F) -> Report
-    where
-        F: FnOnce(Transport) -> Fut,
-        Fut: Future<Output = O> + Send + 'static,
-        O: ServeOutput,
-    {
-        let (transport, harness) = Transport::pair();
-        let serving = serve(transport);
-        // Boxed once here: a server's future is often tens of kilobytes (rmcp's is), and
-        // spawning it unboxed copies it several times.
-        let server = tokio::spawn(Box::pin(async move { serving.await.into_outcome() }));
-        let (reader, writer) = tokio::io::split(harness);
-        replay::run(self, rules, reader, writer, Some(server)).await
-    }
+/// The protocol eras a replay speaks.
+pub mod protocol {
+    pub use crate::replay::{DEFAULT_PROTOCOL, MODERN_PROTOCOL};
 }
 
 #[doc(hidden)]
 pub mod __private {
-    //! The runtime entry point of `#[mcp_fixture]`. Not a public API.
-    use super::*;
-    use std::path::Path;
+    //! What the `#[mcp_fixture]` expansion names. Not a public API: the runtime it calls
+    //! is [`harness`](crate::harness).
+    pub use crate::harness::{run, Spec};
+}
 
-    /// What `#[mcp_fixture]` knows at expansion time.
-    pub struct Spec {
-        /// `env!("CARGO_MANIFEST_DIR")` of the crate holding the test.
-        pub manifest_dir: &'static str,
-        /// Fixture folder, relative to `manifest_dir` (default `"fixtures"`).
-        pub dir: &'static str,
-        /// Fixture name without `.jsonl`; may contain `/`.
-        pub name: &'static str,
-        /// `concat!(module_path!(), "::", stringify!(fn_name))`.
-        pub test_path: &'static str,
-        /// `timeout_ms = N`, if given.
-        pub timeout_ms: Option<u64>,
-        /// `rules = path::to::fn`, if given: the test's own normalization rules.
-        pub rules: Option<fn() -> Rules>,
-        /// `protocol = "2026-07-28"`, if given: the era to replay in.
-        pub protocol: Option<&'static str>,
-        /// `mock_server`: the fixture plays the server and the test body is the client.
-        pub mock_server: bool,
-    }
-
-    /// Loads the fixture, replays it, and re-records or panics with the report.
-    pub async fn run<F, Fut, O>(spec: Spec, serve: F)
-    where
-        F: FnOnce(Transport) -> Fut,
-        Fut: Future<Output = O> + Send + 'static,
-        O: ServeOutput,
-    {
-        let outcome = match UpdateMode::from_env() {
-            Ok(mode) => try_run(spec, mode, serve).await,
-            Err(e) => Err(e.to_string()),
-        };
-        if let Err(message) = outcome {
-            panic!("{message}");
-        }
-    }
-
-    /// [`run`] with an explicit update mode, returning the failure message instead of
-    /// panicking.
-    pub async fn try_run<F, Fut, O>(spec: Spec, mode: UpdateMode, serve: F) -> Result<(), String>
-    where
-        F: FnOnce(Transport) -> Fut,
-        Fut: Future<Output = O> + Send + 'static,
-        O: ServeOutput,
-    {
-        let path = Path::new(spec.manifest_dir)
-            .join(spec.dir)
-            .join(format!("{}.jsonl", spec.name));
-        let folder = Path::new(spec.manifest_dir).join(spec.dir);
-        let mut fixture = match Fixture::load(&path) {
-            Err(Error::MissingFixture { path, .. }) => {
-                return Err(Error::MissingFixture {
-                    path,
-                    test: Some(spec.test_path.to_owned()),
-                }
-                .to_string())
-            }
-            other => other.map_err(|e| e.to_string())?,
-        };
-        if let Some(ms) = spec.timeout_ms {
-            fixture = fixture.with_timeout(Duration::from_millis(ms));
-        }
-        if let Some(version) = spec.protocol {
-            fixture = fixture.with_protocol(version);
-        }
-        if mode == UpdateMode::No {
-            fixture = fixture.without_recording();
-        }
-        let rules = test_rules(&spec, &folder, &fixture).map_err(|e| e.to_string())?;
-        if mode != UpdateMode::No {
-            claim_for_update(&path, spec.test_path)?;
-        }
-        if spec.mock_server {
-            // Update mode does not apply: the client under test writes nothing to record.
-            let (transport, mock) = fixture.mock_server_with(&rules);
-            let outcome = serve(transport).await.into_outcome();
-            let report = mock.finish().await.with_test_name(spec.test_path);
-            outcome?;
-            return if report.is_ok() {
-                Ok(())
-            } else {
-                Err(report.to_string())
-            };
-        }
-        let report = fixture
-            .replay_with(&rules, serve)
-            .await
-            .with_test_name(spec.test_path);
-        finish(&report, &path, mode)
-    }
-
-    /// Two tests of one run re-recording the same fixture would race for the file: the
-    /// second is refused, naming both.
-    fn claim_for_update(path: &Path, test: &str) -> Result<(), String> {
-        use once_cell::sync::Lazy;
-        use std::collections::HashMap;
-        use std::sync::Mutex;
-        static CLAIMS: Lazy<Mutex<HashMap<std::path::PathBuf, String>>> =
-            Lazy::new(Default::default);
-        let mut claims = CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
-        match claims.get(path) {
-            Some(owner) if owner != test => Err(format!(
-                "fixture {} is re-recorded by two tests, {owner} and {test}: give each test its own fixture \
-                 (or re-record one test at a time: MCP_FIXTURE_UPDATE=1 cargo test {})",
-                path.display(),
-                report::test_filter(test)
-            )),
-            _ => {
-                claims.insert(path.to_owned(), test.to_owned());
-                Ok(())
-            }
-        }
-    }
-
-    /// The rules of one test: the defaults (at the version the fixture header pins, with
-    /// the crate's workspace root), then the fixture folder's rules file, then the
-    /// attribute's `rules = fn`.
-    pub fn test_rules(spec: &Spec, folder: &Path, fixture: &Fixture) -> Result<Rules, Error> {
-        let mut rules = Rules::default().workspace(workspace_root(Path::new(spec.manifest_dir)));
-        if let Some(version) = fixture.rules_version() {
-            rules = rules.version(version);
-        }
-        if let Some(file) = Rules::load_folder(folder)? {
-            rules = rules.merge(&file);
-        }
-        if let Some(own) = spec.rules {
-            rules = rules.merge(&own());
-        }
-        Ok(rules)
-    }
-
-    /// The nearest folder at or above `dir` whose `Cargo.toml` declares a `[workspace]`,
-    /// else `dir` itself.
-    fn workspace_root(dir: &Path) -> std::path::PathBuf {
-        dir.ancestors()
-            .find(|d| {
-                std::fs::read_to_string(d.join("Cargo.toml"))
-                    .is_ok_and(|t| t.lines().any(|l| l.trim() == "[workspace]"))
-            })
-            .unwrap_or(dir)
-            .to_owned()
-    }
+/// Hooks into the internals for this repository's benchmarks and fuzz targets, behind
+/// the `internals` feature that users never turn on. Not a public API.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod internals {
+    use crate::fixture::Entry;
+    use crate::rules::Rules;
 
     /// The stdio framing of one line the harness reads from a server (trailing `\r\n`
-    /// trimmed): the message, or why it is not one. For fuzzing.
+    /// trimmed): the message, or why it is not one.
     pub fn frame_line(line: &[u8]) -> Result<serde_json::Value, String> {
         crate::transport::frame_line(line)
     }
 
     /// Checks the replay's fast path for responses against the general path on `line`
-    /// (`Err` says how they disagree). For fuzzing.
+    /// (`Err` says how they disagree).
     pub fn fast_path_agrees(line: &str) -> Result<(), String> {
         crate::fast::agrees_with_general(line, &crate::normalize::Paths::example())
     }
 
     /// The replay's comparison of one server message with a fixture entry, outside a
-    /// session. For the benchmarks.
+    /// session.
     pub fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
         crate::replay::line_matches(rules, entry, line)
-    }
-
-    /// Applies the update mode to a finished replay: `Ok` when the test passes.
-    pub fn finish(report: &Report, path: &Path, mode: UpdateMode) -> Result<(), String> {
-        if mode == UpdateMode::No || (report.is_ok() && mode == UpdateMode::Always) {
-            return if report.is_ok() {
-                Ok(())
-            } else {
-                Err(report.to_string())
-            };
-        }
-        let Some(recorded) = report.recorded() else {
-            return Err(format!(
-                "{report}\n\nThe fixture was NOT re-recorded: a timeout, id or server failure means the \
-                 server's replies cannot be trusted as a recording. Fix the server first."
-            ));
-        };
-        match write_fixture(recorded, path, mode).map_err(|e| e.to_string())? {
-            Written::Unchanged(_) => Ok(()),
-            Written::Updated(p) => {
-                eprintln!("mcp-replay: re-recorded {}", p.display());
-                Ok(())
-            }
-            Written::Pending(p) => Err(format!(
-                "{report}\n\nmcp-replay: wrote the new recording to {new}; review it, then accept it with\n    \
-                 mv {new} {old}",
-                new = p.display(),
-                old = path.display()
-            )),
-        }
     }
 }

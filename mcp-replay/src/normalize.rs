@@ -308,6 +308,7 @@ pub fn normalize_str(s: &str, paths: &Paths) -> Option<String> {
 impl Paths {
     /// The folders of an example machine (workspace `/home/ada/work/proj`, home
     /// `/home/ada`, temp `/tmp`), the same on every machine: for tests and the fuzzer.
+    #[cfg(any(test, feature = "internals"))]
     pub(crate) fn example() -> Paths {
         let mut p = Paths::default();
         p.add(Path::new("/home/ada/work/proj"), "<WORKSPACE>");

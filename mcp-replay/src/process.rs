@@ -15,7 +15,8 @@ use tokio::process::Command;
 /// stdio ends then). If this future is dropped, the child is killed.
 ///
 /// ```no_run
-/// use mcp_replay::{mcp_fixture, serve_command, Transport};
+/// use mcp_replay::process::serve_command;
+/// use mcp_replay::{mcp_fixture, Transport};
 /// use tokio::process::Command;
 ///
 /// #[mcp_fixture("everything/echo")]

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 ///   [`Rules::normalize_server`].
 ///
 /// Responses whose request is not in the exchange are kept with their id as written.
-/// The result is not yet checked for secrets: [`crate::write_fixture`] and
+/// The result is not yet checked for secrets: [`write_fixture`](crate::update::write_fixture) and
 /// [`Fixture::check_secrets`] do that.
 pub fn fixture_from_exchange(
     messages: impl IntoIterator<Item = (Direction, Value)>,

@@ -1,5 +1,6 @@
 //! The outcome of a replay: every mismatch found, rendered as one readable report.
 
+use crate::error::test_filter;
 use crate::fixture::Fixture;
 use crate::json::{compact, differences, pretty, Difference};
 use serde_json::Value;
@@ -269,13 +270,6 @@ impl Report {
             .unwrap_or("<test name>");
         format!("MCP_FIXTURE_UPDATE=1 cargo test {filter}")
     }
-}
-
-/// A test path `crate::module::name` as a `cargo test` filter (`module::name`).
-pub(crate) fn test_filter(test_path: &str) -> &str {
-    test_path
-        .split_once("::")
-        .map_or(test_path, |(_, rest)| rest)
 }
 
 impl fmt::Display for Report {

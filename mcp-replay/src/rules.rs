@@ -11,6 +11,8 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
+pub use crate::normalize::DEFAULT_RULES;
+
 /// The newest version of the default rules. A fixture header's `"rules": N` pins an older
 /// one, so fixtures recorded before the defaults grew keep passing.
 pub const RULES_VERSION: u64 = 1;

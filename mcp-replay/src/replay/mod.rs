@@ -22,7 +22,10 @@ mod expected;
 mod interleavings;
 mod ledger;
 mod outgoing;
+mod serve;
 pub(crate) mod trace;
+
+pub use serve::ServeOutput;
 
 use crate::fast::FastResponse;
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
@@ -1374,6 +1377,7 @@ impl Response {
 /// Does the server message `line` (a response with any integer id, or a notification)
 /// match fixture entry `entry`? The driver's comparison of one message outside a session:
 /// the fast path for a response, else parse, normalize and compare. For the benchmarks.
+#[cfg(any(test, feature = "internals"))]
 pub(crate) fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
     let expected = Expected::new(std::slice::from_ref(entry), rules);
     if entry.kind() == MessageKind::Response {

@@ -18,7 +18,7 @@ pub struct ServerTraffic {
 
 /// Splits an mcporter recording by server, in order of first appearance. Lifecycle lines
 /// (`$transport/start`, `$transport/close`) are dropped. Errors name the line and column.
-pub fn parse_mcporter(text: &str, source: &str) -> Result<Vec<ServerTraffic>, Error> {
+pub fn parse(text: &str, source: &str) -> Result<Vec<ServerTraffic>, Error> {
     let mut servers: Vec<ServerTraffic> = Vec::new();
     for (index, raw) in text.split('\n').enumerate() {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
@@ -75,13 +75,13 @@ pub fn parse_mcporter(text: &str, source: &str) -> Result<Vec<ServerTraffic>, Er
 /// Imports an mcporter recording as one fixture per server (optionally only `server`):
 /// ids and progress tokens become labels and every message is normalized by `rules`.
 /// Secrets are checked when the fixtures are written.
-pub fn import_mcporter(
+pub fn import(
     text: &str,
     source: &str,
     server: Option<&str>,
     rules: &Rules,
 ) -> Result<Vec<(String, Fixture)>, Error> {
-    let traffic = parse_mcporter(text, source)?;
+    let traffic = parse(text, source)?;
     let known: Vec<String> = traffic.iter().map(|t| t.server.clone()).collect();
     let mut out = Vec::new();
     for t in traffic {
@@ -93,7 +93,7 @@ pub fn import_mcporter(
         out.push((t.server, fixture));
     }
     if out.is_empty() {
-        return Err(Error::Rules {
+        return Err(Error::Import {
             file: source.to_owned(),
             message: match server {
                 Some(s) => format!(
@@ -113,12 +113,12 @@ mod should {
 
     #[test]
     fn name_the_line_of_a_bad_recording() {
-        let err = parse_mcporter("{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n", "r").unwrap_err();
+        let err = parse("{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n", "r").unwrap_err();
         assert!(
             err.to_string().starts_with("r:1:1: no \"_meta\" object"),
             "{err}"
         );
-        let err = parse_mcporter(
+        let err = parse(
             "\n{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"_meta\":{\"dir\":\"up\"}}",
             "r",
         )

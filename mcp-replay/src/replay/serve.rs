@@ -1,0 +1,61 @@
+//! The public entry points of a replay: [`Fixture::replay`], [`Fixture::replay_with`] and
+//! what a serve closure may return ([`ServeOutput`]).
+
+use crate::fixture::Fixture;
+use crate::report::Report;
+use crate::rules::Rules;
+use crate::transport::Transport;
+use std::future::Future;
+
+/// What a serve closure may return: `()`, or `Result<(), E>` where an `Err` is reported
+/// as a server failure.
+pub trait ServeOutput: Send + 'static {
+    /// `Ok` when the server ended normally, else what went wrong.
+    fn into_outcome(self) -> Result<(), String>;
+}
+
+impl ServeOutput for () {
+    fn into_outcome(self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+impl<E: std::fmt::Debug + Send + 'static> ServeOutput for Result<(), E> {
+    fn into_outcome(self) -> Result<(), String> {
+        self.map_err(|e| format!("the serve closure returned an error: {e:?}"))
+    }
+}
+
+impl Fixture {
+    /// Replays this fixture against the server that `serve` runs on the given
+    /// [`Transport`], and reports every difference.
+    ///
+    /// `serve` should serve MCP on the transport and return when it closes (for rmcp:
+    /// `server.serve(transport).await?.waiting().await`). It runs as its own task, so a
+    /// panic in it is reported as a
+    /// [`MismatchKind::ServerFailure`](crate::MismatchKind::ServerFailure), not lost.
+    pub async fn replay<F, Fut, O>(&self, serve: F) -> Report
+    where
+        F: FnOnce(Transport) -> Fut,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        self.replay_with(&Rules::default(), serve).await
+    }
+
+    /// [`replay`](Fixture::replay) with normalization [`Rules`] of your own.
+    pub async fn replay_with<F, Fut, O>(&self, rules: &Rules, serve: F) -> Report
+    where
+        F: FnOnce(Transport) -> Fut,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        let (transport, harness) = Transport::pair();
+        let serving = serve(transport);
+        // Boxed once here: a server's future is often tens of kilobytes (rmcp's is), and
+        // spawning it unboxed copies it several times.
+        let server = tokio::spawn(Box::pin(async move { serving.await.into_outcome() }));
+        let (reader, writer) = tokio::io::split(harness);
+        super::run(self, rules, reader, writer, Some(server)).await
+    }
+}
