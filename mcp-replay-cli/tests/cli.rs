@@ -395,6 +395,40 @@ fn every_command_has_help_and_mistakes_exit_2_with_a_reason() {
     assert!(text(&no_server)
         .1
         .contains("give the server command after `--`"));
+    let bad_time = mcp_replay()
+        .args(["replay", "--timeout", "soon", "x.jsonl", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(bad_time.status.code(), Some(2));
+    assert!(
+        text(&bad_time).1.contains("give e.g. 700ms, 2s"),
+        "{:?}",
+        text(&bad_time)
+    );
+}
+
+#[test]
+fn times_are_taken_as_people_type_them() {
+    let dir = temp_dir("times");
+    let path = client_lines_fixture(&dir);
+    let update = mcp_replay()
+        .args(["replay", "--update", "--timeout", "700ms"])
+        .arg(&path)
+        .arg("--")
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    assert!(update.status.success(), "{:?}", text(&update));
+    for timeout in ["2s", "1500", "0.5s"] {
+        let output = mcp_replay()
+            .args(["replay", "--timeout", timeout])
+            .arg(&path)
+            .arg("--")
+            .arg(demo_server())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{timeout}: {:?}", text(&output));
+    }
 }
 
 fn client_lines_fixture(dir: &Path) -> PathBuf {
@@ -581,4 +615,74 @@ fn record_timing_writes_when_each_message_crossed_and_serve_plays_it_back() {
         "{:?}",
         text(&output)
     );
+}
+
+/// The attribute's runtime and `mcp-replay replay --update`, started from another folder,
+/// record the same client lines into byte-identical fixtures: the same header pins, the
+/// same rules file beside the fixture, the same workspace root for `<WORKSPACE>`.
+#[tokio::test]
+async fn the_attribute_and_the_command_record_a_fixture_alike() {
+    use mcp_replay::harness::{run_in, Spec};
+    use mcp_replay::update::UpdateMode;
+    let root = temp_dir("same-bytes");
+    let krate = root.join("member");
+    let fixtures = krate.join("tests/fixtures");
+    std::fs::create_dir_all(&fixtures).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"member\"]\n",
+    )
+    .unwrap();
+    std::fs::write(krate.join("Cargo.toml"), "[package]\nname = \"member\"\n").unwrap();
+    std::fs::write(
+        fixtures.join("mcp-replay.rules.json"),
+        r#"{"regex":[{"selector":".result.content[].text","pattern":"^hi","with":"HELLO"}]}"#,
+    )
+    .unwrap();
+    // A path the server echoes that only the workspace root normalizes.
+    let data = krate.join("data.txt");
+    let client = format!(
+        "{{\"mcp_replay\":1,\"rules\":1,\"timeout\":\"5s\"}}\n\
+         {{\"direction\":\"client->server\",\"message\":{{\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\"method\":\"tools/call\",\
+         \"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"hi {}\"}}}}}}}}\n",
+        data.display()
+    );
+    for name in ["by_attribute", "by_command"] {
+        std::fs::write(fixtures.join(format!("{name}.jsonl")), &client).unwrap();
+    }
+    let manifest_dir: &'static str = Box::leak(krate.display().to_string().into_boxed_str());
+    let spec = Spec {
+        manifest_dir,
+        dir: "tests/fixtures",
+        name: "by_attribute",
+        test_path: "member::by_attribute",
+        timeout_ms: None,
+        rules: None,
+        protocol: None,
+        mock_server: false,
+    };
+    let server = demo_server();
+    run_in(spec, UpdateMode::Always, move |transport| async move {
+        let mut command = tokio::process::Command::new(server);
+        mcp_replay::process::serve_command(transport, &mut command).await
+    })
+    .await
+    .unwrap();
+    let elsewhere = temp_dir("same-bytes-cwd");
+    let output = mcp_replay()
+        .current_dir(&elsewhere)
+        .args(["replay", "--update"])
+        .arg(fixtures.join("by_command.jsonl"))
+        .arg("--")
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{:?}", text(&output));
+    let by_attribute = std::fs::read_to_string(fixtures.join("by_attribute.jsonl")).unwrap();
+    let by_command = std::fs::read_to_string(fixtures.join("by_command.jsonl")).unwrap();
+    assert!(
+        by_attribute.contains(r#""text":"HELLO <WORKSPACE>/member/data.txt""#),
+        "{by_attribute}"
+    );
+    assert_eq!(by_attribute, by_command);
 }

@@ -1199,6 +1199,46 @@ mod should {
     }
 
     #[test]
+    fn type_the_header_and_take_times_as_people_type_them() {
+        let f = Fixture::parse(concat!(
+            r#"{"mcp_replay":1,"timeout":"1.5s","rules":1,"unordered":["notifications/message"],"#,
+            r#""allow_secrets":[{"rule":"jwt"}],"description":"d"}"#,
+            "\n"
+        ))
+        .unwrap();
+        let h = f.header();
+        assert_eq!(h.timeout, Some(Duration::from_millis(1500)));
+        assert_eq!(h.rules_version, Some(1));
+        assert_eq!(h.unordered, ["notifications/message"]);
+        assert_eq!(h.allow_secrets[0].rule, "jwt");
+        assert_eq!(h.allow_secrets[0].path, None);
+        assert_eq!(h.description.as_deref(), Some("d"));
+        assert_eq!(Fixture::parse("").unwrap().header(), &Header::default());
+        assert_eq!(
+            Fixture::parse("{\"mcp_replay\":1,\"timeout\":700}\n")
+                .unwrap()
+                .timeout(),
+            Duration::from_millis(700)
+        );
+        for bad in [
+            r#""timeout":"soon""#,
+            r#""timeout":"0s""#,
+            r#""timeout":true"#,
+        ] {
+            let e = parse_err(&format!("{{\"mcp_replay\":1,{bad}}}"));
+            assert!(
+                e.contains("\"timeout\" must be a positive time such as \"700ms\""),
+                "{e}"
+            );
+        }
+        assert!(parse_err(r#"{"mcp_replay":1,"timeout_ms":"2s"}"#)
+            .contains("\"timeout_ms\" must be a positive integer"));
+        assert!(
+            parse_err(r#"{"mcp_replay":1,"timeout_ms":5,"timeout":"2s"}"#).contains("not both")
+        );
+    }
+
+    #[test]
     fn accept_crlf_and_blank_lines() {
         let f = Fixture::parse(&SEED.replace('\n', "\r\n\r\n")).unwrap();
         assert_eq!(f.entries()[1].line(), 3);
