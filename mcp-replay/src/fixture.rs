@@ -172,7 +172,7 @@ pub struct Fixture {
     /// Set by [`Fixture::with_pace`]; else the header's `pace_ms`, else the default.
     pace: Option<Duration>,
     /// Set by [`Fixture::with_timing`]: the recorded times and the factor they are played at.
-    timing: Option<Arc<(crate::mock::Timing, f64)>>,
+    timing: Option<Arc<(crate::timing::Timing, f64)>>,
 }
 
 /// The settings of a fixture's optional first line, `{"mcp_replay":1, ...}`
@@ -491,15 +491,15 @@ impl Fixture {
     /// When this fixture plays the server for a client, each server message waits its
     /// recorded pause after the client message it answers, times `scale` (`1.0` as
     /// recorded, `0.5` twice as fast): for clients with timeouts, progress bars or
-    /// debouncing. `timing` comes from `mcp-replay record --timing FILE` ([`Timing::load`](crate::mock::Timing::load)).
+    /// debouncing. `timing` comes from `mcp-replay record --timing FILE` ([`Timing::load`](crate::timing::Timing::load)).
     /// Off by default: without it, messages are only paced ([`Fixture::with_pace`]).
-    pub fn with_timing(mut self, timing: crate::mock::Timing, scale: f64) -> Fixture {
+    pub fn with_timing(mut self, timing: crate::timing::Timing, scale: f64) -> Fixture {
         self.timing = Some(Arc::new((timing, scale.max(0.0))));
         self
     }
 
     /// The recorded times the mock plays back, and their factor ([`Fixture::with_timing`]).
-    pub(crate) fn timing(&self) -> Option<(&crate::mock::Timing, f64)> {
+    pub(crate) fn timing(&self) -> Option<(&crate::timing::Timing, f64)> {
         self.timing.as_ref().map(|t| (&t.0, t.1))
     }
 
@@ -519,9 +519,10 @@ impl Fixture {
         self
     }
 
-    /// Does a replay print its trace ([`Fixture::with_trace`], else `MCP_REPLAY_TRACE`)?
-    pub(crate) fn traces(&self) -> bool {
-        self.trace.unwrap_or_else(crate::replay::trace::from_env)
+    /// Whether a replay prints its trace, when [`Fixture::with_trace`] said so (else
+    /// `MCP_REPLAY_TRACE` decides).
+    pub(crate) fn traces(&self) -> Option<bool> {
+        self.trace
     }
 
     /// Sets the time the replay waits for each message it needs (a response, a server
@@ -928,7 +929,7 @@ fn timeout(key: &str, v: &Value) -> Result<Duration, String> {
     let parsed = match v {
         Value::Number(n) => n.as_u64().map(Duration::from_millis).ok_or(()),
         Value::String(text) if key == "timeout" => {
-            crate::harness::parse_duration(text).map_err(|_| ())
+            crate::timing::parse_duration(text).map_err(|_| ())
         }
         _ => Err(()),
     };

@@ -30,6 +30,7 @@ use crate::fixture::Fixture;
 use crate::replay::ServeOutput;
 use crate::report::Report;
 use crate::rules::Rules;
+pub use crate::timing::parse_duration;
 use crate::transport::Transport;
 use crate::update::{write_fixture, UpdateMode, Written};
 use std::fmt;
@@ -343,65 +344,9 @@ fn claim_for_update(path: &Path, test: &str) -> Result<(), Failure> {
     }
 }
 
-/// Reads a time as people type it: `700ms`, `2s`, `1.5s`, `2m`, or a bare number of
-/// milliseconds (`700`). The command's `--timeout` and `--pace` and the fixture header's
-/// `"timeout"` take this form.
-///
-/// ```
-/// use mcp_replay::harness::parse_duration;
-/// use std::time::Duration;
-///
-/// assert_eq!(parse_duration("700ms"), Ok(Duration::from_millis(700)));
-/// assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
-/// assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
-/// assert_eq!(parse_duration("250"), Ok(Duration::from_millis(250)));
-/// assert!(parse_duration("soon").is_err());
-/// ```
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let scale = match unit.trim() {
-        "" | "ms" => 0.001,
-        "s" => 1.0,
-        "m" | "min" => 60.0,
-        _ => f64::NAN,
-    };
-    match number.parse::<f64>() {
-        Ok(n) if n.is_finite() && scale.is_finite() && n * scale < 1e9 => {
-            Ok(Duration::from_secs_f64(n * scale))
-        }
-        _ => Err(format!(
-            "{text:?} is not a time: give e.g. 700ms, 2s, 1.5s, 2m, or a number of milliseconds"
-        )),
-    }
-}
-
 #[cfg(test)]
 mod should {
     use super::*;
-
-    #[test]
-    fn read_times_as_people_type_them() {
-        let ms = Duration::from_millis;
-        for (text, want) in [
-            ("700ms", ms(700)),
-            ("700", ms(700)),
-            ("0", ms(0)),
-            ("2s", ms(2000)),
-            (" 2 s ", ms(2000)),
-            ("0.25s", ms(250)),
-            ("2m", ms(120_000)),
-        ] {
-            assert_eq!(parse_duration(text), Ok(want), "{text}");
-        }
-        for bad in ["", "ms", "2h", "-1s", "1e3", "two", "1.2.3s", "NaN"] {
-            let e = parse_duration(bad).unwrap_err();
-            assert!(e.contains("700ms, 2s"), "{bad}: {e}");
-        }
-    }
 
     #[test]
     fn resolve_a_fixture_the_same_way_for_the_attribute_and_the_command() {

@@ -98,6 +98,7 @@ mod report;
 pub mod rules;
 mod secrets;
 mod selector;
+mod timing;
 mod transport;
 pub mod update;
 

@@ -6,6 +6,7 @@ use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::{compact, json_eq};
 use crate::report::{Mismatch, MismatchKind, Report};
 use crate::rules::Rules;
+pub use crate::timing::Timing;
 use crate::transport::{read_lines, write_line, Incoming, Transport};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -13,59 +14,6 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
-
-/// When each message of a recording crossed the proxy (`mcp-replay record --timing FILE`),
-/// for a mock server that plays the recorded pauses back ([`Fixture::with_timing`]): for
-/// clients with timeouts, progress bars or debouncing. Kept beside the fixture, not in it,
-/// so that a fixture stays the same bytes from one recording to the next.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Timing {
-    /// Milliseconds since the session began, by fixture line.
-    ms_of_line: HashMap<usize, f64>,
-}
-
-impl Timing {
-    /// Reads a timing file: one `{"line": N, "ms": T}` a line.
-    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Timing, crate::Error> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| crate::Error::Io {
-            action: format!("reading the timing file {}", path.display()),
-            source: e,
-        })?;
-        Timing::parse(&text, &path.display().to_string())
-    }
-
-    /// Parses a timing file's text; `source` names it in errors.
-    pub fn parse(text: &str, source: &str) -> Result<Timing, crate::Error> {
-        let mut ms_of_line = HashMap::new();
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let value: Value = serde_json::from_str(line).map_err(|e| crate::Error::Parse {
-                file: source.to_owned(),
-                line: i + 1,
-                column: e.column(),
-                message: format!("not valid JSON: {e}"),
-            })?;
-            let (Some(at), Some(ms)) = (value["line"].as_u64(), value["ms"].as_f64()) else {
-                return Err(crate::Error::Parse {
-                    file: source.to_owned(),
-                    line: i + 1,
-                    column: 1,
-                    message: "a timing line is {\"line\": N, \"ms\": T}".into(),
-                });
-            };
-            ms_of_line.insert(at as usize, ms);
-        }
-        Ok(Timing { ms_of_line })
-    }
-
-    fn ms(&self, entry: &Entry) -> Option<f64> {
-        self.ms_of_line.get(&entry.line()).copied()
-    }
-}
 
 /// The JSON-RPC error code of a request the recording does not have next.
 pub const MISMATCH_CODE: i64 = -32600;
@@ -463,7 +411,7 @@ impl Mock<'_> {
         let since = self
             .position
             .checked_sub(1)
-            .and_then(|p| timing.and_then(|(t, _)| t.ms(&entries[p])))
+            .and_then(|p| timing.and_then(|(t, _)| t.ms(entries[p].line())))
             .unwrap_or(0.0);
         while let Some(entry) = entries.get(self.position) {
             if entry.direction() != Direction::ServerToClient {
@@ -487,7 +435,7 @@ impl Mock<'_> {
             }
             self.put_back_tokens(&mut message);
             let pause = timing.and_then(|(t, scale)| {
-                let ms = (t.ms(entry)? - since).max(0.0) * scale;
+                let ms = (t.ms(entry.line())? - since).max(0.0) * scale;
                 Some(Duration::from_secs_f64(ms / 1000.0))
             });
             self.outgoing.push((message, pause));

@@ -117,7 +117,7 @@ pub(crate) async fn read_lines<R: AsyncRead + Unpin>(
 }
 
 /// One line of a server's output as the harness reads it: a JSON value, or why not.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub(crate) fn frame_line(line: &[u8]) -> Result<Value, String> {
     match parse_line(trim_newline(line), 1) {
         Incoming::Message(value) => Ok(value),

@@ -244,7 +244,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             modern: is_modern(fixture),
             last_request_state: None,
             cancelled_later: cancelled_requests(fixture),
-            trace: Trace::new(fixture.traces(), fixture.source()),
+            trace: Trace::new(
+                fixture.traces().unwrap_or_else(trace::from_env),
+                fixture.source(),
+            ),
             labels: IntMap::default(),
         }
     }
@@ -1377,7 +1380,7 @@ impl Response {
 /// Does the server message `line` (a response with any integer id, or a notification)
 /// match fixture entry `entry`? The driver's comparison of one message outside a session:
 /// the fast path for a response, else parse, normalize and compare. For the benchmarks.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub(crate) fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
     let expected = Expected::new(std::slice::from_ref(entry), rules);
     if entry.kind() == MessageKind::Response {
