@@ -1,13 +1,17 @@
 //! Parsing and validation of `#[mcp_fixture(...)]` and of the function it sits on.
 //!
-//! Nothing here stops at the first problem: every check runs and every
-//! failure becomes its own spanned [`syn::Error`], so one compile shows the
-//! user everything to fix (as rstest does).
+//! Two steps: the arguments are parsed into [`Options`], one match arm per
+//! key, each value read as its kind (`dir` a relative path, `timeout_ms` a
+//! positive `u64`, ...); then the name (whose hints need `dir`) and the
+//! function are validated. Nothing stops at the first problem: every failure
+//! becomes its own spanned [`syn::Error`], so one compile shows everything to
+//! fix (as rstest does).
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Expr, FnArg, ItemFn, Lit, LitInt, LitStr, Meta, PatType, Token};
+use syn::{Attribute, Expr, ExprLit, ExprPath, FnArg, ItemFn, Lit, LitInt, LitStr, Meta, PatType};
+use syn::{Signature, Token};
 
 /// The option keys `#[mcp_fixture]` accepts after the name.
 const KEYS: &str = "`dir`, `timeout_ms`, `rules`, `protocol` and `mock_server`";
@@ -21,7 +25,7 @@ pub struct Fixture {
     /// The `timeout_ms = N` value and the span of its literal, if given.
     pub timeout_ms: Option<(u64, Span)>,
     /// The `rules = path::to::fn` path, if given: a `fn() -> mcp_replay::Rules`.
-    pub rules: Option<syn::ExprPath>,
+    pub rules: Option<ExprPath>,
     /// The `protocol = "2026-07-28"` literal, if given.
     pub protocol: Option<LitStr>,
     /// `mock_server`: the fixture plays the server, the test body is the client.
@@ -32,21 +36,29 @@ pub struct Fixture {
     pub transport: PatType,
 }
 
-/// The validated attribute arguments.
+/// An option slot: `None` until the key is given, then `Some(value)`, where
+/// the value is `None` if it was refused (so a repeat is still a duplicate).
+type Slot<T> = Option<Option<T>>;
+
+/// The attribute's arguments as parsed: the name, then one [`Slot`] per key
+/// (`timeout_ms` already checked to be a positive `u64`, `protocol` a date).
 #[derive(Default)]
-struct Args {
+struct Options {
     name: Option<LitStr>,
-    dir: Option<LitStr>,
-    timeout_ms: Option<(u64, Span)>,
-    rules: Option<syn::ExprPath>,
-    protocol: Option<LitStr>,
-    mock_server: bool,
+    dir: Slot<LitStr>,
+    timeout_ms: Slot<(u64, Span)>,
+    rules: Slot<ExprPath>,
+    protocol: Slot<LitStr>,
+    mock_server: Slot<()>,
 }
 
 /// One comma-separated attribute argument: a bare literal (the name) or `key = value`.
+#[allow(clippy::large_enum_variant)] // A few per attribute, matched by value: no Box.
 enum Arg {
+    /// A literal, e.g. the name `"lookup_issue"`.
     Lit(Lit),
-    Meta(Box<Meta>),
+    /// A path, `key = value` or `key(...)`.
+    Meta(Meta),
 }
 
 impl Parse for Arg {
@@ -54,36 +66,41 @@ impl Parse for Arg {
         if input.peek(Lit) {
             input.parse().map(Arg::Lit)
         } else {
-            input.parse().map(|meta| Arg::Meta(Box::new(meta)))
+            input.parse().map(Arg::Meta)
         }
     }
 }
 
 /// Parses and validates the attribute arguments `args` and the item `item`.
 ///
-/// Returns every problem found, not only the first.
+/// Returns every problem found, not only the first: the name's, then the
+/// options' in the order written, then the function's.
 pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::Error>> {
     let mut errors = Vec::new();
-    let args = parse_args(args, &mut errors);
-    let item = match syn::parse2::<ItemFn>(item) {
-        Ok(item) => Some(item),
-        Err(e) => {
-            errors.push(syn::Error::new(
-                e.span(),
-                format!("#[mcp_fixture] goes on an `async fn` test: {e}"),
-            ));
-            None
-        }
-    };
-    let transport = item.as_ref().and_then(|item| check_fn(item, &mut errors));
-    match (args.name, item, transport) {
+    let options = parse_options(args, &mut errors);
+    let dir = options.dir.flatten();
+    if let Some(name) = &options.name {
+        let folder = dir.as_ref().map_or("fixtures".to_owned(), LitStr::value);
+        errors.splice(0..0, check_path(name, Some(&folder)));
+    }
+    let item = syn::parse2::<ItemFn>(item)
+        .map_err(|e| {
+            let msg = format!("#[mcp_fixture] goes on an `async fn` test: {e}");
+            errors.push(syn::Error::new(e.span(), msg));
+        })
+        .ok();
+    let transport = item.as_ref().and_then(|item| {
+        check_attributes(item, &mut errors);
+        check_signature(&item.sig, &mut errors)
+    });
+    match (options.name, item, transport) {
         (Some(name), Some(item), Some(transport)) if errors.is_empty() => Ok(Fixture {
             name,
-            dir: args.dir,
-            timeout_ms: args.timeout_ms,
-            rules: args.rules,
-            protocol: args.protocol,
-            mock_server: args.mock_server,
+            dir,
+            timeout_ms: options.timeout_ms.flatten(),
+            rules: options.rules.flatten(),
+            protocol: options.protocol.flatten(),
+            mock_server: options.mock_server.is_some(),
             item,
             transport,
         }),
@@ -91,188 +108,161 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::E
     }
 }
 
-/// Parses `"name", key = value, ...`, recording each problem in `errors`.
-fn parse_args(args: TokenStream, errors: &mut Vec<syn::Error>) -> Args {
-    let mut out = Args::default();
-    let parsed = match Punctuated::<Arg, Token![,]>::parse_terminated.parse2(args) {
-        Ok(parsed) => parsed,
+/// Parses `"name", key = value, ...` into [`Options`], recording each problem.
+fn parse_options(args: TokenStream, errors: &mut Vec<syn::Error>) -> Options {
+    let mut options = Options::default();
+    let args = match Punctuated::<Arg, Token![,]>::parse_terminated.parse2(args) {
+        Ok(args) => args,
         Err(e) => {
             // A syntax error: nothing to validate, but the function still is.
             errors.push(e);
-            return out;
+            return options;
         }
     };
-    let mut parsed = parsed.into_iter().peekable();
-    let mut name_errors_at = None;
-    match parsed.peek() {
-        Some(Arg::Lit(Lit::Str(name))) => {
-            // Checked once `dir` is known, which the hints mention.
-            out.name = Some(name.clone());
-            name_errors_at = Some(errors.len());
-            parsed.next();
-        }
-        Some(Arg::Lit(lit)) => {
-            errors.push(syn::Error::new(
-                lit.span(),
-                "the fixture name must be a string literal, e.g. #[mcp_fixture(\"lookup_issue\")]",
-            ));
-            parsed.next();
-        }
-        Some(Arg::Meta(meta)) => match (&**meta, meta.path().get_ident()) {
-            (Meta::Path(path), Some(ident)) => {
-                errors.push(syn::Error::new_spanned(
-                    path,
-                    format!(
-                        "the fixture name must be a string literal: \
-                         write #[mcp_fixture(\"{ident}\")]"
-                    ),
-                ));
-                parsed.next();
-            }
-            _ => errors.push(syn::Error::new_spanned(
-                meta,
-                "the first argument must be the fixture name, a string literal: \
-                 write #[mcp_fixture(\"lookup_issue\", ...)]",
-            )),
-        },
+    let mut args = args.into_iter();
+    match args.next() {
+        Some(first) => parse_first(first, &mut options, errors),
         None => errors.push(syn::Error::new(
             Span::call_site(),
             "#[mcp_fixture] needs the fixture name, the file name without .jsonl: \
              write #[mcp_fixture(\"lookup_issue\")]",
         )),
     }
-    let mut seen_dir = false;
-    let mut seen_timeout = false;
-    let mut seen_rules = false;
-    let mut seen_protocol = false;
-    let mut seen_mock = false;
-    for arg in parsed {
-        let meta = match arg {
-            Arg::Lit(lit) => {
-                errors.push(syn::Error::new(
-                    lit.span(),
-                    format!(
-                        "unexpected literal: the fixture name comes first and only once; \
-                         options are written `key = value`, the valid keys are {KEYS}"
-                    ),
-                ));
-                continue;
-            }
-            Arg::Meta(meta) => *meta,
-        };
-        let key = meta.path().get_ident().map(ToString::to_string);
-        let seen = match key.as_deref() {
-            Some("dir") => &mut seen_dir,
-            Some("timeout_ms") => &mut seen_timeout,
-            Some("rules") => &mut seen_rules,
-            Some("protocol") => &mut seen_protocol,
-            Some("mock_server") => &mut seen_mock,
-            _ => {
-                errors.push(syn::Error::new_spanned(
-                    meta.path(),
-                    format!(
-                        "unknown option `{}`: the valid keys are {KEYS}",
-                        path_text(meta.path())
-                    ),
-                ));
-                continue;
-            }
-        };
-        let key = key.unwrap_or_default();
-        if std::mem::replace(seen, true) {
+    for arg in args {
+        match arg {
+            Arg::Lit(lit) => errors.push(syn::Error::new(
+                lit.span(),
+                format!(
+                    "unexpected literal: the fixture name comes first and only once; \
+                     options are written `key = value`, the valid keys are {KEYS}"
+                ),
+            )),
+            Arg::Meta(meta) => parse_option(&mut options, &meta, errors),
+        }
+    }
+    options
+}
+
+/// The first argument, the name: a string literal. Anything else is
+/// reported; an option written first is then still parsed as one.
+fn parse_first(arg: Arg, options: &mut Options, errors: &mut Vec<syn::Error>) {
+    let error = match arg {
+        Arg::Lit(Lit::Str(name)) => return options.name = Some(name),
+        Arg::Lit(lit) => syn::Error::new(
+            lit.span(),
+            "the fixture name must be a string literal, e.g. #[mcp_fixture(\"lookup_issue\")]",
+        ),
+        Arg::Meta(Meta::Path(path)) if path.get_ident().is_some() => {
+            let name = path_text(&path);
+            let msg = format!(
+                "the fixture name must be a string literal: write #[mcp_fixture(\"{name}\")]"
+            );
+            syn::Error::new_spanned(path, msg)
+        }
+        Arg::Meta(meta) => {
             errors.push(syn::Error::new_spanned(
-                meta.path(),
-                format!("duplicate option `{key}`: give it once"),
+                &meta,
+                "the first argument must be the fixture name, a string literal: \
+                 write #[mcp_fixture(\"lookup_issue\", ...)]",
             ));
-            continue;
+            return parse_option(options, &meta, errors);
         }
-        if key == "mock_server" {
-            match &meta {
-                Meta::Path(_) => out.mock_server = true,
-                other => errors.push(syn::Error::new_spanned(
-                    other,
-                    "`mock_server` is a flag: write #[mcp_fixture(\"name\", mock_server)]",
-                )),
-            }
-            continue;
-        }
-        let example = match key.as_str() {
-            "dir" => "dir = \"fixtures\"",
-            "rules" => "rules = my_rules (a `fn() -> mcp_replay::Rules`)",
-            "protocol" => "protocol = \"2026-07-28\"",
-            _ => "timeout_ms = 500",
-        };
-        let value = match &meta {
-            Meta::NameValue(nv) => &nv.value,
-            _ => {
-                errors.push(syn::Error::new_spanned(
-                    &meta,
-                    format!("`{key}` takes a value: write {example}"),
-                ));
-                continue;
-            }
-        };
-        if key == "protocol" {
-            match value {
-                Expr::Lit(syn::ExprLit {
-                    lit: Lit::Str(version),
-                    ..
-                }) if is_protocol_version(&version.value()) => out.protocol = Some(version.clone()),
-                other => errors.push(syn::Error::new_spanned(
-                    other,
-                    format!(
-                        "`protocol` is an MCP protocol version, a date string: write {example}"
-                    ),
-                )),
-            }
-        } else if key == "rules" {
-            match value {
-                Expr::Path(path) if path.qself.is_none() => out.rules = Some(path.clone()),
-                other => errors.push(syn::Error::new_spanned(
-                    other,
-                    format!("`rules` names a function that returns the rules: write {example}"),
-                )),
-            }
-        } else if key == "dir" {
-            match value {
-                Expr::Lit(syn::ExprLit {
-                    lit: Lit::Str(dir), ..
-                }) => {
-                    errors.extend(check_path(dir, PathKind::Dir));
-                    out.dir = Some(dir.clone());
-                }
-                other => errors.push(syn::Error::new_spanned(
-                    other,
-                    format!("`dir` must be a string literal: write {example}"),
-                )),
-            }
-        } else {
-            match value {
-                Expr::Lit(syn::ExprLit {
+    };
+    errors.push(error);
+}
+
+/// One `key = value` (or `key`) option: one arm per key.
+fn parse_option(options: &mut Options, meta: &Meta, errors: &mut Vec<syn::Error>) {
+    match meta.path().get_ident().map(ToString::to_string).as_deref() {
+        Some("dir") => set(&mut options.dir, meta, errors, |errors| {
+            let what = "`dir` must be a string literal";
+            let dir = value(meta, what, "dir = \"fixtures\"", str_lit)?;
+            errors.extend(check_path(&dir, None));
+            Ok(dir)
+        }),
+        Some("timeout_ms") => set(&mut options.timeout_ms, meta, errors, |_| {
+            let what = "`timeout_ms` must be an integer literal, the limit in milliseconds";
+            let ms = value(meta, what, "timeout_ms = 500", |expr| match expr {
+                Expr::Lit(ExprLit {
                     lit: Lit::Int(ms), ..
-                }) => match check_timeout(ms) {
-                    Ok(v) => out.timeout_ms = Some((v, ms.span())),
-                    Err(e) => errors.push(e),
-                },
-                other => errors.push(syn::Error::new_spanned(
-                    other,
-                    format!(
-                        "`timeout_ms` must be an integer literal, \
-                         the limit in milliseconds: write {example}"
-                    ),
-                )),
-            }
-        }
+                }) => Some(ms.clone()),
+                _ => None,
+            })?;
+            Ok((check_timeout(&ms)?, ms.span()))
+        }),
+        Some("rules") => set(&mut options.rules, meta, errors, |_| {
+            let what = "`rules` names a function that returns the rules";
+            let example = "rules = my_rules (a `fn() -> mcp_replay::Rules`)";
+            value(meta, what, example, |expr| match expr {
+                Expr::Path(path) if path.qself.is_none() => Some(path.clone()),
+                _ => None,
+            })
+        }),
+        Some("protocol") => set(&mut options.protocol, meta, errors, |_| {
+            let what = "`protocol` is an MCP protocol version, a date string";
+            value(meta, what, "protocol = \"2026-07-28\"", |expr| {
+                str_lit(expr).filter(|version| is_protocol_version(&version.value()))
+            })
+        }),
+        Some("mock_server") => set(&mut options.mock_server, meta, errors, |_| match meta {
+            Meta::Path(_) => Ok(()),
+            _ => Err(syn::Error::new_spanned(
+                meta,
+                "`mock_server` is a flag: write #[mcp_fixture(\"name\", mock_server)]",
+            )),
+        }),
+        _ => errors.push(syn::Error::new_spanned(
+            meta.path(),
+            format!(
+                "unknown option `{}`: the valid keys are {KEYS}",
+                path_text(meta.path())
+            ),
+        )),
     }
-    if let (Some(at), Some(name)) = (name_errors_at, &out.name) {
-        let dir = out
-            .dir
-            .as_ref()
-            .map_or_else(|| "fixtures".to_owned(), LitStr::value);
-        let name_errors = check_path(name, PathKind::Name { dir: &dir });
-        errors.splice(at..at, name_errors);
+}
+
+/// Fills `slot` with what `read` makes of the option `meta`, or reports
+/// "duplicate option" at a second occurrence (whose value is then not read).
+fn set<T>(
+    slot: &mut Slot<T>,
+    meta: &Meta,
+    errors: &mut Vec<syn::Error>,
+    read: impl FnOnce(&mut Vec<syn::Error>) -> syn::Result<T>,
+) {
+    if slot.is_some() {
+        let key = path_text(meta.path());
+        let msg = format!("duplicate option `{key}`: give it once");
+        errors.push(syn::Error::new_spanned(meta.path(), msg));
+    } else {
+        *slot = Some(read(errors).map_err(|e| errors.push(e)).ok());
     }
-    out
+}
+
+/// The value of `key = value` as `take` reads it; else an error saying what
+/// to write: "`key` takes a value" or "{what}", with `example`.
+fn value<T>(
+    meta: &Meta,
+    what: &str,
+    example: &str,
+    take: impl FnOnce(&Expr) -> Option<T>,
+) -> syn::Result<T> {
+    let Meta::NameValue(nv) = meta else {
+        let key = path_text(meta.path());
+        let msg = format!("`{key}` takes a value: write {example}");
+        return Err(syn::Error::new_spanned(meta, msg));
+    };
+    take(&nv.value)
+        .ok_or_else(|| syn::Error::new_spanned(&nv.value, format!("{what}: write {example}")))
+}
+
+/// A string literal value.
+fn str_lit(expr: &Expr) -> Option<LitStr> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.clone()),
+        _ => None,
+    }
 }
 
 /// `YYYY-MM-DD`, the shape of every MCP protocol version.
@@ -287,128 +277,92 @@ fn is_protocol_version(v: &str) -> bool {
 
 /// `timeout_ms = N`: a plain (or `u64`-suffixed) integer, greater than zero.
 fn check_timeout(ms: &LitInt) -> syn::Result<u64> {
-    if !matches!(ms.suffix(), "" | "u64") {
-        return Err(syn::Error::new(
-            ms.span(),
-            format!(
-                "`timeout_ms` is a plain number of milliseconds: write timeout_ms = {}",
-                ms.base10_digits()
-            ),
-        ));
-    }
-    let positive = "`timeout_ms` must be greater than 0: give the limit in milliseconds, \
-                    e.g. timeout_ms = 500";
-    if ms.base10_digits().starts_with('-') {
-        return Err(syn::Error::new(ms.span(), positive));
-    }
-    match ms.base10_parse::<u64>() {
-        Ok(0) => Err(syn::Error::new(ms.span(), positive)),
-        Ok(v) => Ok(v),
-        Err(_) => Err(syn::Error::new(
-            ms.span(),
-            "`timeout_ms` does not fit in a u64: give the limit in milliseconds, \
-             e.g. timeout_ms = 500",
-        )),
-    }
+    let digits = ms.base10_digits();
+    let problem = if matches!(ms.suffix(), "" | "u64") {
+        match ms.base10_parse::<u64>() {
+            Ok(0) => "must be greater than 0",
+            Ok(ms) => return Ok(ms),
+            Err(_) if digits.starts_with('-') => "must be greater than 0",
+            Err(_) => "does not fit in a u64",
+        }
+    } else {
+        let msg =
+            format!("`timeout_ms` is a plain number of milliseconds: write timeout_ms = {digits}");
+        return Err(syn::Error::new(ms.span(), msg));
+    };
+    let msg =
+        format!("`timeout_ms` {problem}: give the limit in milliseconds, e.g. timeout_ms = 500");
+    Err(syn::Error::new(ms.span(), msg))
 }
 
-/// Which path a string literal holds, for [`check_path`]'s messages.
-#[derive(Clone, Copy)]
-enum PathKind<'a> {
-    /// The fixture name, relative to the fixture folder `dir`, without `.jsonl`.
-    Name {
-        /// The fixture folder, as given by `dir` (default `"fixtures"`).
-        dir: &'a str,
-    },
-    /// The `dir` option, relative to the crate root.
-    Dir,
-}
-
-/// Checks a name or `dir` literal: a relative `/`-separated path that stays
-/// inside its base folder. One error per problem, each saying what to write.
-fn check_path(lit: &LitStr, kind: PathKind<'_>) -> Vec<syn::Error> {
+/// Checks the name (`name_in` = `Some(dir)`, its folder) or the `dir` literal
+/// (`None`): a relative `/`-separated path that stays inside its base folder.
+/// One error per problem, each saying what to write.
+fn check_path(lit: &LitStr, name_in: Option<&str>) -> Vec<syn::Error> {
     let value = lit.value();
-    let (what, base, fallback) = match kind {
-        PathKind::Name { dir } => (
+    let hint = suggest(&value, name_in);
+    let [what, base, write, empty, dotdot] = path_words(&value, &hint, name_in);
+    let relative = format!("it must be relative to {base}; {write}");
+    let jsonl = format!("write the name without .jsonl, e.g. \"{hint}\"");
+    let absolute = value.starts_with(['/', '\\']);
+    let drive = strip_drive(&value);
+    let rest = drive.unwrap_or(&value).trim_start_matches(['/', '\\']);
+    let components: Vec<&str> = rest.split(['/', '\\']).collect();
+    let has = |component| !rest.is_empty() && components.contains(&component);
+    let checks = [
+        (value.is_empty(), empty),
+        (absolute, format!("{what} is an absolute path: {relative}")),
+        (
+            drive.is_some(),
+            format!("{what} starts with a Windows drive: {relative}"),
+        ),
+        (
+            rest.contains('\\'),
+            format!("{what} contains `\\`: separate folders with `/`; {write}"),
+        ),
+        (has(".."), format!("{what} has a `..` component: {dotdot}")),
+        (
+            has(""),
+            format!("{what} has an empty path component (`//` or a trailing `/`); {write}"),
+        ),
+        (
+            name_in.is_some() && value.ends_with(".jsonl"),
+            format!("{what} ends with .jsonl: {jsonl}"),
+        ),
+    ];
+    let errors = checks.into_iter().filter(|(failed, _)| *failed);
+    errors
+        .map(|(_, msg)| syn::Error::new(lit.span(), msg))
+        .collect()
+}
+
+/// How [`check_path`] speaks of `value`, a name (`Some(dir)`) or `dir` (`None`):
+/// what it is, what it is relative to, what to write instead (`hint`), and
+/// what to say when it is empty and when it has a `..` component.
+fn path_words(value: &str, hint: &str, name_in: Option<&str>) -> [String; 5] {
+    match name_in {
+        Some(dir) => [
             format!("the fixture name `{value}`"),
             format!("the fixture folder \"{dir}\""),
-            "lookup_issue",
-        ),
-        PathKind::Dir => (
+            format!("write e.g. \"{hint}\""),
+            "the fixture name is empty: write the fixture's file name without .jsonl, \
+             e.g. #[mcp_fixture(\"lookup_issue\")]"
+                .to_owned(),
+            format!(
+                "fixtures must stay inside the fixture folder; write e.g. \"{hint}\", \
+                 or pick another folder with dir = \"...\""
+            ),
+        ],
+        None => [
             format!("`dir = \"{value}\"`"),
             "the crate root (CARGO_MANIFEST_DIR)".to_owned(),
-            "fixtures",
-        ),
-    };
-    let err = |msg: String| syn::Error::new(lit.span(), msg);
-    if value.is_empty() {
-        return vec![err(match kind {
-            PathKind::Name { .. } => "the fixture name is empty: write the fixture's file name \
-                               without .jsonl, e.g. #[mcp_fixture(\"lookup_issue\")]"
+            format!("write e.g. dir = \"{hint}\""),
+            "`dir` is empty: write a folder relative to the crate root, \
+             e.g. dir = \"fixtures\" (or \".\" for the crate root itself)"
                 .to_owned(),
-            PathKind::Dir => "`dir` is empty: write a folder relative to the crate root, \
-                              e.g. dir = \"fixtures\" (or \".\" for the crate root itself)"
-                .to_owned(),
-        })];
+            format!("the fixture folder must be inside the crate; write e.g. dir = \"{hint}\""),
+        ],
     }
-
-    let suggestion = {
-        let cleaned = suggest(&value, kind);
-        if cleaned.is_empty() {
-            fallback.to_owned()
-        } else {
-            cleaned
-        }
-    };
-    let write = match kind {
-        PathKind::Name { .. } => format!("write e.g. \"{suggestion}\""),
-        PathKind::Dir => format!("write e.g. dir = \"{suggestion}\""),
-    };
-
-    let mut errors = Vec::new();
-    let mut rest = value.as_str();
-    if rest.starts_with(['/', '\\']) {
-        errors.push(err(format!(
-            "{what} is an absolute path: it must be relative to {base}; {write}"
-        )));
-        rest = rest.trim_start_matches(['/', '\\']);
-    } else if let Some(after) = strip_drive(rest) {
-        errors.push(err(format!(
-            "{what} starts with a Windows drive: it must be relative to {base}; {write}"
-        )));
-        rest = after.trim_start_matches(['/', '\\']);
-    }
-    if rest.contains('\\') {
-        errors.push(err(format!(
-            "{what} contains `\\`: separate folders with `/`; {write}"
-        )));
-    }
-    if !rest.is_empty() {
-        let components: Vec<&str> = rest.split(['/', '\\']).collect();
-        if components.contains(&"..") {
-            errors.push(err(match kind {
-                PathKind::Name { .. } => format!(
-                    "{what} has a `..` component: fixtures must stay inside the fixture \
-                     folder; {write}, or pick another folder with dir = \"...\""
-                ),
-                PathKind::Dir => format!(
-                    "{what} has a `..` component: the fixture folder must be inside \
-                     the crate; {write}"
-                ),
-            }));
-        }
-        if components.contains(&"") {
-            errors.push(err(format!(
-                "{what} has an empty path component (`//` or a trailing `/`); {write}"
-            )));
-        }
-    }
-    if matches!(kind, PathKind::Name { .. }) && value.ends_with(".jsonl") {
-        errors.push(err(format!(
-            "{what} ends with .jsonl: write the name without .jsonl, e.g. \"{suggestion}\""
-        )));
-    }
-    errors
 }
 
 /// `C:rest` → `Some("rest")`.
@@ -420,94 +374,90 @@ fn strip_drive(value: &str) -> Option<&str> {
     }
 }
 
-/// The closest valid path to `value`, for "write e.g. ..." hints.
+/// The closest valid path to `value`, for "write e.g. ..." hints (see [`check_path`]).
 ///
 /// For a name that spells out the fixture folder (`/abs/fixtures/a/b` or
 /// `fixtures/a/b`), that is the part below it (`a/b`).
-fn suggest(value: &str, kind: PathKind<'_>) -> String {
+fn suggest(value: &str, name_in: Option<&str>) -> String {
     let rest = strip_drive(value).unwrap_or(value);
-    let rest = match kind {
-        PathKind::Name { .. } => rest.strip_suffix(".jsonl").unwrap_or(rest),
-        PathKind::Dir => rest,
+    let rest = match name_in {
+        Some(_) => rest.strip_suffix(".jsonl").unwrap_or(rest),
+        None => rest,
     };
     let mut components: Vec<&str> = rest
         .split(['/', '\\'])
         .filter(|c| !c.is_empty() && *c != "..")
         .collect();
-    if let PathKind::Name { dir } = kind {
-        let folder = dir.rsplit(['/', '\\']).find(|c| !c.is_empty());
-        let below = folder.and_then(|folder| components.iter().rposition(|c| *c == folder));
-        if let Some(at) = below.filter(|at| at + 1 < components.len()) {
-            components.drain(..=at);
-        }
+    let folder = name_in.and_then(|dir| dir.rsplit(['/', '\\']).find(|c| !c.is_empty()));
+    let below = folder.and_then(|folder| components.iter().rposition(|c| *c == folder));
+    if let Some(at) = below.filter(|at| at + 1 < components.len()) {
+        components.drain(..=at);
     }
-    components.join("/")
+    match components.join("/") {
+        empty if empty.is_empty() => name_in.map_or("fixtures", |_| "lookup_issue").to_owned(),
+        path => path,
+    }
 }
 
-/// Validates the function; returns its transport parameter when there is exactly one.
-fn check_fn(item: &ItemFn, errors: &mut Vec<syn::Error>) -> Option<PatType> {
-    let sig = &item.sig;
-
-    if let Some(again) = item
-        .attrs
-        .iter()
-        .find(|a| last_segment_is(a, "mcp_fixture"))
-    {
+/// Attribute rules: `#[mcp_fixture]` once, above a test attribute, on an `async fn`.
+fn check_attributes(item: &ItemFn, errors: &mut Vec<syn::Error>) {
+    let attrs = &item.attrs;
+    if let Some(again) = attrs.iter().find(|a| last_segment_is(a, "mcp_fixture")) {
         errors.push(syn::Error::new_spanned(
             again,
             "#[mcp_fixture] is given twice: a test replays one fixture",
         ));
     }
-
     // `#[tokio::test]` written above us has already expanded: the `async` is
     // gone and its `#[::core::prelude::v1::test]` is among our attributes.
-    if let Some(expanded) = item.attrs.iter().find(|a| is_expanded_test(a)) {
-        errors.push(syn::Error::new_spanned(
+    if let Some(expanded) = attrs.iter().find(|a| is_expanded_test(a)) {
+        return errors.push(syn::Error::new_spanned(
             expanded,
             "place #[mcp_fixture] above #[tokio::test]: attributes expand top to bottom, \
              and #[mcp_fixture] must see the `async fn` before #[tokio::test] rewrites it",
         ));
-    } else {
-        let test_attr = item.attrs.iter().find(|a| last_segment_is(a, "test"));
-        if sig.asyncness.is_none() {
-            let hint = match test_attr {
-                Some(a) if a.path().is_ident("test") => {
-                    "; use #[tokio::test] instead of #[test], or if your async test attribute \
-                     is written above #[mcp_fixture], place #[mcp_fixture] above it: \
-                     attributes expand top to bottom"
-                }
-                _ => "",
-            };
-            errors.push(syn::Error::new_spanned(
-                sig.fn_token,
-                format!(
-                    "#[mcp_fixture] needs an `async fn`: write `async fn {}(transport: \
-                     mcp_replay::Transport)`{hint}",
-                    sig.ident
-                ),
-            ));
-        }
-        if test_attr.is_none() {
-            errors.push(syn::Error::new(
-                Span::call_site(),
-                "add #[tokio::test] below #[mcp_fixture(...)]: #[mcp_fixture] rewrites \
-                 the function, a test attribute below it makes it a test",
-            ));
-        }
     }
+    let test_attr = attrs.iter().find(|a| last_segment_is(a, "test"));
+    if item.sig.asyncness.is_none() {
+        errors.push(not_async(&item.sig, test_attr));
+    }
+    if test_attr.is_none() {
+        errors.push(syn::Error::new(
+            Span::call_site(),
+            "add #[tokio::test] below #[mcp_fixture(...)]: #[mcp_fixture] rewrites \
+             the function, a test attribute below it makes it a test",
+        ));
+    }
+}
 
+/// "needs an `async fn`", at `fn`; under a plain `#[test]`, with how to fix that.
+fn not_async(sig: &Signature, test_attr: Option<&Attribute>) -> syn::Error {
+    let hint = match test_attr {
+        Some(a) if a.path().is_ident("test") => {
+            "; use #[tokio::test] instead of #[test], or if your async test attribute \
+             is written above #[mcp_fixture], place #[mcp_fixture] above it: \
+             attributes expand top to bottom"
+        }
+        _ => "",
+    };
+    let ident = &sig.ident;
+    let msg = format!(
+        "#[mcp_fixture] needs an `async fn`: write `async fn {ident}(transport: \
+         mcp_replay::Transport)`{hint}"
+    );
+    syn::Error::new_spanned(sig.fn_token, msg)
+}
+
+/// Signature rules: not generic, exactly one parameter (not `self`), which is returned.
+fn check_signature(sig: &Signature, errors: &mut Vec<syn::Error>) -> Option<PatType> {
+    let generic = "#[mcp_fixture] tests cannot be generic: remove";
     if !sig.generics.params.is_empty() {
-        errors.push(syn::Error::new_spanned(
-            &sig.generics,
-            "#[mcp_fixture] tests cannot be generic: remove the generic parameters",
-        ));
+        let msg = format!("{generic} the generic parameters");
+        errors.push(syn::Error::new_spanned(&sig.generics, msg));
     } else if let Some(where_clause) = &sig.generics.where_clause {
-        errors.push(syn::Error::new_spanned(
-            where_clause,
-            "#[mcp_fixture] tests cannot be generic: remove the `where` clause",
-        ));
+        let msg = format!("{generic} the `where` clause");
+        errors.push(syn::Error::new_spanned(where_clause, msg));
     }
-
     let takes = format!(
         "#[mcp_fixture] tests take exactly one parameter, the transport: \
          `async fn {}(transport: mcp_replay::Transport)`",
@@ -515,25 +465,19 @@ fn check_fn(item: &ItemFn, errors: &mut Vec<syn::Error>) -> Option<PatType> {
     );
     for input in &sig.inputs {
         if let FnArg::Receiver(receiver) = input {
-            errors.push(syn::Error::new_spanned(
-                receiver,
-                format!("#[mcp_fixture] tests are free functions, remove `self`; {takes}"),
-            ));
+            let msg = format!("#[mcp_fixture] tests are free functions, remove `self`; {takes}");
+            errors.push(syn::Error::new_spanned(receiver, msg));
         }
     }
     let mut inputs = sig.inputs.iter();
     let first = inputs.next();
     let extra: TokenStream = inputs.map(|input| quote::quote!(#input)).collect();
     if first.is_none() {
-        errors.push(syn::Error::new(
-            sig.paren_token.span.join(),
-            format!("missing the transport parameter; {takes}"),
-        ));
+        let msg = format!("missing the transport parameter; {takes}");
+        errors.push(syn::Error::new(sig.paren_token.span.join(), msg));
     } else if !extra.is_empty() {
-        errors.push(syn::Error::new_spanned(
-            extra,
-            format!("remove the extra parameters; {takes}"),
-        ));
+        let msg = format!("remove the extra parameters; {takes}");
+        errors.push(syn::Error::new_spanned(extra, msg));
     }
     match first {
         Some(FnArg::Typed(transport)) => Some(transport.clone()),
@@ -550,30 +494,17 @@ fn last_segment_is(attr: &Attribute, name: &str) -> bool {
 /// `#[::core::prelude::v1::test]` (tokio, and most async test macros),
 /// `#[std::prelude::*::test]`, or rustc's own `#[rustc_test_marker]`.
 fn is_expanded_test(attr: &Attribute) -> bool {
-    let segments: Vec<String> = attr
-        .path()
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    match segments.as_slice() {
-        [krate, prelude, _, test] => {
-            (krate == "core" || krate == "std") && prelude == "prelude" && test == "test"
-        }
-        [marker] => marker == "rustc_test_marker",
-        _ => false,
-    }
+    let path = path_text(attr.path());
+    let segments: Vec<&str> = path.trim_start_matches("::").split("::").collect();
+    matches!(
+        segments.as_slice(),
+        ["core" | "std", "prelude", _, "test"] | ["rustc_test_marker"]
+    )
 }
 
 /// `a::b` as written, for messages.
 fn path_text(path: &syn::Path) -> String {
-    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let lead = if path.leading_colon.is_some() {
-        "::"
-    } else {
-        ""
-    };
-    format!("{lead}{}", segments.join("::"))
+    quote::quote!(#path).to_string().replace(' ', "")
 }
 
 #[cfg(test)]
@@ -582,472 +513,160 @@ mod should {
     use quote::quote;
 
     fn item() -> TokenStream {
-        quote! {
-            #[tokio::test]
-            async fn lookup_issue(transport: Transport) {}
-        }
+        quote! { #[tokio::test] async fn lookup_issue(transport: Transport) {} }
     }
 
     fn ok(args: TokenStream, item: TokenStream) -> Fixture {
-        match parse(args, item) {
-            Ok(fixture) => fixture,
-            Err(errors) => panic!("unexpected errors: {:?}", messages(errors)),
-        }
+        parse(args, item).unwrap_or_else(|e| panic!("unexpected errors: {:?}", messages(&e)))
     }
 
-    fn messages(errors: Vec<syn::Error>) -> Vec<String> {
+    fn messages(errors: &[syn::Error]) -> Vec<String> {
         errors.iter().map(ToString::to_string).collect()
     }
 
     fn errors(args: TokenStream, item: TokenStream) -> Vec<String> {
         match parse(args, item) {
             Ok(_) => panic!("expected errors, got a fixture"),
-            Err(errors) => messages(errors),
+            Err(errors) => messages(&errors),
         }
     }
 
-    fn name_errors(name: &str) -> Vec<String> {
-        errors(quote!(#name), item())
-    }
-
-    fn assert_one(errors: &[String], needle: &str) {
-        assert_eq!(errors.len(), 1, "{errors:#?}");
-        assert!(
-            errors[0].contains(needle),
-            "{:?} lacks {needle:?}",
-            errors[0]
-        );
+    /// Asserts that `errors` are one message per needle, in order.
+    fn assert_messages(errors: &[String], needles: &[&str]) {
+        assert_eq!(errors.len(), needles.len(), "{errors:#?}");
+        for (error, needle) in errors.iter().zip(needles) {
+            assert!(error.contains(needle), "{error:?} lacks {needle:?}");
+        }
     }
 
     #[test]
-    fn accept_a_name_with_default_options() {
+    fn accept_a_name_alone_and_any_test_attribute() {
         let fixture = ok(quote!("lookup_issue"), item());
         assert_eq!(fixture.name.value(), "lookup_issue");
-        assert!(fixture.dir.is_none());
-        assert!(fixture.timeout_ms.is_none());
+        assert!(fixture.dir.is_none() && fixture.timeout_ms.is_none() && !fixture.mock_server);
+        assert!(fixture.rules.is_none() && fixture.protocol.is_none());
         let transport = &fixture.transport;
         assert_eq!(quote!(#transport).to_string(), "transport : Transport");
+        ok(
+            quote!("a..b"),
+            quote! { #[test_log::test] async fn a(t: T) {} },
+        );
+        ok(
+            quote!("a"),
+            quote! { #[tokio::test(flavor = "x")] pub async fn a(mut t: T) -> R {} },
+        );
     }
 
     #[test]
-    fn accept_a_subfolder_name_and_every_option() {
+    fn accept_every_option() {
         let fixture = ok(
-            quote!("issues/lookup", dir = "tests/fixtures", timeout_ms = 500,),
+            quote! { "issues/lookup", dir = "tests/fixtures", timeout_ms = 20u64,
+            rules = crate::rules::loose, protocol = "2026-07-28", mock_server, },
             item(),
         );
+        let value = |lit: Option<LitStr>| lit.map(|lit| lit.value()).unwrap_or_default();
         assert_eq!(fixture.name.value(), "issues/lookup");
-        assert_eq!(
-            fixture.dir.map(|d| d.value()).as_deref(),
-            Some("tests/fixtures")
-        );
-        assert_eq!(fixture.timeout_ms.map(|(ms, _)| ms), Some(500));
-    }
-
-    #[test]
-    fn accept_a_protocol_version_and_reject_other_strings() {
-        let fixture = ok(quote!("a", protocol = "2026-07-28"), item());
-        assert_eq!(
-            fixture.protocol.map(|p| p.value()).as_deref(),
-            Some("2026-07-28")
-        );
-        assert_one(
-            &errors(quote!("a", protocol = "modern"), item()),
-            "`protocol` is an MCP protocol version, a date string: write protocol = \"2026-07-28\"",
-        );
-    }
-
-    #[test]
-    fn accept_the_mock_server_flag_and_refuse_a_value() {
-        assert!(ok(quote!("a", mock_server), item()).mock_server);
-        assert!(!ok(quote!("a"), item()).mock_server);
-        assert_one(
-            &errors(quote!("a", mock_server = true), item()),
-            "`mock_server` is a flag: write #[mcp_fixture(\"name\", mock_server)]",
-        );
-    }
-
-    #[test]
-    fn accept_a_rules_function_path() {
-        let fixture = ok(quote!("a", rules = crate::rules::loose), item());
-        let path = fixture.rules.expect("rules");
-        assert_eq!(
-            quote!(#path).to_string(),
-            quote!(crate::rules::loose).to_string()
-        );
-    }
-
-    #[test]
-    fn reject_rules_that_are_not_a_function_path() {
-        assert_one(
-            &errors(quote!("a", rules = "loose"), item()),
-            "`rules` names a function that returns the rules: write rules = my_rules",
-        );
-        assert_one(
-            &errors(quote!("a", rules = make(1)), item()),
-            "`rules` names a function",
-        );
-    }
-
-    #[test]
-    fn accept_a_u64_suffixed_timeout() {
-        let fixture = ok(quote!("a", timeout_ms = 20u64), item());
+        assert_eq!(value(fixture.dir), "tests/fixtures");
         assert_eq!(fixture.timeout_ms.map(|(ms, _)| ms), Some(20));
+        let rules = fixture.rules.expect("rules");
+        assert_eq!(quote!(#rules).to_string(), "crate :: rules :: loose");
+        assert_eq!(value(fixture.protocol), "2026-07-28");
+        assert!(fixture.mock_server);
     }
 
-    #[test]
-    fn accept_any_test_attribute_with_arguments_and_a_result() {
-        ok(
-            quote!("a"),
-            quote! {
-                #[tokio::test(flavor = "multi_thread")]
-                pub async fn a(mut t: mcp_replay::Transport) -> Result<(), String> { Ok(()) }
-            },
-        );
-        ok(
-            quote!("a"),
-            quote!(
-                #[test_log::test]
-                async fn a(t: Transport) {}
-            ),
-        );
-    }
-
-    #[test]
-    fn ask_for_the_name_when_there_are_no_arguments() {
-        assert_one(&errors(quote!(), item()), "needs the fixture name");
-    }
-
-    #[test]
-    fn ask_for_the_name_first_when_only_options_are_given() {
-        assert_one(
-            &errors(quote!(dir = "x"), item()),
-            "the first argument must be the fixture name",
-        );
-    }
-
-    #[test]
-    fn ask_for_a_string_when_the_name_is_an_identifier() {
-        assert_one(
-            &errors(quote!(lookup_issue), item()),
-            "write #[mcp_fixture(\"lookup_issue\")]",
-        );
-    }
-
-    #[test]
-    fn ask_for_a_string_when_the_name_is_another_literal() {
-        assert_one(&errors(quote!(42), item()), "must be a string literal");
-    }
-
-    #[test]
-    fn reject_an_empty_name() {
-        assert_one(&name_errors(""), "the fixture name is empty");
-    }
-
-    #[test]
-    fn reject_a_parent_component_in_the_name() {
-        assert_one(&name_errors("../secrets"), "has a `..` component");
-        assert_one(&name_errors("a/../b"), "has a `..` component");
-        // `..` inside a component is just a file name.
-        assert!(parse(quote!("a..b"), item()).is_ok());
-    }
-
-    #[test]
-    fn reject_absolute_names_and_suggest_the_relative_one() {
-        assert_one(&name_errors("/abs/x"), "absolute path");
-        assert_one(&name_errors("/abs/x"), "write e.g. \"abs/x\"");
-        assert_one(
-            &name_errors("/home/me/fixtures/issues/lookup"),
-            "it must be relative to the fixture folder \"fixtures\"; write e.g. \"issues/lookup\"",
-        );
-        assert_one(
-            &errors(quote!("/srv/golden/lookup", dir = "tests/golden"), item()),
-            "relative to the fixture folder \"tests/golden\"; write e.g. \"lookup\"",
-        );
-        assert_one(&name_errors("C:/x"), "Windows drive");
-        let backslash = name_errors("\\x");
-        assert_one(&backslash, "absolute path");
-    }
-
-    #[test]
-    fn reject_backslashes_in_the_name() {
-        assert_one(
-            &name_errors("a\\b"),
-            "separate folders with `/`; write e.g. \"a/b\"",
-        );
-    }
-
-    #[test]
-    fn reject_empty_components_in_the_name() {
-        assert_one(&name_errors("a//b"), "empty path component");
-        assert_one(&name_errors("a/"), "empty path component");
-    }
-
-    #[test]
-    fn reject_the_jsonl_extension_in_the_name() {
-        assert_one(
-            &name_errors("lookup_issue.jsonl"),
-            "write the name without .jsonl, e.g. \"lookup_issue\"",
-        );
-    }
-
-    #[test]
-    fn report_every_problem_of_one_name() {
-        let errors = name_errors("/a/../b.jsonl");
-        assert_eq!(errors.len(), 3, "{errors:#?}");
-    }
-
-    #[test]
-    fn report_name_problems_before_option_problems() {
-        let errors = errors(quote!("../a", timeout = 1, dir = "/x"), item());
-        assert_eq!(errors.len(), 3, "{errors:#?}");
-        assert!(errors[0].contains("`..`"), "{errors:#?}");
-        assert!(errors[1].contains("unknown option"), "{errors:#?}");
-        assert!(errors[2].contains("absolute"), "{errors:#?}");
-    }
-
-    #[test]
-    fn reject_a_second_literal() {
-        assert_one(
-            &errors(quote!("a", "b"), item()),
-            "the fixture name comes first and only once",
-        );
-    }
-
-    #[test]
-    fn reject_an_unknown_option_listing_the_valid_keys() {
-        assert_one(
-            &errors(quote!("a", timeout = 5), item()),
-            "unknown option `timeout`: the valid keys are `dir`, `timeout_ms`, `rules`, `protocol` and `mock_server`",
-        );
-        assert_one(
-            &errors(quote!("a", a::dir = "x"), item()),
-            "unknown option `a::dir`",
-        );
-    }
-
-    #[test]
-    fn reject_a_duplicate_option() {
-        assert_one(
-            &errors(quote!("a", dir = "x", dir = "y"), item()),
-            "duplicate option `dir`",
-        );
-    }
-
-    #[test]
-    fn reject_an_option_without_a_value() {
-        assert_one(
-            &errors(quote!("a", timeout_ms), item()),
-            "`timeout_ms` takes a value: write timeout_ms = 500",
-        );
-    }
-
-    #[test]
-    fn reject_a_timeout_that_is_not_a_positive_integer() {
-        let not_int = "`timeout_ms` must be an integer literal";
-        assert_one(&errors(quote!("a", timeout_ms = "x"), item()), not_int);
-        assert_one(&errors(quote!("a", timeout_ms = 1.5), item()), not_int);
-        // rustc hands `-1` over as `-` and `1`; proc-macro2 outside rustc as
-        // one literal. Either way it is refused.
-        let negative = errors(quote!("a", timeout_ms = -1), item());
-        assert_eq!(negative.len(), 1, "{negative:#?}");
-        assert!(
-            negative[0].contains("`timeout_ms` must be"),
-            "{negative:#?}"
-        );
-        assert_one(
-            &errors(quote!("a", timeout_ms = 0), item()),
-            "must be greater than 0",
-        );
-        assert_one(
-            &errors(quote!("a", timeout_ms = 500ms), item()),
-            "write timeout_ms = 500",
-        );
-        assert_one(
-            &errors(quote!("a", timeout_ms = 99999999999999999999999), item()),
-            "does not fit in a u64",
-        );
-    }
-
-    #[test]
-    fn reject_a_dir_that_is_not_a_relative_string() {
-        assert_one(
-            &errors(quote!("a", dir = 5), item()),
-            "`dir` must be a string literal",
-        );
-        assert_one(&errors(quote!("a", dir = "/tmp"), item()), "absolute path");
-        assert_one(&errors(quote!("a", dir = "../shared"), item()), "`..`");
-        assert_one(&errors(quote!("a", dir = ""), item()), "`dir` is empty");
-    }
-
-    #[test]
-    fn report_a_syntax_error_in_the_arguments() {
-        let errors = errors(quote!("a", dir =), item());
-        assert_eq!(errors.len(), 1, "{errors:#?}");
-    }
-
-    #[test]
-    fn reject_a_non_async_fn() {
-        assert_one(
-            &errors(
-                quote!("a"),
-                quote!(
-                    #[tokio::test]
-                    fn a(t: Transport) {}
-                ),
-            ),
-            "#[mcp_fixture] needs an `async fn`",
-        );
-    }
-
-    #[test]
-    fn suggest_tokio_test_for_a_sync_fn_under_a_plain_test() {
-        assert_one(
-            &errors(
-                quote!("a"),
-                quote!(
-                    #[test]
-                    fn a(t: Transport) {}
-                ),
-            ),
-            "use #[tokio::test] instead of #[test]",
-        );
-    }
-
-    #[test]
-    fn say_to_reorder_when_tokio_test_already_expanded() {
-        // What `#[tokio::test]` written above `#[mcp_fixture]` hands us.
-        let item = quote! {
-            #[::core::prelude::v1::test]
-            fn a(transport: Transport) { body() }
+    /// `refused!(args: (ARGS) => "needle", ...)` (on [`item`]) or `refused!(fns:
+    /// (ITEM) => "needle", ...)` (with the name `"a"`): each gives exactly one
+    /// error, which contains its needle. A macro so that the tables stay tables.
+    macro_rules! refused {
+        (args: $(($($args:tt)*) => $needle:literal,)*) => {
+            $(assert_messages(&errors(quote!($($args)*), item()), &[$needle]);)*
         };
-        assert_one(
-            &errors(quote!("a"), item),
-            "place #[mcp_fixture] above #[tokio::test]: attributes expand top to bottom",
-        );
+        (fns: $(($($item:tt)*) => $needle:literal,)*) => {
+            $(assert_messages(&errors(quote!("a"), quote!($($item)*)), &[$needle]);)*
+        };
+    }
+
+    /// The argument problems that tests/ui does not cover.
+    #[test]
+    fn refuse_each_bad_argument_with_one_message() {
+        refused! { args:
+            (42) => "the fixture name must be a string literal, e.g.",
+            (dir = "x") => "the first argument must be the fixture name",
+            ("a", "b") => "the fixture name comes first and only once",
+            ("a/../b") => "has a `..` component",
+            ("/abs/x") => "write e.g. \"abs/x\"",
+            ("/srv/golden/lookup", dir = "tests/golden")
+                => "relative to the fixture folder \"tests/golden\"; write e.g. \"lookup\"",
+            ("C:/x") => "starts with a Windows drive",
+            ("\\x") => "is an absolute path",
+            ("a\\b") => "separate folders with `/`; write e.g. \"a/b\"",
+            ("a//b") => "empty path component",
+            ("a/") => "empty path component",
+            ("a", a::dir = "x") => "unknown option `a::dir`: the valid keys are `dir`, `timeout_ms`",
+            ("a", timeout_ms) => "`timeout_ms` takes a value: write timeout_ms = 500",
+            ("a", timeout_ms = 1.5) => "`timeout_ms` must be an integer literal",
+            // rustc hands `-1` over as `-` and `1`; proc-macro2 outside rustc as
+            // one literal. Either way it is refused.
+            ("a", timeout_ms = -1) => "`timeout_ms` must be",
+            ("a", timeout_ms = 0) => "must be greater than 0",
+            ("a", timeout_ms = 500ms) => "a plain number of milliseconds: write timeout_ms = 500",
+            ("a", timeout_ms = 99999999999999999999999) => "does not fit in a u64",
+            ("a", dir = 5) => "`dir` must be a string literal",
+            ("a", dir = "/tmp") => "is an absolute path",
+            ("a", dir = "../shared") => "the fixture folder must be inside the crate",
+            ("a", dir = "") => "`dir` is empty",
+            ("a", dir(x)) => "`dir` takes a value: write dir = \"fixtures\"",
+            ("a", protocol = "modern") => "a date string: write protocol = \"2026-07-28\"",
+            ("a", mock_server = true) => "`mock_server` is a flag",
+            ("a", rules = "loose") => "`rules` names a function that returns the rules",
+            ("a", rules = make(1)) => "`rules` names a function",
+            ("a", dir =) => "expected",
+        }
+    }
+
+    /// The function problems that tests/ui does not cover.
+    #[test]
+    fn refuse_each_bad_function_with_one_message() {
+        refused! { fns:
+            (#[test] fn a(t: T) {}) => "use #[tokio::test] instead of #[test]",
+            (#[::core::prelude::v1::test] fn a(t: T) {}) => "place #[mcp_fixture] above",
+            (#[rustc_test_marker] fn a(t: T) {}) => "place #[mcp_fixture] above",
+            (#[tokio::test] async fn a(self) {}) => "are free functions, remove `self`",
+            (#[tokio::test] async fn a<T>(t: T) {}) => "remove the generic parameters",
+            (#[tokio::test] async fn a(t: T) where u8: Copy {}) => "remove the `where` clause",
+            (#[mcp_fixture("b")] #[tokio::test] async fn a(t: T) {}) => "given twice",
+            (struct A;) => "#[mcp_fixture] goes on an `async fn` test",
+        }
     }
 
     #[test]
-    fn ask_for_a_test_attribute_when_there_is_none() {
-        assert_one(
-            &errors(
-                quote!("a"),
-                quote!(
-                    async fn a(t: Transport) {}
-                ),
-            ),
-            "add #[tokio::test] below #[mcp_fixture(...)]",
-        );
+    fn report_the_name_then_the_options_as_written_then_the_function() {
+        let args = quote!("../a.jsonl", timeout = 1, dir = "/x");
+        let errors = errors(args, quote! { fn a() {} });
+        let expected = [
+            "`..`",
+            ".jsonl",
+            "unknown option",
+            "absolute",
+            "async",
+            "add #[",
+            "missing",
+        ];
+        assert_messages(&errors, &expected);
     }
 
     #[test]
-    fn reject_a_fn_without_parameters() {
-        assert_one(
-            &errors(
-                quote!("a"),
-                quote!(
-                    #[tokio::test]
-                    async fn a() {}
-                ),
-            ),
-            "missing the transport parameter; #[mcp_fixture] tests take exactly one parameter, \
-             the transport: `async fn a(transport: mcp_replay::Transport)`",
-        );
+    fn still_parse_an_option_written_first() {
+        let errors = errors(quote!(dir = 5), item());
+        let expected = ["must be the fixture name", "`dir` must be a string"];
+        assert_messages(&errors, &expected);
     }
 
     #[test]
-    fn reject_a_fn_with_two_parameters() {
-        assert_one(
-            &errors(
-                quote!("a"),
-                quote!(
-                    #[tokio::test]
-                    async fn a(t: Transport, u: u8, v: u8) {}
-                ),
-            ),
-            "remove the extra parameters",
-        );
-    }
-
-    #[test]
-    fn reject_self() {
-        assert_one(
-            &errors(
-                quote!("a"),
-                quote!(
-                    #[tokio::test]
-                    async fn a(self) {}
-                ),
-            ),
-            "remove `self`",
-        );
-    }
-
-    #[test]
-    fn reject_generics() {
-        assert_one(
-            &errors(
-                quote!("a"),
-                quote!(
-                    #[tokio::test]
-                    async fn a<T>(t: Transport) {}
-                ),
-            ),
-            "cannot be generic",
-        );
-        assert_one(
-            &errors(
-                quote!("a"),
-                quote!(
-                    #[tokio::test]
-                    async fn a(t: Transport)
-                    where
-                        u8: Copy,
-                    {
-                    }
-                ),
-            ),
-            "remove the `where` clause",
-        );
-    }
-
-    #[test]
-    fn reject_a_second_mcp_fixture() {
-        assert_one(
-            &errors(
-                quote!("a"),
-                quote!(
-                    #[mcp_fixture("b")]
-                    #[tokio::test]
-                    async fn a(t: Transport) {}
-                ),
-            ),
-            "#[mcp_fixture] is given twice",
-        );
-    }
-
-    #[test]
-    fn reject_an_item_that_is_not_a_fn() {
-        assert_one(
-            &errors(
-                quote!("a"),
-                quote!(
-                    struct A;
-                ),
-            ),
-            "#[mcp_fixture] goes on an `async fn` test",
-        );
-    }
-
-    #[test]
-    fn collect_all_errors_together() {
-        let errors = errors(
-            quote!("../a.jsonl", timeout = 1, dir = "/x"),
-            quote!(
-                fn a() {}
-            ),
-        );
-        // `..`, `.jsonl`, unknown key, absolute dir, not async, no test
-        // attribute, no parameter.
-        assert_eq!(errors.len(), 7, "{errors:#?}");
+    fn report_each_repeat_of_an_option_even_after_a_refused_value() {
+        let errors = errors(quote!("a", dir = 5, dir = "x", dir = "y"), item());
+        let duplicate = "duplicate option `dir`: give it once";
+        let expected = ["`dir` must be a string literal", duplicate, duplicate];
+        assert_messages(&errors, &expected);
     }
 }
