@@ -1033,6 +1033,37 @@ mod should {
         assert!(!is_placeholder("<b>bold</b>") && !is_placeholder("<>"));
     }
 
+    /// What the two placeholder grammars accept today: the normalizer's `is_placeholder`
+    /// (`<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>`) and this module's (`<[A-Z0-9_]+(:[A-Za-z0-9_.-]+)*>`).
+    #[test]
+    fn placeholder_grammars_as_they_stand() {
+        // (text, the normalizer's answer, the secret scanner's answer)
+        let table = [
+            ("<TIMESTAMP>", true, true),
+            ("<REQUEST_ID:2>", true, true),
+            ("<SERVER_REQUEST_ID:12>", true, true),
+            ("<A1_B>", true, true),
+            ("<X:a.b-c_D>", true, true),
+            ("<1>", false, true),
+            ("<_X>", false, true),
+            ("<20260516:12:00>", false, true),
+            ("<A:b:c>", false, true),
+            ("<A:>", false, false),
+            ("<a>", false, false),
+            ("<>", false, false),
+            ("<A b>", false, false),
+            ("<A:b c>", false, false),
+            ("<A:é>", false, false),
+            ("<TMP>/x", false, false),
+            ("x<TMP>", false, false),
+            ("<b>bold</b>", false, false),
+        ];
+        for (text, normalizer, scanner) in table {
+            assert_eq!(crate::normalize::is_placeholder(text), normalizer, "{text}");
+            assert_eq!(is_placeholder(text), scanner, "{text}");
+        }
+    }
+
     #[test]
     fn give_paths_in_selector_form_for_nested_objects_arrays_and_odd_keys() {
         let pat = format!("ghp_{}", alnum(36));
