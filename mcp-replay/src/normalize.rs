@@ -44,25 +44,42 @@ pub const DEFAULT_RULES: [(&str, &str); 9] = [
     ),
 ];
 
-/// `<NAME>` or `<NAME:n>`: a placeholder, never rewritten by a rule.
+/// `<NAME>` or `<NAME:n>`: a placeholder, never rewritten by a rule and never taken for
+/// a secret. The one grammar of placeholders: `<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>`.
 pub fn is_placeholder(s: &str) -> bool {
-    // `^<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>$`, by hand: it runs on every string.
-    let Some(inner) = s.strip_prefix('<').and_then(|s| s.strip_suffix('>')) else {
-        return false;
-    };
-    let (name, tag) = match inner.split_once(':') {
-        Some((name, tag)) => (name, Some(tag)),
-        None => (inner, None),
-    };
-    let mut name = name.bytes();
-    name.next().is_some_and(|b| b.is_ascii_uppercase())
-        && name.all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
-        && tag.is_none_or(|tag| {
-            !tag.is_empty()
-                && tag
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-        })
+    placeholder_prefix(s) == Some(s.len())
+}
+
+/// Does a placeholder occur anywhere in `s` (`Bearer <TOKEN>`)?
+pub(crate) fn contains_placeholder(s: &str) -> bool {
+    s.match_indices('<')
+        .any(|(i, _)| placeholder_prefix(&s[i..]).is_some())
+}
+
+/// The length of the placeholder `s` starts with, if it starts with one. The grammar of
+/// [`is_placeholder`] by hand, not as a regex: it runs on every string.
+fn placeholder_prefix(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    if b.first() != Some(&b'<') || !b.get(1).is_some_and(u8::is_ascii_uppercase) {
+        return None;
+    }
+    let name = |c: &u8| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_';
+    let tag = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
+    let mut i = 2;
+    while b.get(i).is_some_and(name) {
+        i += 1;
+    }
+    if b.get(i) == Some(&b':') {
+        let start = i + 1;
+        i = start;
+        while b.get(i).is_some_and(tag) {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+    }
+    (b.get(i) == Some(&b'>')).then_some(i + 1)
 }
 
 static TIMESTAMP: Lazy<Regex> = Lazy::new(|| {
@@ -470,13 +487,19 @@ mod should {
         assert_eq!(server(once.clone()), once);
         assert!(is_placeholder("<REQUEST_ID:2>") && is_placeholder("<TIMESTAMP>"));
         assert!(!is_placeholder("<b>bold</b>") && !is_placeholder("<>"));
+        assert!(contains_placeholder("Bearer <TOKEN>") && contains_placeholder("a<b<X:1>"));
+        assert!(!contains_placeholder("<b>bold</b> <1> <A:b:c>"));
     }
 
     proptest::proptest! {
         #[test]
         fn recognize_placeholders_as_the_documented_pattern_does(s in "<?[A-Za-z0-9_:.<>é-]{0,8}>?") {
-            let pattern = Regex::new(r"^<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>$").unwrap();
-            proptest::prop_assert_eq!(is_placeholder(&s), pattern.is_match(&s), "{:?}", s);
+            let pattern = r"<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>";
+            let whole = Regex::new(&format!("^{pattern}$")).unwrap();
+            proptest::prop_assert_eq!(is_placeholder(&s), whole.is_match(&s), "{:?}", s);
+            let inside = Regex::new(pattern).unwrap();
+            let text = format!("a{s}<{s}");
+            proptest::prop_assert_eq!(contains_placeholder(&text), inside.is_match(&text), "{:?}", text);
         }
     }
 }
