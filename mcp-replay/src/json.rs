@@ -1,8 +1,8 @@
 //! JSON helpers: numeric-aware equality, structural differences with paths, and the
 //! canonical (deterministic) serialization fixtures are written in.
 
+use crate::selector::{push_step, rendered_path, PathSegment};
 use serde_json::{Map, Number, Value};
-use std::fmt::Write as _;
 
 /// Deep equality of two JSON values where key order never matters and numbers compare
 /// by numeric value (`1` equals `1.0`: rmcp writes `1.0` where TypeScript writes `1`).
@@ -37,7 +37,9 @@ fn num_eq(x: &Number, y: &Number) -> bool {
 /// One place where two JSON values differ.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Difference {
-    /// Where, in selector form: `.result.content[0].text`; `.` is the whole value.
+    /// Where, in selector form: `.result.content[0].text`, `.params["a b"]`, `.[1]`; `.`
+    /// is the whole value. It parses as a [`Selector`](crate::selector::Selector) that
+    /// matches exactly this place, so it can be pasted into a normalization rule.
     pub path: String,
     /// The expected value there, `None` where the key or element is absent.
     pub expected: Option<Value>,
@@ -64,11 +66,11 @@ fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<
             keys.sort();
             for key in keys {
                 let len = path.len();
-                push_key(path, key);
+                push_step(path, PathSegment::Key(key));
                 match (e.get(key), a.get(key)) {
                     (Some(x), Some(y)) => diff_into(x, y, path, out),
                     (x, y) => out.push(Difference {
-                        path: display_path(path),
+                        path: rendered_path(path).to_owned(),
                         expected: x.cloned(),
                         actual: y.cloned(),
                     }),
@@ -79,11 +81,11 @@ fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<
         (Value::Array(e), Value::Array(a)) => {
             for i in 0..e.len().max(a.len()) {
                 let len = path.len();
-                let _ = write!(path, "[{i}]");
+                push_step(path, PathSegment::Index(i));
                 match (e.get(i), a.get(i)) {
                     (Some(x), Some(y)) => diff_into(x, y, path, out),
                     (x, y) => out.push(Difference {
-                        path: display_path(path),
+                        path: rendered_path(path).to_owned(),
                         expected: x.cloned(),
                         actual: y.cloned(),
                     }),
@@ -93,34 +95,10 @@ fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<
         }
         _ if json_eq(expected, actual) => {}
         _ => out.push(Difference {
-            path: display_path(path),
+            path: rendered_path(path).to_owned(),
             expected: Some(expected.clone()),
             actual: Some(actual.clone()),
         }),
-    }
-}
-
-fn display_path(path: &str) -> String {
-    if path.is_empty() {
-        ".".to_owned()
-    } else {
-        path.to_owned()
-    }
-}
-
-/// Appends `.key`, or `["key"]` for a key that is not made only of `[A-Za-z0-9_/-]`.
-pub(crate) fn push_key(path: &mut String, key: &str) {
-    let plain = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '/');
-    if plain {
-        path.push('.');
-        path.push_str(key);
-    } else {
-        path.push('[');
-        path.push_str(&Value::String(key.to_owned()).to_string());
-        path.push(']');
     }
 }
 
@@ -350,7 +328,8 @@ mod should {
     #[test]
     fn quote_keys_that_are_not_plain() {
         let d = differences(&json!({"a b": 1}), &json!({"a b": 2}));
-        assert_eq!(d[0].path, r#"["a b"]"#);
+        assert_eq!(d[0].path, r#".["a b"]"#);
+        assert_eq!(differences(&json!([1]), &json!([2]))[0].path, ".[0]");
         assert_eq!(differences(&json!(1), &json!(2))[0].path, ".");
     }
 
@@ -372,7 +351,32 @@ mod should {
         assert_eq!(compact(&json!("abcdef"), 5), "\"abc…");
     }
 
+    /// The nodes `selector` visits in `value`, with their paths.
+    fn visit(selector: &crate::selector::Selector, value: &Value) -> Vec<(String, Value)> {
+        let mut out = Vec::new();
+        selector.apply(&mut value.clone(), &mut |v, path| {
+            out.push((path.to_owned(), v.clone()))
+        });
+        out
+    }
+
     proptest::proptest! {
+        #[test]
+        fn give_each_difference_a_path_that_selects_exactly_that_place(
+            expected in crate::selector::arbitrary::json(),
+            actual in crate::selector::arbitrary::json(),
+        ) {
+            for d in differences(&expected, &actual) {
+                let selector = crate::selector::Selector::parse(&d.path)
+                    .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+                for (side, value) in [(&d.expected, &expected), (&d.actual, &actual)] {
+                    let want: Vec<(String, Value)> =
+                        side.iter().map(|v| (d.path.clone(), v.clone())).collect();
+                    proptest::prop_assert_eq!(visit(&selector, value), want);
+                }
+            }
+        }
+
         #[test]
         fn write_strings_and_numbers_as_serde_json_does(s in "\\PC*|[\"\\\\\u{0}-\u{1f}\u{7f}é]{0,6}", n in proptest::num::f64::NORMAL, i in proptest::num::i64::ANY) {
             for value in [json!(s), json!(n), json!(i), json!({"b": [s, n], "a": i})] {

@@ -83,23 +83,25 @@
 //!
 //! A finding's path is in selector form, relative to the scanned value: `.` for the value
 //! itself, `.result.content[0].text`, `.params.headers["x-api-key"]` (a key that is not
-//! made only of `[A-Za-z0-9_/-]` is written as a JSON string in brackets). A key that
-//! itself trips a token rule is reported at its own path written as `["<REDACTED>"]`, and
-//! the paths below it use that form too, so no path ever holds a secret.
+//! made only of `[A-Za-z0-9_/-]` is written as a JSON string in brackets; right under the
+//! root it follows the root's `.`, as does an index: `.["a b"]`, `.[1]`). It is the path
+//! a [`Difference`](crate::Difference) shows and parses as a selector for that place. A
+//! key that itself trips a token rule is reported at its own path written as
+//! `["<REDACTED>"]`, and the paths below it use that form too, so no path ever holds a
+//! secret.
 
-use crate::json::push_key;
 use crate::normalize::{contains_placeholder, is_placeholder};
+use crate::selector::{push_step, rendered_path, PathSegment};
 use once_cell::sync::Lazy;
 use regex::Regex;
 use serde_json::Value;
-use std::fmt::Write as _;
 
 /// One secret found in a JSON value. Never holds the secret itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SecretFinding {
     /// Where: selector-form path relative to the scanned value: `.result.content[0].text`,
     /// `.params.headers["x-api-key"]` (keys that are not `[A-Za-z0-9_/-]+` are written as
-    /// `["..."]` with JSON string escaping); `.` for the root.
+    /// `["..."]` with JSON string escaping); `.` for the root, `.[1]` for its element 1.
     pub path: String,
     /// The rule's stable id, e.g. `"github-pat"`, `"aws-access-key-id"`, `"sensitive-key"`.
     pub rule: &'static str,
@@ -539,7 +541,7 @@ fn walk(value: &Value, path: &mut String, out: &mut Vec<SecretFinding>) {
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
                 let len = path.len();
-                let _ = write!(path, "[{index}]");
+                push_step(path, PathSegment::Index(index));
                 walk(item, path, out);
                 path.truncate(len);
             }
@@ -551,10 +553,10 @@ fn walk(value: &Value, path: &mut String, out: &mut Vec<SecretFinding>) {
                 let len = path.len();
                 match scan_str(key) {
                     Some((rule, description)) => {
-                        path.push_str("[\"<REDACTED>\"]");
+                        push_step(path, PathSegment::Key("<REDACTED>"));
                         out.push(finding(path, rule, description));
                     }
-                    None => push_key(path, key),
+                    None => push_step(path, PathSegment::Key(key)),
                 }
                 let before = out.len();
                 walk(item, path, out);
@@ -572,11 +574,7 @@ fn walk(value: &Value, path: &mut String, out: &mut Vec<SecretFinding>) {
 
 fn finding(path: &str, rule: &'static str, description: &'static str) -> SecretFinding {
     SecretFinding {
-        path: if path.is_empty() {
-            ".".to_owned()
-        } else {
-            path.to_owned()
-        },
+        path: rendered_path(path).to_owned(),
         rule,
         description,
     }
@@ -1078,7 +1076,7 @@ mod should {
         assert_eq!(
             paths,
             vec![
-                (r#"[""]"#.to_owned(), "github-pat"),
+                (r#".[""]"#.to_owned(), "github-pat"),
                 (".file/path_x-y".to_owned(), "github-pat"),
                 (r#".params.headers["a.b c"][1]"#.to_owned(), "github-pat"),
                 (r#".params.headers["quo\"te"]"#.to_owned(), "github-pat"),
@@ -1089,13 +1087,22 @@ mod should {
                 (".result.content[1].text".to_owned(), "github-pat"),
             ]
         );
+        // Each path is a selector for exactly the string that holds the secret.
+        for (path, _) in paths {
+            let mut visited = Vec::new();
+            let selector = crate::selector::Selector::parse(&path).expect("a selector");
+            selector.apply(&mut value.clone(), &mut |v, at| {
+                visited.push((at.to_owned(), v.as_str().and_then(scan_str).is_some()));
+            });
+            assert_eq!(visited, [(path.clone(), true)]);
+        }
     }
 
     #[test]
     fn give_the_root_path_as_a_dot_and_root_array_items_by_index() {
         let pat = format!("ghp_{}", alnum(36));
         assert_eq!(scan(&json!(pat))[0].path, ".");
-        assert_eq!(scan(&json!(["x", pat]))[0].path, "[1]");
+        assert_eq!(scan(&json!(["x", pat]))[0].path, ".[1]");
         assert_eq!(scan(&json!(null)), vec![]);
     }
 
