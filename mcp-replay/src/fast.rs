@@ -1,6 +1,9 @@
 //! The replay's fast path for the commonest server message, a response to one of the
 //! harness's requests: its canonical text, as [`crate::json::write_message`] would write
-//! the normalized message, computed without building a `serde_json::Value` tree.
+//! the normalized message, computed without building a `serde_json::Value` tree. The text
+//! is written by the same canonical writer as the general path's (`json::write_members`
+//! over this module's borrowed tree, a `json::Tree`); what is particular here is only the
+//! parse and the decision to answer.
 //!
 //! It applies the default rules that drop `"isError": false` and `"resultType":
 //! "complete"` from a result, and otherwise only takes messages the rules leave unchanged:
@@ -11,7 +14,7 @@
 //! general path (`parse`, `normalize_server`, `write_message`) gives; the `fast_path` fuzz
 //! target checks the same on arbitrary lines.
 
-use crate::json::{write_string, Append, MESSAGE_KEY_ORDER};
+use crate::json::{write_members, Shape, Tree, MESSAGE_KEY_ORDER};
 use crate::normalize::{normalize_str, Paths};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
@@ -82,23 +85,11 @@ pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse
         }
     }
     let mut text = String::with_capacity(line.len());
-    text.push('{');
-    let mut id_end = 0;
-    let mut first = true;
-    for (key, value) in MESSAGE_KEY_ORDER.iter().zip(envelope) {
-        if let Some(value) = value {
-            entry(&mut text, &mut first, key, value);
-            if *key == "id" {
-                id_end = text.len();
-            }
-        }
-    }
-    for (key, value) in &members {
-        if !MESSAGE_KEY_ORDER.contains(&key.as_ref()) {
-            entry(&mut text, &mut first, key, value);
-        }
-    }
-    text.push('}');
+    let rest = members
+        .iter()
+        .filter(|(key, _)| !MESSAGE_KEY_ORDER.contains(&key.as_ref()))
+        .map(|(key, value)| (key.as_ref(), value));
+    let id_end = write_members(&mut text, envelope, rest);
     Some(FastResponse {
         id,
         text,
@@ -185,46 +176,36 @@ impl Node<'_> {
             Node::Null | Node::Bool(_) | Node::Number(_) => true,
         }
     }
+}
 
-    /// Writes it as `write_canonical` writes the same `Value` (objects already sorted).
-    fn write(&self, out: &mut String) {
+impl<'n> Tree for Node<'n> {
+    type Members<'a>
+        = Members<'a, 'n>
+    where
+        Self: 'a;
+
+    fn shape(&self) -> Shape<'_, Self> {
         match self {
-            Node::Null => out.push_str("null"),
-            Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Node::Number(n) => {
-                serde_json::to_writer(Append(out), n).expect("serde_json writes numbers")
-            }
-            Node::String(s) => write_string(out, s),
-            Node::Array(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    item.write(out);
-                }
-                out.push(']');
-            }
-            Node::Object(members) => {
-                out.push('{');
-                let mut first = true;
-                for (key, value) in members {
-                    entry(out, &mut first, key, value);
-                }
-                out.push('}');
-            }
+            Node::Null => Shape::Null,
+            Node::Bool(b) => Shape::Bool(*b),
+            Node::Number(n) => Shape::Number(n),
+            Node::String(s) => Shape::String(s),
+            Node::Array(items) => Shape::Array(items),
+            // Sorted by `settle` before anything is written.
+            Node::Object(members) => Shape::Object(Members(members.iter())),
         }
     }
 }
 
-fn entry(out: &mut String, first: &mut bool, key: &str, value: &Node<'_>) {
-    if !*first {
-        out.push(',');
+/// An object's members, as the canonical writer takes them.
+struct Members<'a, 'n>(std::slice::Iter<'a, (Cow<'n, str>, Node<'n>)>);
+
+impl<'a, 'n> Iterator for Members<'a, 'n> {
+    type Item = (&'a str, &'a Node<'n>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(key, value)| (key.as_ref(), value))
     }
-    *first = false;
-    write_string(out, key);
-    out.push(':');
-    value.write(out);
 }
 
 impl<'de> Deserialize<'de> for Node<'de> {
