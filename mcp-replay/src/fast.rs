@@ -5,17 +5,20 @@
 //! over this module's borrowed tree, a `json::Tree`); what is particular here is only the
 //! parse and the decision to answer.
 //!
-//! It applies the default rules that drop `"isError": false` and `"resultType":
-//! "complete"` from a result, and otherwise only takes messages the rules leave unchanged:
-//! it says `None` for anything else (a request or notification, a string id, a string or
-//! key the rules would rewrite, a `result` with `requestState`, a session id, a duplicate
-//! key, invalid JSON), and the replay then takes the general path.
+//! It applies the default rules that drop a `result` member holding its default
+//! (`"isError": false`, `"resultType": "complete"`), and otherwise only takes messages the
+//! rules leave unchanged: it says `None` for anything else (a request or notification, a
+//! string id, a string or key the rules would rewrite, a `result` member a rule replaces
+//! such as `requestState`, a session id, a duplicate key, invalid JSON), and the replay then
+//! takes the general path. The rules themselves are not coded here: the `result` rules are
+//! `normalize::RESULT_RULES`, the string rules `normalize::normalize_str`, the session-id
+//! rule `normalize::is_session_id_key`, each consulted by the general path too.
 //! The property tests below check that whenever it answers, it answers exactly what the
 //! general path (`parse`, `normalize_server`, `write_message`) gives; the `fast_path` fuzz
 //! target checks the same on arbitrary lines.
 
 use crate::json::{write_members, Shape, Tree, MESSAGE_KEY_ORDER};
-use crate::normalize::{normalize_str, Paths};
+use crate::normalize::{is_session_id_key, normalize_str, Paths, RESULT_RULES};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -50,13 +53,10 @@ pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse
         }
     }
     if paths.is_some() {
-        // The `is-error-default` and `result-type-default` rules.
+        // The rules that drop a `result` member holding its default (`is-error-default`,
+        // `result-type-default`).
         if let Some((_, Node::Object(result))) = members.iter_mut().find(|(k, _)| k == "result") {
-            result.retain(|(k, v)| match (k.as_ref(), v) {
-                ("isError", Node::Bool(false)) => false,
-                ("resultType", Node::String(t)) => t != "complete",
-                _ => true,
-            });
+            result.retain(|(k, v)| !RESULT_RULES.iter().any(|rule| rule.drops(k, v)));
         }
     }
     // The envelope, in one pass over the sorted members.
@@ -79,8 +79,12 @@ pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse
         return None;
     }
     if let Some(Node::Object(result)) = result {
-        // `requestState` is the general path's: the replay keeps the server's value.
-        if result.iter().any(|(k, _)| k == "requestState") {
+        // A member a rule replaces (`requestState`) is the general path's: the replay
+        // keeps the server's value.
+        if result
+            .iter()
+            .any(|(k, _)| RESULT_RULES.iter().any(|rule| rule.pins(k)))
+        {
             return None;
         }
     }
@@ -137,9 +141,7 @@ pub(crate) fn agrees_with_general(line: &str, paths: &Paths) -> Result<(), Strin
 fn unchanged(s: &str, paths: Option<&Paths>) -> bool {
     match paths {
         None => true,
-        Some(paths) => {
-            !s.eq_ignore_ascii_case("mcp-session-id") && normalize_str(s, paths).is_none()
-        }
+        Some(paths) => !is_session_id_key(s) && normalize_str(s, paths).is_none(),
     }
 }
 
