@@ -38,8 +38,9 @@ fn num_eq(x: &Number, y: &Number) -> bool {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Difference {
     /// Where, in selector form: `.result.content[0].text`, `.params["a b"]`, `.[1]`; `.`
-    /// is the whole value. It parses as a [`Selector`](crate::selector::Selector) that
-    /// matches exactly this place, so it can be pasted into a normalization rule.
+    /// is the whole value. It parses as a selector (the syntax of [`Rules`](crate::Rules)
+    /// and `docs/normalization.md`) that matches exactly this place, so it can be pasted
+    /// into a normalization rule.
     pub path: String,
     /// The expected value there, `None` where the key or element is absent.
     pub expected: Option<Value>,
