@@ -135,6 +135,7 @@ pub(crate) enum Shape<'a, T: Tree + 'a> {
 impl Tree for Value {
     type Members<'a> = SortedMembers<'a>;
 
+    #[inline]
     fn shape(&self) -> Shape<'_, Value> {
         match self {
             Value::Null => Shape::Null,
@@ -157,6 +158,7 @@ pub(crate) enum SortedMembers<'a> {
 }
 
 impl<'a> SortedMembers<'a> {
+    #[inline]
     fn of(map: &'a Map<String, Value>) -> Self {
         if map.keys().is_sorted() {
             SortedMembers::InOrder(map.iter())
@@ -171,6 +173,7 @@ impl<'a> SortedMembers<'a> {
 impl<'a> Iterator for SortedMembers<'a> {
     type Item = (&'a str, &'a Value);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let (key, value) = match self {
             SortedMembers::InOrder(members) => members.next()?,
@@ -194,7 +197,13 @@ pub(crate) fn write_message_with_id(out: &mut String, message: &Value, id: Optio
                 Some(own) if key == "id" => Some(id.unwrap_or(own)),
                 own => own,
             });
-            let rest = SortedMembers::of(map).filter(|(key, _)| !MESSAGE_KEY_ORDER.contains(key));
+            // Most messages have only envelope keys: no need to order the others then.
+            let others = envelope.iter().flatten().count() < map.len();
+            let rest = others
+                .then(|| SortedMembers::of(map))
+                .into_iter()
+                .flatten()
+                .filter(|(key, _)| !MESSAGE_KEY_ORDER.contains(key));
             write_members(out, envelope, rest);
         }
         other => write_canonical(out, other),
