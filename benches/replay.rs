@@ -448,7 +448,7 @@ fn fixed(quick: bool) {
     );
     println!("| `Fixture::load` + `replay` | {} | (warm) |", us(p.a),);
     println!(
-        "| `#[mcp_fixture]` path (`__private::try_run`: load, rules, replay, finish) | {} | {} |",
+        "| `#[mcp_fixture]` path (`harness::run_in`: load, rules, replay, conclude) | {} | {} |",
         us(m.a),
         us(first_macro)
     );
