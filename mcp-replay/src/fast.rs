@@ -1,18 +1,24 @@
 //! The replay's fast path for the commonest server message, a response to one of the
 //! harness's requests: its canonical text, as [`crate::json::write_message`] would write
-//! the normalized message, computed without building a `serde_json::Value` tree.
+//! the normalized message, computed without building a `serde_json::Value` tree. The text
+//! is written by the same canonical writer as the general path's (`json::write_members`
+//! over this module's borrowed tree, a `json::Tree`); what is particular here is only the
+//! parse and the decision to answer.
 //!
-//! It applies the default rules that drop `"isError": false` and `"resultType":
-//! "complete"` from a result, and otherwise only takes messages the rules leave unchanged:
-//! it says `None` for anything else (a request or notification, a string id, a string or
-//! key the rules would rewrite, a `result` with `requestState`, a session id, a duplicate
-//! key, invalid JSON), and the replay then takes the general path.
+//! It applies the default rules that drop a `result` member holding its default
+//! (`"isError": false`, `"resultType": "complete"`), and otherwise only takes messages the
+//! rules leave unchanged: it says `None` for anything else (a request or notification, a
+//! string id, a string or key the rules would rewrite, a `result` member a rule replaces
+//! such as `requestState`, a session id, a duplicate key, invalid JSON), and the replay then
+//! takes the general path. The rules themselves are not coded here: the `result` rules are
+//! `normalize::RESULT_RULES`, the string rules `normalize::normalize_str`, the session-id
+//! rule `normalize::is_session_id_key`, each consulted by the general path too.
 //! The property tests below check that whenever it answers, it answers exactly what the
 //! general path (`parse`, `normalize_server`, `write_message`) gives; the `fast_path` fuzz
 //! target checks the same on arbitrary lines.
 
-use crate::json::{write_string, Append, MESSAGE_KEY_ORDER};
-use crate::normalize::{normalize_str, Paths};
+use crate::json::{write_members, Shape, Tree, MESSAGE_KEY_ORDER};
+use crate::normalize::{is_session_id_key, normalize_str, Paths, RESULT_RULES};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -47,13 +53,10 @@ pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse
         }
     }
     if paths.is_some() {
-        // The `is-error-default` and `result-type-default` rules.
+        // The rules that drop a `result` member holding its default (`is-error-default`,
+        // `result-type-default`).
         if let Some((_, Node::Object(result))) = members.iter_mut().find(|(k, _)| k == "result") {
-            result.retain(|(k, v)| match (k.as_ref(), v) {
-                ("isError", Node::Bool(false)) => false,
-                ("resultType", Node::String(t)) => t != "complete",
-                _ => true,
-            });
+            result.retain(|(k, v)| !RESULT_RULES.iter().any(|rule| rule.drops(k, v)));
         }
     }
     // The envelope, in one pass over the sorted members.
@@ -76,29 +79,21 @@ pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse
         return None;
     }
     if let Some(Node::Object(result)) = result {
-        // `requestState` is the general path's: the replay keeps the server's value.
-        if result.iter().any(|(k, _)| k == "requestState") {
+        // A member a rule replaces (`requestState`) is the general path's: the replay
+        // keeps the server's value.
+        if result
+            .iter()
+            .any(|(k, _)| RESULT_RULES.iter().any(|rule| rule.pins(k)))
+        {
             return None;
         }
     }
     let mut text = String::with_capacity(line.len());
-    text.push('{');
-    let mut id_end = 0;
-    let mut first = true;
-    for (key, value) in MESSAGE_KEY_ORDER.iter().zip(envelope) {
-        if let Some(value) = value {
-            entry(&mut text, &mut first, key, value);
-            if *key == "id" {
-                id_end = text.len();
-            }
-        }
-    }
-    for (key, value) in &members {
-        if !MESSAGE_KEY_ORDER.contains(&key.as_ref()) {
-            entry(&mut text, &mut first, key, value);
-        }
-    }
-    text.push('}');
+    let rest = members
+        .iter()
+        .filter(|(key, _)| !MESSAGE_KEY_ORDER.contains(&key.as_ref()))
+        .map(|(key, value)| (key.as_ref(), value));
+    let id_end = write_members(&mut text, envelope, rest);
     Some(FastResponse {
         id,
         text,
@@ -147,9 +142,7 @@ pub(crate) fn agrees_with_general(line: &str, paths: &Paths) -> Result<(), Strin
 fn unchanged(s: &str, paths: Option<&Paths>) -> bool {
     match paths {
         None => true,
-        Some(paths) => {
-            !s.eq_ignore_ascii_case("mcp-session-id") && normalize_str(s, paths).is_none()
-        }
+        Some(paths) => !is_session_id_key(s) && normalize_str(s, paths).is_none(),
     }
 }
 
@@ -186,46 +179,36 @@ impl Node<'_> {
             Node::Null | Node::Bool(_) | Node::Number(_) => true,
         }
     }
+}
 
-    /// Writes it as `write_canonical` writes the same `Value` (objects already sorted).
-    fn write(&self, out: &mut String) {
+impl<'n> Tree for Node<'n> {
+    type Members<'a>
+        = Members<'a, 'n>
+    where
+        Self: 'a;
+
+    fn shape(&self) -> Shape<'_, Self> {
         match self {
-            Node::Null => out.push_str("null"),
-            Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Node::Number(n) => {
-                serde_json::to_writer(Append(out), n).expect("serde_json writes numbers")
-            }
-            Node::String(s) => write_string(out, s),
-            Node::Array(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    item.write(out);
-                }
-                out.push(']');
-            }
-            Node::Object(members) => {
-                out.push('{');
-                let mut first = true;
-                for (key, value) in members {
-                    entry(out, &mut first, key, value);
-                }
-                out.push('}');
-            }
+            Node::Null => Shape::Null,
+            Node::Bool(b) => Shape::Bool(*b),
+            Node::Number(n) => Shape::Number(n),
+            Node::String(s) => Shape::String(s),
+            Node::Array(items) => Shape::Array(items),
+            // Sorted by `settle` before anything is written.
+            Node::Object(members) => Shape::Object(Members(members.iter())),
         }
     }
 }
 
-fn entry(out: &mut String, first: &mut bool, key: &str, value: &Node<'_>) {
-    if !*first {
-        out.push(',');
+/// An object's members, as the canonical writer takes them.
+struct Members<'a, 'n>(std::slice::Iter<'a, (Cow<'n, str>, Node<'n>)>);
+
+impl<'a, 'n> Iterator for Members<'a, 'n> {
+    type Item = (&'a str, &'a Node<'n>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(key, value)| (key.as_ref(), value))
     }
-    *first = false;
-    write_string(out, key);
-    out.push(':');
-    value.write(out);
 }
 
 impl<'de> Deserialize<'de> for Node<'de> {

@@ -101,6 +101,9 @@ pub struct Plan {
     pub mode: UpdateMode,
     /// Print every live message to stderr (`None`: as `MCP_REPLAY_TRACE` says).
     pub trace: Option<bool>,
+    /// The report goes to a terminal: colored unless the environment says otherwise
+    /// ([`color_wanted`]).
+    pub terminal: bool,
 }
 
 impl Plan {
@@ -118,6 +121,7 @@ impl Plan {
             rules: None,
             mode,
             trace: None,
+            terminal: false,
         }
     }
 
@@ -159,12 +163,13 @@ impl Plan {
             return if report.is_ok() {
                 Ok(Verdict::Passed)
             } else {
-                Err(Failure(report.to_string()))
+                Err(Failure(render(report, self.terminal)))
             };
         }
+        let text = render(report, self.terminal);
         let Some(recorded) = report.recorded() else {
             return Err(Failure(format!(
-                "{report}\n\nThe fixture was NOT re-recorded: a timeout, id or server failure means the \
+                "{text}\n\nThe fixture was NOT re-recorded: a timeout, id or server failure means the \
                  server's replies cannot be trusted as a recording. Fix the server first."
             )));
         };
@@ -172,7 +177,7 @@ impl Plan {
             Written::Unchanged(_) => Ok(Verdict::Passed),
             Written::Updated(p) => Ok(Verdict::Rerecorded(p)),
             Written::Pending(p) => Err(Failure(format!(
-                "{report}\n\nmcp-replay: wrote the new recording to {new}; review it, then accept it with\n    \
+                "{text}\n\nmcp-replay: wrote the new recording to {new}; review it, then accept it with\n    \
                  mv {new} {old}",
                 new = p.display(),
                 old = self.path.display()
@@ -271,6 +276,7 @@ impl Spec {
             rules: self.rules.map(|f| f()),
             mode,
             trace: None,
+            terminal: false,
         }
     }
 }
@@ -306,7 +312,7 @@ where
         return if report.is_ok() {
             Ok(())
         } else {
-            Err(Failure(report.to_string()))
+            Err(Failure(render(&report, false)))
         };
     }
     if mode != UpdateMode::No {
@@ -320,6 +326,35 @@ where
         eprintln!("mcp-replay: re-recorded {}", path.display());
     }
     Ok(())
+}
+
+/// Whether to write reports with ANSI colors (`{:#}`), as the conventions say: never when
+/// `NO_COLOR` is set (not empty); always when `CLICOLOR_FORCE` is set (not `0`); never when
+/// `CLICOLOR` is `0`; else when the output is a terminal. The command passes whether its
+/// stdout is one; under `cargo test` the attribute passes `false` (libtest captures the
+/// output, and CI logs and editors show escape codes as noise), so a report there is in
+/// color only when `CLICOLOR_FORCE` asks.
+pub fn color_wanted(terminal: bool) -> bool {
+    color_by(|key| std::env::var(key).ok(), terminal)
+}
+
+fn color_by(var: impl Fn(&str) -> Option<String>, terminal: bool) -> bool {
+    if var("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        return false;
+    }
+    if var("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0") {
+        return true;
+    }
+    terminal && var("CLICOLOR").as_deref() != Some("0")
+}
+
+/// A report as text, in color when [`color_wanted`].
+pub(crate) fn render(report: &Report, terminal: bool) -> String {
+    if color_wanted(terminal) {
+        format!("{report:#}")
+    } else {
+        report.to_string()
+    }
 }
 
 /// Two tests of one run re-recording the same fixture would race for the file: the
@@ -347,6 +382,29 @@ fn claim_for_update(path: &Path, test: &str) -> Result<(), Failure> {
 #[cfg(test)]
 mod should {
     use super::*;
+
+    #[test]
+    fn color_as_no_color_and_clicolor_force_say() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |key: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        assert!(color_by(env(&[]), true));
+        assert!(!color_by(env(&[]), false));
+        assert!(!color_by(env(&[("NO_COLOR", "1")]), true));
+        assert!(color_by(env(&[("NO_COLOR", "")]), true));
+        assert!(color_by(env(&[("CLICOLOR_FORCE", "1")]), false));
+        assert!(!color_by(env(&[("CLICOLOR_FORCE", "0")]), false));
+        assert!(!color_by(
+            env(&[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")]),
+            true
+        ));
+        assert!(!color_by(env(&[("CLICOLOR", "0")]), true));
+    }
 
     #[test]
     fn resolve_a_fixture_the_same_way_for_the_attribute_and_the_command() {

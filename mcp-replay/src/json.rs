@@ -1,8 +1,8 @@
 //! JSON helpers: numeric-aware equality, structural differences with paths, and the
 //! canonical (deterministic) serialization fixtures are written in.
 
+use crate::selector::{push_step, rendered_path, PathSegment};
 use serde_json::{Map, Number, Value};
-use std::fmt::Write as _;
 
 /// Deep equality of two JSON values where key order never matters and numbers compare
 /// by numeric value (`1` equals `1.0`: rmcp writes `1.0` where TypeScript writes `1`).
@@ -37,7 +37,10 @@ fn num_eq(x: &Number, y: &Number) -> bool {
 /// One place where two JSON values differ.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Difference {
-    /// Where, in selector form: `.result.content[0].text`; `.` is the whole value.
+    /// Where, in selector form: `.result.content[0].text`, `.params["a b"]`, `.[1]`; `.`
+    /// is the whole value. It parses as a selector (the syntax of [`Rules`](crate::Rules)
+    /// and `docs/normalization.md`) that matches exactly this place, so it can be pasted
+    /// into a normalization rule.
     pub path: String,
     /// The expected value there, `None` where the key or element is absent.
     pub expected: Option<Value>,
@@ -64,11 +67,11 @@ fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<
             keys.sort();
             for key in keys {
                 let len = path.len();
-                push_key(path, key);
+                push_step(path, PathSegment::Key(key));
                 match (e.get(key), a.get(key)) {
                     (Some(x), Some(y)) => diff_into(x, y, path, out),
                     (x, y) => out.push(Difference {
-                        path: display_path(path),
+                        path: rendered_path(path).to_owned(),
                         expected: x.cloned(),
                         actual: y.cloned(),
                     }),
@@ -79,11 +82,11 @@ fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<
         (Value::Array(e), Value::Array(a)) => {
             for i in 0..e.len().max(a.len()) {
                 let len = path.len();
-                let _ = write!(path, "[{i}]");
+                push_step(path, PathSegment::Index(i));
                 match (e.get(i), a.get(i)) {
                     (Some(x), Some(y)) => diff_into(x, y, path, out),
                     (x, y) => out.push(Difference {
-                        path: display_path(path),
+                        path: rendered_path(path).to_owned(),
                         expected: x.cloned(),
                         actual: y.cloned(),
                     }),
@@ -93,34 +96,10 @@ fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<
         }
         _ if json_eq(expected, actual) => {}
         _ => out.push(Difference {
-            path: display_path(path),
+            path: rendered_path(path).to_owned(),
             expected: Some(expected.clone()),
             actual: Some(actual.clone()),
         }),
-    }
-}
-
-fn display_path(path: &str) -> String {
-    if path.is_empty() {
-        ".".to_owned()
-    } else {
-        path.to_owned()
-    }
-}
-
-/// Appends `.key`, or `["key"]` for a key that is not made only of `[A-Za-z0-9_/-]`.
-pub(crate) fn push_key(path: &mut String, key: &str) {
-    let plain = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '/');
-    if plain {
-        path.push('.');
-        path.push_str(key);
-    } else {
-        path.push('[');
-        path.push_str(&Value::String(key.to_owned()).to_string());
-        path.push(']');
     }
 }
 
@@ -128,6 +107,81 @@ pub(crate) fn push_key(path: &mut String, key: &str) {
 /// sorted, and nested objects are written with sorted keys.
 pub(crate) const MESSAGE_KEY_ORDER: [&str; 6] =
     ["jsonrpc", "id", "method", "params", "result", "error"];
+
+/// A JSON tree the canonical writer walks, one node at a time: serde_json's [`Value`],
+/// and the fast path's tree borrowed from the line (`fast.rs`). The writer below is the
+/// one definition of the canonical form for both.
+pub(crate) trait Tree: Sized {
+    /// An object's members, in sorted (byte) order of their keys.
+    type Members<'a>: Iterator<Item = (&'a str, &'a Self)>
+    where
+        Self: 'a;
+
+    /// What this node is.
+    fn shape(&self) -> Shape<'_, Self>;
+}
+
+/// One node of a [`Tree`], its children left to the tree.
+pub(crate) enum Shape<'a, T: Tree + 'a> {
+    Null,
+    Bool(bool),
+    Number(&'a Number),
+    String(&'a str),
+    Array(&'a [T]),
+    /// The members, sorted by key.
+    Object(T::Members<'a>),
+}
+
+impl Tree for Value {
+    type Members<'a> = SortedMembers<'a>;
+
+    #[inline]
+    fn shape(&self) -> Shape<'_, Value> {
+        match self {
+            Value::Null => Shape::Null,
+            Value::Bool(b) => Shape::Bool(*b),
+            Value::Number(n) => Shape::Number(n),
+            Value::String(s) => Shape::String(s),
+            Value::Array(items) => Shape::Array(items),
+            Value::Object(map) => Shape::Object(SortedMembers::of(map)),
+        }
+    }
+}
+
+/// A serde_json map's members in sorted key order.
+pub(crate) enum SortedMembers<'a> {
+    /// The map's own order, already sorted (always, unless some crate in the build turns
+    /// on serde_json's `preserve_order`).
+    InOrder(serde_json::map::Iter<'a>),
+    /// Sorted here.
+    Sorted(std::vec::IntoIter<(&'a String, &'a Value)>),
+}
+
+impl<'a> SortedMembers<'a> {
+    #[inline]
+    fn of(map: &'a Map<String, Value>) -> Self {
+        if map.keys().is_sorted() {
+            SortedMembers::InOrder(map.iter())
+        } else {
+            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            SortedMembers::Sorted(members.into_iter())
+        }
+    }
+}
+
+impl<'a> Iterator for SortedMembers<'a> {
+    type Item = (&'a str, &'a Value);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, value) = match self {
+            SortedMembers::InOrder(members) => members.next()?,
+            SortedMembers::Sorted(members) => members.next()?,
+        };
+        Some((key.as_str(), value))
+    }
+}
 
 /// Writes a JSON-RPC message canonically: the envelope keys in JSON-RPC order, every
 /// nested object with sorted keys, no whitespace. Independent of serde_json's map order.
@@ -139,77 +193,94 @@ pub fn write_message(out: &mut String, message: &Value) {
 pub(crate) fn write_message_with_id(out: &mut String, message: &Value, id: Option<&Value>) {
     match message {
         Value::Object(map) => {
-            out.push('{');
-            let mut first = true;
-            for key in MESSAGE_KEY_ORDER {
-                if let Some(v) = map.get(key) {
-                    let v = match id {
-                        Some(id) if key == "id" => id,
-                        _ => v,
-                    };
-                    write_entry(out, &mut first, key, v);
-                }
-            }
-            let mut rest: Vec<(&String, &Value)> = map
-                .iter()
-                .filter(|(k, _)| !MESSAGE_KEY_ORDER.contains(&k.as_str()))
-                .collect();
-            rest.sort_by(|a, b| a.0.cmp(b.0));
-            for (k, v) in rest {
-                write_entry(out, &mut first, k, v);
-            }
-            out.push('}');
+            let envelope = MESSAGE_KEY_ORDER.map(|key| match map.get(key) {
+                Some(own) if key == "id" => Some(id.unwrap_or(own)),
+                own => own,
+            });
+            // Most messages have only envelope keys: no need to order the others then.
+            let others = envelope.iter().flatten().count() < map.len();
+            let rest = others
+                .then(|| SortedMembers::of(map))
+                .into_iter()
+                .flatten()
+                .filter(|(key, _)| !MESSAGE_KEY_ORDER.contains(key));
+            write_members(out, envelope, rest);
         }
         other => write_canonical(out, other),
     }
 }
 
-fn write_entry(out: &mut String, first: &mut bool, key: &str, value: &Value) {
+/// Writes a message object canonically: first `envelope`, the values of the keys of
+/// [`MESSAGE_KEY_ORDER`] in that order (`None` where absent), then `rest`, its other
+/// members, which must come sorted. Returns where the id's text ends in `out` (0 when it
+/// has no id).
+pub(crate) fn write_members<'a, T: Tree + 'a>(
+    out: &mut String,
+    envelope: [Option<&'a T>; MESSAGE_KEY_ORDER.len()],
+    rest: impl Iterator<Item = (&'a str, &'a T)>,
+) -> usize {
+    out.push('{');
+    let mut first = true;
+    let mut id_end = 0;
+    for (key, value) in MESSAGE_KEY_ORDER.into_iter().zip(envelope) {
+        if let Some(value) = value {
+            write_entry(out, &mut first, key, value);
+            if key == "id" {
+                id_end = out.len();
+            }
+        }
+    }
+    for (key, value) in rest {
+        write_entry(out, &mut first, key, value);
+    }
+    out.push('}');
+    id_end
+}
+
+fn write_entry<T: Tree>(out: &mut String, first: &mut bool, key: &str, value: &T) {
     if !*first {
         out.push(',');
     }
     *first = false;
     write_string(out, key);
     out.push(':');
-    write_canonical(out, value);
+    write_tree(out, value);
 }
 
 /// Writes any JSON value with sorted object keys and no whitespace.
 pub fn write_canonical(out: &mut String, value: &Value) {
-    match value {
-        Value::Object(map) => write_sorted_object(out, map),
-        Value::Array(items) => {
+    write_tree(out, value);
+}
+
+/// Writes any [`Tree`] with sorted object keys and no whitespace: the canonical form.
+pub(crate) fn write_tree<T: Tree>(out: &mut String, node: &T) {
+    match node.shape() {
+        Shape::Null => out.push_str("null"),
+        Shape::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        // Numbers print the same in every serde_json configuration.
+        Shape::Number(n) => {
+            serde_json::to_writer(Append(out), n).expect("serde_json writes numbers")
+        }
+        Shape::String(s) => write_string(out, s),
+        Shape::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                write_canonical(out, item);
+                write_tree(out, item);
             }
             out.push(']');
         }
-        Value::String(s) => write_string(out, s),
-        // Null, booleans and numbers print the same in every serde_json configuration.
-        other => serde_json::to_writer(Append(out), other).expect("serde_json writes scalars"),
-    }
-}
-
-fn write_sorted_object(out: &mut String, map: &Map<String, Value>) {
-    out.push('{');
-    let mut first = true;
-    // serde_json's map is sorted unless some crate in the build turns on `preserve_order`.
-    if map.keys().is_sorted() {
-        for (k, v) in map {
-            write_entry(out, &mut first, k, v);
-        }
-    } else {
-        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-        entries.sort_by(|a, b| a.0.cmp(b.0));
-        for (k, v) in entries {
-            write_entry(out, &mut first, k, v);
+        Shape::Object(members) => {
+            out.push('{');
+            let mut first = true;
+            for (key, value) in members {
+                write_entry(out, &mut first, key, value);
+            }
+            out.push('}');
         }
     }
-    out.push('}');
 }
 
 /// serde_json's string escaping.
@@ -253,15 +324,14 @@ pub fn pretty(value: &Value) -> String {
 fn pretty_into(out: &mut String, value: &Value, indent: usize) {
     match value {
         Value::Object(map) if !map.is_empty() => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let entries = map.len();
             out.push_str("{\n");
-            for (i, (k, v)) in entries.iter().enumerate() {
+            for (i, (k, v)) in SortedMembers::of(map).enumerate() {
                 push_indent(out, indent + 1);
                 write_string(out, k);
                 out.push_str(": ");
                 pretty_into(out, v, indent + 1);
-                if i + 1 < entries.len() {
+                if i + 1 < entries {
                     out.push(',');
                 }
                 out.push('\n');
@@ -350,7 +420,8 @@ mod should {
     #[test]
     fn quote_keys_that_are_not_plain() {
         let d = differences(&json!({"a b": 1}), &json!({"a b": 2}));
-        assert_eq!(d[0].path, r#"["a b"]"#);
+        assert_eq!(d[0].path, r#".["a b"]"#);
+        assert_eq!(differences(&json!([1]), &json!([2]))[0].path, ".[0]");
         assert_eq!(differences(&json!(1), &json!(2))[0].path, ".");
     }
 
@@ -372,7 +443,32 @@ mod should {
         assert_eq!(compact(&json!("abcdef"), 5), "\"abc…");
     }
 
+    /// The nodes `selector` visits in `value`, with their paths.
+    fn visit(selector: &crate::selector::Selector, value: &Value) -> Vec<(String, Value)> {
+        let mut out = Vec::new();
+        selector.apply(&mut value.clone(), &mut |v, path| {
+            out.push((path.to_owned(), v.clone()))
+        });
+        out
+    }
+
     proptest::proptest! {
+        #[test]
+        fn give_each_difference_a_path_that_selects_exactly_that_place(
+            expected in crate::selector::arbitrary::json(),
+            actual in crate::selector::arbitrary::json(),
+        ) {
+            for d in differences(&expected, &actual) {
+                let selector = crate::selector::Selector::parse(&d.path)
+                    .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+                for (side, value) in [(&d.expected, &expected), (&d.actual, &actual)] {
+                    let want: Vec<(String, Value)> =
+                        side.iter().map(|v| (d.path.clone(), v.clone())).collect();
+                    proptest::prop_assert_eq!(visit(&selector, value), want);
+                }
+            }
+        }
+
         #[test]
         fn write_strings_and_numbers_as_serde_json_does(s in "\\PC*|[\"\\\\\u{0}-\u{1f}\u{7f}é]{0,6}", n in proptest::num::f64::NORMAL, i in proptest::num::i64::ANY) {
             for value in [json!(s), json!(n), json!(i), json!({"b": [s, n], "a": i})] {

@@ -5,6 +5,7 @@
 //! rewrite a placeholder, so normalizing twice gives the same as normalizing once. Request
 //! ids and progress tokens are labels handled by the replay driver, not here.
 
+use crate::json::{Shape, Tree};
 use once_cell::sync::Lazy;
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -44,25 +45,141 @@ pub const DEFAULT_RULES: [(&str, &str); 9] = [
     ),
 ];
 
-/// `<NAME>` or `<NAME:n>`: a placeholder, never rewritten by a rule.
+/// The placeholder of the `request-state` rule.
+const REQUEST_STATE: &str = "<REQUEST_STATE>";
+
+/// The default rules on the members of a server's `result`, by their names in
+/// [`DEFAULT_RULES`]: the one definition that the general path ([`normalize_server`]) and
+/// the replay's fast path for responses (`fast.rs`) both consult.
+pub(crate) const RESULT_RULES: [ResultRule; 3] = [
+    ResultRule {
+        name: "is-error-default",
+        key: "isError",
+        action: ResultAction::DropDefault(Scalar::Bool(false)),
+    },
+    ResultRule {
+        name: "result-type-default",
+        key: "resultType",
+        action: ResultAction::DropDefault(Scalar::Str("complete")),
+    },
+    ResultRule {
+        name: "request-state",
+        key: "requestState",
+        action: ResultAction::Pin(REQUEST_STATE),
+    },
+];
+
+/// A default rule on one member of a server's `result`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ResultRule {
+    /// Its name in [`DEFAULT_RULES`] (a test checks that it is there).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub name: &'static str,
+    /// The member's key.
+    pub key: &'static str,
+    /// What happens to the member.
+    pub action: ResultAction,
+}
+
+/// What a [`ResultRule`] does to its member.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ResultAction {
+    /// Drops the member when it holds this value, the protocol's default.
+    DropDefault(Scalar),
+    /// Replaces the member's value, whatever it is, with this placeholder.
+    Pin(&'static str),
+}
+
+/// A JSON scalar a rule compares a value with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Scalar {
+    Bool(bool),
+    Str(&'static str),
+}
+
+impl Scalar {
+    /// Does `value` (of either JSON tree) hold this scalar?
+    fn is<T: Tree>(self, value: &T) -> bool {
+        match (self, value.shape()) {
+            (Scalar::Bool(b), Shape::Bool(v)) => b == v,
+            (Scalar::Str(s), Shape::String(v)) => s == v,
+            _ => false,
+        }
+    }
+}
+
+impl ResultRule {
+    /// Does this rule drop the member `key: value` of a `result`?
+    pub(crate) fn drops<T: Tree>(&self, key: &str, value: &T) -> bool {
+        match self.action {
+            ResultAction::DropDefault(default) => key == self.key && default.is(value),
+            ResultAction::Pin(_) => false,
+        }
+    }
+
+    /// Does this rule replace the value of member `key` of a `result`?
+    pub(crate) fn pins(&self, key: &str) -> bool {
+        matches!(self.action, ResultAction::Pin(_)) && key == self.key
+    }
+
+    /// Applies the rule to a `result` object.
+    fn apply(&self, result: &mut Map<String, Value>) {
+        match self.action {
+            ResultAction::DropDefault(default) => {
+                if result.get(self.key).is_some_and(|v| default.is(v)) {
+                    result.remove(self.key);
+                }
+            }
+            ResultAction::Pin(placeholder) => {
+                if let Some(v) = result.get_mut(self.key) {
+                    *v = Value::String(placeholder.into());
+                }
+            }
+        }
+    }
+}
+
+/// Does the `session-id` rule replace the value under this key?
+pub(crate) fn is_session_id_key(key: &str) -> bool {
+    key.eq_ignore_ascii_case("mcp-session-id")
+}
+
+/// `<NAME>` or `<NAME:n>`: a placeholder, never rewritten by a rule and never taken for
+/// a secret. The one grammar of placeholders: `<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>`.
 pub fn is_placeholder(s: &str) -> bool {
-    // `^<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>$`, by hand: it runs on every string.
-    let Some(inner) = s.strip_prefix('<').and_then(|s| s.strip_suffix('>')) else {
-        return false;
-    };
-    let (name, tag) = match inner.split_once(':') {
-        Some((name, tag)) => (name, Some(tag)),
-        None => (inner, None),
-    };
-    let mut name = name.bytes();
-    name.next().is_some_and(|b| b.is_ascii_uppercase())
-        && name.all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
-        && tag.is_none_or(|tag| {
-            !tag.is_empty()
-                && tag
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-        })
+    placeholder_prefix(s) == Some(s.len())
+}
+
+/// Does a placeholder occur anywhere in `s` (`Bearer <TOKEN>`)?
+pub(crate) fn contains_placeholder(s: &str) -> bool {
+    s.match_indices('<')
+        .any(|(i, _)| placeholder_prefix(&s[i..]).is_some())
+}
+
+/// The length of the placeholder `s` starts with, if it starts with one. The grammar of
+/// [`is_placeholder`] by hand, not as a regex: it runs on every string.
+fn placeholder_prefix(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    if b.first() != Some(&b'<') || !b.get(1).is_some_and(u8::is_ascii_uppercase) {
+        return None;
+    }
+    let name = |c: &u8| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_';
+    let tag = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
+    let mut i = 2;
+    while b.get(i).is_some_and(name) {
+        i += 1;
+    }
+    if b.get(i) == Some(&b':') {
+        let start = i + 1;
+        i = start;
+        while b.get(i).is_some_and(tag) {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+    }
+    (b.get(i) == Some(&b'>')).then_some(i + 1)
 }
 
 static TIMESTAMP: Lazy<Regex> = Lazy::new(|| {
@@ -179,14 +296,8 @@ fn path_may_start_after(before: &str) -> bool {
 /// Applies the default rules to a server message.
 pub fn normalize_server(message: &mut Value, paths: &Paths) {
     if let Some(result) = message.get_mut("result").and_then(Value::as_object_mut) {
-        if result.get("isError") == Some(&Value::Bool(false)) {
-            result.remove("isError");
-        }
-        if result.get("resultType").and_then(Value::as_str) == Some("complete") {
-            result.remove("resultType");
-        }
-        if let Some(state) = result.get_mut("requestState") {
-            *state = Value::String("<REQUEST_STATE>".into());
+        for rule in &RESULT_RULES {
+            rule.apply(result);
         }
     }
     normalize_values(message, paths);
@@ -211,7 +322,7 @@ pub fn normalize_client(message: &mut Value, paths: &Paths) {
         }
         if let Some(state) = params.get_mut("requestState") {
             if !state.is_null() {
-                *state = Value::String("<REQUEST_STATE>".into());
+                *state = Value::String(REQUEST_STATE.into());
             }
         }
     }
@@ -253,7 +364,7 @@ fn normalize_values(value: &mut Value, paths: &Paths) {
         Value::Array(items) => items.iter_mut().for_each(|v| normalize_values(v, paths)),
         Value::Object(map) => {
             for (key, v) in map.iter_mut() {
-                if key.eq_ignore_ascii_case("mcp-session-id") {
+                if is_session_id_key(key) {
                     if !v.as_str().is_some_and(is_placeholder) {
                         *v = Value::String("<SESSION_ID>".into());
                     }
@@ -343,6 +454,32 @@ mod should {
         let mut v = v;
         normalize_server(&mut v, &paths());
         v
+    }
+
+    #[test]
+    fn name_each_result_rule_after_a_default_rule() {
+        for rule in RESULT_RULES {
+            assert!(
+                DEFAULT_RULES.iter().any(|(name, _)| *name == rule.name),
+                "{}",
+                rule.name
+            );
+        }
+        let names: Vec<&str> = DEFAULT_RULES.iter().map(|(name, _)| *name).collect();
+        assert_eq!(
+            names,
+            [
+                "is-error-default",
+                "result-type-default",
+                "request-state",
+                "timestamp",
+                "uuid",
+                "paths",
+                "client-identity",
+                "session-id",
+                "ids"
+            ]
+        );
     }
 
     #[test]
@@ -471,13 +608,19 @@ mod should {
         assert_eq!(server(once.clone()), once);
         assert!(is_placeholder("<REQUEST_ID:2>") && is_placeholder("<TIMESTAMP>"));
         assert!(!is_placeholder("<b>bold</b>") && !is_placeholder("<>"));
+        assert!(contains_placeholder("Bearer <TOKEN>") && contains_placeholder("a<b<X:1>"));
+        assert!(!contains_placeholder("<b>bold</b> <1> <A:b:c>"));
     }
 
     proptest::proptest! {
         #[test]
         fn recognize_placeholders_as_the_documented_pattern_does(s in "<?[A-Za-z0-9_:.<>é-]{0,8}>?") {
-            let pattern = Regex::new(r"^<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>$").unwrap();
-            proptest::prop_assert_eq!(is_placeholder(&s), pattern.is_match(&s), "{:?}", s);
+            let pattern = r"<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>";
+            let whole = Regex::new(&format!("^{pattern}$")).unwrap();
+            proptest::prop_assert_eq!(is_placeholder(&s), whole.is_match(&s), "{:?}", s);
+            let inside = Regex::new(pattern).unwrap();
+            let text = format!("a{s}<{s}");
+            proptest::prop_assert_eq!(contains_placeholder(&text), inside.is_match(&text), "{:?}", text);
         }
     }
 }

@@ -126,11 +126,55 @@ impl Mismatch {
     }
 }
 
+/// ANSI styles of a report written with `{:#}`; all empty for plain text.
+struct Paint {
+    bold: &'static str,
+    red: &'static str,
+    green: &'static str,
+    dim: &'static str,
+    reset: &'static str,
+}
+
+impl Paint {
+    fn of(f: &fmt::Formatter<'_>) -> Paint {
+        if f.alternate() {
+            Paint {
+                bold: "\x1b[1m",
+                red: "\x1b[31m",
+                green: "\x1b[32m",
+                dim: "\x1b[2m",
+                reset: "\x1b[0m",
+            }
+        } else {
+            Paint {
+                bold: "",
+                red: "",
+                green: "",
+                dim: "",
+                reset: "",
+            }
+        }
+    }
+}
+
+/// `{}` plain text; `{:#}` the same text with ANSI colors (expected in red, actual in
+/// green, the finding in bold), for a terminal.
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Paint {
+            bold,
+            red,
+            green,
+            dim,
+            reset,
+        } = Paint::of(f);
         match self.line {
-            Some(line) => write!(f, "{} at fixture line {line}: {}", self.kind, self.summary)?,
-            None => write!(f, "{}: {}", self.kind, self.summary)?,
+            Some(line) => write!(
+                f,
+                "{bold}{} at fixture line {line}{reset}: {}",
+                self.kind, self.summary
+            )?,
+            None => write!(f, "{bold}{}{reset}: {}", self.kind, self.summary)?,
         }
         if !self.differences.is_empty() {
             for d in &self.differences {
@@ -140,7 +184,7 @@ impl fmt::Display for Mismatch {
                 };
                 write!(
                     f,
-                    "\n    at {}\n      expected: {}\n      actual:   {}",
+                    "\n    at {}\n      expected: {red}{}{reset}\n      actual:   {green}{}{reset}",
                     d.path,
                     show(&d.expected),
                     show(&d.actual)
@@ -151,16 +195,21 @@ impl fmt::Display for Mismatch {
                 if !diff.is_empty() {
                     f.write_str("\n    diff (- expected, + actual):")?;
                     for line in diff.lines() {
-                        write!(f, "\n    {line}")?;
+                        let color = match line.as_bytes().first() {
+                            Some(b'-') => red,
+                            Some(b'+') => green,
+                            _ => dim,
+                        };
+                        write!(f, "\n    {color}{line}{reset}")?;
                     }
                 }
             }
         } else {
             if let Some(e) = &self.expected {
-                write!(f, "\n    expected: {}", compact(e, 300))?;
+                write!(f, "\n    expected: {red}{}{reset}", compact(e, 300))?;
             }
             if let Some(a) = &self.actual {
-                write!(f, "\n    actual:   {}", compact(a, 300))?;
+                write!(f, "\n    actual:   {green}{}{reset}", compact(a, 300))?;
             }
         }
         Ok(())
@@ -272,6 +321,8 @@ impl Report {
     }
 }
 
+/// `{}` plain text; `{:#}` with ANSI colors for a terminal (see
+/// [`harness::color_wanted`](crate::harness::color_wanted)).
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_ok() {
@@ -298,12 +349,46 @@ impl fmt::Display for Report {
             counts.join(", ")
         )?;
         for (i, m) in self.mismatches.iter().enumerate() {
-            writeln!(f, "\n{}. {m}", i + 1)?;
+            if f.alternate() {
+                writeln!(f, "\n{}. {m:#}", i + 1)?;
+            } else {
+                writeln!(f, "\n{}. {m}", i + 1)?;
+            }
         }
         write!(
             f,
             "\nIf the new behaviour is right, re-record the fixture:\n    {}",
             self.rerecord_command()
         )
+    }
+}
+
+#[cfg(test)]
+mod should {
+    use super::*;
+    use serde_json::json;
+
+    fn report() -> Report {
+        Report {
+            source: "f.jsonl".into(),
+            test: None,
+            rerecord: None,
+            mismatches: vec![Mismatch::new(MismatchKind::Result, Some(2), "differs")
+                .compare(&json!({"result": {"n": 1}}), &json!({"result": {"n": 2}}))],
+            recorded: None,
+        }
+    }
+
+    #[test]
+    fn write_plain_text_and_the_same_text_in_color_with_the_alternate_flag() {
+        let plain = report().to_string();
+        let colored = format!("{:#}", report());
+        assert!(!plain.contains('\x1b'), "{plain}");
+        assert!(colored.contains("\x1b[31m-"), "{colored}");
+        assert!(colored.contains("\x1b[32m+"), "{colored}");
+        let stripped = regex::Regex::new("\x1b\\[[0-9]+m")
+            .unwrap()
+            .replace_all(&colored, "");
+        assert_eq!(stripped, plain);
     }
 }

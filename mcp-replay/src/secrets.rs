@@ -75,29 +75,33 @@
 //! ## Placeholders
 //!
 //! A string that is a placeholder as a whole (`<REQUEST_ID>`, `<REQUEST_ID:2>`,
-//! `<TIMESTAMP>`, `<REDACTED>`: `<`, uppercase letters, digits, `_`, optional `:suffix`
-//! parts, `>`) never trips any rule.
+//! `<TIMESTAMP>`, `<REDACTED>`: `<`, an uppercase letter, uppercase letters, digits and
+//! `_`, an optional `:tag` of letters, digits, `_`, `.` and `-`, `>`; the grammar the
+//! normalization rules use, `is_placeholder` in `normalize.rs`) never trips any rule.
 //!
 //! ## Paths
 //!
 //! A finding's path is in selector form, relative to the scanned value: `.` for the value
 //! itself, `.result.content[0].text`, `.params.headers["x-api-key"]` (a key that is not
-//! made only of `[A-Za-z0-9_/-]` is written as a JSON string in brackets). A key that
-//! itself trips a token rule is reported at its own path written as `["<REDACTED>"]`, and
-//! the paths below it use that form too, so no path ever holds a secret.
+//! made only of `[A-Za-z0-9_/-]` is written as a JSON string in brackets; right under the
+//! root it follows the root's `.`, as does an index: `.["a b"]`, `.[1]`). It is the path
+//! a [`Difference`](crate::Difference) shows and parses as a selector for that place. A
+//! key that itself trips a token rule is reported at its own path written as
+//! `["<REDACTED>"]`, and the paths below it use that form too, so no path ever holds a
+//! secret.
 
-use crate::json::push_key;
+use crate::normalize::{contains_placeholder, is_placeholder};
+use crate::selector::{push_step, rendered_path, PathSegment};
 use once_cell::sync::Lazy;
 use regex::Regex;
 use serde_json::Value;
-use std::fmt::Write as _;
 
 /// One secret found in a JSON value. Never holds the secret itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SecretFinding {
     /// Where: selector-form path relative to the scanned value: `.result.content[0].text`,
     /// `.params.headers["x-api-key"]` (keys that are not `[A-Za-z0-9_/-]+` are written as
-    /// `["..."]` with JSON string escaping); `.` for the root.
+    /// `["..."]` with JSON string escaping); `.` for the root, `.[1]` for its element 1.
     pub path: String,
     /// The rule's stable id, e.g. `"github-pat"`, `"aws-access-key-id"`, `"sensitive-key"`.
     pub rule: &'static str,
@@ -401,8 +405,6 @@ const FAKE_MARKERS: &[&str] = &[
 const MIN_VALUE_LEN: usize = 8;
 const MIN_VALUE_ENTROPY: f64 = 3.0;
 
-const PLACEHOLDER: &str = r"<[A-Z0-9_]+(?::[A-Za-z0-9_.-]+)*>";
-
 /// Each token rule's regex, compiled the first time a string holds one of the rule's
 /// keywords: most runs never need most rules, and compiling them all would cost every test
 /// process milliseconds.
@@ -468,10 +470,6 @@ fn rules_with_keywords(text: &str) -> Option<Vec<bool>> {
     present
 }
 
-static PLACEHOLDER_ONLY: Lazy<Regex> =
-    Lazy::new(|| Regex::new(&format!("^{PLACEHOLDER}$")).expect("valid placeholder pattern"));
-static CONTAINS_PLACEHOLDER: Lazy<Regex> =
-    Lazy::new(|| Regex::new(PLACEHOLDER).expect("valid placeholder pattern"));
 static REFERENCE: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|\{\{[^}]*\}\})$")
         .expect("valid reference pattern")
@@ -479,10 +477,6 @@ static REFERENCE: Lazy<Regex> = Lazy::new(|| {
 
 fn compile(rule: &Rule) -> Result<Regex, regex::Error> {
     Regex::new(&format!("(?-u){}", rule.pattern))
-}
-
-fn is_placeholder(text: &str) -> bool {
-    PLACEHOLDER_ONLY.is_match(text)
 }
 
 /// Indices into [`RULES`] of the rules `text` trips, ordered by where their first
@@ -547,7 +541,7 @@ fn walk(value: &Value, path: &mut String, out: &mut Vec<SecretFinding>) {
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
                 let len = path.len();
-                let _ = write!(path, "[{index}]");
+                push_step(path, PathSegment::Index(index));
                 walk(item, path, out);
                 path.truncate(len);
             }
@@ -559,10 +553,10 @@ fn walk(value: &Value, path: &mut String, out: &mut Vec<SecretFinding>) {
                 let len = path.len();
                 match scan_str(key) {
                     Some((rule, description)) => {
-                        path.push_str("[\"<REDACTED>\"]");
+                        push_step(path, PathSegment::Key("<REDACTED>"));
                         out.push(finding(path, rule, description));
                     }
-                    None => push_key(path, key),
+                    None => push_step(path, PathSegment::Key(key)),
                 }
                 let before = out.len();
                 walk(item, path, out);
@@ -580,11 +574,7 @@ fn walk(value: &Value, path: &mut String, out: &mut Vec<SecretFinding>) {
 
 fn finding(path: &str, rule: &'static str, description: &'static str) -> SecretFinding {
     SecretFinding {
-        path: if path.is_empty() {
-            ".".to_owned()
-        } else {
-            path.to_owned()
-        },
+        path: rendered_path(path).to_owned(),
         rule,
         description,
     }
@@ -605,7 +595,7 @@ fn is_sensitive_key(key: &str) -> bool {
 
 /// Whether the string value of a credential-named key looks like a real credential.
 fn credential_like(key: &str, value: &str) -> bool {
-    if CONTAINS_PLACEHOLDER.is_match(value) {
+    if contains_placeholder(value) {
         return false;
     }
     match normalize_key(key).as_str() {
@@ -1033,6 +1023,45 @@ mod should {
         assert!(!is_placeholder("<b>bold</b>") && !is_placeholder("<>"));
     }
 
+    /// The one placeholder grammar, which the scanner shares with the normalizer. The
+    /// scanner's own grammar used to take more (`<1>`, `<_X>`, `<A:b:c>`,
+    /// `<20260516:12:00>`): more than the harness ever writes or documents, and every extra
+    /// form switched the guard off for a value.
+    #[test]
+    fn take_only_what_the_normalizer_takes_for_a_placeholder() {
+        let table = [
+            ("<TIMESTAMP>", true),
+            ("<REQUEST_ID:2>", true),
+            ("<SERVER_REQUEST_ID:12>", true),
+            ("<A1_B>", true),
+            ("<X:a.b-c_D>", true),
+            ("<1>", false),
+            ("<_X>", false),
+            ("<20260516:12:00>", false),
+            ("<A:b:c>", false),
+            ("<A:>", false),
+            ("<a>", false),
+            ("<>", false),
+            ("<A b>", false),
+            ("<A:b c>", false),
+            ("<A:é>", false),
+            ("<TMP>/x", false),
+            ("x<TMP>", false),
+            ("<b>bold</b>", false),
+        ];
+        for (text, placeholder) in table {
+            assert_eq!(is_placeholder(text), placeholder, "{text}");
+            assert_eq!(
+                crate::normalize::is_placeholder(text),
+                placeholder,
+                "{text}"
+            );
+        }
+        // A value under a credential key that only looks like it holds a placeholder.
+        let value = "x7Qp2Lm9Zr4<1>Kd8";
+        assert_eq!(scan(&json!({"password": value}))[0].rule, SENSITIVE_KEY);
+    }
+
     #[test]
     fn give_paths_in_selector_form_for_nested_objects_arrays_and_odd_keys() {
         let pat = format!("ghp_{}", alnum(36));
@@ -1047,7 +1076,7 @@ mod should {
         assert_eq!(
             paths,
             vec![
-                (r#"[""]"#.to_owned(), "github-pat"),
+                (r#".[""]"#.to_owned(), "github-pat"),
                 (".file/path_x-y".to_owned(), "github-pat"),
                 (r#".params.headers["a.b c"][1]"#.to_owned(), "github-pat"),
                 (r#".params.headers["quo\"te"]"#.to_owned(), "github-pat"),
@@ -1058,13 +1087,22 @@ mod should {
                 (".result.content[1].text".to_owned(), "github-pat"),
             ]
         );
+        // Each path is a selector for exactly the string that holds the secret.
+        for (path, _) in paths {
+            let mut visited = Vec::new();
+            let selector = crate::selector::Selector::parse(&path).expect("a selector");
+            selector.apply(&mut value.clone(), &mut |v, at| {
+                visited.push((at.to_owned(), v.as_str().and_then(scan_str).is_some()));
+            });
+            assert_eq!(visited, [(path.clone(), true)]);
+        }
     }
 
     #[test]
     fn give_the_root_path_as_a_dot_and_root_array_items_by_index() {
         let pat = format!("ghp_{}", alnum(36));
         assert_eq!(scan(&json!(pat))[0].path, ".");
-        assert_eq!(scan(&json!(["x", pat]))[0].path, "[1]");
+        assert_eq!(scan(&json!(["x", pat]))[0].path, ".[1]");
         assert_eq!(scan(&json!(null)), vec![]);
     }
 

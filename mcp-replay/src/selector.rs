@@ -264,12 +264,7 @@ impl<'s> Walk<'s, '_> {
             }
         }
         if matched {
-            let path = if self.path.is_empty() {
-                "."
-            } else {
-                &self.path
-            };
-            (self.f)(value, path);
+            (self.f)(value, rendered_path(&self.path));
         }
         if !alive || (matched && !self.below_matches) {
             return;
@@ -350,8 +345,14 @@ fn is_key_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/')
 }
 
-/// Appends one step to a rendered path (empty for the root).
-fn push_step(path: &mut String, step: PathSegment<'_>) {
+/// Appends one step to a rendered path (empty for the root): `.key` for a bare key,
+/// `["key"]` (a JSON string, as serde_json escapes it) for any other key, `[n]` for an
+/// index; a subscript right at the root comes after the root's `.` (`.[0]`, `.["a b"]`).
+///
+/// The one rendering of concrete paths: the paths [`Selector::apply`] passes, a
+/// [`Difference`](crate::Difference)'s path and a secret finding's path. A rendered path
+/// (see [`rendered_path`]) parses back into a selector that matches exactly that node.
+pub(crate) fn push_step(path: &mut String, step: PathSegment<'_>) {
     if let PathSegment::Key(key) = step {
         if is_bare_key(key) {
             path.push('.');
@@ -362,37 +363,23 @@ fn push_step(path: &mut String, step: PathSegment<'_>) {
     if path.is_empty() {
         path.push('.');
     }
+    path.push('[');
     match step {
-        PathSegment::Key(key) => {
-            path.push('[');
-            push_json_string(path, key);
-            path.push(']');
-        }
+        PathSegment::Key(key) => crate::json::write_string(path, key),
         PathSegment::Index(index) => {
-            let _ = write!(path, "[{index}]");
+            let _ = write!(path, "{index}");
         }
     }
+    path.push(']');
 }
 
-/// Appends `s` as a JSON string literal, escaped as `serde_json` escapes it.
-fn push_json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if c < ' ' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
+/// A path built with [`push_step`] as it is shown: `.` for the root (the empty path).
+pub(crate) fn rendered_path(path: &str) -> &str {
+    if path.is_empty() {
+        "."
+    } else {
+        path
     }
-    out.push('"');
 }
 
 /// Hint appended where a bare key ends or cannot start.
@@ -796,9 +783,72 @@ impl Parser<'_> {
     }
 }
 
+/// Strategies for property tests of paths: keys of every kind, concrete paths, JSON values.
+#[cfg(test)]
+pub(crate) mod arbitrary {
+    use super::PathSegment;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// A step of a concrete path, owned.
+    #[derive(Debug, Clone)]
+    pub(crate) enum Step {
+        Key(String),
+        Index(usize),
+    }
+
+    impl Step {
+        pub(crate) fn borrowed(&self) -> PathSegment<'_> {
+            match self {
+                Step::Key(k) => PathSegment::Key(k),
+                Step::Index(i) => PathSegment::Index(*i),
+            }
+        }
+    }
+
+    /// Object keys: bare ones, empty, and ones with quotes, backslashes, control
+    /// characters, selector punctuation and non-ASCII characters.
+    pub(crate) fn key() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[A-Za-z0-9_/-]{1,6}",
+            "[\"\\\\.\\[\\]*:, a-z\u{0}-\u{1f}\u{7f}é😀]{0,5}",
+            "\\PC{0,5}",
+        ]
+    }
+
+    /// A concrete path of up to 6 steps.
+    pub(crate) fn path() -> impl Strategy<Value = Vec<Step>> {
+        prop::collection::vec(
+            prop_oneof![
+                key().prop_map(Step::Key),
+                prop_oneof![0..20usize, any::<usize>()].prop_map(Step::Index),
+            ],
+            0..6,
+        )
+    }
+
+    /// A JSON value of a few levels.
+    pub(crate) fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "[a-z\"]{0,4}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 40, 5, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::btree_map(key(), inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+}
+
 #[cfg(test)]
 mod should {
     use super::*;
+    use proptest::prelude::{prop_assert, prop_assert_eq, TestCaseError};
     use serde_json::json;
     use PathSegment::{Index as I, Key as K};
 
@@ -1381,10 +1431,7 @@ mod should {
         for step in borrowed(path) {
             push_step(&mut out, step);
         }
-        if out.is_empty() {
-            out.push('.');
-        }
-        out
+        rendered_path(&out).to_owned()
     }
 
     #[test]
@@ -1452,6 +1499,51 @@ mod should {
                     );
                 }
                 assert_eq!(visited(selector.as_str(), &value), [rendered(path)]);
+            }
+        }
+    }
+
+    fn render(path: &[arbitrary::Step]) -> String {
+        let mut out = String::new();
+        for step in path {
+            push_step(&mut out, step.borrowed());
+        }
+        rendered_path(&out).to_owned()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn render_any_path_as_a_selector_that_matches_that_path_alone(path in arbitrary::path()) {
+            let text = render(&path);
+            let selector = Selector::parse(&text).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let steps: Vec<PathSegment<'_>> = path.iter().map(arbitrary::Step::borrowed).collect();
+            prop_assert!(selector.matches(&steps), "{}", text);
+            if let Some((last, parent)) = steps.split_last() {
+                prop_assert!(!selector.matches(parent), "{} matches its parent", text);
+                let other = match *last {
+                    K(key) => K(if key == "x" { "y" } else { "x" }),
+                    I(i) => I(i.wrapping_add(1)),
+                };
+                let sibling: Vec<PathSegment<'_>> = parent.iter().copied().chain([other]).collect();
+                prop_assert!(!selector.matches(&sibling), "{} matches a sibling", text);
+                let flipped = match *last {
+                    K(_) => I(0),
+                    I(_) => K("0"),
+                };
+                let flipped: Vec<PathSegment<'_>> = parent.iter().copied().chain([flipped]).collect();
+                prop_assert!(!selector.matches(&flipped), "{} matches a step of the other kind", text);
+            }
+            let child: Vec<PathSegment<'_>> = steps.iter().copied().chain([I(0)]).collect();
+            prop_assert!(!selector.matches(&child), "{} matches its child", text);
+        }
+
+        #[test]
+        fn render_every_node_of_any_value_as_a_selector_for_that_node_alone(value in arbitrary::json()) {
+            for path in nodes(&value) {
+                let text = rendered(&path);
+                let selector = Selector::parse(&text).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert_eq!(selector.as_str(), text.as_str());
+                prop_assert_eq!(visited(&text, &value), [text.clone()]);
             }
         }
     }
