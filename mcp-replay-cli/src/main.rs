@@ -9,13 +9,16 @@ mod record;
 use clap::{CommandFactory, Parser};
 
 use cli::{Cli, Command, ImportArgs, ReplayArgs, ServeArgs, TimingScale};
+use mcp_replay::harness;
 use mcp_replay::harness::{Plan, Verdict};
 use mcp_replay::mock::Timing;
 use mcp_replay::process::serve_command;
 use mcp_replay::update::{write_fixture, UpdateMode};
 use mcp_replay::{mcporter, Fixture, Rules};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 /// A failure of the command itself (usage, I/O): exit status 2.
 pub(crate) struct Fatal(pub String);
@@ -67,20 +70,52 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
         UpdateMode::from_env()?
     };
     let own = args.rules.own()?;
-    let (mut passed, mut failed) = (0, 0);
+    let color = harness::color_wanted(std::io::stdout().is_terminal());
+    let paint = |ok: bool, word: &str| match (color, ok) {
+        (false, _) => word.to_owned(),
+        (true, true) => format!("\x1b[32m{word}\x1b[0m"),
+        (true, false) => format!("\x1b[1;31m{word}\x1b[0m"),
+    };
+    let started = Instant::now();
+    let mut times = Vec::new();
+    let mut failed = 0;
     for path in &args.fixtures {
-        match replay_one(&args, own.as_ref(), path, mode).await {
-            Ok(report) => {
-                println!("{report}");
-                passed += 1;
-            }
-            Err(message) => {
-                println!("{message}\n");
+        let outcome = replay_one(&args, own.as_ref(), path, mode).await;
+        let ms = outcome.elapsed.as_millis();
+        match outcome.failure {
+            None => println!(
+                "mcp-replay: {}: {} ({ms} ms)",
+                path.display(),
+                paint(true, outcome.what)
+            ),
+            Some(report) => {
                 failed += 1;
+                println!(
+                    "mcp-replay: {}: {} ({ms} ms)",
+                    path.display(),
+                    paint(false, "FAILED")
+                );
+                println!("{report}\n");
             }
         }
+        times.push((outcome.elapsed, path));
     }
-    println!("\n{passed} passed, {failed} failed");
+    let passed = args.fixtures.len() - failed;
+    if times.len() > 1 {
+        times.sort_by(|a, b| b.0.cmp(&a.0));
+        let slowest: Vec<String> = times
+            .iter()
+            .take(3)
+            .map(|(t, p)| format!("{} {} ms", p.display(), t.as_millis()))
+            .collect();
+        println!("\nslowest: {}", slowest.join(", "));
+    }
+    let summary = format!("{passed} passed, {failed} failed");
+    println!(
+        "\n{} ({:.1} s)",
+        paint(failed == 0, &summary),
+        started.elapsed().as_secs_f64()
+    );
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -88,42 +123,56 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
     })
 }
 
-/// `Ok` with a one-line summary, or `Err` with the whole report. The fixture is resolved
-/// exactly as `#[mcp_fixture]` resolves it ([`Plan`]).
+/// How one fixture's replay went.
+struct Outcome {
+    /// `ok` or `re-recorded`, when it passed.
+    what: &'static str,
+    /// The whole report (or why there was no replay), when it failed.
+    failure: Option<String>,
+    elapsed: Duration,
+}
+
+/// Replays one fixture, resolved exactly as `#[mcp_fixture]` resolves it ([`Plan`]).
 async fn replay_one(
     args: &ReplayArgs,
     own: Option<&Rules>,
     path: &Path,
     mode: UpdateMode,
-) -> Result<String, String> {
+) -> Outcome {
+    let started = Instant::now();
     let mut plan = Plan::new(path, mode);
     plan.timeout = args.timeout;
     plan.protocol = args.protocol.clone();
     plan.trace = args.trace.then_some(true);
     plan.rules = own.cloned();
-    let (fixture, rules) = plan.prepare().map_err(|f| f.to_string())?;
-    let mut command = args.server.command();
-    let started = std::time::Instant::now();
-    let report = fixture
-        .replay_with(&rules, move |transport| async move {
-            serve_command(transport, &mut command).await
-        })
-        .await
-        .with_rerecord_command(format!(
-            "mcp-replay replay --update {} -- {}",
-            path.display(),
-            args.server.line()
-        ));
-    let elapsed = started.elapsed();
-    let what = match plan.conclude(&report).map_err(|f| f.to_string())? {
-        Verdict::Passed => "ok",
-        Verdict::Rerecorded(_) => "re-recorded",
+    plan.terminal = std::io::stdout().is_terminal();
+    let verdict = match plan.prepare() {
+        Err(failure) => Err(failure),
+        Ok((fixture, rules)) => {
+            let mut command = args.server.command();
+            let report = fixture
+                .replay_with(&rules, move |transport| async move {
+                    serve_command(transport, &mut command).await
+                })
+                .await
+                .with_rerecord_command(format!(
+                    "mcp-replay replay --update {} -- {}",
+                    path.display(),
+                    args.server.line()
+                ));
+            plan.conclude(&report)
+        }
     };
-    Ok(format!(
-        "mcp-replay: {}: {what} ({} ms)",
-        path.display(),
-        elapsed.as_millis()
-    ))
+    let (what, failure) = match verdict {
+        Ok(Verdict::Passed) => ("ok", None),
+        Ok(Verdict::Rerecorded(_)) => ("re-recorded", None),
+        Err(failure) => ("", Some(failure.to_string())),
+    };
+    Outcome {
+        what,
+        failure,
+        elapsed: started.elapsed(),
+    }
 }
 
 fn import(args: ImportArgs) -> Result<ExitCode, Fatal> {
@@ -227,7 +276,11 @@ async fn serve(args: ServeArgs) -> Result<ExitCode, Fatal> {
     let report = fixture
         .mock_serve(&rules, tokio::io::stdin(), tokio::io::stdout())
         .await;
-    eprintln!("{report}");
+    if harness::color_wanted(std::io::stderr().is_terminal()) {
+        eprintln!("{report:#}");
+    } else {
+        eprintln!("{report}");
+    }
     Ok(if report.is_ok() {
         ExitCode::SUCCESS
     } else {

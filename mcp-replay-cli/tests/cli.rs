@@ -90,7 +90,30 @@ fn replay_passes_the_bundled_fixtures_and_prints_the_summary() {
         .unwrap();
     let (out, err) = text(&output);
     assert!(output.status.success(), "{out}{err}");
-    assert!(out.trim_end().ends_with("3 passed, 0 failed"), "{out}");
+    for fixture in ["lookup_issue", "count_up_progress", "job_status"] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("mcp-replay: fixtures/{fixture}.jsonl: ok (")))
+            .unwrap_or_else(|| panic!("{fixture}: {out}"));
+        assert!(line.ends_with(" ms)"), "{line}");
+    }
+    assert!(out.contains("\nslowest: fixtures/"), "{out}");
+    let last = out.trim_end().lines().last().unwrap();
+    assert!(last.starts_with("3 passed, 0 failed ("), "{out}");
+    assert!(!out.contains('\x1b'), "plain when piped: {out}");
+    // Color when asked, even piped.
+    let forced = mcp_replay()
+        .current_dir(&ws)
+        .env("CLICOLOR_FORCE", "1")
+        .args(["replay", "fixtures/lookup_issue.jsonl", "--"])
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    assert!(
+        text(&forced).0.contains("\x1b[32mok\x1b[0m"),
+        "{:?}",
+        text(&forced)
+    );
 }
 
 #[test]
@@ -117,7 +140,31 @@ fn replay_of_a_drifted_fixture_fails_with_the_report_and_a_non_zero_status() {
         out.contains("mcp-replay replay --update docs/examples/drifted.jsonl -- "),
         "{out}"
     );
-    assert!(out.trim_end().ends_with("0 passed, 1 failed"), "{out}");
+    assert!(
+        out.starts_with("mcp-replay: docs/examples/drifted.jsonl: FAILED ("),
+        "{out}"
+    );
+    let last = out.trim_end().lines().last().unwrap();
+    assert!(last.starts_with("0 passed, 1 failed ("), "{out}");
+    // In color when asked, and NO_COLOR wins.
+    let run = |env: &[(&str, &str)]| {
+        let mut command = mcp_replay();
+        command.current_dir(workspace()).args([
+            "replay",
+            "--timeout",
+            "300",
+            "docs/examples/drifted.jsonl",
+            "--",
+        ]);
+        command.arg(demo_server()).envs(env.iter().copied());
+        text(&command.output().unwrap()).0
+    };
+    let colored = run(&[("CLICOLOR_FORCE", "1")]);
+    assert!(
+        colored.contains("\x1b[31m-         \"text\": \"counted to two\""),
+        "{colored}"
+    );
+    assert!(!run(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]).contains('\x1b'));
 }
 
 #[test]
