@@ -60,7 +60,7 @@ pub(crate) enum Command {
         "KEY=VALUE passes a string argument, KEY:=JSON a typed one (2, true, [1,2], {\"a\":1});\n",
         "--args JSON passes them all as one object."
     ))]
-    Call(crate::call::CallArgs),
+    Call(Box<crate::call::CallArgs>),
     /// Convert an mcporter recording (NDJSON with _meta.dir) into fixtures
     #[command(after_help = concat!(
         "Examples:\n",
