@@ -397,7 +397,11 @@ impl Client {
 
     /// Writes one message as a flushed line and records it.
     async fn send(&mut self, message: Value, what: &str) -> Result<(), Stop> {
-        let closed = || Stop(format!("the server closed its input before `{what}`"));
+        let closed = || {
+            Stop(format!(
+                "the server closed its input (exited?) before answering `{what}`"
+            ))
+        };
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(closed());
         };
