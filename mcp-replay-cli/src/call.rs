@@ -91,15 +91,22 @@ pub(crate) struct CallArgs {
 /// One request the user asked for, with its arguments.
 #[derive(Debug, Clone, PartialEq)]
 enum Step {
+    /// `--list-tools`
     ListTools,
+    /// `--list-resources`
     ListResources,
+    /// `--list-prompts`
     ListPrompts,
+    /// `--tool NAME` and its arguments
     Tool(String, Map<String, Value>),
+    /// `--resource URI`
     Resource(String),
+    /// `--prompt NAME` and its arguments
     Prompt(String, Map<String, Value>),
 }
 
 impl Step {
+    /// The JSON-RPC method of the step.
     fn method(&self) -> &'static str {
         match self {
             Step::ListTools => "tools/list",
@@ -142,8 +149,11 @@ impl Step {
 
 /// What an option on the command line contributes, before it is attached to its step.
 enum Piece {
+    /// A step option.
     Step(Step),
+    /// `--args JSON`, unparsed.
     Object(String),
+    /// `KEY=VALUE` or `KEY:=JSON`, unparsed.
     Pair(String),
 }
 
@@ -280,6 +290,7 @@ struct Answers {
 }
 
 impl Answers {
+    /// From the flags; `--accept-elicitation` must be a JSON object.
     fn new(args: &CallArgs) -> Result<Answers, Fatal> {
         let elicitation = match &args.accept_elicitation {
             None => None,
@@ -828,10 +839,12 @@ fn server_name(info: &Value) -> String {
     }
 }
 
+/// Pretty JSON, for stdout.
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
+/// One-line JSON, shortened, for a message.
 fn compact(value: &Value) -> String {
     shorten(&value.to_string())
 }
@@ -844,6 +857,7 @@ fn shorten(text: &str) -> String {
     }
 }
 
+/// `300 ms`.
 fn ms(d: Duration) -> String {
     format!("{} ms", d.as_millis())
 }
