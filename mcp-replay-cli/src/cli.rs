@@ -56,11 +56,19 @@ pub(crate) enum Command {
         "  mcp-replay call -o fixtures/echo.jsonl --list-tools --tool echo message=hello -- node server.js\n",
         "  mcp-replay call -o fixtures/add.jsonl --tool add a:=2 b:=3 -- python server.py\n",
         "  mcp-replay call -o fixtures/readme.jsonl --resource file:///README.md --client-only -- ./server\n",
+        "  mcp-replay call -o fixtures/modern.jsonl --protocol 2026-07-28 --tool search --args '{\"q\":\"mcp\"}' -- ./server\n",
         "\n",
-        "KEY=VALUE passes a string argument, KEY:=JSON a typed one (2, true, [1,2], {\"a\":1});\n",
-        "--args JSON passes them all as one object."
+        "The steps run in the order given, each waiting for its answer (--timeout), and each\n",
+        "answer is printed to stdout as JSON. KEY=VALUE passes a string argument to the --tool\n",
+        "or --prompt before it, KEY:=JSON a typed one (2, true, [1,2], {\"a\":1}); --args JSON\n",
+        "passes them as one object. The server's requests get a cautious client's answers\n",
+        "(no roots, elicitation declined, sampling refused) unless --root, --accept-elicitation\n",
+        "or --sampling-reply say otherwise.\n",
+        "\n",
+        "Exit 1 when a step got a JSON-RPC error (the fixture is written: it pins the error),\n",
+        "or when the server exited, did not answer or refused the handshake (nothing written)."
     ))]
-    Call(crate::call::CallArgs),
+    Call(Box<crate::call::CallArgs>),
     /// Convert an mcporter recording (NDJSON with _meta.dir) into fixtures
     #[command(after_help = concat!(
         "Examples:\n",

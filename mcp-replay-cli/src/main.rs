@@ -6,7 +6,7 @@ mod check;
 mod cli;
 mod record;
 
-use clap::{CommandFactory, Parser};
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 use cli::{Cli, Command, ImportArgs, ReplayArgs, ServeArgs, TimingScale};
 use mcp_replay::harness;
@@ -31,8 +31,12 @@ impl<E: std::fmt::Display> From<E> for Fatal {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = Cli::try_parse().unwrap_or_else(|e| cli::usage_error(e));
-    match run(cli.command).await {
+    // The matches too: `call` reads the order of its options from them.
+    let matches = Cli::command()
+        .try_get_matches()
+        .unwrap_or_else(|e| cli::usage_error(e));
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| cli::usage_error(e));
+    match run(cli.command, &matches).await {
         Ok(code) => code,
         Err(Fatal(message)) => {
             eprintln!("mcp-replay: {message}");
@@ -41,11 +45,14 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(command: Command) -> Result<ExitCode, Fatal> {
+async fn run(command: Command, matches: &ArgMatches) -> Result<ExitCode, Fatal> {
     match command {
         Command::Record(args) => record::record(args).await,
         Command::Replay(args) => replay(args).await,
-        Command::Call(args) => call::call(args).await,
+        Command::Call(args) => {
+            let call = matches.subcommand_matches("call").unwrap_or(matches);
+            call::call(*args, call).await
+        }
         Command::Import(args) => import(args),
         Command::Serve(args) => serve(args).await,
         Command::Check(args) => check::check(args),
