@@ -109,7 +109,7 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
     }
     let passed = args.fixtures.len() - failed;
     if times.len() > 1 {
-        times.sort_by(|a, b| b.0.cmp(&a.0));
+        times.sort_by_key(|t| std::cmp::Reverse(t.0));
         let slowest: Vec<String> = times
             .iter()
             .take(3)
