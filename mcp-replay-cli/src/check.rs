@@ -1,6 +1,7 @@
 //! `mcp-replay check`, `accept` and `reject`.
 
-use crate::{Args, Fatal};
+use crate::cli::{CheckArgs, PendingArgs};
+use crate::Fatal;
 use mcp_replay::Fixture;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,11 +15,11 @@ fn default_roots() -> Vec<PathBuf> {
         .collect()
 }
 
-fn roots(args: &Args) -> Vec<PathBuf> {
-    if args.positional.is_empty() {
+fn roots(paths: &[PathBuf]) -> Vec<PathBuf> {
+    if paths.is_empty() {
         default_roots()
     } else {
-        args.positional.iter().map(PathBuf::from).collect()
+        paths.to_vec()
     }
 }
 
@@ -51,9 +52,8 @@ fn name_of(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-pub(crate) fn check(args: Args) -> Result<ExitCode, Fatal> {
-    args.only_flags(&["--strict"])?;
-    let roots = roots(&args);
+pub(crate) fn check(args: CheckArgs) -> Result<ExitCode, Fatal> {
+    let roots = roots(&args.paths);
     if roots.is_empty() {
         return Err(Fatal(
             "no fixtures/ or tests/fixtures/ here: give the paths to check".into(),
@@ -85,7 +85,7 @@ pub(crate) fn check(args: Args) -> Result<ExitCode, Fatal> {
                 println!("{e}");
             } else if !referenced(path, &sources) {
                 warnings += 1;
-                if args.flag("--strict") {
+                if args.strict {
                     problems += 1;
                 }
                 println!(
@@ -134,10 +134,9 @@ fn referenced(path: &Path, sources: &str) -> bool {
     .any(|needle| sources.contains(needle.as_str()))
 }
 
-pub(crate) fn pending(args: Args, accept: bool) -> Result<ExitCode, Fatal> {
-    args.only_flags(&[])?;
+pub(crate) fn pending(args: PendingArgs, accept: bool) -> Result<ExitCode, Fatal> {
     let mut found = 0;
-    for path in walk(&roots(&args)) {
+    for path in walk(&roots(&args.paths)) {
         let name = name_of(&path);
         let pending = if name.ends_with(".jsonl.new") {
             path.clone()

@@ -1,6 +1,7 @@
 //! `mcp-replay record`: a transparent stdio proxy that writes the session as a fixture.
 
-use crate::{Args, Fatal};
+use crate::cli::RecordArgs;
+use crate::Fatal;
 use mcp_replay::fixture::{Direction, MessageKind};
 use mcp_replay::record::fixture_from_exchange;
 use mcp_replay::update::{write_fixture, UpdateMode};
@@ -15,19 +16,12 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 /// time it crossed since the session began.
 type Capture = Arc<Mutex<Vec<(Direction, Vec<u8>, Duration)>>>;
 
-pub(crate) async fn record(args: Args) -> Result<ExitCode, Fatal> {
-    args.only_flags(&[])?;
-    let output = args
-        .get("--output")
-        .ok_or_else(|| {
-            Fatal(
-                "give the fixture to write with -o FIXTURE (see `mcp-replay record --help`)".into(),
-            )
-        })?
-        .to_owned();
-    let rules = args.rules(None, Path::new(&output).parent().unwrap_or(Path::new(".")))?;
-    let mut command = args.server_command()?;
-    let program = args.command_line();
+pub(crate) async fn record(args: RecordArgs) -> Result<ExitCode, Fatal> {
+    let output = args.output.display().to_string();
+    let folder = args.output.parent().unwrap_or(Path::new("."));
+    let rules = args.rules.resolve(None, folder)?;
+    let mut command = args.server.command();
+    let program = args.server.line();
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -57,12 +51,12 @@ pub(crate) async fn record(args: Args) -> Result<ExitCode, Fatal> {
     client_to_server.abort();
 
     let lines = std::mem::take(&mut *capture.lock().unwrap_or_else(|e| e.into_inner()));
-    let saved = save(&lines, &output, args.get("--raw"), &rules).and_then(|times| {
-        match args.get("--timing") {
-            Some(timing) => write_timing(timing, &times),
+    let raw = args.raw.as_ref().map(|p| p.display().to_string());
+    let saved =
+        save(&lines, &output, raw.as_deref(), &rules).and_then(|times| match &args.timing {
+            Some(timing) => write_timing(&timing.display().to_string(), &times),
             None => Ok(()),
-        }
-    });
+        });
     if let Err(message) = &saved {
         eprintln!("mcp-replay record: {message}");
     }

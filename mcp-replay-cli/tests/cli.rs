@@ -90,7 +90,30 @@ fn replay_passes_the_bundled_fixtures_and_prints_the_summary() {
         .unwrap();
     let (out, err) = text(&output);
     assert!(output.status.success(), "{out}{err}");
-    assert!(out.trim_end().ends_with("3 passed, 0 failed"), "{out}");
+    for fixture in ["lookup_issue", "count_up_progress", "job_status"] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("mcp-replay: fixtures/{fixture}.jsonl: ok (")))
+            .unwrap_or_else(|| panic!("{fixture}: {out}"));
+        assert!(line.ends_with(" ms)"), "{line}");
+    }
+    assert!(out.contains("\nslowest: fixtures/"), "{out}");
+    let last = out.trim_end().lines().last().unwrap();
+    assert!(last.starts_with("3 passed, 0 failed ("), "{out}");
+    assert!(!out.contains('\x1b'), "plain when piped: {out}");
+    // Color when asked, even piped.
+    let forced = mcp_replay()
+        .current_dir(&ws)
+        .env("CLICOLOR_FORCE", "1")
+        .args(["replay", "fixtures/lookup_issue.jsonl", "--"])
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    assert!(
+        text(&forced).0.contains("\x1b[32mok\x1b[0m"),
+        "{:?}",
+        text(&forced)
+    );
 }
 
 #[test]
@@ -117,7 +140,31 @@ fn replay_of_a_drifted_fixture_fails_with_the_report_and_a_non_zero_status() {
         out.contains("mcp-replay replay --update docs/examples/drifted.jsonl -- "),
         "{out}"
     );
-    assert!(out.trim_end().ends_with("0 passed, 1 failed"), "{out}");
+    assert!(
+        out.starts_with("mcp-replay: docs/examples/drifted.jsonl: FAILED ("),
+        "{out}"
+    );
+    let last = out.trim_end().lines().last().unwrap();
+    assert!(last.starts_with("0 passed, 1 failed ("), "{out}");
+    // In color when asked, and NO_COLOR wins.
+    let run = |env: &[(&str, &str)]| {
+        let mut command = mcp_replay();
+        command.current_dir(workspace()).args([
+            "replay",
+            "--timeout",
+            "300",
+            "docs/examples/drifted.jsonl",
+            "--",
+        ]);
+        command.arg(demo_server()).envs(env.iter().copied());
+        text(&command.output().unwrap()).0
+    };
+    let colored = run(&[("CLICOLOR_FORCE", "1")]);
+    assert!(
+        colored.contains("\x1b[31m-         \"text\": \"counted to two\""),
+        "{colored}"
+    );
+    assert!(!run(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]).contains('\x1b'));
 }
 
 #[test]
@@ -374,37 +421,88 @@ fn check_names_every_problem_and_accept_reject_handle_pending_files() {
 }
 
 #[test]
-fn every_command_has_help_and_mistakes_exit_2_with_a_reason() {
+fn every_command_has_help_with_an_example_and_mistakes_exit_2_with_a_reason() {
     for command in [
-        "record", "replay", "import", "serve", "check", "accept", "reject",
+        "record",
+        "replay",
+        "call",
+        "import",
+        "serve",
+        "check",
+        "accept",
+        "reject",
+        "completions",
     ] {
         let output = mcp_replay().args([command, "--help"]).output().unwrap();
         let (out, _) = text(&output);
         assert!(
-            output.status.success() && out.contains("Usage: mcp-replay"),
+            output.status.success()
+                && out.contains(&format!("Usage: mcp-replay {command}"))
+                && out.contains("Example"),
             "{command}: {out}"
         );
     }
     let top = mcp_replay().arg("--help").output().unwrap();
     assert!(text(&top).0.contains("Commands:"));
-    let unknown = mcp_replay().arg("replya").output().unwrap();
-    assert_eq!(unknown.status.code(), Some(2));
-    assert!(text(&unknown).1.contains("unknown command \"replya\""));
-    let no_server = mcp_replay().args(["replay", "x.jsonl"]).output().unwrap();
-    assert_eq!(no_server.status.code(), Some(2));
-    assert!(text(&no_server)
-        .1
-        .contains("give the server command after `--`"));
-    let bad_time = mcp_replay()
-        .args(["replay", "--timeout", "soon", "x.jsonl", "--", "true"])
-        .output()
-        .unwrap();
-    assert_eq!(bad_time.status.code(), Some(2));
-    assert!(
-        text(&bad_time).1.contains("give e.g. 700ms, 2s"),
-        "{:?}",
-        text(&bad_time)
+    assert!(text(&top).0.contains("2  usage or I/O error"));
+    let version = mcp_replay().arg("--version").output().unwrap();
+    assert_eq!(
+        text(&version).0.trim(),
+        concat!("mcp-replay ", env!("CARGO_PKG_VERSION"))
     );
+    let usage = |args: &[&str]| {
+        let output = mcp_replay().args(args).output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {:?}",
+            text(&output)
+        );
+        text(&output).1
+    };
+    assert!(usage(&["replya"]).contains("unrecognized subcommand 'replya'"));
+    assert!(usage(&[]).contains("Usage: mcp-replay <COMMAND>"));
+    assert!(usage(&["replay", "x.jsonl"]).contains("<SERVER COMMAND>"));
+    assert!(
+        usage(&["replay", "--timeout", "soon", "x.jsonl", "--", "true"])
+            .contains("give e.g. 700ms, 2s")
+    );
+    assert!(usage(&["replay", "--timeout", "0", "x.jsonl", "--", "true"]).contains("above zero"));
+    // An option of another subcommand names the ones this one takes.
+    let e = usage(&["import", "--timeout", "5", "rec.ndjson", "-o", "out"]);
+    assert!(
+        e.contains("`mcp-replay import` does not take --timeout; its options are: --server, --output, --rules"),
+        "{e}"
+    );
+    let e = usage(&["check", "--output", "x", "f.jsonl"]);
+    assert!(
+        e.contains("`mcp-replay check` does not take --output; its options are: --strict"),
+        "{e}"
+    );
+    assert!(usage(&["serve", "--timing", "fast", "f.jsonl"]).contains("scaled:F"));
+}
+
+#[test]
+fn completions_are_generated_for_four_shells() {
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef mcp-replay"),
+        ("fish", "complete -c mcp-replay"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let output = mcp_replay().args(["completions", shell]).output().unwrap();
+        let (out, err) = text(&output);
+        assert!(output.status.success(), "{shell}: {err}");
+        assert!(out.contains(marker), "{shell}: {out}");
+        assert!(out.contains("replay") && out.contains("timeout"), "{shell}");
+    }
+    let bash = mcp_replay().args(["completions", "bash"]).output().unwrap();
+    let script = temp_dir("completions").join("mcp-replay.bash");
+    std::fs::write(&script, &bash.stdout).unwrap();
+    // The bash script is valid bash.
+    if let Ok(status) = Command::new("bash").arg("-n").arg(&script).status() {
+        assert!(status.success(), "bash -n {}", script.display());
+    }
 }
 
 #[test]

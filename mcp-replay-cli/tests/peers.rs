@@ -136,7 +136,14 @@ fn a_real_client_records_through_the_proxy_and_the_fixture_replays_green_then_re
     ]));
     let (out, err) = text(&green);
     assert!(green.status.success(), "{out}{err}");
-    assert!(out.trim_end().ends_with("1 passed, 0 failed"), "{out}");
+    assert!(
+        out.trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("1 passed, 0 failed ("),
+        "{out}"
+    );
 
     let changed = cat(&[&server, &["--variant".into(), "changed".into()]]);
     let red = run(&cat(&[

@@ -1,0 +1,381 @@
+//! The command line, typed: one struct of arguments per subcommand (clap derive), so an
+//! option a subcommand does not take is a usage error (exit 2) that lists the ones it does.
+
+use crate::Fatal;
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use mcp_replay::harness::{self, parse_duration};
+use mcp_replay::{Fixture, Rules};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The exit statuses, in every help text.
+pub(crate) const EXIT_CODES: &str = "\
+Exit status:
+  0  success: every fixture passed, or the command did its job
+  1  findings: a replay, serve or check found a difference or a problem
+  2  usage or I/O error: a wrong option, a missing file, a server that could not start";
+
+/// mcp-replay: regression tests that pin the protocol contract of MCP servers and clients.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcp-replay",
+    version,
+    about,
+    after_help = EXIT_CODES,
+    propagate_version = true,
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Run a server behind a transparent stdio proxy and write the session as a fixture
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  mcp-replay record -o fixtures/echo.jsonl -- node server.js\n",
+        "  (configure the client under test to launch this command as its server)"
+    ))]
+    Record(RecordArgs),
+    /// Replay fixtures against a server started as a child process (one per fixture)
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  mcp-replay replay fixtures/*.jsonl -- node server.js\n",
+        "  mcp-replay replay --update fixtures/echo.jsonl -- python server.py"
+    ))]
+    Replay(ReplayArgs),
+    /// Act as the client: call a server's tools, resources and prompts, and write the
+    /// exchange as a fixture
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  mcp-replay call -o fixtures/echo.jsonl --list-tools --tool echo message=hello -- node server.js\n",
+        "  mcp-replay call -o fixtures/add.jsonl --tool add a:=2 b:=3 -- python server.py\n",
+        "  mcp-replay call -o fixtures/readme.jsonl --resource file:///README.md --client-only -- ./server\n",
+        "  mcp-replay call -o fixtures/modern.jsonl --protocol 2026-07-28 --tool search --args '{\"q\":\"mcp\"}' -- ./server\n",
+        "\n",
+        "The steps run in the order given, each waiting for its answer (--timeout), and each\n",
+        "answer is printed to stdout as JSON. KEY=VALUE passes a string argument to the --tool\n",
+        "or --prompt before it, KEY:=JSON a typed one (2, true, [1,2], {\"a\":1}); --args JSON\n",
+        "passes them as one object. The server's requests get a cautious client's answers\n",
+        "(no roots, elicitation declined, sampling refused) unless --root, --accept-elicitation\n",
+        "or --sampling-reply say otherwise.\n",
+        "\n",
+        "Exit 1 when a step got a JSON-RPC error (the fixture is written: it pins the error),\n",
+        "or when the server exited, did not answer or refused the handshake (nothing written)."
+    ))]
+    Call(Box<crate::call::CallArgs>),
+    /// Convert an mcporter recording (NDJSON with _meta.dir) into fixtures
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  mcp-replay import recording.ndjson -o fixtures/\n",
+        "  mcp-replay import recording.ndjson --server github -o fixtures/github.jsonl"
+    ))]
+    Import(ImportArgs),
+    /// Play the server side of a fixture (or an mcporter recording) on stdio, for a client
+    /// under test
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  mcp-replay serve fixtures/echo.jsonl          (the client launches this as its server)\n",
+        "  mcp-replay serve --pace 0 fixtures/echo.jsonl (stress: messages back to back)"
+    ))]
+    Serve(ServeArgs),
+    /// Lint fixtures: format, placeholders, secrets, pending and unreferenced files
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  mcp-replay check\n",
+        "  mcp-replay check --strict tests/fixtures"
+    ))]
+    Check(CheckArgs),
+    /// Accept pending NAME.jsonl.new files (replace the fixtures with them)
+    #[command(after_help = "Example:\n  mcp-replay accept tests/fixtures")]
+    Accept(PendingArgs),
+    /// Delete pending NAME.jsonl.new files
+    #[command(after_help = "Example:\n  mcp-replay reject tests/fixtures")]
+    Reject(PendingArgs),
+    /// Print a shell completion script
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  mcp-replay completions bash > ~/.local/share/bash-completion/completions/mcp-replay\n",
+        "  mcp-replay completions zsh > ~/.zfunc/_mcp-replay\n",
+        "  mcp-replay completions fish > ~/.config/fish/completions/mcp-replay.fish\n",
+        "  mcp-replay completions powershell >> $PROFILE"
+    ))]
+    Completions {
+        /// The shell
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `--rules FILE`: normalization rules of the caller's own.
+#[derive(Debug, Args)]
+pub(crate) struct RulesArg {
+    /// Extra normalization rules (mcp-replay.rules.json format)
+    #[arg(long, value_name = "FILE")]
+    pub rules: Option<PathBuf>,
+}
+
+impl RulesArg {
+    /// `--rules FILE`, read, when given.
+    pub fn own(&self) -> Result<Option<Rules>, Fatal> {
+        let Some(path) = &self.rules else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Fatal(format!("reading {}: {e}", path.display())))?;
+        Ok(Some(Rules::from_json(&text, &path.display().to_string())?))
+    }
+
+    /// The rules for fixtures in `folder`, resolved as `#[mcp_fixture]` resolves them
+    /// ([`harness::rules_for`]), plus `--rules FILE`.
+    pub fn resolve(&self, fixture: Option<&Fixture>, folder: &Path) -> Result<Rules, Fatal> {
+        let folder = if folder.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            folder
+        };
+        let workspace = harness::workspace_root(folder);
+        let own = self.own()?;
+        Ok(harness::rules_for(
+            fixture,
+            folder,
+            &workspace,
+            own.as_ref(),
+        )?)
+    }
+}
+
+/// The server command after `--`.
+#[derive(Debug, Args)]
+pub(crate) struct ServerArg {
+    /// The server to start, after `--` (e.g. -- node server.js)
+    #[arg(last = true, required = true, value_name = "SERVER COMMAND")]
+    pub server: Vec<OsString>,
+}
+
+impl ServerArg {
+    /// The server command, ready to spawn.
+    pub fn command(&self) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(&self.server[0]);
+        command.args(&self.server[1..]);
+        command
+    }
+
+    /// The server command as one line a shell reads back.
+    pub fn line(&self) -> String {
+        self.server
+            .iter()
+            .map(|a| {
+                let a = a.to_string_lossy();
+                if a.is_empty() || a.contains([' ', '"', '\'']) {
+                    format!("{a:?}")
+                } else {
+                    a.into_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Ends the process on a parse error: `--help` and `--version` print and exit 0; a usage
+/// error exits 2, and an option the subcommand does not take is followed by the options
+/// it does take.
+pub(crate) fn usage_error(e: clap::Error) -> ! {
+    use clap::error::{ContextKind, ErrorKind};
+    if !e.use_stderr() || e.kind() != ErrorKind::UnknownArgument {
+        e.exit()
+    }
+    let mut text = e.render().to_string();
+    let used = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let root = Cli::command();
+    if let Some(sub) = used.and_then(|name| root.find_subcommand(&name).cloned()) {
+        let options: Vec<String> = sub
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        let offending = e.get(ContextKind::InvalidArg).map(|v| v.to_string());
+        text.push_str(&format!(
+            "\n`mcp-replay {}` does not take {}; its options are: {}\n",
+            sub.get_name(),
+            offending.as_deref().unwrap_or("that option"),
+            options.join(", ")
+        ));
+    }
+    eprint!("{text}");
+    std::process::exit(2)
+}
+
+/// A time above zero: `700ms`, `2s`, or milliseconds.
+pub(crate) fn positive_time(text: &str) -> Result<Duration, String> {
+    match parse_duration(text)? {
+        d if d.is_zero() => Err("give a time above zero, e.g. 2s".into()),
+        d => Ok(d),
+    }
+}
+
+/// `mcp-replay record`.
+#[derive(Debug, Args)]
+pub(crate) struct RecordArgs {
+    /// Where to write the fixture
+    #[arg(short, long, value_name = "FIXTURE")]
+    pub output: PathBuf,
+    /// Also keep the unredacted capture, owner-only (0600); never commit it
+    #[arg(long, value_name = "FILE")]
+    pub raw: Option<PathBuf>,
+    /// Also write when each message crossed (ms since the start), for `serve --timing
+    /// recorded`; name it like FIXTURE with .timing.jsonl in place of .jsonl and serve finds
+    /// it
+    #[arg(long, value_name = "FILE")]
+    pub timing: Option<PathBuf>,
+    #[command(flatten)]
+    pub rules: RulesArg,
+    #[command(flatten)]
+    pub server: ServerArg,
+}
+
+/// `mcp-replay replay`.
+#[derive(Debug, Args)]
+pub(crate) struct ReplayArgs {
+    /// The fixtures to replay
+    #[arg(required = true, value_name = "FIXTURE")]
+    pub fixtures: Vec<PathBuf>,
+    /// How long to wait for each message the replay needs: 700ms, 2s, or milliseconds
+    /// [default: the fixture header's timeout, else 5s]
+    #[arg(long, value_name = "TIME", value_parser = positive_time)]
+    pub timeout: Option<Duration>,
+    /// Replay in this protocol era (e.g. 2026-07-28)
+    #[arg(long, value_name = "VERSION")]
+    pub protocol: Option<String>,
+    /// Re-record the fixtures' server messages (also MCP_FIXTURE_UPDATE=1; =new writes
+    /// FIXTURE.new instead)
+    #[arg(long)]
+    pub update: bool,
+    /// Print every live message to stderr as it passes (also MCP_REPLAY_TRACE=1)
+    #[arg(long)]
+    pub trace: bool,
+    #[command(flatten)]
+    pub rules: RulesArg,
+    #[command(flatten)]
+    pub server: ServerArg,
+}
+
+/// `mcp-replay import`.
+#[derive(Debug, Args)]
+pub(crate) struct ImportArgs {
+    /// The mcporter recording
+    #[arg(value_name = "RECORDING")]
+    pub recording: PathBuf,
+    /// Only this server's traffic
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
+    /// A folder, or a .jsonl file when there is one server
+    #[arg(short, long, value_name = "DIR|FILE.jsonl")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub rules: RulesArg,
+}
+
+/// `mcp-replay serve`.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// The fixture, or an mcporter recording
+    #[arg(value_name = "FIXTURE|RECORDING")]
+    pub fixture: PathBuf,
+    /// The server of a multi-server mcporter recording
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
+    /// The pause between messages written together: 2ms, 0.1s, or milliseconds; 0 writes
+    /// them back to back [default: the header's pace_ms, else 2ms]
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub pace: Option<Duration>,
+    /// How long to wait for the client's answer to a server request: 700ms, 2s, or
+    /// milliseconds [default: the header's timeout, else 5s]
+    #[arg(long, value_name = "TIME", value_parser = positive_time)]
+    pub timeout: Option<Duration>,
+    /// `recorded`: play each server message after its recorded pause (`record --timing`);
+    /// `scaled:F`: that pause times F; `none`: paced only
+    #[arg(long, value_name = "MODE", default_value = "none", value_parser = timing_scale)]
+    pub timing: TimingScale,
+    /// The recorded times [default: FIXTURE with .timing.jsonl in place of .jsonl]
+    #[arg(long, value_name = "FILE")]
+    pub timing_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub rules: RulesArg,
+}
+
+/// `--timing recorded|scaled:F|none`: the factor the recorded pauses are played at.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TimingScale(pub Option<f64>);
+
+fn timing_scale(mode: &str) -> Result<TimingScale, String> {
+    match mode {
+        "none" => Ok(TimingScale(None)),
+        "recorded" => Ok(TimingScale(Some(1.0))),
+        other => match other.strip_prefix("scaled:").map(str::parse::<f64>) {
+            Some(Ok(f)) if f.is_finite() && f >= 0.0 => Ok(TimingScale(Some(f))),
+            _ => Err("give `recorded`, `scaled:F` (e.g. scaled:0.5) or `none`".into()),
+        },
+    }
+}
+
+/// `mcp-replay check`.
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// Fixtures or folders [default: fixtures/ and tests/fixtures/ when they exist]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Count fixtures that no .rs file under the current folder names as problems
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// `mcp-replay accept` and `reject`.
+#[derive(Debug, Args)]
+pub(crate) struct PendingArgs {
+    /// Pending files, fixtures or folders [default: fixtures/ and tests/fixtures/]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+#[cfg(test)]
+mod should {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn be_a_valid_command_definition() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn refuse_an_option_another_subcommand_takes() {
+        let e = Cli::try_parse_from([
+            "mcp-replay",
+            "import",
+            "--timeout",
+            "5",
+            "r.ndjson",
+            "-o",
+            "x",
+        ])
+        .unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        let e =
+            Cli::try_parse_from(["mcp-replay", "check", "--output", "x", "f.jsonl"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn read_timing_modes() {
+        assert_eq!(timing_scale("recorded").unwrap().0, Some(1.0));
+        assert_eq!(timing_scale("scaled:0.5").unwrap().0, Some(0.5));
+        assert_eq!(timing_scale("none").unwrap().0, None);
+        assert!(timing_scale("scaled:-1").is_err());
+        assert!(timing_scale("fast").is_err());
+    }
+}
