@@ -84,8 +84,14 @@ pub(crate) struct CallArgs {
     pub sampling_reply: Option<String>,
     #[command(flatten)]
     pub rules: RulesArg,
-    #[command(flatten)]
-    pub server: ServerArg,
+    /// The server to start, after `--` (e.g. -- node server.js); with --client-only it may
+    /// be left out: the steps are then written as they are, without a server
+    #[arg(
+        last = true,
+        value_name = "SERVER COMMAND",
+        required_unless_present = "client_only"
+    )]
+    pub server: Vec<std::ffi::OsString>,
 }
 
 /// One request the user asked for, with its arguments.
@@ -544,10 +550,22 @@ pub(crate) async fn call(args: CallArgs, matches: &ArgMatches) -> Result<ExitCod
     let rules = args.rules.resolve(None, folder)?;
     let protocol = args.protocol.as_deref().unwrap_or(LEGACY_PROTOCOL);
     let modern = protocol >= MODERN_PROTOCOL;
-
-    let program = args.server.line();
-    let mut child = args
-        .server
+    if args.server.is_empty() {
+        // --client-only without a server: the steps as the client would send them.
+        let fixture = build_fixture(offline_exchange(&steps, modern), &rules, &output, &args)?;
+        write_fixture(&fixture, &args.output, UpdateMode::Always)?;
+        eprintln!(
+            "mcp-replay call: wrote {output} ({} client messages, no server run: record the \
+             server's side with MCP_FIXTURE_UPDATE=1 cargo test, or mcp-replay replay --update)",
+            fixture.entries().len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let server = ServerArg {
+        server: args.server.clone(),
+    };
+    let program = server.line();
+    let mut child = server
         .command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -613,6 +631,25 @@ pub(crate) async fn call(args: CallArgs, matches: &ArgMatches) -> Result<ExitCod
         if problems.len() == 1 { "" } else { "s" }
     );
     Ok(ExitCode::from(1))
+}
+
+/// The steps as client requests, without a server (`--client-only` with no `-- SERVER`);
+/// the stateless era starts with `server/discover`.
+fn offline_exchange(steps: &[Step], modern: bool) -> Vec<(Direction, Value)> {
+    let discover = modern.then(|| ("server/discover", None));
+    let requests = discover
+        .into_iter()
+        .chain(steps.iter().map(|step| (step.method(), step.params())));
+    requests
+        .enumerate()
+        .map(|(i, (method, params))| {
+            let mut message = json!({"jsonrpc": "2.0", "id": i + 1, "method": method});
+            if let Some(params) = params {
+                message["params"] = params;
+            }
+            (Direction::ClientToServer, message)
+        })
+        .collect()
 }
 
 /// The handshake (or discovery) and the steps; each step's answer printed to stdout.

@@ -417,6 +417,54 @@ fn a_client_only_fixture_rerecords_with_replay_update_then_passes() {
 }
 
 #[test]
+fn client_only_without_a_server_writes_the_steps_and_they_rerecord_green() {
+    let dir = temp_dir("no-server");
+    for (name, extra) in [
+        ("legacy", &[][..]),
+        ("modern", &["--protocol", "2026-07-28"][..]),
+    ] {
+        let fixture = dir.join(format!("{name}.jsonl"));
+        let output = mcp_replay()
+            .args(["call", "-o"])
+            .arg(&fixture)
+            .args(["--client-only", "--list-tools", "--tool", "echo", "text=hi"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_ok(&output);
+        assert!(
+            text(&output).1.contains("no server run"),
+            "{:?}",
+            text(&output)
+        );
+        let methods = client_methods(&fixture);
+        let mut expected = vec!["tools/list".to_owned(), "tools/call".to_owned()];
+        if name == "modern" {
+            expected.insert(0, "server/discover".to_owned());
+        }
+        assert_eq!(methods, expected, "{name}");
+        assert_ok(&replay(&fixture, &["--update"], &demo(&[])));
+        let green = replay(&fixture, &[], &demo(&[]));
+        assert_ok(&green);
+        assert!(text(&green).0.contains(": ok ("), "{name}");
+    }
+    // Without --client-only the server is required.
+    let no_server = mcp_replay()
+        .args(["call", "-o"])
+        .arg(dir.join("x.jsonl"))
+        .args(["--tool", "echo"])
+        .output()
+        .unwrap();
+    assert_eq!(no_server.status.code(), Some(2));
+    assert!(
+        text(&no_server).1.contains("<SERVER COMMAND>"),
+        "{:?}",
+        text(&no_server)
+    );
+    assert!(!dir.join("x.jsonl").exists());
+}
+
+#[test]
 fn the_stateless_era_writes_a_fixture_that_replays_in_that_era() {
     let dir = temp_dir("modern");
     let fixture = dir.join("modern.jsonl");

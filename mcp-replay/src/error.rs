@@ -105,14 +105,15 @@ impl fmt::Display for Error {
                     .unwrap_or("<test name>");
                 write!(
                     f,
-                    "fixture {} does not exist.\n\
-                     A fixture starts from its client lines: create the file with the client messages of \
-                     one exchange, one per line, e.g.\n  \
+                    "fixture {path} does not exist.\n\
+                     A fixture starts from its client lines. Let the command write them from a few words:\n  \
+                     mcp-replay call -o {path} --client-only --list-tools --tool NAME KEY=VALUE\n\
+                     or write the client messages of one exchange by hand, one per line, e.g.\n  \
                      {{\"direction\":\"client->server\",\"message\":{{\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\
                      \"method\":\"tools/list\"}}}}\n\
                      then record the server's replies with:\n  MCP_FIXTURE_UPDATE=1 cargo test {filter}\n\
                      (see docs/fixture-format.md)",
-                    path.display()
+                    path = path.display()
                 )
             }
             Error::InvalidUpdateMode { value } => write!(
