@@ -55,7 +55,7 @@ pub(crate) struct CallArgs {
     #[arg(long, value_name = "JSON")]
     pub args: Vec<String>,
     /// Arguments of the preceding --tool or --prompt: KEY=VALUE (a string) or KEY:=JSON
-    /// (typed: 2, true, [1,2], {"a":1})
+    /// (typed: 2, true, `[1,2]`, `{"a":1}`)
     #[arg(value_name = "KEY=VALUE|KEY:=JSON")]
     pub pairs: Vec<String>,
     /// The protocol version to speak: 2026-07-28 (or later) is the stateless era
@@ -636,7 +636,7 @@ pub(crate) async fn call(args: CallArgs, matches: &ArgMatches) -> Result<ExitCod
 /// The steps as client requests, without a server (`--client-only` with no `-- SERVER`);
 /// the stateless era starts with `server/discover`.
 fn offline_exchange(steps: &[Step], modern: bool) -> Vec<(Direction, Value)> {
-    let discover = modern.then(|| ("server/discover", None));
+    let discover = modern.then_some(("server/discover", None));
     let requests = discover
         .into_iter()
         .chain(steps.iter().map(|step| (step.method(), step.params())));

@@ -43,7 +43,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// When each message of a recording crossed the proxy (`mcp-replay record --timing FILE`),
-/// for a mock server that plays the recorded pauses back ([`Fixture::with_timing`]): for
+/// for a mock server that plays the recorded pauses back ([`Fixture::with_timing`](crate::Fixture::with_timing)): for
 /// clients with timeouts, progress bars or debouncing. Kept beside the fixture, not in it,
 /// so that a fixture stays the same bytes from one recording to the next.
 #[derive(Debug, Clone, PartialEq, Default)]
