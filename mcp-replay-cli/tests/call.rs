@@ -3,59 +3,12 @@
 //! the fixture, and `mcp-replay replay` runs it green against the same server and red
 //! against a changed one.
 
+mod common;
+
+use common::{demo_server, mcp_replay, peer, text};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn mcp_replay() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mcp-replay"))
-}
-
-/// `target/<profile>/demo-server`, built on demand (it belongs to the root package).
-fn demo_server() -> PathBuf {
-    let dir = Path::new(env!("CARGO_BIN_EXE_mcp-replay"))
-        .parent()
-        .unwrap()
-        .to_owned();
-    let path = dir.join("demo-server");
-    if !path.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "-q",
-                "-p",
-                "mcp-replay-demo",
-                "--bin",
-                "demo-server",
-            ])
-            .status()
-            .unwrap();
-        assert!(status.success(), "building demo-server failed");
-    }
-    path
-}
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_owned()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("call-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(output: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use std::process::Output;
 
 /// The demo server's command line, with its mode (`protocol`, ...) if any.
 fn demo(mode: &[&str]) -> Vec<String> {
@@ -516,43 +469,6 @@ fn the_stateless_era_writes_a_fixture_that_replays_in_that_era() {
     assert_ok(&replay(&asks, &[], &server));
 }
 
-/// Program and arguments of a peer, or `None` (with a notice) when not installed; under
-/// CI a missing peer fails the test instead.
-fn peer(which: &str) -> Option<Vec<String>> {
-    let peers = workspace().join("peers");
-    let python = peers.join("python/.venv/bin/python");
-    let everything =
-        peers.join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let (check, argv): (&Path, Vec<String>) = match which {
-        "python-tour" => (
-            &python,
-            vec![
-                python.display().to_string(),
-                peers.join("python/tour_server.py").display().to_string(),
-            ],
-        ),
-        "everything" => (
-            &everything,
-            vec![
-                "node".into(),
-                everything.display().to_string(),
-                "stdio".into(),
-            ],
-        ),
-        other => panic!("unknown peer {other}"),
-    };
-    if check.exists() {
-        return Some(argv);
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
-    assert!(
-        !ci,
-        "the {which} peer is not installed: CI must run `bash peers/install.sh` first"
-    );
-    eprintln!("SKIPPED: the {which} peer is not installed; run `bash peers/install.sh`");
-    None
-}
-
 #[test]
 fn server_everything_echo_replays_green() {
     let Some(server) = peer("everything") else {
@@ -596,4 +512,8 @@ fn the_python_sdk_server_replays_green() {
         ["tools/list", "tools/call", "resources/read", "prompts/get"]
     );
     assert_ok(&replay(&fixture, &[], &server));
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    common::temp_dir("call", name)
 }

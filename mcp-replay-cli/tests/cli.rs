@@ -1,59 +1,12 @@
 //! The `mcp-replay` command end to end, against the demo server as a child process.
 
+mod common;
+
+use common::{demo_server, mcp_replay, text, workspace};
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-fn mcp_replay() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mcp-replay"))
-}
-
-/// `target/<profile>/demo-server`, built on demand (it belongs to the root package).
-fn demo_server() -> PathBuf {
-    let dir = Path::new(env!("CARGO_BIN_EXE_mcp-replay"))
-        .parent()
-        .unwrap()
-        .to_owned();
-    let path = dir.join("demo-server");
-    if !path.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "-q",
-                "-p",
-                "mcp-replay-demo",
-                "--bin",
-                "demo-server",
-            ])
-            .status()
-            .unwrap();
-        assert!(status.success(), "building demo-server failed");
-    }
-    path
-}
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_owned()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(output: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 /// Runs `command` with `input` on stdin (written line by line with small pauses, as a
 /// client would), and returns its output.
@@ -783,4 +736,8 @@ async fn the_attribute_and_the_command_record_a_fixture_alike() {
         "{by_attribute}"
     );
     assert_eq!(by_attribute, by_command);
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    common::temp_dir("cli", name)
 }

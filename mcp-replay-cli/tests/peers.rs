@@ -4,59 +4,12 @@
 //! `mcp-replay serve`; mcporter recordings import and replay green against a live
 //! server-everything. Install the peers with `bash peers/install.sh` (CI does).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{peer, text, workspace};
+
+use std::path::PathBuf;
 use std::process::{Command, Output};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_owned()
-}
-
-/// Program and arguments of a peer, or `None` (with a notice) when not installed; under
-/// CI a missing peer fails the test instead.
-fn peer(which: &str) -> Option<Vec<String>> {
-    let peers = workspace().join("peers");
-    let python = peers.join("python/.venv/bin/python");
-    let everything =
-        peers.join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let (check, argv): (&Path, Vec<String>) = match which {
-        "python-server" => (
-            &python,
-            vec![
-                python.display().to_string(),
-                peers.join("python/server.py").display().to_string(),
-            ],
-        ),
-        "python-client" => (
-            &python,
-            vec![
-                python.display().to_string(),
-                peers.join("python/client.py").display().to_string(),
-            ],
-        ),
-        "everything" => (
-            &everything,
-            vec![
-                "node".into(),
-                everything.display().to_string(),
-                "stdio".into(),
-            ],
-        ),
-        other => panic!("unknown peer {other}"),
-    };
-    if check.exists() {
-        return Some(argv);
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
-    assert!(
-        !ci,
-        "the {which} peer is not installed: CI must run `bash peers/install.sh` first"
-    );
-    eprintln!("SKIPPED: the {which} peer is not installed; run `bash peers/install.sh`");
-    None
-}
 
 fn mcp_replay() -> String {
     env!("CARGO_BIN_EXE_mcp-replay").to_owned()
@@ -64,21 +17,6 @@ fn mcp_replay() -> String {
 
 fn run(argv: &[String]) -> Output {
     Command::new(&argv[0]).args(&argv[1..]).output().unwrap()
-}
-
-fn text(output: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("peers-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn cat(parts: &[&[String]]) -> Vec<String> {
@@ -247,4 +185,8 @@ fn the_mcporter_recordings_import_and_replay_green_against_server_everything() {
             assert!(replay.status.success(), "{fixture}: {out}{err}");
         }
     }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    common::temp_dir("peers", name)
 }
