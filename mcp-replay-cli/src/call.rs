@@ -968,68 +968,22 @@ mod should {
 
     #[test]
     fn refuse_misplaced_or_malformed_arguments() {
-        let before = parse(&[
-            "mcp-replay",
-            "call",
-            "-o",
-            "f",
-            "text=hi",
-            "--tool",
-            "echo",
-            "--",
-            "s",
-        ]);
-        assert!(before.unwrap_err().contains("before any --tool"));
-        let after_list = parse(&[
-            "mcp-replay",
-            "call",
-            "-o",
-            "f",
-            "--list-tools",
-            "a=1",
-            "--",
-            "s",
-        ]);
-        assert!(after_list.unwrap_err().contains("takes no arguments"));
-        let bad = parse(&[
-            "mcp-replay",
-            "call",
-            "-o",
-            "f",
-            "--tool",
-            "t",
-            "a:=nope",
-            "--",
-            "s",
-        ]);
-        assert!(bad.unwrap_err().contains("not JSON"));
-        let no_eq = parse(&[
-            "mcp-replay",
-            "call",
-            "-o",
-            "f",
-            "--tool",
-            "t",
-            "hi",
-            "--",
-            "s",
-        ]);
-        assert!(no_eq.unwrap_err().contains("KEY=VALUE"));
-        let array = parse(&[
-            "mcp-replay",
-            "call",
-            "-o",
-            "f",
-            "--tool",
-            "t",
-            "--args",
-            "[1]",
-            "--",
-            "s",
-        ]);
-        assert!(array.unwrap_err().contains("JSON object"));
-        let none = parse(&["mcp-replay", "call", "-o", "f", "--", "s"]);
-        assert!(none.unwrap_err().contains("no step"));
+        for (steps, why) in [
+            (&["a=1", "--tool", "t"][..], "before any --tool"),
+            (&["--list-tools", "a=1"][..], "takes no arguments"),
+            (&["--tool", "t", "a:=nope"][..], "not JSON"),
+            (&["--tool", "t", "hi"][..], "KEY=VALUE"),
+            (&["--tool", "t", "--args", "[1]"][..], "JSON object"),
+            (&[][..], "no step"),
+        ] {
+            let argv: Vec<&str> = ["mcp-replay", "call", "-o", "f"]
+                .into_iter()
+                .chain(steps.iter().copied())
+                .chain(["--", "s"])
+                .collect();
+            let e = parse(&argv).unwrap_err();
+            assert!(e.contains(why), "{steps:?}: {e}");
+        }
     }
 
     #[test]
