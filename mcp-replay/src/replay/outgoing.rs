@@ -21,7 +21,16 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
         if let Some(recording) = &mut self.recording {
             let mut recorded = entry.message();
             self.rules.normalize_client(&mut recorded);
-            recording.push((self.seq, super::Rec::Client(recorded)));
+            // Most client messages normalize to themselves: keep a reference to the entry,
+            // not a tree per message, so a recording holds little beyond the fixture.
+            let mut text = String::with_capacity(entry.text().len());
+            crate::json::write_message(&mut text, &recorded);
+            let rec = if text == entry.text() {
+                super::Rec::Entry(entry)
+            } else {
+                super::Rec::Client(recorded)
+            };
+            recording.push((self.seq, rec));
         }
         self.trace.sent(entry, live);
         let what = || format!("{} (fixture line {})", describe(entry), entry.line());
