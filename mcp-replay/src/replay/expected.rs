@@ -14,7 +14,9 @@ use std::cell::RefCell;
 pub(crate) struct Expected<'a> {
     entries: &'a [Entry],
     rules: &'a Rules,
-    messages: Vec<once_cell::unsync::OnceCell<Value>>,
+    /// Boxed: most entries are never normalized as trees (the fast path compares text),
+    /// and an empty cell is then one word, not a whole `Value`.
+    messages: Vec<once_cell::unsync::OnceCell<Box<Value>>>,
     /// Reused for the canonical text of actual messages.
     text: RefCell<String>,
 }
@@ -35,7 +37,7 @@ impl<'a> Expected<'a> {
         self.messages[e].get_or_init(|| {
             let mut message = self.entries[e].message();
             self.rules.normalize_server(&mut message);
-            message
+            Box::new(message)
         })
     }
 

@@ -9,6 +9,9 @@ use std::collections::BTreeSet;
 /// The harness's own `initialize` (session setup) uses id 0; fixture requests count from 1.
 pub(crate) const SETUP_ID: i64 = 0;
 
+/// The first live id of a fixture's request (after the session setup's own).
+const FIRST_LIVE: i64 = SETUP_ID + 1;
+
 /// One client request sent.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Sent {
@@ -27,7 +30,8 @@ pub(crate) struct Sent {
 pub(crate) struct Ledger {
     next: i64,
     live_of_entry: IntMap<usize, i64>,
-    sent: IntMap<i64, Sent>,
+    /// By live id, from [`FIRST_LIVE`] on (live ids are dense).
+    sent: Vec<Sent>,
     /// Sent and neither answered nor given up, in the order sent (live ids grow).
     open: BTreeSet<i64>,
 }
@@ -35,9 +39,9 @@ pub(crate) struct Ledger {
 impl Ledger {
     pub fn with_capacity(requests: usize) -> Ledger {
         Ledger {
-            next: SETUP_ID + 1,
+            next: FIRST_LIVE,
             live_of_entry: IntMap::with_capacity_and_hasher(requests, Default::default()),
-            sent: IntMap::with_capacity_and_hasher(requests, Default::default()),
+            sent: Vec::with_capacity(requests),
             open: BTreeSet::new(),
         }
     }
@@ -47,15 +51,12 @@ impl Ledger {
         let live = self.next;
         self.next += 1;
         self.live_of_entry.insert(entry, live);
-        self.sent.insert(
-            live,
-            Sent {
-                entry,
-                sent: seq,
-                answered: None,
-                given_up: false,
-            },
-        );
+        self.sent.push(Sent {
+            entry,
+            sent: seq,
+            answered: None,
+            given_up: false,
+        });
         self.open.insert(live);
         live
     }
@@ -67,12 +68,18 @@ impl Ledger {
 
     /// The request sent with live id `live`.
     pub fn get(&self, live: i64) -> Option<&Sent> {
-        self.sent.get(&live)
+        let index = usize::try_from(live.checked_sub(FIRST_LIVE)?).ok()?;
+        self.sent.get(index)
+    }
+
+    fn get_mut(&mut self, live: i64) -> Option<&mut Sent> {
+        let index = usize::try_from(live.checked_sub(FIRST_LIVE)?).ok()?;
+        self.sent.get_mut(index)
     }
 
     /// The response to `live` arrived at `seq`.
     pub fn answer(&mut self, live: i64, seq: u64) {
-        if let Some(sent) = self.sent.get_mut(&live) {
+        if let Some(sent) = self.get_mut(live) {
             sent.answered = Some(seq);
         }
         self.open.remove(&live);
@@ -80,7 +87,7 @@ impl Ledger {
 
     /// The replay no longer waits for an answer to `live`.
     pub fn give_up(&mut self, live: i64) {
-        if let Some(sent) = self.sent.get_mut(&live) {
+        if let Some(sent) = self.get_mut(live) {
             sent.given_up = true;
         }
         self.open.remove(&live);
@@ -88,7 +95,9 @@ impl Ledger {
 
     /// The requests in flight, `(live id, fixture entry)`, in the order they were sent.
     pub fn in_flight(&self) -> impl Iterator<Item = (i64, usize)> + '_ {
-        self.open.iter().map(|live| (*live, self.sent[live].entry))
+        self.open
+            .iter()
+            .filter_map(|live| Some((*live, self.get(*live)?.entry)))
     }
 
     /// While request entry `entry` ran: from its sending to its response (or the end).
@@ -118,7 +127,7 @@ impl Ledger {
             _ => None,
         };
         if let Some(n) = loose.filter(|n| n.fract() == 0.0).map(|n| n as i64) {
-            if let Some(sent) = self.sent.get(&n) {
+            if let Some(sent) = self.get(n) {
                 if id.is_i64() || id.is_u64() {
                     if sent.answered.is_some() {
                         return format!(
