@@ -1,5 +1,6 @@
 //! The outcome of a replay: every mismatch found, rendered as one readable report.
 
+use crate::contract::{Change, Class};
 use crate::error::test_filter;
 use crate::fixture::Fixture;
 use crate::json::{compact, differences, pretty, Difference};
@@ -63,6 +64,7 @@ pub struct Mismatch {
     pub(crate) expected: Option<Value>,
     pub(crate) actual: Option<Value>,
     pub(crate) differences: Vec<Difference>,
+    pub(crate) changes: Vec<Change>,
 }
 
 impl Mismatch {
@@ -74,6 +76,7 @@ impl Mismatch {
             expected: None,
             actual: None,
             differences: Vec::new(),
+            changes: Vec::new(),
         }
     }
 
@@ -123,6 +126,17 @@ impl Mismatch {
     /// The JSON paths where expected and actual differ (for method, params, result and id).
     pub fn differences(&self) -> &[Difference] {
         &self.differences
+    }
+
+    /// For a changed result of a listing or description (`tools/list`, `initialize`, ...):
+    /// each change and its contract class ([`contract`](crate::contract)); else empty.
+    pub fn changes(&self) -> &[Change] {
+        &self.changes
+    }
+
+    /// The most severe class among [`changes`](Mismatch::changes), if any.
+    pub fn class(&self) -> Option<Class> {
+        self.changes.iter().map(|c| c.class).max()
     }
 }
 
