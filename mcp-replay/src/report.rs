@@ -134,6 +134,14 @@ impl Mismatch {
         &self.changes
     }
 
+    /// The changes, most severe first (as [`contract::changes`](crate::contract::changes)
+    /// gives them; sorted again in case they were set otherwise).
+    fn changes_most_severe_first(&self) -> Vec<&Change> {
+        let mut changes: Vec<&Change> = self.changes.iter().collect();
+        changes.sort_by_key(|c| std::cmp::Reverse(c.class));
+        changes
+    }
+
     /// The most severe class among [`changes`](Mismatch::changes), if any.
     pub fn class(&self) -> Option<Class> {
         self.changes.iter().map(|c| c.class).max()
@@ -190,8 +198,21 @@ impl fmt::Display for Mismatch {
             )?,
             None => write!(f, "{bold}{}{reset}: {}", self.kind, self.summary)?,
         }
+        for change in self.changes_most_severe_first() {
+            let color = match change.class {
+                Class::Breaking | Class::Unknown => red,
+                Class::Compatible | Class::Cosmetic => dim,
+            };
+            write!(f, "\n    {color}{change}{reset}")?;
+        }
         if !self.differences.is_empty() {
-            for d in &self.differences {
+            // The changes above name every difference: the paths would repeat them.
+            let paths = if self.changes.is_empty() {
+                &self.differences[..]
+            } else {
+                &[]
+            };
+            for d in paths {
                 let show = |v: &Option<Value>| {
                     v.as_ref()
                         .map_or("(absent)".to_owned(), |v| compact(v, 100))
@@ -273,6 +294,7 @@ pub struct Report {
     pub(crate) test: Option<String>,
     pub(crate) rerecord: Option<String>,
     pub(crate) mismatches: Vec<Mismatch>,
+    pub(crate) accepted: Vec<Mismatch>,
     pub(crate) recorded: Option<Fixture>,
 }
 
@@ -285,6 +307,13 @@ impl Report {
     /// Every finding, in the order the fixture reaches them.
     pub fn mismatches(&self) -> &[Mismatch] {
         &self.mismatches
+    }
+
+    /// The changed results that are not findings because every one of their contract
+    /// changes is in an accepted class ([`Rules::accept`](crate::Rules::accept), the
+    /// header's `"accept"`). A re-recording writes them as the server sent them.
+    pub fn accepted(&self) -> &[Mismatch] {
+        &self.accepted
     }
 
     /// The fixture this report is about (file path, or `<string>`).
@@ -340,7 +369,13 @@ impl Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_ok() {
-            return write!(f, "mcp-replay: {}: ok", self.source);
+            write!(f, "mcp-replay: {}: ok", self.source)?;
+            let n = self.accepted.len();
+            if n > 0 {
+                let s = if n == 1 { "" } else { "s" };
+                write!(f, " ({n} changed result{s}, every change accepted)")?;
+            }
+            return Ok(());
         }
         let n = self.mismatches.len();
         let mut kinds: Vec<MismatchKind> = self.mismatches.iter().map(|m| m.kind).collect();
@@ -389,6 +424,7 @@ mod should {
             rerecord: None,
             mismatches: vec![Mismatch::new(MismatchKind::Result, Some(2), "differs")
                 .compare(&json!({"result": {"n": 1}}), &json!({"result": {"n": 2}}))],
+            accepted: Vec::new(),
             recorded: None,
         }
     }

@@ -396,6 +396,8 @@ fn other(
     ];
     let (class, text) = if LOWER.contains(&k) || UPPER.contains(&k) {
         bound(cx, k, LOWER.contains(&k), ev, av)
+    } else if let Some(judged) = numeric_format(cx, ev, av).filter(|_| k == "format") {
+        judged
     } else if k == "pattern" || k == "format" {
         match (ev, av) {
             (None, Some(v)) => (cx.narrowed(), format!("{k} `{}` added", text_of(v))),
@@ -416,6 +418,40 @@ fn other(
         (Class::Unknown, format!("`{k}` {}", verb(ev, av)))
     };
     out.change(class, cx.say(arg, text), p);
+}
+
+/// The range of a numeric `format` (as schemars writes them: `int32`, `uint64`,
+/// `double`, ...): lowest, highest, whole numbers only.
+fn numeric_range(format: &str) -> Option<(f64, f64, bool)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into(), true),
+        "uint8" => (0.0, u8::MAX.into(), true),
+        "int16" => (i16::MIN.into(), i16::MAX.into(), true),
+        "uint16" => (0.0, u16::MAX.into(), true),
+        "int32" => (i32::MIN.into(), i32::MAX.into(), true),
+        "uint32" => (0.0, u32::MAX.into(), true),
+        "int64" => (i64::MIN as f64, i64::MAX as f64, true),
+        "uint64" => (0.0, u64::MAX as f64, true),
+        "float" => (f32::MIN.into(), f32::MAX.into(), false),
+        "double" => (f64::MIN, f64::MAX, false),
+        _ => return None,
+    })
+}
+
+/// A numeric `format` changed to another (`uint32` to `double`): widened or narrowed.
+fn numeric_format(cx: &Cx<'_>, ev: Option<&Value>, av: Option<&Value>) -> Option<(Class, String)> {
+    let (e, a) = (ev?.as_str()?, av?.as_str()?);
+    let ((emin, emax, eint), (amin, amax, aint)) = (numeric_range(e)?, numeric_range(a)?);
+    let within = |(min, max, int): (f64, f64, bool), (bmin, bmax, bint): (f64, f64, bool)| {
+        bmin <= min && max <= bmax && (int || !bint)
+    };
+    let (x, y) = ((emin, emax, eint), (amin, amax, aint));
+    let (class, how) = match (within(x, y), within(y, x)) {
+        (true, _) => (cx.widened(), "widened"),
+        (_, true) => (cx.narrowed(), "narrowed"),
+        _ => (Class::Breaking, "changed"),
+    };
+    Some((class, format!("format {how} from `{e}` to `{a}`")))
 }
 
 fn text_of(v: &Value) -> String {
@@ -658,16 +694,15 @@ fn combinator(
     let has = |list: &[Value], x: &Value| list.iter().any(|y| json_eq(x, y));
     let grown = e.iter().all(|x| has(a, x));
     let shrunk = a.iter().all(|y| has(e, y));
-    if e.len() == a.len() && !(grown && shrunk) {
+    let same_text = json_eq(&Value::Array(e.clone()), &Value::Array(a.clone()));
+    // Equal branches are still walked, for the `$ref`s inside.
+    if e.len() == a.len() && (same_text || !(grown && shrunk)) {
         cx.one_of += usize::from(k == "oneOf");
         for (i, (x, y)) in e.iter().zip(a).enumerate() {
             node(cx, out, arg, &index(p, i), x, y);
         }
         cx.one_of -= usize::from(k == "oneOf");
         return;
-    }
-    if json_eq(&Value::Array(e.clone()), &Value::Array(a.clone())) {
-        return; // equal as text; `definitions` judges the `$ref`s inside
     }
     let (class, text) = match (k, grown, shrunk) {
         (_, true, true) => (Class::Cosmetic, "the same branches in another order"),
