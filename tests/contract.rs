@@ -354,3 +354,50 @@ fn classify_server_everything_tool_list_edits() {
         ["compatible: tool `new_tool` added"]
     );
 }
+
+/// With `"accept": ["cosmetic"]` in the folder's rules file, a description edit passes;
+/// `MCP_FIXTURE_UPDATE=1` still re-records it, so the fixture then holds the new text.
+#[tokio::test]
+async fn pass_and_rerecord_an_accepted_change_through_the_rules_file() {
+    use mcp_replay::harness::{run_in, Spec};
+    use mcp_replay::update::UpdateMode;
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("contract-accept-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("fixtures")).unwrap();
+    let path = dir.join("fixtures").join("tools.jsonl");
+    std::fs::write(&path, recorded().await.to_jsonl()).unwrap();
+    let rules = dir.join("fixtures").join("mcp-replay.rules.json");
+    std::fs::write(&rules, r#"{"accept": ["cosmetic"]}"#).unwrap();
+    let spec = || Spec {
+        manifest_dir: Box::leak(dir.display().to_string().into_boxed_str()),
+        dir: "fixtures",
+        name: "tools",
+        test_path: "contract::tools",
+        timeout_ms: None,
+        rules: None,
+        protocol: None,
+        mock_server: false,
+    };
+    let drifted = |t| serve(Variant::DescriptionOnly, t);
+    run_in(spec(), UpdateMode::No, drifted)
+        .await
+        .expect("accepted");
+    assert!(!std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("day by day"));
+    run_in(spec(), UpdateMode::Always, drifted)
+        .await
+        .expect("re-records");
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("day by day"));
+    let breaking = |t| serve(Variant::ToolRemoved, t);
+    let failure = run_in(spec(), UpdateMode::No, breaking).await.unwrap_err();
+    assert!(
+        failure
+            .to_string()
+            .contains("breaking: tool `alerts` removed"),
+        "{failure}"
+    );
+}

@@ -134,12 +134,23 @@ impl Mismatch {
         &self.changes
     }
 
-    /// The changes, most severe first (as [`contract::changes`](crate::contract::changes)
-    /// gives them; sorted again in case they were set otherwise).
-    fn changes_most_severe_first(&self) -> Vec<&Change> {
+    /// One line per contract change under the finding, most severe first (as
+    /// [`contract::changes`](crate::contract::changes) gives them; sorted again in case
+    /// they were set otherwise): breaking and unknown in red.
+    fn write_changes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Paint {
+            red, dim, reset, ..
+        } = Paint::of(f);
         let mut changes: Vec<&Change> = self.changes.iter().collect();
         changes.sort_by_key(|c| std::cmp::Reverse(c.class));
-        changes
+        for change in changes {
+            let color = match change.class {
+                Class::Breaking | Class::Unknown => red,
+                Class::Compatible | Class::Cosmetic => dim,
+            };
+            write!(f, "\n    {color}{change}{reset}")?;
+        }
+        Ok(())
     }
 
     /// The most severe class among [`changes`](Mismatch::changes), if any.
@@ -198,13 +209,7 @@ impl fmt::Display for Mismatch {
             )?,
             None => write!(f, "{bold}{}{reset}: {}", self.kind, self.summary)?,
         }
-        for change in self.changes_most_severe_first() {
-            let color = match change.class {
-                Class::Breaking | Class::Unknown => red,
-                Class::Compatible | Class::Cosmetic => dim,
-            };
-            write!(f, "\n    {color}{change}{reset}")?;
-        }
+        self.write_changes(f)?;
         if !self.differences.is_empty() {
             // The changes above name every difference: the paths would repeat them.
             let paths = if self.changes.is_empty() {

@@ -438,12 +438,7 @@ impl Rules {
                 .ok_or_else(|| err(format!("unordered[{i}] must be a method name string")))?;
             rules = rules.unordered(method);
         }
-        for (i, item) in list("accept")?.iter().enumerate() {
-            let class = item.as_str().and_then(Class::parse).ok_or_else(|| {
-                err(format!(
-                    "accept[{i}] must be a contract class: \"cosmetic\", \"compatible\", \"unknown\" or \"breaking\", not {item}"
-                ))
-            })?;
+        for class in accepted_classes(&list("accept")?).map_err(err)? {
             rules = rules.accept(class);
         }
         Ok(rules)
@@ -458,6 +453,21 @@ impl Rules {
             Err(e) => Err(Error::io(format!("reading {}", path.display()), e)),
         }
     }
+}
+
+/// The rules file's `"accept"` list: contract class names.
+fn accepted_classes(items: &[Value]) -> Result<Vec<Class>, String> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            item.as_str().and_then(Class::parse).ok_or_else(|| {
+                format!(
+                    "accept[{i}] must be a contract class: \"cosmetic\", \"compatible\", \"unknown\" or \"breaking\", not {item}"
+                )
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
