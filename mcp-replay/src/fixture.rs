@@ -198,6 +198,9 @@ pub struct Header {
     pub strict_response_order: bool,
     /// `"allow_secrets"`: known false positives of the secret scan.
     pub allow_secrets: Vec<AllowedSecret>,
+    /// `"accept"`: contract classes whose changes are not findings (`["cosmetic"]`), as
+    /// with [`Rules::accept`](crate::Rules::accept).
+    pub accept: Vec<crate::contract::Class>,
 }
 
 /// One `"allow_secrets"` entry of a fixture header: a secret rule let through, anywhere or
@@ -236,7 +239,7 @@ impl PartialEq for ServerRequestHandler {
 }
 
 /// The keys a header line may have.
-const HEADER_KEYS: [&str; 11] = [
+const HEADER_KEYS: [&str; 12] = [
     "mcp_replay",
     "protocol",
     "timeout",
@@ -247,6 +250,7 @@ const HEADER_KEYS: [&str; 11] = [
     "strict_order",
     "strict_response_order",
     "allow_secrets",
+    "accept",
     "description",
 ];
 
@@ -890,6 +894,7 @@ fn parse_header(obj: &Map<String, Value>) -> Result<Header, String> {
                 })?
             }
             "strict_order" => header.strict_order = switch(key, v)?,
+            "accept" => header.accept = classes(v)?,
             "strict_response_order" => header.strict_response_order = switch(key, v)?,
             "allow_secrets" => header.allow_secrets = allowed_secrets(v)?,
             _ => {
@@ -917,6 +922,17 @@ fn string_list(v: &Value) -> Option<Vec<String>> {
         .iter()
         .map(|m| m.as_str().map(str::to_owned))
         .collect()
+}
+
+/// `"accept": ["cosmetic", ...]`: contract class names.
+fn classes(v: &Value) -> Result<Vec<crate::contract::Class>, String> {
+    string_list(v)
+        .and_then(|names| names.iter().map(|n| crate::contract::Class::parse(n)).collect())
+        .ok_or_else(|| {
+            format!(
+                "\"accept\" must be a list of contract classes (\"cosmetic\", \"compatible\", \"unknown\", \"breaking\"), not {v}"
+            )
+        })
 }
 
 fn switch(key: &str, v: &Value) -> Result<bool, String> {
@@ -1183,6 +1199,8 @@ mod should {
         assert!(
             parse_err(r#"{"mcp_replay":1,"speed":1}"#).contains("valid keys: mcp_replay, protocol")
         );
+        assert!(parse_err(r#"{"mcp_replay":1,"accept":["nice"]}"#)
+            .contains("\"accept\" must be a list of contract classes"));
         assert!(parse_err(r#"{"mcp_replay":1,"strict_order":"yes"}"#)
             .contains("\"strict_order\" must be true or false"));
         assert!(parse_err(r#"{"mcp_replay":1,"pace_ms":-1}"#).contains("\"pace_ms\" must be"));

@@ -83,6 +83,7 @@
 
 #![warn(missing_docs)]
 
+pub mod contract;
 mod error;
 mod fast;
 pub mod fixture;

@@ -168,6 +168,7 @@ where
             fixture.source()
         )),
         mismatches: mock.mismatches,
+        accepted: Vec::new(),
         recorded: None,
     }
 }

@@ -1,5 +1,6 @@
 //! The outcome of a replay: every mismatch found, rendered as one readable report.
 
+use crate::contract::{Change, Class};
 use crate::error::test_filter;
 use crate::fixture::Fixture;
 use crate::json::{compact, differences, pretty, Difference};
@@ -63,6 +64,7 @@ pub struct Mismatch {
     pub(crate) expected: Option<Value>,
     pub(crate) actual: Option<Value>,
     pub(crate) differences: Vec<Difference>,
+    pub(crate) changes: Vec<Change>,
 }
 
 impl Mismatch {
@@ -74,6 +76,7 @@ impl Mismatch {
             expected: None,
             actual: None,
             differences: Vec::new(),
+            changes: Vec::new(),
         }
     }
 
@@ -123,6 +126,36 @@ impl Mismatch {
     /// The JSON paths where expected and actual differ (for method, params, result and id).
     pub fn differences(&self) -> &[Difference] {
         &self.differences
+    }
+
+    /// For a changed result of a listing or description (`tools/list`, `initialize`, ...):
+    /// each change and its contract class ([`contract`](crate::contract)); else empty.
+    pub fn changes(&self) -> &[Change] {
+        &self.changes
+    }
+
+    /// One line per contract change under the finding, most severe first (as
+    /// [`contract::changes`](crate::contract::changes) gives them; sorted again in case
+    /// they were set otherwise): breaking and unknown in red.
+    fn write_changes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Paint {
+            red, dim, reset, ..
+        } = Paint::of(f);
+        let mut changes: Vec<&Change> = self.changes.iter().collect();
+        changes.sort_by_key(|c| std::cmp::Reverse(c.class));
+        for change in changes {
+            let color = match change.class {
+                Class::Breaking | Class::Unknown => red,
+                Class::Compatible | Class::Cosmetic => dim,
+            };
+            write!(f, "\n    {color}{change}{reset}")?;
+        }
+        Ok(())
+    }
+
+    /// The most severe class among [`changes`](Mismatch::changes), if any.
+    pub fn class(&self) -> Option<Class> {
+        self.changes.iter().map(|c| c.class).max()
     }
 }
 
@@ -176,8 +209,15 @@ impl fmt::Display for Mismatch {
             )?,
             None => write!(f, "{bold}{}{reset}: {}", self.kind, self.summary)?,
         }
+        self.write_changes(f)?;
         if !self.differences.is_empty() {
-            for d in &self.differences {
+            // The changes above name every difference: the paths would repeat them.
+            let paths = if self.changes.is_empty() {
+                &self.differences[..]
+            } else {
+                &[]
+            };
+            for d in paths {
                 let show = |v: &Option<Value>| {
                     v.as_ref()
                         .map_or("(absent)".to_owned(), |v| compact(v, 100))
@@ -259,6 +299,7 @@ pub struct Report {
     pub(crate) test: Option<String>,
     pub(crate) rerecord: Option<String>,
     pub(crate) mismatches: Vec<Mismatch>,
+    pub(crate) accepted: Vec<Mismatch>,
     pub(crate) recorded: Option<Fixture>,
 }
 
@@ -271,6 +312,13 @@ impl Report {
     /// Every finding, in the order the fixture reaches them.
     pub fn mismatches(&self) -> &[Mismatch] {
         &self.mismatches
+    }
+
+    /// The changed results that are not findings because every one of their contract
+    /// changes is in an accepted class ([`Rules::accept`](crate::Rules::accept), the
+    /// header's `"accept"`). A re-recording writes them as the server sent them.
+    pub fn accepted(&self) -> &[Mismatch] {
+        &self.accepted
     }
 
     /// The fixture this report is about (file path, or `<string>`).
@@ -326,7 +374,13 @@ impl Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_ok() {
-            return write!(f, "mcp-replay: {}: ok", self.source);
+            write!(f, "mcp-replay: {}: ok", self.source)?;
+            let n = self.accepted.len();
+            if n > 0 {
+                let s = if n == 1 { "" } else { "s" };
+                write!(f, " ({n} changed result{s}, every change accepted)")?;
+            }
+            return Ok(());
         }
         let n = self.mismatches.len();
         let mut kinds: Vec<MismatchKind> = self.mismatches.iter().map(|m| m.kind).collect();
@@ -375,6 +429,7 @@ mod should {
             rerecord: None,
             mismatches: vec![Mismatch::new(MismatchKind::Result, Some(2), "differs")
                 .compare(&json!({"result": {"n": 1}}), &json!({"result": {"n": 2}}))],
+            accepted: Vec::new(),
             recorded: None,
         }
     }

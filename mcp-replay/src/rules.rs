@@ -1,6 +1,7 @@
 //! [`Rules`]: the versioned default normalization plus user rules by selector, set in code
 //! for one test or in a rules file for a whole fixture folder.
 
+use crate::contract::Class;
 use crate::error::Error;
 use crate::json::write_canonical;
 use crate::normalize::{self, is_placeholder, Paths};
@@ -65,6 +66,7 @@ pub struct Rules {
     paths: Paths,
     user: Vec<UserRule>,
     unordered: Vec<String>,
+    accept: Vec<Class>,
 }
 
 impl Default for Rules {
@@ -75,6 +77,7 @@ impl Default for Rules {
             paths: Paths::of_this_machine(None),
             user: Vec::new(),
             unordered: Vec::new(),
+            accept: Vec::new(),
         }
     }
 }
@@ -99,6 +102,7 @@ impl fmt::Debug for Rules {
             .field("defaults", &self.defaults)
             .field("user", &user)
             .field("unordered", &self.unordered)
+            .field("accept", &self.accept)
             .finish()
     }
 }
@@ -199,12 +203,31 @@ impl Rules {
         self.unordered.iter().any(|m| m == method)
     }
 
-    /// Adds `other`'s user rules and unordered methods after these (a folder's rules file,
-    /// then a test's own rules).
+    /// Lets contract changes of `class` through: a changed `tools/list` (or other
+    /// [`CONTRACT_METHODS`](crate::contract::CONTRACT_METHODS)) result all of whose
+    /// changes are in accepted classes is not a finding (`docs/contract.md`).
+    /// `Rules::default().accept(Class::Cosmetic)` lets a description edit pass.
+    pub fn accept(mut self, class: Class) -> Rules {
+        if !self.accept.contains(&class) {
+            self.accept.push(class);
+        }
+        self
+    }
+
+    /// Are contract changes of `class` let through ([`accept`](Rules::accept))?
+    pub fn accepts(&self, class: Class) -> bool {
+        self.accept.contains(&class)
+    }
+
+    /// Adds `other`'s user rules, unordered methods and accepted classes after these (a
+    /// folder's rules file, then a test's own rules).
     pub fn merge(mut self, other: &Rules) -> Rules {
         self.user.extend(other.user.iter().cloned());
         for m in &other.unordered {
             self = self.unordered(m);
+        }
+        for &class in &other.accept {
+            self = self.accept(class);
         }
         self
     }
@@ -328,7 +351,8 @@ impl Rules {
     ///  "replace": [{"selector": ".result.content[].text", "with": "<TEXT>"}],
     ///  "regex": [{"selector": ".params.**.message", "pattern": "\\d+ ms", "with": "<DURATION>"}],
     ///  "sort": [".result.tools"],
-    ///  "unordered": ["notifications/message"]}
+    ///  "unordered": ["notifications/message"],
+    ///  "accept": ["cosmetic"]}
     /// ```
     pub fn from_json(text: &str, source: &str) -> Result<Rules, Error> {
         let err = |message: String| Error::Rules {
@@ -340,7 +364,7 @@ impl Rules {
         let Value::Object(obj) = value else {
             return Err(err("a rules file is a JSON object".into()));
         };
-        const KEYS: [&str; 5] = ["version", "replace", "regex", "sort", "unordered"];
+        const KEYS: [&str; 6] = ["version", "replace", "regex", "sort", "unordered", "accept"];
         if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
             return Err(err(format!(
                 "unknown key {k:?}; valid keys: {}",
@@ -414,6 +438,9 @@ impl Rules {
                 .ok_or_else(|| err(format!("unordered[{i}] must be a method name string")))?;
             rules = rules.unordered(method);
         }
+        for class in accepted_classes(&list("accept")?).map_err(err)? {
+            rules = rules.accept(class);
+        }
         Ok(rules)
     }
 
@@ -426,6 +453,21 @@ impl Rules {
             Err(e) => Err(Error::io(format!("reading {}", path.display()), e)),
         }
     }
+}
+
+/// The rules file's `"accept"` list: contract class names.
+fn accepted_classes(items: &[Value]) -> Result<Vec<Class>, String> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            item.as_str().and_then(Class::parse).ok_or_else(|| {
+                format!(
+                    "accept[{i}] must be a contract class: \"cosmetic\", \"compatible\", \"unknown\" or \"breaking\", not {item}"
+                )
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -458,6 +500,22 @@ mod should {
                 "count": ".result.count=true",
                 "tags": ["a", "b", {"z": 1}]
             }})
+        );
+    }
+
+    #[test]
+    fn read_accepted_contract_classes_from_a_rules_file() {
+        let rules = Rules::from_json(r#"{"accept": ["cosmetic"]}"#, "r.json").unwrap();
+        assert!(rules.accepts(Class::Cosmetic));
+        assert!(!rules.accepts(Class::Compatible));
+        let merged = Rules::default().merge(&rules).accept(Class::Compatible);
+        assert!(merged.accepts(Class::Cosmetic) && merged.accepts(Class::Compatible));
+        let err = Rules::from_json(r#"{"accept": ["pretty"]}"#, "r.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(r#"accept[0] must be a contract class: "cosmetic", "compatible", "unknown" or "breaking", not "pretty""#),
+            "{err}"
         );
     }
 

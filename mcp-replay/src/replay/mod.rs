@@ -27,9 +27,10 @@ pub(crate) mod trace;
 
 pub use serve::ServeOutput;
 
+use crate::contract::{self, Change, Class, CONTRACT_METHODS};
 use crate::fast::FastResponse;
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
-use crate::json::compact;
+use crate::json::{compact, json_eq};
 use crate::report::{Mismatch, MismatchKind, Report};
 use crate::rules::Rules;
 use crate::transport::{read_lines, Incoming};
@@ -157,6 +158,8 @@ struct Driver<'f, W> {
     /// The actual server request each matched expected server request entry was.
     server_request_seen: IntMap<usize, Value>,
     mismatches: Vec<Mismatch>,
+    /// Result differences whose contract changes are all in accepted classes.
+    accepted: Vec<Mismatch>,
     /// What the server really did, unless the fixture was replayed
     /// [`without_recording`](Fixture::without_recording).
     recording: Option<Vec<(u64, Rec<'f>)>>,
@@ -236,6 +239,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             server_live: IntMap::default(),
             server_request_seen: IntMap::default(),
             mismatches: Vec::new(),
+            accepted: Vec::new(),
             recording: fixture.records().then(Vec::new),
             recordable: true,
             out: Vec::new(),
@@ -263,6 +267,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             test: None,
             rerecord: None,
             mismatches: self.mismatches,
+            accepted: self.accepted,
             recorded,
         }
     }
@@ -855,7 +860,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let request = entries[r]
             .answers()
             .expect("responses are correlated at parse time");
-        let m = Mismatch::new(
+        let expected = self.expected.message(r);
+        let mut m = Mismatch::new(
             MismatchKind::Result,
             Some(entries[r].line()),
             format!(
@@ -863,8 +869,26 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 describe_request(&entries[request])
             ),
         )
-        .compare(self.expected.message(r), actual);
+        .compare(expected, actual);
+        if let Some(method) = entries[request].method() {
+            m.changes = result_changes(method, expected, actual);
+        }
+        if !m.changes.is_empty() && m.changes.iter().all(|c| self.accepts(c.class)) {
+            if self.trace.on() {
+                self.trace.line(format_args!(
+                    "accepted: {} (every change is in an accepted class)",
+                    m.summary
+                ));
+            }
+            self.accepted.push(m);
+            return;
+        }
         self.fail(m);
+    }
+
+    /// Are contract changes of `class` let through, by the rules or the fixture header?
+    fn accepts(&self, class: Class) -> bool {
+        self.rules.accepts(class) || self.fixture.header().accept.contains(&class)
     }
 
     /// A notification or server request: taken into its group; a server request is
@@ -1478,6 +1502,27 @@ fn describe(entry: &Entry) -> String {
         MessageKind::Request => format!("request `{}`", entry.method().unwrap_or("?")),
         MessageKind::Notification => format!("`{}`", entry.method().unwrap_or("?")),
     }
+}
+
+/// The contract changes of a response to a `method` request (one of
+/// [`CONTRACT_METHODS`]) whose result changed, when both messages are results and they
+/// differ nowhere else (so that every difference belongs to a change).
+fn result_changes(method: &str, expected: &Value, actual: &Value) -> Vec<Change> {
+    if !CONTRACT_METHODS.contains(&method) {
+        return Vec::new();
+    }
+    let (Some(e), Some(a)) = (expected.get("result"), actual.get("result")) else {
+        return Vec::new();
+    };
+    let outside = |m: &Value| -> Value {
+        let mut m = m.clone();
+        m.as_object_mut().map(|o| o.remove("result"));
+        m
+    };
+    if !json_eq(&outside(expected), &outside(actual)) {
+        return Vec::new();
+    }
+    contract::changes(method, e, a)
 }
 
 fn describe_request(entry: &Entry) -> String {
