@@ -1,10 +1,12 @@
 //! `mcp-replay check`, `accept` and `reject`.
 
-use crate::cli::{CheckArgs, PendingArgs};
-use crate::Fatal;
-use mcp_replay::Fixture;
+use crate::cli::{CheckArgs, Format, PendingArgs};
+use crate::{junit, print_json, Fatal};
+use mcp_replay::{output, Error, Fixture};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 /// The folders used when no path is given.
 fn default_roots() -> Vec<PathBuf> {
@@ -52,7 +54,20 @@ fn name_of(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// One thing `check` found about one file.
+struct Problem {
+    /// `invalid`, `secret`, `unreadable`, `pending`, `temporary`, `unreferenced`.
+    kind: &'static str,
+    /// The line of the fixture it is on, when it is on one.
+    line: Option<usize>,
+    /// The sentence printed for it.
+    summary: String,
+    /// A problem (exit 1), or a warning only (`unreferenced` without `--strict`).
+    problem: bool,
+}
+
 pub(crate) fn check(args: CheckArgs) -> Result<ExitCode, Fatal> {
+    let started = Instant::now();
     let roots = roots(&args.paths);
     if roots.is_empty() {
         return Err(Fatal(
@@ -61,41 +76,128 @@ pub(crate) fn check(args: CheckArgs) -> Result<ExitCode, Fatal> {
     }
     let files = walk(&roots);
     let sources = rust_sources();
-    let (mut checked, mut problems, mut warnings) = (0, 0, 0);
+    let mut checked = 0;
+    // Every fixture, pending or temporary file, with what was found about it.
+    let mut found: Vec<(&PathBuf, Vec<Problem>)> = Vec::new();
     for path in &files {
         let name = name_of(path);
+        let mut problems = Vec::new();
         if name.ends_with(".jsonl.new") {
-            problems += 1;
-            println!(
-                "{}: pending re-recording: review it, then `mcp-replay accept {}` or `mcp-replay reject {}`",
-                path.display(),
-                path.display(),
-                path.display()
-            );
+            problems.push(Problem {
+                kind: "pending",
+                line: None,
+                summary: format!(
+                    "{}: pending re-recording: review it, then `mcp-replay accept {}` or `mcp-replay reject {}`",
+                    path.display(),
+                    path.display(),
+                    path.display()
+                ),
+                problem: true,
+            });
         } else if name.starts_with('.') && name.contains(".jsonl.tmp.") {
-            problems += 1;
-            println!(
-                "{}: a temporary file left by an interrupted write: delete it",
-                path.display()
-            );
+            problems.push(Problem {
+                kind: "temporary",
+                line: None,
+                summary: format!(
+                    "{}: a temporary file left by an interrupted write: delete it",
+                    path.display()
+                ),
+                problem: true,
+            });
         } else if name.ends_with(".jsonl") {
             checked += 1;
             if let Err(e) = Fixture::load(path) {
-                problems += 1;
-                println!("{e}");
+                let (kind, line) = match &e {
+                    Error::Parse { line, .. } => ("invalid", Some(*line)),
+                    Error::Secret { line, .. } => ("secret", Some(*line)),
+                    _ => ("unreadable", None),
+                };
+                problems.push(Problem {
+                    kind,
+                    line,
+                    summary: e.to_string(),
+                    problem: true,
+                });
             } else if !referenced(path, &sources) {
-                warnings += 1;
-                if args.strict {
-                    problems += 1;
-                }
-                println!(
-                    "{}: unreferenced: no .rs file under this folder names it (delete it, or ignore this if a CLI run uses it)",
-                    path.display()
-                );
+                problems.push(Problem {
+                    kind: "unreferenced",
+                    line: None,
+                    summary: format!(
+                        "{}: unreferenced: no .rs file under this folder names it (delete it, or ignore this if a CLI run uses it)",
+                        path.display()
+                    ),
+                    problem: args.strict,
+                });
             }
+        } else {
+            continue;
+        }
+        found.push((path, problems));
+    }
+    let all = || found.iter().flat_map(|(_, p)| p);
+    let problems = all().filter(|p| p.problem).count();
+    let warnings = all().filter(|p| p.kind == "unreferenced").count();
+    match args.output.format {
+        Format::Text => {
+            for p in all() {
+                println!("{}", p.summary);
+            }
+            println!("{checked} fixtures checked: {problems} problems, {warnings} warnings");
+        }
+        Format::Json => {
+            let fixtures = found
+                .iter()
+                .map(|(path, found)| {
+                    json!({
+                        "fixture": path.display().to_string(),
+                        "ok": !found.iter().any(|p| p.problem),
+                        "findings": found.iter().map(|p| json!({
+                            "kind": p.kind,
+                            "line": p.line,
+                            "summary": p.summary,
+                            "problem": p.problem,
+                        })).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            let mut document = output::document("check", fixtures);
+            document["checked"] = checked.into();
+            document["problems"] = problems.into();
+            document["warnings"] = warnings.into();
+            print_json(&document)?;
         }
     }
-    println!("{checked} fixtures checked: {problems} problems, {warnings} warnings");
+    if let Some(file) = &args.output.junit {
+        let cases: Vec<junit::Case> = found
+            .iter()
+            .map(|(path, found)| {
+                let failing: Vec<&Problem> = found.iter().filter(|p| p.problem).collect();
+                let outcome = match failing.first() {
+                    None => junit::Verdict::Passed,
+                    Some(first) => junit::Verdict::Failure {
+                        message: format!(
+                            "{} problem{}",
+                            failing.len(),
+                            if failing.len() == 1 { "" } else { "s" }
+                        ),
+                        kind: first.kind.into(),
+                        text: failing
+                            .iter()
+                            .map(|p| p.summary.as_str())
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                    },
+                };
+                junit::Case {
+                    name: path.display().to_string(),
+                    classname: "mcp-replay.check",
+                    time: Duration::ZERO,
+                    outcome,
+                }
+            })
+            .collect();
+        junit::write(file, &cases, started.elapsed())?;
+    }
     Ok(if problems == 0 {
         ExitCode::SUCCESS
     } else {
