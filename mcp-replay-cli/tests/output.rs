@@ -413,6 +413,15 @@ fn diff_exits_0_without_change_and_1_for_an_unclassified_change_at_every_thresho
 
 #[test]
 fn diff_reads_rev_path_with_git_show() {
+    let in_git = Command::new("git")
+        .current_dir(workspace())
+        .args(["cat-file", "-e", "HEAD:fixtures/lookup_issue.jsonl"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !in_git {
+        eprintln!("skipped: not a git checkout with fixtures/lookup_issue.jsonl committed");
+        return;
+    }
     let dir = temp_dir("diff-git");
     let new = changed_tool_result(&dir);
     let committed = "HEAD:fixtures/lookup_issue.jsonl";

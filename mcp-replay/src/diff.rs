@@ -5,11 +5,16 @@
 //! ```
 //! use mcp_replay::{diff, Fixture, MismatchKind, Rules};
 //!
-//! let old = Fixture::parse(concat!(
-//!     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}}"#, "\n",
-//!     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"hi"}]}}}"#, "\n",
-//! )).unwrap();
-//! let new = Fixture::parse(&old.to_jsonl().replace(r#""text":"hi"}]"#, r#""text":"echo: hi"}]"#)).unwrap();
+//! use serde_json::json;
+//!
+//! let fixture = |answer: &str| {
+//!     let call = json!({"direction": "client->server", "message": {"jsonrpc": "2.0",
+//!         "id": "<REQUEST_ID>", "method": "tools/call", "params": {"name": "echo"}}});
+//!     let reply = json!({"direction": "server->client", "message": {"jsonrpc": "2.0",
+//!         "id": "<REQUEST_ID>", "result": {"content": [{"type": "text", "text": answer}]}}});
+//!     Fixture::parse(&format!("{call}\n{reply}\n")).unwrap()
+//! };
+//! let (old, new) = (fixture("hi"), fixture("echo: hi"));
 //!
 //! let diff = diff::diff(&old, &new, &Rules::default());
 //! assert_eq!(diff.mismatches().len(), 1);
@@ -27,7 +32,7 @@
 //!   the same tool: a request only one side has is `missing` (only OLD) or `unexpected`
 //!   (only NEW), a pair whose params differ is `params`;
 //! - the responses by the request they answer: a pair that differs is `result`, and for a
-//!   request of [`CONTRACT_METHODS`](crate::contract::CONTRACT_METHODS) its
+//!   request of [`CONTRACT_METHODS`] its
 //!   [`changes`](Mismatch::changes) are filled with their contract classes;
 //! - notifications and server requests (either side's) by method, in order; the server's
 //!   messages that both sides have but in another order are one `notification order`
@@ -657,6 +662,71 @@ mod should {
         let d = diff(&old, &fixture(&[CALL, LOG, ANSWER]), &Rules::default());
         assert_eq!(kinds(&d), [MismatchKind::Missing], "{d}");
         assert_eq!(d.mismatches()[0].line(), Some(3));
+    }
+
+    #[test]
+    fn pair_server_requests_by_method_and_the_clients_answers_by_request() {
+        const ROOTS: &str =
+            r#"< {"jsonrpc":"2.0","id":"<SERVER_REQUEST_ID:1>","method":"roots/list"}"#;
+        const NONE: &str =
+            r#"> {"jsonrpc":"2.0","id":"<SERVER_REQUEST_ID:1>","result":{"roots":[]}}"#;
+        let old = fixture(&[CALL, ROOTS, NONE, ANSWER]);
+        let new = fixture(&[
+            CALL,
+            &ROOTS.replace(":1>", ":4>"),
+            &NONE
+                .replace(":1>", ":4>")
+                .replace("[]", r#"[{"uri":"file:///x"}]"#),
+            ANSWER,
+        ]);
+        let d = diff(&old, &new, &Rules::default());
+        assert_eq!(kinds(&d), [MismatchKind::Result], "{d}");
+        assert_eq!(
+            d.mismatches()[0].summary(),
+            "the client's answer to `roots/list` (line 3) differs"
+        );
+        assert_eq!(d.mismatches()[0].differences()[0].path, ".result.roots[0]");
+    }
+
+    #[test]
+    fn gate_and_show_the_classes_a_classifier_gives() {
+        let m = |class| {
+            let mut m = Mismatch::new(MismatchKind::Result, Some(5), "the response differs");
+            m.changes = vec![contract::Change {
+                class,
+                description: "tool `added` added".into(),
+                path: ".tools[5]".into(),
+            }];
+            m
+        };
+        let compatible = Diff {
+            old: "a".into(),
+            new: "b".into(),
+            mismatches: vec![m(Class::Compatible)],
+        };
+        assert!(!compatible.fails_at(Class::Breaking));
+        assert!(compatible.fails_at(Class::Compatible));
+        assert_eq!(compatible.class(), Some(Class::Compatible));
+        let json = compatible.to_json(Class::Breaking);
+        assert_eq!(json["ok"], true);
+        assert_eq!(json["changed"], true);
+        assert_eq!(json["findings"][0]["class"], "compatible");
+        assert_eq!(json["findings"][0]["severity"], "compatible");
+        assert_eq!(json["findings"][0]["changes"][0]["path"], ".tools[5]");
+        let text = compatible.to_string();
+        assert!(
+            text.contains(
+                "    contract changes:\n      compatible: tool `added` added (at .tools[5])"
+            ),
+            "{text}"
+        );
+        // Unknown outranks compatible for the gate, breaking too.
+        let mixed = Diff {
+            mismatches: vec![m(Class::Compatible), m(Class::Unknown)],
+            ..compatible.clone()
+        };
+        assert!(mixed.fails_at(Class::Breaking));
+        assert_eq!(mixed.class(), Some(Class::Unknown));
     }
 
     #[test]
