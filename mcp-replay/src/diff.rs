@@ -160,54 +160,116 @@ fn rank(class: Class) -> u8 {
 /// [module](self) for how messages are paired).
 pub fn diff(old: &Fixture, new: &Fixture, rules: &Rules) -> Diff {
     let sides = [Side::new(old, rules), Side::new(new, rules)];
-    let mut findings = Findings::default();
-    // Requests and notifications, each side's grouped by key in order.
-    let groups = |side: &Side| {
-        let mut keys: Vec<Key> = Vec::new();
-        let mut by_key: HashMap<Key, Vec<usize>> = HashMap::new();
-        for (i, entry) in side.entries.iter().enumerate() {
-            if entry.kind() == MessageKind::Response {
-                continue;
-            }
-            let key = key_of(entry, &side.messages[i]);
-            by_key
-                .entry(key.clone())
-                .or_insert_with(|| {
-                    keys.push(key);
-                    Vec::new()
-                })
-                .push(i);
-        }
-        (keys, by_key)
-    };
-    let (old_keys, mut old_groups) = groups(&sides[0]);
-    let (new_keys, mut new_groups) = groups(&sides[1]);
-    let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let new_only_keys: Vec<Key> = new_keys
-        .into_iter()
-        .filter(|k| !old_groups.contains_key(k))
-        .collect();
-    let keys = old_keys.iter().chain(&new_only_keys);
-    let mut only_old = Vec::new();
-    let mut only_new = Vec::new();
-    for key in keys {
-        let o = old_groups.remove(key).unwrap_or_default();
-        let n = new_groups.remove(key).unwrap_or_default();
-        pairs.extend(o.iter().copied().zip(n.iter().copied()));
-        only_old.extend(o.iter().skip(n.len()).copied());
-        only_new.extend(n.iter().skip(o.len()).copied());
+    let pairing = Pairing::of(&sides);
+    let mut pass = Pass::new(&sides, &pairing.pairs);
+    for &(o, n) in &pairing.pairs {
+        pass.compare_params(o, n);
+        pass.compare_answers(o, n);
     }
-    pairs.sort();
-    let new_to_old: HashMap<usize, usize> = pairs.iter().map(|&(o, n)| (n, o)).collect();
-    // What only NEW has goes after the OLD message its previous paired message matches.
-    let anchor = |j: usize| (0..j).rev().find_map(|k| new_to_old.get(&k).copied());
+    for &o in &pairing.only_old {
+        pass.gone(o);
+    }
+    for &n in &pairing.only_new {
+        pass.added(n);
+    }
+    if let Some((place, m)) = order(&sides, &pairing.pairs) {
+        pass.findings.push(place, m);
+    }
+    Diff {
+        old: old.source().to_owned(),
+        new: new.source().to_owned(),
+        mismatches: pass.findings.sorted(),
+    }
+}
 
-    for &(o, n) in &pairs {
-        let (oe, ne) = (&sides[0].entries[o], &sides[1].entries[n]);
-        let expected = &sides[0].messages[o];
-        let actual = relabel(&sides[1].messages[n], expected);
+/// Which requests and notifications of OLD and NEW go together: the pairs (OLD's entry,
+/// NEW's entry) in OLD's order, and the entries only one side has.
+#[derive(Default)]
+struct Pairing {
+    pairs: Vec<(usize, usize)>,
+    only_old: Vec<usize>,
+    only_new: Vec<usize>,
+}
+
+impl Pairing {
+    /// Pairs the *n*-th message of a key in OLD with the *n*-th of the same key in NEW,
+    /// OLD's keys first, then the keys only NEW has; what is left over is one side's only.
+    fn of(sides: &[Side; 2]) -> Pairing {
+        let (old_keys, mut old_groups) = groups(&sides[0]);
+        let (new_keys, mut new_groups) = groups(&sides[1]);
+        let new_only_keys: Vec<Key> = new_keys
+            .into_iter()
+            .filter(|k| !old_groups.contains_key(k))
+            .collect();
+        let mut pairing = Pairing::default();
+        for key in old_keys.iter().chain(&new_only_keys) {
+            let o = old_groups.remove(key).unwrap_or_default();
+            let n = new_groups.remove(key).unwrap_or_default();
+            pairing
+                .pairs
+                .extend(o.iter().copied().zip(n.iter().copied()));
+            pairing.only_old.extend(o.iter().skip(n.len()).copied());
+            pairing.only_new.extend(n.iter().skip(o.len()).copied());
+        }
+        pairing.pairs.sort();
+        pairing
+    }
+}
+
+/// A side's requests and notifications grouped by key, each group in order, with the keys
+/// in the order they first come.
+fn groups(side: &Side) -> (Vec<Key>, HashMap<Key, Vec<usize>>) {
+    let mut keys: Vec<Key> = Vec::new();
+    let mut by_key: HashMap<Key, Vec<usize>> = HashMap::new();
+    for (i, entry) in side.entries.iter().enumerate() {
+        if entry.kind() == MessageKind::Response {
+            continue;
+        }
+        let key = key_of(entry, &side.messages[i]);
+        by_key
+            .entry(key.clone())
+            .or_insert_with(|| {
+                keys.push(key);
+                Vec::new()
+            })
+            .push(i);
+    }
+    (keys, by_key)
+}
+
+/// One comparison under way: the two sides, which OLD entry each paired NEW entry matches,
+/// and the findings so far.
+struct Pass<'a> {
+    sides: &'a [Side<'a>; 2],
+    new_to_old: HashMap<usize, usize>,
+    findings: Findings,
+}
+
+impl<'a> Pass<'a> {
+    /// A pass over `sides` with no finding yet, `pairs` being what [`Pairing`] paired.
+    fn new(sides: &'a [Side<'a>; 2], pairs: &[(usize, usize)]) -> Pass<'a> {
+        Pass {
+            sides,
+            new_to_old: pairs.iter().map(|&(o, n)| (n, o)).collect(),
+            findings: Findings::default(),
+        }
+    }
+
+    /// Where what only NEW has (its entry `j`) goes: after the OLD message that NEW's
+    /// previous paired message matches.
+    fn anchor(&self, j: usize) -> Option<usize> {
+        (0..j).rev().find_map(|k| self.new_to_old.get(&k).copied())
+    }
+
+    /// A `params` finding when the paired request or notification (OLD's `o`, NEW's `n`)
+    /// has other params.
+    fn compare_params(&mut self, o: usize, n: usize) {
+        let [old, new] = self.sides;
+        let (oe, ne) = (&old.entries[o], &new.entries[n]);
+        let expected = &old.messages[o];
+        let actual = relabel(&new.messages[n], expected);
         if !json_eq(expected, &actual) {
-            findings.push(
+            self.findings.push(
                 Place::At(o),
                 Mismatch::new(
                     MismatchKind::Params,
@@ -217,77 +279,101 @@ pub fn diff(old: &Fixture, new: &Fixture, rules: &Rules) -> Diff {
                 .compare(expected, &actual),
             );
         }
-        // The answers.
-        match (sides[0].answer(o), sides[1].answer(n)) {
-            (Some(ro), Some(rn)) => {
-                let expected = &sides[0].messages[ro];
-                let actual = relabel(&sides[1].messages[rn], expected);
-                if json_eq(expected, &actual) {
-                    continue;
-                }
-                let method = oe.method().unwrap_or("?");
-                let whose = match oe.direction() {
-                    Direction::ClientToServer => "the response to",
-                    Direction::ServerToClient => "the client's answer to",
-                };
-                let lines = o_n(&sides[0].entries[ro], &sides[1].entries[rn]);
-                let mut m = Mismatch::new(
-                    MismatchKind::Result,
-                    Some(sides[1].entries[rn].line()),
-                    format!("{whose} `{method}` ({lines}) differs"),
-                )
-                .compare(expected, &actual);
-                if oe.direction() == Direction::ClientToServer && CONTRACT_METHODS.contains(&method)
-                {
-                    if let (Some(e), Some(a)) = (expected.get("result"), actual.get("result")) {
-                        m.changes = contract::changes(method, e, a);
-                    }
-                }
-                findings.push(Place::At(ro), m);
-            }
-            (Some(ro), None) => {
-                let method = oe.method().unwrap_or("?");
-                findings.push(
-                    Place::At(ro),
-                    Mismatch::new(
-                        MismatchKind::Missing,
-                        Some(sides[0].entries[ro].line()),
-                        format!(
-                            "the answer to `{method}` (old line {}) is gone: the new request (line {}) has none",
-                            sides[0].entries[ro].line(),
-                            ne.line()
-                        ),
-                    )
-                    .expected(&sides[0].messages[ro]),
-                );
-            }
-            (None, Some(rn)) => {
-                let method = oe.method().unwrap_or("?");
-                findings.push(
-                    Place::After(anchor(rn), rn),
-                    Mismatch::new(
-                        MismatchKind::Unexpected,
-                        Some(sides[1].entries[rn].line()),
-                        format!(
-                            "the new fixture answers `{method}` (new line {}), which the old one leaves unanswered (line {})",
-                            sides[1].entries[rn].line(),
-                            oe.line()
-                        ),
-                    )
-                    .actual(&sides[1].messages[rn]),
-                );
-            }
+    }
+
+    /// The findings about the answers to a paired request (OLD's `o`, NEW's `n`): they
+    /// differ, or only one side has one.
+    fn compare_answers(&mut self, o: usize, n: usize) {
+        match (self.sides[0].answer(o), self.sides[1].answer(n)) {
+            (Some(ro), Some(rn)) => self.answers_differ(o, ro, rn),
+            (Some(ro), None) => self.answer_gone(o, n, ro),
+            (None, Some(rn)) => self.answer_added(o, rn),
             (None, None) => {}
         }
     }
-    for &o in &only_old {
-        let e = &sides[0].entries[o];
-        let and_answer = if sides[0].answer(o).is_some() {
+
+    /// A `result` finding when OLD's answer `ro` to request `o` and NEW's answer `rn`
+    /// differ, with the contract changes for a request of [`CONTRACT_METHODS`].
+    fn answers_differ(&mut self, o: usize, ro: usize, rn: usize) {
+        let [old, new] = self.sides;
+        let oe = &old.entries[o];
+        let expected = &old.messages[ro];
+        let actual = relabel(&new.messages[rn], expected);
+        if json_eq(expected, &actual) {
+            return;
+        }
+        let method = oe.method().unwrap_or("?");
+        let whose = match oe.direction() {
+            Direction::ClientToServer => "the response to",
+            Direction::ServerToClient => "the client's answer to",
+        };
+        let lines = o_n(&old.entries[ro], &new.entries[rn]);
+        let mut m = Mismatch::new(
+            MismatchKind::Result,
+            Some(new.entries[rn].line()),
+            format!("{whose} `{method}` ({lines}) differs"),
+        )
+        .compare(expected, &actual);
+        if oe.direction() == Direction::ClientToServer && CONTRACT_METHODS.contains(&method) {
+            if let (Some(e), Some(a)) = (expected.get("result"), actual.get("result")) {
+                m.changes = contract::changes(method, e, a);
+            }
+        }
+        self.findings.push(Place::At(ro), m);
+    }
+
+    /// A `missing` finding: OLD answers request `o` (with `ro`), NEW's request `n` has no
+    /// answer.
+    fn answer_gone(&mut self, o: usize, n: usize, ro: usize) {
+        let [old, new] = self.sides;
+        let method = old.entries[o].method().unwrap_or("?");
+        self.findings.push(
+            Place::At(ro),
+            Mismatch::new(
+                MismatchKind::Missing,
+                Some(old.entries[ro].line()),
+                format!(
+                    "the answer to `{method}` (old line {}) is gone: the new request (line {}) has none",
+                    old.entries[ro].line(),
+                    new.entries[n].line()
+                ),
+            )
+            .expected(&old.messages[ro]),
+        );
+    }
+
+    /// An `unexpected` finding: NEW answers the request (with `rn`) that OLD's `o` leaves
+    /// unanswered.
+    fn answer_added(&mut self, o: usize, rn: usize) {
+        let [old, new] = self.sides;
+        let oe = &old.entries[o];
+        let method = oe.method().unwrap_or("?");
+        let place = Place::After(self.anchor(rn), rn);
+        self.findings.push(
+            place,
+            Mismatch::new(
+                MismatchKind::Unexpected,
+                Some(new.entries[rn].line()),
+                format!(
+                    "the new fixture answers `{method}` (new line {}), which the old one leaves unanswered (line {})",
+                    new.entries[rn].line(),
+                    oe.line()
+                ),
+            )
+            .actual(&new.messages[rn]),
+        );
+    }
+
+    /// A `missing` finding for OLD's entry `o`, which NEW does not have.
+    fn gone(&mut self, o: usize) {
+        let old = &self.sides[0];
+        let e = &old.entries[o];
+        let and_answer = if old.answer(o).is_some() {
             " and its answer are"
         } else {
             " is"
         };
-        findings.push(
+        self.findings.push(
             Place::At(o),
             Mismatch::new(
                 MismatchKind::Missing,
@@ -298,18 +384,22 @@ pub fn diff(old: &Fixture, new: &Fixture, rules: &Rules) -> Diff {
                     describe(e, None)
                 ),
             )
-            .expected(&sides[0].messages[o]),
+            .expected(&old.messages[o]),
         );
     }
-    for &n in &only_new {
-        let e = &sides[1].entries[n];
-        let with_answer = if sides[1].answer(n).is_some() {
+
+    /// An `unexpected` finding for NEW's entry `n`, which OLD does not have.
+    fn added(&mut self, n: usize) {
+        let new = &self.sides[1];
+        let e = &new.entries[n];
+        let with_answer = if new.answer(n).is_some() {
             " (and its answer)"
         } else {
             ""
         };
-        findings.push(
-            Place::After(anchor(n), n),
+        let place = Place::After(self.anchor(n), n);
+        self.findings.push(
+            place,
             Mismatch::new(
                 MismatchKind::Unexpected,
                 Some(e.line()),
@@ -318,16 +408,8 @@ pub fn diff(old: &Fixture, new: &Fixture, rules: &Rules) -> Diff {
                     describe(e, Some(format!("new line {}", e.line())))
                 ),
             )
-            .actual(&sides[1].messages[n]),
+            .actual(&new.messages[n]),
         );
-    }
-    if let Some((place, m)) = order(&sides, &pairs) {
-        findings.push(place, m);
-    }
-    Diff {
-        old: old.source().to_owned(),
-        new: new.source().to_owned(),
-        mismatches: findings.sorted(),
     }
 }
 
