@@ -1,10 +1,12 @@
 //! `mcp-replay check`, `accept` and `reject`.
 
-use crate::cli::{CheckArgs, PendingArgs};
-use crate::Fatal;
-use mcp_replay::Fixture;
+use crate::cli::{CheckArgs, Format, PendingArgs};
+use crate::{junit, print_json, Fatal};
+use mcp_replay::{output, Error, Fixture};
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 /// The folders used when no path is given.
 fn default_roots() -> Vec<PathBuf> {
@@ -52,7 +54,22 @@ fn name_of(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// One thing `check` found about one file.
+struct Problem {
+    /// `invalid`, `secret`, `unreadable`, `pending`, `temporary`, `unreferenced`.
+    kind: &'static str,
+    /// The line of the fixture it is on, when it is on one.
+    line: Option<usize>,
+    /// The sentence printed for it.
+    summary: String,
+    /// A problem (exit 1), or a warning only (`unreferenced` without `--strict`).
+    problem: bool,
+}
+
+/// `mcp-replay check`: lints every fixture under the paths (or the default folders),
+/// reports what it found as text or JSON, and as JUnit when asked; exit 1 on a problem.
 pub(crate) fn check(args: CheckArgs) -> Result<ExitCode, Fatal> {
+    let started = Instant::now();
     let roots = roots(&args.paths);
     if roots.is_empty() {
         return Err(Fatal(
@@ -61,46 +78,199 @@ pub(crate) fn check(args: CheckArgs) -> Result<ExitCode, Fatal> {
     }
     let files = walk(&roots);
     let sources = rust_sources();
-    let (mut checked, mut problems, mut warnings) = (0, 0, 0);
-    for path in &files {
-        let name = name_of(path);
-        if name.ends_with(".jsonl.new") {
-            problems += 1;
-            println!(
-                "{}: pending re-recording: review it, then `mcp-replay accept {}` or `mcp-replay reject {}`",
-                path.display(),
-                path.display(),
-                path.display()
-            );
-        } else if name.starts_with('.') && name.contains(".jsonl.tmp.") {
-            problems += 1;
-            println!(
-                "{}: a temporary file left by an interrupted write: delete it",
-                path.display()
-            );
-        } else if name.ends_with(".jsonl") {
-            checked += 1;
-            if let Err(e) = Fixture::load(path) {
-                problems += 1;
-                println!("{e}");
-            } else if !referenced(path, &sources) {
-                warnings += 1;
-                if args.strict {
-                    problems += 1;
-                }
-                println!(
-                    "{}: unreferenced: no .rs file under this folder names it (delete it, or ignore this if a CLI run uses it)",
-                    path.display()
-                );
-            }
-        }
+    let found = Found::gather(&files, &sources, args.strict);
+    match args.output.format {
+        Format::Text => found.print_text(),
+        Format::Json => print_json(&found.to_json())?,
     }
-    println!("{checked} fixtures checked: {problems} problems, {warnings} warnings");
-    Ok(if problems == 0 {
+    if let Some(file) = &args.output.junit {
+        junit::write(file, &found.junit_cases(), started.elapsed())?;
+    }
+    Ok(if found.problems() == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// What `check` found: how many fixtures it checked, and every fixture, pending or
+/// temporary file with its problems, in path order.
+struct Found<'a> {
+    checked: usize,
+    files: Vec<(&'a PathBuf, Vec<Problem>)>,
+}
+
+impl<'a> Found<'a> {
+    /// Looks at each of `files` by its name: pending, temporary, or a fixture to load and
+    /// look for in `sources`; other files are skipped.
+    fn gather(files: &'a [PathBuf], sources: &str, strict: bool) -> Found<'a> {
+        let mut found = Found {
+            checked: 0,
+            files: Vec::new(),
+        };
+        for path in files {
+            let name = name_of(path);
+            let problems = if name.ends_with(".jsonl.new") {
+                vec![pending_problem(path)]
+            } else if name.starts_with('.') && name.contains(".jsonl.tmp.") {
+                vec![temporary_problem(path)]
+            } else if name.ends_with(".jsonl") {
+                found.checked += 1;
+                fixture_problem(path, sources, strict).into_iter().collect()
+            } else {
+                continue;
+            };
+            found.files.push((path, problems));
+        }
+        found
+    }
+
+    /// Every problem and warning, file by file.
+    fn all(&self) -> impl Iterator<Item = &Problem> {
+        self.files.iter().flat_map(|(_, p)| p)
+    }
+
+    /// How many problems (what makes `check` exit 1).
+    fn problems(&self) -> usize {
+        self.all().filter(|p| p.problem).count()
+    }
+
+    /// How many unreferenced fixtures, counted as problems or not.
+    fn warnings(&self) -> usize {
+        self.all().filter(|p| p.kind == "unreferenced").count()
+    }
+
+    /// The text report: each finding's sentence, then the counts.
+    fn print_text(&self) {
+        for p in self.all() {
+            println!("{}", p.summary);
+        }
+        println!(
+            "{} fixtures checked: {} problems, {} warnings",
+            self.checked,
+            self.problems(),
+            self.warnings()
+        );
+    }
+
+    /// The JSON report: an [`output::document`] with a fixture per file, and the counts.
+    fn to_json(&self) -> Value {
+        let fixtures = self
+            .files
+            .iter()
+            .map(|(path, found)| {
+                json!({
+                    "fixture": path.display().to_string(),
+                    "ok": !found.iter().any(|p| p.problem),
+                    "findings": found.iter().map(|p| json!({
+                        "kind": p.kind,
+                        "line": p.line,
+                        "summary": p.summary,
+                        "problem": p.problem,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let mut document = output::document("check", fixtures);
+        document["checked"] = self.checked.into();
+        document["problems"] = self.problems().into();
+        document["warnings"] = self.warnings().into();
+        document
+    }
+
+    /// A JUnit test case per file.
+    fn junit_cases(&self) -> Vec<junit::Case> {
+        self.files
+            .iter()
+            .map(|(path, found)| junit_case(path, found))
+            .collect()
+    }
+}
+
+/// The JUnit test case of one file: passed, or failed with its problems (warnings left
+/// out), the first one's kind as the failure's type.
+fn junit_case(path: &Path, found: &[Problem]) -> junit::Case {
+    let failing: Vec<&Problem> = found.iter().filter(|p| p.problem).collect();
+    let outcome = match failing.first() {
+        None => junit::Verdict::Passed,
+        Some(first) => junit::Verdict::Failure {
+            message: format!(
+                "{} problem{}",
+                failing.len(),
+                if failing.len() == 1 { "" } else { "s" }
+            ),
+            kind: first.kind.into(),
+            text: failing
+                .iter()
+                .map(|p| p.summary.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        },
+    };
+    junit::Case {
+        name: path.display().to_string(),
+        classname: "mcp-replay.check",
+        time: Duration::ZERO,
+        outcome,
+    }
+}
+
+/// A `.jsonl.new` file: a re-recording waiting to be accepted or rejected.
+fn pending_problem(path: &Path) -> Problem {
+    Problem {
+        kind: "pending",
+        line: None,
+        summary: format!(
+            "{}: pending re-recording: review it, then `mcp-replay accept {}` or `mcp-replay reject {}`",
+            path.display(),
+            path.display(),
+            path.display()
+        ),
+        problem: true,
+    }
+}
+
+/// A `.NAME.jsonl.tmp.*` file: what an interrupted write left behind.
+fn temporary_problem(path: &Path) -> Problem {
+    Problem {
+        kind: "temporary",
+        line: None,
+        summary: format!(
+            "{}: a temporary file left by an interrupted write: delete it",
+            path.display()
+        ),
+        problem: true,
+    }
+}
+
+/// What is wrong with a fixture: it does not load (invalid, a secret, unreadable), or no
+/// source names it (a problem only when `strict`); `None` when nothing is.
+fn fixture_problem(path: &Path, sources: &str, strict: bool) -> Option<Problem> {
+    if let Err(e) = Fixture::load(path) {
+        let (kind, line) = match &e {
+            Error::Parse { line, .. } => ("invalid", Some(*line)),
+            Error::Secret { line, .. } => ("secret", Some(*line)),
+            _ => ("unreadable", None),
+        };
+        Some(Problem {
+            kind,
+            line,
+            summary: e.to_string(),
+            problem: true,
+        })
+    } else if !referenced(path, sources) {
+        Some(Problem {
+            kind: "unreferenced",
+            line: None,
+            summary: format!(
+                "{}: unreferenced: no .rs file under this folder names it (delete it, or ignore this if a CLI run uses it)",
+                path.display()
+            ),
+            problem: strict,
+        })
+    } else {
+        None
+    }
 }
 
 /// The text of every `.rs` file under the current folder (not `target/`).

@@ -2,7 +2,7 @@
 //! option a subcommand does not take is a usage error (exit 2) that lists the ones it does.
 
 use crate::Fatal;
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use mcp_replay::harness::{self, parse_duration};
 use mcp_replay::{Fixture, Rules};
 use std::ffi::OsString;
@@ -13,7 +13,7 @@ use std::time::Duration;
 pub(crate) const EXIT_CODES: &str = "\
 Exit status:
   0  success: every fixture passed, or the command did its job
-  1  findings: a replay, serve or check found a difference or a problem
+  1  findings: a replay, serve, check or diff found a difference or a problem
   2  usage or I/O error: a wrong option, a missing file, a server that could not start";
 
 /// mcp-replay: regression tests that pin the protocol contract of MCP servers and clients.
@@ -46,7 +46,11 @@ pub(crate) enum Command {
     #[command(after_help = concat!(
         "Examples:\n",
         "  mcp-replay replay fixtures/*.jsonl -- node server.js\n",
-        "  mcp-replay replay --update fixtures/echo.jsonl -- python server.py"
+        "  mcp-replay replay --update fixtures/echo.jsonl -- python server.py\n",
+        "  mcp-replay replay --format json --junit junit.xml fixtures/*.jsonl -- node server.js   (CI)\n",
+        "\n",
+        "--format json writes one JSON document to stdout instead of the text (schema:\n",
+        "docs/cli.md, \"JSON output\"); --junit FILE also writes a JUnit XML report."
     ))]
     Replay(ReplayArgs),
     /// Act as the client: call a server's tools, resources and prompts, and write the
@@ -88,9 +92,31 @@ pub(crate) enum Command {
     #[command(after_help = concat!(
         "Examples:\n",
         "  mcp-replay check\n",
-        "  mcp-replay check --strict tests/fixtures"
+        "  mcp-replay check --strict tests/fixtures\n",
+        "  mcp-replay check --format json --junit check.xml   (CI)"
     ))]
     Check(CheckArgs),
+    /// Compare two fixtures: what changed in the contract they pin, with the contract
+    /// class of each change to a listing
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  mcp-replay diff HEAD:fixtures/tools.jsonl fixtures/tools.jsonl\n",
+        "  mcp-replay diff --fail-on breaking main:fixtures/tools.jsonl fixtures/tools.jsonl\n",
+        "  mcp-replay diff --format json old.jsonl new.jsonl\n",
+        "\n",
+        "OLD and NEW are files, or REV:PATH read with `git show REV:PATH` (PATH from the\n",
+        "repository's root, or ./PATH from the current folder) when no such file exists.\n",
+        "Both are normalized with NEW's rules first. Requests pair by method (and tool,\n",
+        "prompt or resource) in order, responses by the request they answer, notifications\n",
+        "and server requests by method in order.\n",
+        "\n",
+        "--fail-on CLASS: exit 1 when a finding is of that class or more severe. A finding\n",
+        "with no contract class (a changed tools/call result, a message gone or added) counts\n",
+        "as unknown, and unknown fails at every threshold: breaking fails on breaking and\n",
+        "unknown findings, compatible also on compatible ones, cosmetic (the default) on any.\n",
+        "Exit 0 when no finding reaches it, 2 on a usage or I/O error."
+    ))]
+    Diff(DiffArgs),
     /// Accept pending NAME.jsonl.new files (replace the fixtures with them)
     #[command(after_help = "Example:\n  mcp-replay accept tests/fixtures")]
     Accept(PendingArgs),
@@ -261,7 +287,51 @@ pub(crate) struct ReplayArgs {
     #[command(flatten)]
     pub rules: RulesArg,
     #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
     pub server: ServerArg,
+}
+
+/// How a report is written on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// For people: the readable report
+    Text,
+    /// For CI: one JSON document (schema: docs/cli.md, "JSON output")
+    Json,
+}
+
+/// `--format text|json` and `--junit FILE`, for `replay`, `check` and `diff`.
+#[derive(Debug, Args)]
+pub(crate) struct OutputArgs {
+    /// How to write the report on stdout: text, or json (one document, versioned schema in
+    /// docs/cli.md)
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Also write a JUnit XML report to FILE: one testcase per fixture, a failure with the
+    /// report's text
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+/// `mcp-replay diff`.
+#[derive(Debug, Args)]
+pub(crate) struct DiffArgs {
+    /// The fixture as it was: a file, or REV:PATH (e.g. HEAD:fixtures/tools.jsonl)
+    #[arg(value_name = "OLD")]
+    pub old: String,
+    /// The fixture as it is: a file, or REV:PATH
+    #[arg(value_name = "NEW")]
+    pub new: String,
+    /// Exit 1 only when a finding is of this class or more severe (a finding with no
+    /// contract class counts as unknown, which fails at every threshold)
+    #[arg(long, value_name = "CLASS", default_value = "cosmetic",
+          value_parser = ["breaking", "compatible", "cosmetic"])]
+    pub fail_on: String,
+    #[command(flatten)]
+    pub rules: RulesArg,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `mcp-replay import`.
@@ -332,6 +402,8 @@ pub(crate) struct CheckArgs {
     /// Count fixtures that no .rs file under the current folder names as problems
     #[arg(long)]
     pub strict: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `mcp-replay accept` and `reject`.

@@ -1,20 +1,23 @@
 //! `mcp-replay`: record a live MCP session, replay fixtures against a server in any
-//! language, import mcporter recordings, lint fixtures, and serve a fixture to a client.
+//! language, import mcporter recordings, lint and compare fixtures, and serve a fixture to
+//! a client.
 
 mod call;
 mod check;
 mod cli;
+mod diff;
+mod junit;
 mod record;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
-use cli::{Cli, Command, ImportArgs, ReplayArgs, ServeArgs, TimingScale};
+use cli::{Cli, Command, Format, ImportArgs, ReplayArgs, ServeArgs, TimingScale};
 use mcp_replay::harness;
 use mcp_replay::harness::{Plan, Verdict};
 use mcp_replay::mock::Timing;
 use mcp_replay::process::serve_command;
 use mcp_replay::update::{write_fixture, UpdateMode};
-use mcp_replay::{mcporter, Fixture, Rules};
+use mcp_replay::{mcporter, output, Fixture, Report, Rules};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -56,6 +59,7 @@ async fn run(command: Command, matches: &ArgMatches) -> Result<ExitCode, Fatal> 
         Command::Import(args) => import(args),
         Command::Serve(args) => serve(args).await,
         Command::Check(args) => check::check(args),
+        Command::Diff(args) => diff::diff(args),
         Command::Accept(args) => check::pending(args, true),
         Command::Reject(args) => check::pending(args, false),
         Command::Completions { shell } => {
@@ -77,57 +81,80 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
         UpdateMode::from_env()?
     };
     let own = args.rules.own()?;
-    let color = harness::color_wanted(std::io::stdout().is_terminal());
+    let json = args.output.format == Format::Json;
+    let color = !json && harness::color_wanted(std::io::stdout().is_terminal());
     let paint = |ok: bool, word: &str| match (color, ok) {
         (false, _) => word.to_owned(),
         (true, true) => format!("\x1b[32m{word}\x1b[0m"),
         (true, false) => format!("\x1b[1;31m{word}\x1b[0m"),
     };
     let started = Instant::now();
-    let mut times = Vec::new();
-    let mut failed = 0;
+    let mut outcomes = Vec::new();
     for path in &args.fixtures {
-        let outcome = replay_one(&args, own.as_ref(), path, mode).await;
+        let outcome = replay_one(&args, own.as_ref(), path, mode, !json).await;
         let ms = outcome.elapsed.as_millis();
-        match outcome.failure {
-            None => println!(
-                "mcp-replay: {}: {} ({ms} ms)",
-                path.display(),
-                paint(true, outcome.what)
-            ),
-            Some(report) => {
-                failed += 1;
-                println!(
+        if !json {
+            match &outcome.failure {
+                None => println!(
                     "mcp-replay: {}: {} ({ms} ms)",
                     path.display(),
-                    paint(false, "FAILED")
-                );
-                println!("{report}\n");
+                    paint(true, outcome.what)
+                ),
+                Some(report) => {
+                    println!(
+                        "mcp-replay: {}: {} ({ms} ms)",
+                        path.display(),
+                        paint(false, "FAILED")
+                    );
+                    println!("{report}\n");
+                }
             }
         }
-        times.push((outcome.elapsed, path));
+        outcomes.push((path, outcome));
     }
+    let failed = outcomes.iter().filter(|(_, o)| o.failure.is_some()).count();
     let passed = args.fixtures.len() - failed;
-    if times.len() > 1 {
-        times.sort_by_key(|t| std::cmp::Reverse(t.0));
-        let slowest: Vec<String> = times
-            .iter()
-            .take(3)
-            .map(|(t, p)| format!("{} {} ms", p.display(), t.as_millis()))
-            .collect();
-        println!("\nslowest: {}", slowest.join(", "));
+    if json {
+        let fixtures = outcomes.iter().map(|(p, o)| o.to_json(p)).collect();
+        print_json(&output::document("replay", fixtures))?;
+    } else {
+        if outcomes.len() > 1 {
+            let mut times: Vec<_> = outcomes.iter().map(|(p, o)| (o.elapsed, p)).collect();
+            times.sort_by_key(|t| std::cmp::Reverse(t.0));
+            let slowest: Vec<String> = times
+                .iter()
+                .take(3)
+                .map(|(t, p)| format!("{} {} ms", p.display(), t.as_millis()))
+                .collect();
+            println!("\nslowest: {}", slowest.join(", "));
+        }
+        let summary = format!("{passed} passed, {failed} failed");
+        println!(
+            "\n{} ({:.1} s)",
+            paint(failed == 0, &summary),
+            started.elapsed().as_secs_f64()
+        );
     }
-    let summary = format!("{passed} passed, {failed} failed");
-    println!(
-        "\n{} ({:.1} s)",
-        paint(failed == 0, &summary),
-        started.elapsed().as_secs_f64()
-    );
+    if let Some(file) = &args.output.junit {
+        let cases: Vec<junit::Case> = outcomes.iter().map(|(p, o)| o.junit_case(p)).collect();
+        junit::write(file, &cases, started.elapsed())?;
+    }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Writes `document` to stdout, pretty, as the one thing there.
+pub(crate) fn print_json(document: &serde_json::Value) -> Result<(), Fatal> {
+    use std::io::Write as _;
+    let mut text = serde_json::to_string_pretty(document)?;
+    text.push('\n');
+    match std::io::stdout().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
 }
 
 /// How one fixture's replay went.
@@ -136,15 +163,67 @@ struct Outcome {
     what: &'static str,
     /// The whole report (or why there was no replay), when it failed.
     failure: Option<String>,
+    /// The replay's report, when there was a replay.
+    report: Option<Report>,
     elapsed: Duration,
 }
 
-/// Replays one fixture, resolved exactly as `#[mcp_fixture]` resolves it ([`Plan`]).
+impl Outcome {
+    /// One entry of the JSON document's `fixtures`: the report's (`fixture`, `ok`,
+    /// `findings`) with `status`, `time_ms` and `error`.
+    fn to_json(&self, path: &Path) -> serde_json::Value {
+        let mut entry = match &self.report {
+            Some(report) => report.to_json(),
+            None => serde_json::json!({"findings": []}),
+        };
+        entry["fixture"] = path.display().to_string().into();
+        entry["ok"] = self.failure.is_none().into();
+        entry["status"] = match self.failure {
+            None => self.what,
+            Some(_) => "failed",
+        }
+        .into();
+        entry["time_ms"] = (self.elapsed.as_millis() as u64).into();
+        // Why it failed when no findings say it: no replay happened (a missing or invalid
+        // fixture, a server that did not start).
+        let unexplained = self.report.as_ref().is_none_or(Report::is_ok);
+        entry["error"] = match &self.failure {
+            Some(failure) if unexplained => failure.clone().into(),
+            _ => serde_json::Value::Null,
+        };
+        entry
+    }
+
+    fn junit_case(&self, path: &Path) -> junit::Case {
+        let outcome = match (&self.failure, &self.report) {
+            (None, _) => junit::Verdict::Passed,
+            (Some(text), Some(report)) if !report.is_ok() => junit::Verdict::Failure {
+                message: output::headline(report.mismatches()),
+                kind: "mismatch".into(),
+                text: text.clone(),
+            },
+            (Some(text), _) => junit::Verdict::Error {
+                message: text.lines().next().unwrap_or_default().to_owned(),
+                text: text.clone(),
+            },
+        };
+        junit::Case {
+            name: path.display().to_string(),
+            classname: "mcp-replay.replay",
+            time: self.elapsed,
+            outcome,
+        }
+    }
+}
+
+/// Replays one fixture, resolved exactly as `#[mcp_fixture]` resolves it ([`Plan`]);
+/// `terminal`: the report may be in color (as the environment says).
 async fn replay_one(
     args: &ReplayArgs,
     own: Option<&Rules>,
     path: &Path,
     mode: UpdateMode,
+    terminal: bool,
 ) -> Outcome {
     let started = Instant::now();
     let mut plan = Plan::new(path, mode);
@@ -152,7 +231,8 @@ async fn replay_one(
     plan.protocol = args.protocol.clone();
     plan.trace = args.trace.then_some(true);
     plan.rules = own.cloned();
-    plan.terminal = std::io::stdout().is_terminal();
+    plan.terminal = terminal && std::io::stdout().is_terminal();
+    let mut replayed = None;
     let verdict = match plan.prepare() {
         Err(failure) => Err(failure),
         Ok((fixture, rules)) => {
@@ -167,7 +247,9 @@ async fn replay_one(
                     path.display(),
                     args.server.line()
                 ));
-            plan.conclude(&report)
+            let verdict = plan.conclude(&report);
+            replayed = Some(report);
+            verdict
         }
     };
     let (what, failure) = match verdict {
@@ -178,6 +260,7 @@ async fn replay_one(
     Outcome {
         what,
         failure,
+        report: replayed,
         elapsed: started.elapsed(),
     }
 }

@@ -382,6 +382,7 @@ fn every_command_has_help_with_an_example_and_mistakes_exit_2_with_a_reason() {
         "import",
         "serve",
         "check",
+        "diff",
         "accept",
         "reject",
         "completions",
@@ -429,7 +430,7 @@ fn every_command_has_help_with_an_example_and_mistakes_exit_2_with_a_reason() {
     );
     let e = usage(&["check", "--output", "x", "f.jsonl"]);
     assert!(
-        e.contains("`mcp-replay check` does not take --output; its options are: --strict"),
+        e.contains("`mcp-replay check` does not take --output; its options are: --strict, --format, --junit"),
         "{e}"
     );
     assert!(usage(&["serve", "--timing", "fast", "f.jsonl"]).contains("scaled:F"));

@@ -77,13 +77,16 @@
 //!   [`record`] and [`mcporter`]: fixtures from live or imported exchanges;
 //!   [`protocol`]: the two protocol eras.
 //! - [`harness`]: what `#[mcp_fixture]` and the `mcp-replay` command both run, for a
-//!   runner of your own.
+//!   runner of your own; [`output`]: reports as a versioned JSON document, for CI.
+//! - [`diff`]: what changed between two fixtures, with the contract classes of
+//!   [`contract`].
 //!
 //! The fixture format and the replay algorithm are described in `docs/fixture-format.md`.
 
 #![warn(missing_docs)]
 
 pub mod contract;
+pub mod diff;
 mod error;
 mod fast;
 pub mod fixture;
@@ -92,6 +95,7 @@ mod json;
 pub mod mcporter;
 pub mod mock;
 mod normalize;
+pub mod output;
 pub mod process;
 pub mod record;
 mod replay;

@@ -1,0 +1,516 @@
+//! Machine-readable output (`--format json`, `--junit FILE`) of `replay`, `check` and
+//! `diff`, and `diff`'s exit statuses, end to end.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn mcp_replay() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mcp-replay"))
+}
+
+/// `target/<profile>/demo-server`, built on demand (it belongs to the root package).
+fn demo_server() -> PathBuf {
+    let dir = Path::new(env!("CARGO_BIN_EXE_mcp-replay"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    let path = dir.join("demo-server");
+    if !path.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args([
+                "build",
+                "-q",
+                "-p",
+                "mcp-replay-demo",
+                "--bin",
+                "demo-server",
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success(), "building demo-server failed");
+    }
+    path
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("output-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// stdout as the one JSON document it must be.
+fn document(output: &Output) -> Value {
+    let (out, err) = text(output);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not one JSON document ({e}): {out}{err}"))
+}
+
+fn junit(path: &Path) -> junit_parser::TestSuites {
+    let xml = std::fs::read(path).unwrap();
+    junit_parser::from_reader(std::io::Cursor::new(xml))
+        .unwrap_or_else(|e| panic!("{} does not parse as JUnit: {e}", path.display()))
+}
+
+fn replay_drifted_and_a_passing_fixture(extra: &[&str]) -> Output {
+    mcp_replay()
+        .current_dir(workspace())
+        .args(["replay", "--timeout", "300"])
+        .args(extra)
+        .args([
+            "docs/examples/drifted.jsonl",
+            "fixtures/lookup_issue.jsonl",
+            "missing/none.jsonl",
+            "--",
+        ])
+        .arg(demo_server())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn replay_format_json_writes_one_document_with_the_schemas_fields() {
+    let output = replay_drifted_and_a_passing_fixture(&["--format", "json"]);
+    assert_eq!(output.status.code(), Some(1), "{:?}", text(&output));
+    let doc = document(&output);
+    assert_eq!(doc["mcp_replay_report"], 1);
+    assert_eq!(doc["command"], "replay");
+    assert_eq!(doc["passed"], 1);
+    assert_eq!(doc["failed"], 2);
+    let fixtures = doc["fixtures"].as_array().unwrap();
+    assert_eq!(fixtures.len(), 3);
+
+    let drifted = &fixtures[0];
+    assert_eq!(drifted["fixture"], "docs/examples/drifted.jsonl");
+    assert_eq!(drifted["ok"], false);
+    assert_eq!(drifted["status"], "failed");
+    assert!(drifted["time_ms"].is_u64(), "{drifted}");
+    assert_eq!(drifted["error"], Value::Null);
+    let findings = drifted["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 4, "{drifted:#}");
+    for f in findings {
+        for key in [
+            "kind",
+            "line",
+            "summary",
+            "expected",
+            "actual",
+            "differences",
+            "class",
+            "changes",
+        ] {
+            assert!(f.get(key).is_some(), "{key} missing in {f:#}");
+        }
+    }
+    let kinds: Vec<&str> = findings
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["notification order", "result", "missing", "result"],
+        "{drifted:#}"
+    );
+    let result = &findings[1];
+    assert_eq!(result["line"], 5);
+    assert_eq!(
+        result["summary"],
+        "the response to `tools/call` (line 1) differs"
+    );
+    assert_eq!(result["differences"][0]["path"], ".result.content[0].text");
+    assert_eq!(result["differences"][0]["expected"], "counted to two");
+    assert_eq!(result["differences"][0]["actual"], "counted to 2");
+    assert_eq!(
+        result["expected"]["result"]["content"][0]["text"],
+        "counted to two"
+    );
+    assert_eq!(result["class"], Value::Null);
+    assert_eq!(result["changes"], serde_json::json!([]));
+    // A value absent on one side: its key is left out.
+    let is_error = &findings[3]["differences"][0];
+    assert_eq!(is_error["path"], ".result.isError");
+    assert!(is_error.get("expected").is_none(), "{is_error}");
+    assert_eq!(is_error["actual"], true);
+    // The missing message: expected only.
+    assert_eq!(findings[2]["actual"], Value::Null);
+    assert_eq!(
+        findings[2]["expected"]["method"],
+        "notifications/resources/updated"
+    );
+
+    assert_eq!(fixtures[1]["ok"], true);
+    assert_eq!(fixtures[1]["status"], "ok");
+    assert_eq!(fixtures[1]["findings"], serde_json::json!([]));
+    // No replay at all: why, in `error`.
+    assert_eq!(fixtures[2]["ok"], false);
+    assert!(
+        fixtures[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("missing/none.jsonl does not exist"),
+        "{:#}",
+        fixtures[2]
+    );
+}
+
+#[test]
+fn replay_junit_loads_in_a_junit_parser_with_a_failure_per_failing_fixture() {
+    let dir = temp_dir("replay-junit");
+    let file = dir.join("junit.xml");
+    let output = replay_drifted_and_a_passing_fixture(&["--junit", file.to_str().unwrap()]);
+    let (out, _) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    // The text report is still on stdout.
+    assert!(out.contains("1 passed, 2 failed"), "{out}");
+    let report = junit(&file);
+    assert_eq!(report.suites.len(), 1);
+    let suite = &report.suites[0];
+    assert_eq!(suite.name, "mcp-replay");
+    assert_eq!(
+        (suite.tests, suite.failures, suite.errors),
+        (3, 1, 1),
+        "{suite:#?}"
+    );
+    let names: Vec<&str> = suite
+        .cases
+        .iter()
+        .map(|c| c.original_name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "docs/examples/drifted.jsonl",
+            "fixtures/lookup_issue.jsonl",
+            "missing/none.jsonl"
+        ]
+    );
+    for case in &suite.cases {
+        assert_eq!(case.classname.as_deref(), Some("mcp-replay.replay"));
+    }
+    let drifted = &suite.cases[0];
+    assert!(drifted.time > 0.0, "{drifted:#?}");
+    assert!(drifted.status.is_failure(), "{drifted:#?}");
+    let failure = drifted.status.failure_as_ref();
+    assert_eq!(
+        failure.message,
+        "4 mismatches (2 result, 1 notification order, 1 missing)"
+    );
+    assert_eq!(failure.failure_type, "mismatch");
+    // The plain report, unescaped by the parser.
+    assert!(
+        failure
+            .text
+            .contains("at .result.content[0].text\n      expected: \"counted to two\""),
+        "{}",
+        failure.text
+    );
+    assert!(!failure.text.contains('\x1b'));
+    assert!(suite.cases[1].status.is_success());
+    let error = suite.cases[2].status.error_as_ref();
+    assert!(
+        error.message.contains("missing/none.jsonl does not exist"),
+        "{error:#?}"
+    );
+
+    // In color on stdout (CLICOLOR_FORCE), plain in the JUnit file all the same.
+    let colored = mcp_replay()
+        .current_dir(workspace())
+        .env("CLICOLOR_FORCE", "1")
+        .args(["replay", "--timeout", "300", "--junit"])
+        .arg(&file)
+        .args(["docs/examples/drifted.jsonl", "--"])
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    assert!(text(&colored).0.contains('\x1b'));
+    let xml = std::fs::read_to_string(&file).unwrap();
+    assert!(!xml.contains('\x1b'), "{xml}");
+    assert!(junit(&file).suites[0].cases[0].status.is_failure());
+}
+
+#[test]
+fn check_json_lists_the_problems_per_fixture_and_junit_a_case_per_file() {
+    let dir = temp_dir("check");
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    std::fs::write(dir.join("good.jsonl"), &good).unwrap();
+    std::fs::write(dir.join("good.jsonl.new"), &good).unwrap();
+    std::fs::write(dir.join("broken.jsonl"), "{\"direction\":\n").unwrap();
+    let junit_file = dir.join("check.xml");
+    let output = mcp_replay()
+        .current_dir(&dir)
+        .args(["check", "--format", "json", "--junit", "check.xml", "."])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{:?}", text(&output));
+    let doc = document(&output);
+    assert_eq!(doc["mcp_replay_report"], 1);
+    assert_eq!(doc["command"], "check");
+    assert_eq!(
+        (doc["checked"].as_u64(), doc["problems"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(doc["warnings"], 1);
+    assert_eq!(
+        (doc["passed"].as_u64(), doc["failed"].as_u64()),
+        (Some(1), Some(2))
+    );
+    let by_name = |name: &str| -> Value {
+        doc["fixtures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["fixture"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("{name}: {doc:#}"))
+            .clone()
+    };
+    let broken = by_name("/broken.jsonl");
+    assert_eq!(broken["ok"], false);
+    assert_eq!(broken["findings"][0]["kind"], "invalid");
+    assert_eq!(broken["findings"][0]["line"], 1);
+    assert_eq!(broken["findings"][0]["problem"], true);
+    assert!(broken["findings"][0]["summary"]
+        .as_str()
+        .unwrap()
+        .contains("broken.jsonl:1:13: not valid JSON"));
+    assert_eq!(by_name("/good.jsonl.new")["findings"][0]["kind"], "pending");
+    // A warning (no --strict) leaves the fixture ok.
+    let unreferenced = by_name("/good.jsonl");
+    assert_eq!(unreferenced["ok"], true);
+    assert_eq!(unreferenced["findings"][0]["kind"], "unreferenced");
+    assert_eq!(unreferenced["findings"][0]["problem"], false);
+
+    let suite = &junit(&junit_file).suites[0];
+    assert_eq!((suite.tests, suite.failures), (3, 2), "{suite:#?}");
+    assert!(suite
+        .cases
+        .iter()
+        .all(|c| c.classname.as_deref() == Some("mcp-replay.check")));
+    let broken = suite
+        .cases
+        .iter()
+        .find(|c| c.name.ends_with("/broken.jsonl"))
+        .unwrap();
+    assert_eq!(broken.status.failure_as_ref().message, "1 problem");
+    assert_eq!(broken.status.failure_as_ref().failure_type, "invalid");
+}
+
+/// `fixtures/lookup_issue.jsonl` with the tool's answer changed: a finding with no contract
+/// class.
+fn changed_tool_result(dir: &Path) -> PathBuf {
+    let old = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let new = dir.join("lookup_issue.jsonl");
+    std::fs::write(&new, old.replace("Issue 42: example", "Issue 42: renamed")).unwrap();
+    new
+}
+
+fn diff(args: &[&str]) -> Output {
+    mcp_replay()
+        .current_dir(workspace())
+        .arg("diff")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn diff_exits_0_without_change_and_1_for_an_unclassified_change_at_every_threshold() {
+    let dir = temp_dir("diff");
+    let new = changed_tool_result(&dir);
+    let new = new.to_str().unwrap();
+    let old = "fixtures/lookup_issue.jsonl";
+    for fail_on in [
+        &[][..],
+        &["--fail-on", "cosmetic"],
+        &["--fail-on", "compatible"],
+        &["--fail-on", "breaking"],
+    ] {
+        let same = diff(&[fail_on, &[old, old]].concat());
+        assert_eq!(
+            same.status.code(),
+            Some(0),
+            "{fail_on:?}: {:?}",
+            text(&same)
+        );
+        assert!(text(&same).0.contains("no change"), "{:?}", text(&same));
+        // A changed tools/call result has no contract class: it counts as unknown, which
+        // fails at every threshold (docs/cli.md).
+        let changed = diff(&[fail_on, &[old, new]].concat());
+        assert_eq!(
+            changed.status.code(),
+            Some(1),
+            "{fail_on:?}: {:?}",
+            text(&changed)
+        );
+    }
+    let (out, _) = text(&diff(&[old, new]));
+    assert!(out.contains("1 mismatch (1 result)"), "{out}");
+    assert!(
+        out.contains(
+            "the response to `tools/call` (line 2) differs\n    at .result.content[0].text"
+        ),
+        "{out}"
+    );
+
+    let json = diff(&["--format", "json", "--fail-on", "breaking", old, new]);
+    assert_eq!(json.status.code(), Some(1));
+    let doc = document(&json);
+    assert_eq!(doc["mcp_replay_report"], 1);
+    assert_eq!(doc["command"], "diff");
+    assert_eq!(doc["failed"], 1);
+    let entry = &doc["fixtures"][0];
+    assert_eq!(entry["fixture"], new);
+    assert_eq!(entry["old"], old);
+    assert_eq!(entry["ok"], false);
+    assert_eq!(entry["changed"], true);
+    assert_eq!(entry["fail_on"], "breaking");
+    assert_eq!(entry["class"], "unknown");
+    let finding = &entry["findings"][0];
+    assert_eq!(finding["kind"], "result");
+    assert_eq!(finding["class"], Value::Null);
+    assert_eq!(finding["severity"], "unknown");
+    assert_eq!(finding["differences"][0]["actual"], "Issue 42: renamed");
+
+    let junit_file = dir.join("diff.xml");
+    let output = diff(&["--junit", junit_file.to_str().unwrap(), old, new]);
+    assert_eq!(output.status.code(), Some(1));
+    let suite = &junit(&junit_file).suites[0];
+    assert_eq!((suite.tests, suite.failures), (1, 1));
+    assert_eq!(suite.cases[0].classname.as_deref(), Some("mcp-replay.diff"));
+    let failure = suite.cases[0].status.failure_as_ref();
+    assert_eq!(failure.message, "1 mismatch (1 result)");
+    assert_eq!(failure.failure_type, "unknown");
+
+    // Usage and I/O errors: 2.
+    assert_eq!(
+        diff(&["--fail-on", "severe", old, new]).status.code(),
+        Some(2)
+    );
+    let missing = diff(&["nowhere.jsonl", new]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        text(&missing).1.contains("nowhere.jsonl does not exist"),
+        "{:?}",
+        text(&missing)
+    );
+    assert_eq!(diff(&[old]).status.code(), Some(2));
+}
+
+#[test]
+fn diff_reads_rev_path_with_git_show() {
+    let in_git = Command::new("git")
+        .current_dir(workspace())
+        .args(["cat-file", "-e", "HEAD:fixtures/lookup_issue.jsonl"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !in_git {
+        eprintln!("skipped: not a git checkout with fixtures/lookup_issue.jsonl committed");
+        return;
+    }
+    let dir = temp_dir("diff-git");
+    let new = changed_tool_result(&dir);
+    let committed = "HEAD:fixtures/lookup_issue.jsonl";
+    let output = diff(&[committed, new.to_str().unwrap()]);
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.starts_with(&format!("mcp-replay diff: {committed} -> ")),
+        "{out}"
+    );
+    assert!(out.contains("\"Issue 42: renamed\""), "{out}");
+    // The committed fixture against itself, both from git.
+    let same = diff(&[committed, committed]);
+    assert_eq!(same.status.code(), Some(0), "{:?}", text(&same));
+    let absent = diff(&["HEAD:fixtures/no_such_fixture.jsonl", committed]);
+    assert_eq!(absent.status.code(), Some(2));
+    assert!(
+        text(&absent)
+            .1
+            .contains("`git show HEAD:fixtures/no_such_fixture.jsonl` failed"),
+        "{:?}",
+        text(&absent)
+    );
+}
+
+#[test]
+fn diff_of_a_tool_added_to_tools_list() {
+    let dir = temp_dir("diff-tools-list");
+    let old = workspace().join("fixtures/handshake_and_tools_list.jsonl");
+    let lines: Vec<String> = std::fs::read_to_string(&old)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut entry: Value = serde_json::from_str(line).unwrap();
+            if let Some(tools) = entry
+                .pointer_mut("/message/result/tools")
+                .and_then(Value::as_array_mut)
+            {
+                tools.push(serde_json::json!({
+                    "name": "added",
+                    "description": "A tool the new server has.",
+                    "inputSchema": {"type": "object"}
+                }));
+            }
+            entry.to_string()
+        })
+        .collect();
+    let new = dir.join("handshake_and_tools_list.jsonl");
+    std::fs::write(&new, lines.join("\n") + "\n").unwrap();
+    let output = diff(&[
+        "--format",
+        "json",
+        "--fail-on",
+        "breaking",
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+    ]);
+    let doc = document(&output);
+    let findings = doc["fixtures"][0]["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{doc:#}");
+    let finding = &findings[0];
+    assert_eq!(finding["kind"], "result");
+    assert_eq!(
+        finding["summary"],
+        "the response to `tools/list` (line 5) differs"
+    );
+    assert_eq!(finding["differences"][0]["path"], ".result.tools[5]");
+    // The classes themselves are the classifier's tests (contract.rs). Here: the gate
+    // follows them. Until the classifier fills `changes`, the finding has no class, counts
+    // as unknown and fails `--fail-on breaking`; once it does, a tool added is a compatible
+    // change, which `--fail-on breaking` lets through and `--fail-on compatible` does not.
+    if finding["changes"].as_array().unwrap().is_empty() {
+        assert_eq!(finding["severity"], "unknown");
+        assert_eq!(output.status.code(), Some(1));
+    } else {
+        assert_eq!(finding["class"], "compatible", "{finding:#}");
+        assert_eq!(output.status.code(), Some(0), "{doc:#}");
+        assert_eq!(doc["fixtures"][0]["ok"], true);
+        let strict = diff(&[
+            "--fail-on",
+            "compatible",
+            old.to_str().unwrap(),
+            new.to_str().unwrap(),
+        ]);
+        assert_eq!(strict.status.code(), Some(1));
+        assert!(
+            text(&strict).0.contains("compatible: "),
+            "{:?}",
+            text(&strict)
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! Machine-readable reports: the versioned JSON document that `mcp-replay replay`, `check`
+//! and `diff` write with `--format json`, built here so that a runner of your own (or a
+//! `cargo test` that saves its reports) writes the same.
+//!
+//! ```
+//! use mcp_replay::{output, Fixture};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let fixture = Fixture::parse(concat!(
+//!     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"ping"}}"#, "\n",
+//!     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{}}}"#, "\n",
+//! )).unwrap();
+//! let report = fixture.replay(|transport| async move { drop(transport) }).await;
+//! let document = output::document("replay", vec![report.to_json()]);
+//! assert_eq!(document["mcp_replay_report"], output::VERSION);
+//! assert_eq!(document["failed"], 1);
+//! assert_eq!(document["fixtures"][0]["findings"][0]["kind"], "server failure");
+//! # }
+//! ```
+//!
+//! The schema (every field is described in `docs/cli.md`, "JSON output"):
+//!
+//! ```text
+//! {"mcp_replay_report": 1, "command": "replay"|"check"|"diff",
+//!  "fixtures": [{"fixture": PATH, "ok": BOOL, "findings": [FINDING...], ...}],
+//!  "passed": N, "failed": M}
+//! FINDING: {"kind", "line", "summary", "expected", "actual",
+//!           "differences": [{"path", "expected", "actual"}],
+//!           "class", "changes": [{"class", "description", "path"}]}
+//! ```
+//!
+//! A new field may be added within a version; a field removed or changed in meaning raises
+//! [`VERSION`].
+
+use crate::contract::Change;
+use crate::report::{Mismatch, MismatchKind, Report};
+use serde_json::{json, Map, Value};
+
+/// The version of the JSON report schema, the document's `mcp_replay_report` field.
+pub const VERSION: u64 = 1;
+
+/// The whole document: `fixtures` as given (each with an `ok` field), `passed` and
+/// `failed` counted from their `ok`.
+pub fn document(command: &str, fixtures: Vec<Value>) -> Value {
+    let passed = fixtures.iter().filter(|f| f["ok"] == true).count();
+    let failed = fixtures.len() - passed;
+    json!({
+        "mcp_replay_report": VERSION,
+        "command": command,
+        "fixtures": fixtures,
+        "passed": passed,
+        "failed": failed,
+    })
+}
+
+impl Report {
+    /// This report as one entry of a document's `fixtures`:
+    /// `{"fixture": SOURCE, "ok": BOOL, "findings": [...]}` (see [`Mismatch::to_json`]).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "fixture": self.source(),
+            "ok": self.is_ok(),
+            "findings": self.mismatches().iter().map(Mismatch::to_json).collect::<Vec<_>>(),
+        })
+    }
+}
+
+impl Mismatch {
+    /// This finding as JSON: `kind` ([`MismatchKind::name`]), `line` (or `null`),
+    /// `summary`, the whole `expected` and `actual` messages (or `null`), `differences`
+    /// (each `path` with the `expected` and `actual` values there, a side left out where the
+    /// value is absent), the contract `class` (or `null`) and its `changes`.
+    pub fn to_json(&self) -> Value {
+        let differences: Vec<Value> = self
+            .differences()
+            .iter()
+            .map(|d| {
+                let mut o = Map::new();
+                o.insert("path".into(), Value::String(d.path.clone()));
+                if let Some(e) = &d.expected {
+                    o.insert("expected".into(), e.clone());
+                }
+                if let Some(a) = &d.actual {
+                    o.insert("actual".into(), a.clone());
+                }
+                Value::Object(o)
+            })
+            .collect();
+        json!({
+            "kind": self.kind().name(),
+            "line": self.line(),
+            "summary": self.summary(),
+            "expected": self.expected_message(),
+            "actual": self.actual_message(),
+            "differences": differences,
+            "class": self.class().map(|c| c.name()),
+            "changes": self.changes().iter().map(change).collect::<Vec<_>>(),
+        })
+    }
+}
+
+fn change(c: &Change) -> Value {
+    json!({"class": c.class.name(), "description": c.description, "path": c.path})
+}
+
+/// `4 mismatches (2 result, 1 notification order, 1 missing)`: how many findings of each
+/// kind, as the first line of a report says it.
+pub fn headline(mismatches: &[Mismatch]) -> String {
+    let n = mismatches.len();
+    let mut kinds: Vec<MismatchKind> = mismatches.iter().map(Mismatch::kind).collect();
+    kinds.sort();
+    kinds.dedup();
+    let counts: Vec<String> = kinds
+        .iter()
+        .map(|k| format!("{} {k}", mismatches.iter().filter(|m| m.kind == *k).count()))
+        .collect();
+    format!(
+        "{n} mismatch{} ({})",
+        if n == 1 { "" } else { "es" },
+        counts.join(", ")
+    )
+}
