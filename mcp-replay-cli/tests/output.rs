@@ -1,60 +1,13 @@
 //! Machine-readable output (`--format json`, `--junit FILE`) of `replay`, `check` and
 //! `diff`, and `diff`'s exit statuses, end to end.
 
+mod common;
+
+use common::{demo_server, mcp_replay, text, workspace};
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn mcp_replay() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mcp-replay"))
-}
-
-/// `target/<profile>/demo-server`, built on demand (it belongs to the root package).
-fn demo_server() -> PathBuf {
-    let dir = Path::new(env!("CARGO_BIN_EXE_mcp-replay"))
-        .parent()
-        .unwrap()
-        .to_owned();
-    let path = dir.join("demo-server");
-    if !path.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "-q",
-                "-p",
-                "mcp-replay-demo",
-                "--bin",
-                "demo-server",
-            ])
-            .status()
-            .unwrap();
-        assert!(status.success(), "building demo-server failed");
-    }
-    path
-}
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_owned()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("output-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(output: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 /// stdout as the one JSON document it must be.
 fn document(output: &Output) -> Value {
@@ -513,4 +466,8 @@ fn diff_of_a_tool_added_to_tools_list() {
             text(&strict)
         );
     }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    common::temp_dir("output", name)
 }
