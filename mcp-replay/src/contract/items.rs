@@ -12,10 +12,18 @@ use std::collections::BTreeMap;
 pub(super) trait Items {
     /// The field that names an item: `name`, `uri`, `uriTemplate`.
     fn key_field(&self) -> &str;
-    /// The change for an item the actual list no longer has.
-    fn removed(&self, out: &mut Out, key: &str, item: &Value, path: &str) -> usize;
-    /// The change for an item only the actual list has.
-    fn added(&self, out: &mut Out, key: &str, item: &Value, path: &str) -> usize;
+    /// What an item is called in a change: `tool`, `prompt`, `resource`, ...
+    fn noun(&self) -> &str;
+    /// The change for an item the actual list no longer has: breaking.
+    fn removed(&self, out: &mut Out, key: &str, _item: &Value, path: &str) -> usize {
+        let text = format!("{} `{key}` removed", self.noun());
+        out.change(Class::Breaking, text, path)
+    }
+    /// The change for an item only the actual list has: compatible.
+    fn added(&self, out: &mut Out, key: &str, _item: &Value, path: &str) -> usize {
+        let text = format!("{} `{key}` added", self.noun());
+        out.change(Class::Compatible, text, path)
+    }
     /// The changes to an item both lists have (`path` is the actual one's).
     fn changed(
         &self,
@@ -136,11 +144,8 @@ impl Items for Tools {
     fn key_field(&self) -> &str {
         "name"
     }
-    fn removed(&self, out: &mut Out, key: &str, _: &Value, path: &str) -> usize {
-        out.change(Class::Breaking, format!("tool `{key}` removed"), path)
-    }
-    fn added(&self, out: &mut Out, key: &str, _: &Value, path: &str) -> usize {
-        out.change(Class::Compatible, format!("tool `{key}` added"), path)
+    fn noun(&self) -> &str {
+        "tool"
     }
     fn changed(
         &self,
@@ -169,11 +174,8 @@ impl Items for Prompts {
     fn key_field(&self) -> &str {
         "name"
     }
-    fn removed(&self, out: &mut Out, key: &str, _: &Value, path: &str) -> usize {
-        out.change(Class::Breaking, format!("prompt `{key}` removed"), path)
-    }
-    fn added(&self, out: &mut Out, key: &str, _: &Value, path: &str) -> usize {
-        out.change(Class::Compatible, format!("prompt `{key}` added"), path)
+    fn noun(&self) -> &str {
+        "prompt"
     }
     fn changed(
         &self,
@@ -217,6 +219,9 @@ fn required(item: Option<&Value>) -> Option<bool> {
 impl Items for PromptArguments<'_> {
     fn key_field(&self) -> &str {
         "name"
+    }
+    fn noun(&self) -> &str {
+        "argument"
     }
     fn removed(&self, out: &mut Out, key: &str, _: &Value, path: &str) -> usize {
         let text = format!("{}: argument `{key}` removed", self.subject);
@@ -281,19 +286,8 @@ impl Items for Resources {
     fn key_field(&self) -> &str {
         self.field
     }
-    fn removed(&self, out: &mut Out, key: &str, _: &Value, path: &str) -> usize {
-        out.change(
-            Class::Breaking,
-            format!("{} `{key}` removed", self.noun),
-            path,
-        )
-    }
-    fn added(&self, out: &mut Out, key: &str, _: &Value, path: &str) -> usize {
-        out.change(
-            Class::Compatible,
-            format!("{} `{key}` added", self.noun),
-            path,
-        )
+    fn noun(&self) -> &str {
+        self.noun
     }
     fn changed(
         &self,
