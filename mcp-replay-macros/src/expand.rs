@@ -42,51 +42,8 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
     sig.inputs = Punctuated::new();
     sig.output = ReturnType::Default;
     let ident = &sig.ident;
-
-    let name = &fixture.name;
-    let dir = match &fixture.dir {
-        Some(dir) => quote!(#dir),
-        None => quote!("fixtures"),
-    };
-    let timeout_ms = match fixture.timeout_ms {
-        Some((ms, span)) => {
-            let ms = LitInt::new(&format!("{ms}u64"), span);
-            quote!(::core::option::Option::Some(#ms))
-        }
-        None => quote!(::core::option::Option::None),
-    };
-
-    let rules = match &fixture.rules {
-        Some(path) => {
-            let span = syn::spanned::Spanned::span(path);
-            quote::quote_spanned!(span=> ::core::option::Option::Some(#path as fn() -> ::mcp_replay::Rules))
-        }
-        None => quote!(::core::option::Option::None),
-    };
-
-    let protocol = match &fixture.protocol {
-        Some(version) => quote!(::core::option::Option::Some(#version)),
-        None => quote!(::core::option::Option::None),
-    };
-
-    let mock_server = fixture.mock_server;
-
-    let param_attrs = &fixture.transport.attrs;
-    let pat = &fixture.transport.pat;
-    let ty = &fixture.transport.ty;
-    let block = &item.block;
-    // With a return type, bind the body's value to it so that `?` inside the
-    // body knows which error type to convert into.
-    let body = match &item.sig.output {
-        ReturnType::Default => quote!(async move #block),
-        ReturnType::Type(_, out) => quote! {
-            async move {
-                let __mcp_replay_out: #out = (async move #block).await;
-                __mcp_replay_out
-            }
-        },
-    };
-
+    let spec = spec(fixture, ident);
+    let serve = serve_closure(fixture);
     // The failure is raised here, in the test's own code, spanned at its name: a failing
     // test's panic points at the test function's file and line, not into mcp-replay.
     let raise = quote::quote_spanned! {ident.span()=>
@@ -97,21 +54,8 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
         #vis #sig {
             #(#inner)*
             if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::__private::run(
-                ::mcp_replay::__private::Spec {
-                    manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
-                    dir: #dir,
-                    name: #name,
-                    test_path: ::core::concat!(
-                        ::core::module_path!(),
-                        "::",
-                        ::core::stringify!(#ident)
-                    ),
-                                        timeout_ms: #timeout_ms,
-                                        rules: #rules,
-                                        protocol: #protocol,
-                    mock_server: #mock_server,
-                },
-                |#(#param_attrs)* #pat: #ty| #body,
+                #spec,
+                #serve,
             )
             .await
             {
@@ -119,6 +63,72 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
             }
         }
     }
+}
+
+/// The `::mcp_replay::__private::Spec` literal: where the fixture is and the options.
+fn spec(fixture: &Fixture, ident: &syn::Ident) -> TokenStream {
+    let name = &fixture.name;
+    let dir = match &fixture.dir {
+        Some(dir) => quote!(#dir),
+        None => quote!("fixtures"),
+    };
+    let timeout_ms = some_or_none(fixture.timeout_ms.map(|(ms, span)| {
+        let ms = LitInt::new(&format!("{ms}u64"), span);
+        quote!(#ms)
+    }));
+    let rules = match &fixture.rules {
+        Some(path) => {
+            let span = syn::spanned::Spanned::span(path);
+            quote::quote_spanned!(span=> ::core::option::Option::Some(#path as fn() -> ::mcp_replay::Rules))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let protocol = some_or_none(fixture.protocol.as_ref().map(|v| quote!(#v)));
+    let mock_server = fixture.mock_server;
+    quote! {
+        ::mcp_replay::__private::Spec {
+            manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
+            dir: #dir,
+            name: #name,
+            test_path: ::core::concat!(
+                ::core::module_path!(),
+                "::",
+                ::core::stringify!(#ident)
+            ),
+            timeout_ms: #timeout_ms,
+            rules: #rules,
+            protocol: #protocol,
+            mock_server: #mock_server,
+        }
+    }
+}
+
+/// `Some(value)` or `None`, as tokens.
+fn some_or_none(value: Option<TokenStream>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The test's body as the serve closure, taking the transport parameter as written. With
+/// a return type, the body's value is bound to it so that `?` inside the body knows which
+/// error type to convert into.
+fn serve_closure(fixture: &Fixture) -> TokenStream {
+    let param_attrs = &fixture.transport.attrs;
+    let pat = &fixture.transport.pat;
+    let ty = &fixture.transport.ty;
+    let block = &fixture.item.block;
+    let body = match &fixture.item.sig.output {
+        ReturnType::Default => quote!(async move #block),
+        ReturnType::Type(_, out) => quote! {
+            async move {
+                let __mcp_replay_out: #out = (async move #block).await;
+                __mcp_replay_out
+            }
+        },
+    };
+    quote!(|#(#param_attrs)* #pat: #ty| #body)
 }
 
 #[cfg(test)]
