@@ -355,93 +355,10 @@ impl Rules {
     ///  "accept": ["cosmetic"]}
     /// ```
     pub fn from_json(text: &str, source: &str) -> Result<Rules, Error> {
-        let err = |message: String| Error::Rules {
+        rules_file(text).map_err(|message| Error::Rules {
             file: source.to_owned(),
             message,
-        };
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| err(format!("not valid JSON: {e}")))?;
-        let Value::Object(obj) = value else {
-            return Err(err("a rules file is a JSON object".into()));
-        };
-        const KEYS: [&str; 6] = ["version", "replace", "regex", "sort", "unordered", "accept"];
-        if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(err(format!(
-                "unknown key {k:?}; valid keys: {}",
-                KEYS.join(", ")
-            )));
-        }
-        let mut rules = Rules::default();
-        if let Some(v) = obj.get("version") {
-            match v.as_u64() {
-                Some(n) if (1..=RULES_VERSION).contains(&n) => rules.version = n,
-                _ => {
-                    return Err(err(format!(
-                        "\"version\" must be 1 to {RULES_VERSION}, not {v}"
-                    )))
-                }
-            }
-        }
-        let list = |key: &str| -> Result<Vec<Value>, Error> {
-            match obj.get(key) {
-                None => Ok(Vec::new()),
-                Some(Value::Array(items)) => Ok(items.clone()),
-                Some(other) => Err(err(format!("{key:?} must be a list, not {other}"))),
-            }
-        };
-        let parse_selector =
-            |key: &str, i: usize, text: Option<&Value>| -> Result<Selector, Error> {
-                let text = text
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| err(format!("{key}[{i}] needs a \"selector\" string")))?;
-                Selector::parse(text).map_err(|e| err(format!("{key}[{i}]: {e}")))
-            };
-        for (i, item) in list("replace")?.iter().enumerate() {
-            let selector = parse_selector("replace", i, item.get("selector"))?;
-            let with = item.get("with").cloned().ok_or_else(|| {
-                err(format!(
-                    "replace[{i}] needs \"with\", the value to put there"
-                ))
-            })?;
-            rules.user.push(UserRule {
-                selector,
-                action: Action::Replace(with),
-            });
-        }
-        for (i, item) in list("regex")?.iter().enumerate() {
-            let selector = parse_selector("regex", i, item.get("selector"))?;
-            let pattern = item
-                .get("pattern")
-                .and_then(Value::as_str)
-                .ok_or_else(|| err(format!("regex[{i}] needs a \"pattern\" string")))?;
-            let re = Regex::new(pattern)
-                .map_err(|e| err(format!("regex[{i}]: invalid pattern: {e}")))?;
-            let with = item
-                .get("with")
-                .and_then(Value::as_str)
-                .ok_or_else(|| err(format!("regex[{i}] needs a \"with\" string")))?;
-            rules.user.push(UserRule {
-                selector,
-                action: Action::Regex(re, with.to_owned()),
-            });
-        }
-        for (i, item) in list("sort")?.iter().enumerate() {
-            let selector = parse_selector("sort", i, Some(item))?;
-            rules.user.push(UserRule {
-                selector,
-                action: Action::Sort,
-            });
-        }
-        for (i, item) in list("unordered")?.iter().enumerate() {
-            let method = item
-                .as_str()
-                .ok_or_else(|| err(format!("unordered[{i}] must be a method name string")))?;
-            rules = rules.unordered(method);
-        }
-        for class in accepted_classes(&list("accept")?).map_err(err)? {
-            rules = rules.accept(class);
-        }
-        Ok(rules)
+        })
     }
 
     /// Reads `dir/mcp-replay.rules.json` if there is one.
@@ -468,6 +385,98 @@ fn accepted_classes(items: &[Value]) -> Result<Vec<Class>, String> {
             })
         })
         .collect()
+}
+
+/// A rules file's text as rules, or what is wrong with it.
+fn rules_file(text: &str) -> Result<Rules, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let Value::Object(obj) = value else {
+        return Err("a rules file is a JSON object".into());
+    };
+    const KEYS: [&str; 6] = ["version", "replace", "regex", "sort", "unordered", "accept"];
+    if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown key {k:?}; valid keys: {}",
+            KEYS.join(", ")
+        ));
+    }
+    let mut rules = Rules::default();
+    if let Some(v) = obj.get("version") {
+        match v.as_u64() {
+            Some(n) if (1..=RULES_VERSION).contains(&n) => rules.version = n,
+            _ => return Err(format!("\"version\" must be 1 to {RULES_VERSION}, not {v}")),
+        }
+    }
+    for (i, item) in list(&obj, "replace")?.iter().enumerate() {
+        rules.user.push(replace_rule(i, item)?);
+    }
+    for (i, item) in list(&obj, "regex")?.iter().enumerate() {
+        rules.user.push(regex_rule(i, item)?);
+    }
+    for (i, item) in list(&obj, "sort")?.iter().enumerate() {
+        rules.user.push(UserRule {
+            selector: item_selector("sort", i, Some(item))?,
+            action: Action::Sort,
+        });
+    }
+    for (i, item) in list(&obj, "unordered")?.iter().enumerate() {
+        let method = item
+            .as_str()
+            .ok_or_else(|| format!("unordered[{i}] must be a method name string"))?;
+        rules = rules.unordered(method);
+    }
+    for class in accepted_classes(list(&obj, "accept")?)? {
+        rules = rules.accept(class);
+    }
+    Ok(rules)
+}
+
+/// The list under `key` (none when absent).
+fn list<'a>(obj: &'a serde_json::Map<String, Value>, key: &str) -> Result<&'a [Value], String> {
+    match obj.get(key) {
+        None => Ok(&[]),
+        Some(Value::Array(items)) => Ok(items),
+        Some(other) => Err(format!("{key:?} must be a list, not {other}")),
+    }
+}
+
+/// The selector of item `i` of the `key` list.
+fn item_selector(key: &str, i: usize, text: Option<&Value>) -> Result<Selector, String> {
+    let text = text
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("{key}[{i}] needs a \"selector\" string"))?;
+    Selector::parse(text).map_err(|e| format!("{key}[{i}]: {e}"))
+}
+
+/// `replace[i]`: `{"selector": ..., "with": VALUE}`.
+fn replace_rule(i: usize, item: &Value) -> Result<UserRule, String> {
+    let selector = item_selector("replace", i, item.get("selector"))?;
+    let with = item
+        .get("with")
+        .cloned()
+        .ok_or_else(|| format!("replace[{i}] needs \"with\", the value to put there"))?;
+    Ok(UserRule {
+        selector,
+        action: Action::Replace(with),
+    })
+}
+
+/// `regex[i]`: `{"selector": ..., "pattern": REGEX, "with": TEXT}`.
+fn regex_rule(i: usize, item: &Value) -> Result<UserRule, String> {
+    let selector = item_selector("regex", i, item.get("selector"))?;
+    let pattern = item
+        .get("pattern")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("regex[{i}] needs a \"pattern\" string"))?;
+    let re = Regex::new(pattern).map_err(|e| format!("regex[{i}]: invalid pattern: {e}"))?;
+    let with = item
+        .get("with")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("regex[{i}] needs a \"with\" string"))?;
+    Ok(UserRule {
+        selector,
+        action: Action::Regex(re, with.to_owned()),
+    })
 }
 
 #[cfg(test)]
