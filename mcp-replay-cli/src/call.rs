@@ -169,6 +169,33 @@ type Valued<'a> = (&'a str, &'a [String], fn(String) -> Piece);
 /// The steps in command-line order, each `--args` and `KEY=VALUE` attached to the
 /// `--tool` or `--prompt` before it. `matches` are the `call` subcommand's.
 fn steps(args: &CallArgs, matches: &ArgMatches) -> Result<Vec<Step>, Fatal> {
+    let mut steps: Vec<Step> = Vec::new();
+    for (_, piece) in pieces(args, matches) {
+        let (what, arguments) = match piece {
+            Piece::Step(step) => {
+                steps.push(step);
+                continue;
+            }
+            Piece::Object(text) => (format!("--args {text}"), object(&text)?),
+            Piece::Pair(text) => {
+                let (key, value) = pair(&text)?;
+                (text, Map::from_iter([(key, value)]))
+            }
+        };
+        attach(&mut steps, &what, arguments)?;
+    }
+    if steps.is_empty() {
+        return Err(Fatal(
+            "no step to run: give at least one of --list-tools, --list-resources, \
+             --list-prompts, --tool NAME, --resource URI, --prompt NAME"
+                .into(),
+        ));
+    }
+    Ok(steps)
+}
+
+/// What each option contributes, with its place on the command line, in command-line order.
+fn pieces(args: &CallArgs, matches: &ArgMatches) -> Vec<(usize, Piece)> {
     let mut pieces: Vec<(usize, Piece)> = Vec::new();
     let indices = |id: &str| -> Vec<usize> {
         matches
@@ -208,54 +235,37 @@ fn steps(args: &CallArgs, matches: &ArgMatches) -> Result<Vec<Step>, Fatal> {
         );
     }
     pieces.sort_by_key(|(i, _)| *i);
+    pieces
+}
 
-    let mut steps: Vec<Step> = Vec::new();
-    for (_, piece) in pieces {
-        let (what, arguments) = match piece {
-            Piece::Step(step) => {
-                steps.push(step);
-                continue;
-            }
-            Piece::Object(text) => {
-                let object = match serde_json::from_str::<Value>(&text) {
-                    Ok(Value::Object(object)) => object,
-                    Ok(_) => {
-                        return Err(Fatal(format!(
-                            "--args {text}: give a JSON object, e.g. --args '{{\"a\": 1}}'"
-                        )))
-                    }
-                    Err(e) => return Err(Fatal(format!("--args {text}: not JSON ({e})"))),
-                };
-                (format!("--args {text}"), object)
-            }
-            Piece::Pair(text) => {
-                let (key, value) = pair(&text)?;
-                (text, Map::from_iter([(key, value)]))
-            }
-        };
-        let Some(step) = steps.last_mut() else {
-            return Err(Fatal(format!(
-                "`{what}` comes before any --tool or --prompt: put arguments after the tool \
-                 or prompt they are for (e.g. --tool echo text=hi)"
-            )));
-        };
-        let after = step.describe();
-        let Some(into) = step.arguments_mut() else {
-            return Err(Fatal(format!(
-                "`{what}` follows the step {after}, which takes no arguments: put arguments \
-                 after the --tool or --prompt they are for"
-            )));
-        };
-        into.extend(arguments);
+/// The JSON object of `--args TEXT`.
+fn object(text: &str) -> Result<Map<String, Value>, Fatal> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(object)) => Ok(object),
+        Ok(_) => Err(Fatal(format!(
+            "--args {text}: give a JSON object, e.g. --args '{{\"a\": 1}}'"
+        ))),
+        Err(e) => Err(Fatal(format!("--args {text}: not JSON ({e})"))),
     }
-    if steps.is_empty() {
-        return Err(Fatal(
-            "no step to run: give at least one of --list-tools, --list-resources, \
-             --list-prompts, --tool NAME, --resource URI, --prompt NAME"
-                .into(),
-        ));
-    }
-    Ok(steps)
+}
+
+/// Adds `arguments` (from the option `what`) to the last step, which must take arguments.
+fn attach(steps: &mut [Step], what: &str, arguments: Map<String, Value>) -> Result<(), Fatal> {
+    let Some(step) = steps.last_mut() else {
+        return Err(Fatal(format!(
+            "`{what}` comes before any --tool or --prompt: put arguments after the tool \
+             or prompt they are for (e.g. --tool echo text=hi)"
+        )));
+    };
+    let after = step.describe();
+    let Some(into) = step.arguments_mut() else {
+        return Err(Fatal(format!(
+            "`{what}` follows the step {after}, which takes no arguments: put arguments \
+             after the --tool or --prompt they are for"
+        )));
+    };
+    into.extend(arguments);
+    Ok(())
 }
 
 /// `KEY=VALUE` (a string) or `KEY:=JSON` (typed), the httpie convention.
@@ -551,16 +561,58 @@ pub(crate) async fn call(args: CallArgs, matches: &ArgMatches) -> Result<ExitCod
     let protocol = args.protocol.as_deref().unwrap_or(LEGACY_PROTOCOL);
     let modern = protocol >= MODERN_PROTOCOL;
     if args.server.is_empty() {
-        // --client-only without a server: the steps as the client would send them.
-        let fixture = build_fixture(offline_exchange(&steps, modern), &rules, &output, &args)?;
-        write_fixture(&fixture, &args.output, UpdateMode::Always)?;
-        eprintln!(
-            "mcp-replay call: wrote {output} ({} client messages, no server run: record the \
-             server's side with MCP_FIXTURE_UPDATE=1 cargo test, or mcp-replay replay --update)",
-            fixture.entries().len()
-        );
-        return Ok(ExitCode::SUCCESS);
+        return write_offline(&args, &steps, &rules, &output, modern);
     }
+    let (mut child, mut client) = start_server(&args, answers)?;
+    let client_info = json!({"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")});
+    let session = run_session(&mut client, &steps, protocol, modern, client_info).await;
+    let closed = finish(&mut child, client, args.timeout).await;
+    let mut problems = match session {
+        Ok(found) => found,
+        Err(stop) => {
+            eprintln!(
+                "mcp-replay call: {}: {output} not written (the exchange is incomplete)",
+                stop.0
+            );
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let Client { exchange, .. } = closed.client;
+    problems.extend(closed.problem);
+    let fixture = build_fixture(exchange, &rules, &output, &args)?;
+    write_fixture(&fixture, &args.output, UpdateMode::Always)?;
+    let what = if args.client_only {
+        "the client's side: re-record the server's with `mcp-replay replay --update`"
+    } else {
+        "the whole exchange"
+    };
+    eprintln!(
+        "mcp-replay call: wrote {output} ({} messages, {what})",
+        fixture.entries().len()
+    );
+    Ok(report(&problems, &output))
+}
+
+/// `--client-only` without a server: writes the steps as the client would send them.
+fn write_offline(
+    args: &CallArgs,
+    steps: &[Step],
+    rules: &mcp_replay::Rules,
+    output: &str,
+    modern: bool,
+) -> Result<ExitCode, Fatal> {
+    let fixture = build_fixture(offline_exchange(steps, modern), rules, output, args)?;
+    write_fixture(&fixture, &args.output, UpdateMode::Always)?;
+    eprintln!(
+        "mcp-replay call: wrote {output} ({} client messages, no server run: record the \
+         server's side with MCP_FIXTURE_UPDATE=1 cargo test, or mcp-replay replay --update)",
+        fixture.entries().len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Starts the server after `--` with piped stdio, and the client that talks to it.
+fn start_server(args: &CallArgs, answers: Answers) -> Result<(Child, Client), Fatal> {
     let server = ServerArg {
         server: args.server.clone(),
     };
@@ -576,8 +628,7 @@ pub(crate) async fn call(args: CallArgs, matches: &ArgMatches) -> Result<ExitCod
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(Fatal("the server's stdio is not piped".into()));
     };
-    let client_info = json!({"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")});
-    let mut client = Client {
+    let client = Client {
         stdin: Some(stdin),
         lines: BufReader::new(stdout).lines(),
         exchange: Vec::new(),
@@ -586,51 +637,23 @@ pub(crate) async fn call(args: CallArgs, matches: &ArgMatches) -> Result<ExitCod
         identity: None,
         answers,
     };
+    Ok((child, client))
+}
 
-    let mut problems: Vec<String> = Vec::new();
-    let session = run_session(&mut client, &steps, protocol, modern, client_info).await;
-    let stopped = match session {
-        Ok(mut found) => {
-            problems.append(&mut found);
-            None
-        }
-        Err(stop) => Some(stop),
-    };
-    let closed = finish(&mut child, client, args.timeout).await;
-    let Client { exchange, .. } = closed.client;
-    if let Some(problem) = closed.problem {
-        problems.push(problem);
-    }
-
-    if let Some(stop) = stopped {
-        eprintln!(
-            "mcp-replay call: {}: {output} not written (the exchange is incomplete)",
-            stop.0
-        );
-        return Ok(ExitCode::from(1));
-    }
-    let fixture = build_fixture(exchange, &rules, &output, &args)?;
-    write_fixture(&fixture, &args.output, UpdateMode::Always)?;
-    let what = if args.client_only {
-        "the client's side: re-record the server's with `mcp-replay replay --update`"
-    } else {
-        "the whole exchange"
-    };
-    eprintln!(
-        "mcp-replay call: wrote {output} ({} messages, {what})",
-        fixture.entries().len()
-    );
+/// Reports the problems of a session whose fixture is written: exit status 1 if there are
+/// any, success if not.
+fn report(problems: &[String], output: &str) -> ExitCode {
     if problems.is_empty() {
-        return Ok(ExitCode::SUCCESS);
+        return ExitCode::SUCCESS;
     }
-    for problem in &problems {
+    for problem in problems {
         eprintln!("mcp-replay call: {problem}");
     }
     eprintln!(
         "mcp-replay call: {output} is written and pins what the server did; exit status 1 for the problem{} above",
         if problems.len() == 1 { "" } else { "s" }
     );
-    Ok(ExitCode::from(1))
+    ExitCode::from(1)
 }
 
 /// The steps as client requests, without a server (`--client-only` with no `-- SERVER`);
@@ -662,9 +685,23 @@ async fn run_session(
     modern: bool,
     client_info: Value,
 ) -> Result<Vec<String>, Stop> {
-    let capabilities = client.answers.capabilities();
     if modern {
-        client.identity = Some(Map::from_iter([
+        client.discover(protocol, client_info).await?;
+    } else {
+        client.initialize(protocol, client_info).await?;
+    }
+    let mut problems = Vec::new();
+    for (n, step) in steps.iter().enumerate() {
+        problems.extend(client.run_step(n + 1, step, modern).await?);
+    }
+    Ok(problems)
+}
+
+impl Client {
+    /// The stateless era's start: the identity for every request, then `server/discover`.
+    async fn discover(&mut self, protocol: &str, client_info: Value) -> Result<(), Stop> {
+        let capabilities = self.answers.capabilities();
+        self.identity = Some(Map::from_iter([
             (
                 "io.modelcontextprotocol/protocolVersion".to_owned(),
                 json!(protocol),
@@ -675,7 +712,7 @@ async fn run_session(
                 capabilities,
             ),
         ]));
-        let discovered = client.request("server/discover", None).await?;
+        let discovered = self.request("server/discover", None).await?;
         if let Some(error) = discovered.get("error") {
             return Err(Stop(format!(
                 "the server refused `server/discover` ({}): it may not serve {protocol}; \
@@ -688,13 +725,17 @@ async fn run_session(
             "mcp-replay call: {} (stateless, {protocol})",
             server_name(info)
         );
-    } else {
+        Ok(())
+    }
+
+    /// The legacy era's handshake: `initialize`, then `notifications/initialized`.
+    async fn initialize(&mut self, protocol: &str, client_info: Value) -> Result<(), Stop> {
         let initialize = json!({
             "protocolVersion": protocol,
-            "capabilities": capabilities,
+            "capabilities": self.answers.capabilities(),
             "clientInfo": client_info,
         });
-        let response = client.request("initialize", Some(initialize)).await?;
+        let response = self.request("initialize", Some(initialize)).await?;
         if let Some(error) = response.get("error") {
             return Err(Stop(format!(
                 "the server refused `initialize` ({})",
@@ -707,28 +748,28 @@ async fn run_session(
             server_name(&result["serverInfo"]),
             result["protocolVersion"].as_str().unwrap_or("?")
         );
-        client
-            .send(
-                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-                "notifications/initialized",
-            )
-            .await?;
+        self.send(
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            "notifications/initialized",
+        )
+        .await
     }
 
-    let mut problems = Vec::new();
-    for (n, step) in steps.iter().enumerate() {
+    /// Step number `n`: sends it, prints its answer to stdout, and hands back its problems
+    /// (a JSON-RPC error, input the server still asks for).
+    async fn run_step(&mut self, n: usize, step: &Step, modern: bool) -> Result<Vec<String>, Stop> {
         let what = step.describe();
-        eprintln!("mcp-replay call: step {}: {what}", n + 1);
+        eprintln!("mcp-replay call: step {n}: {what}");
         let (response, complete) = if modern {
-            client.stateless_step(step).await?
+            self.stateless_step(step).await?
         } else {
-            (client.request(step.method(), step.params()).await?, true)
+            (self.request(step.method(), step.params()).await?, true)
         };
+        let mut problems = Vec::new();
         let shown = match response.get("error") {
             Some(error) => {
                 problems.push(format!(
-                    "step {} (`{what}`) got a JSON-RPC error: {}",
-                    n + 1,
+                    "step {n} (`{what}`) got a JSON-RPC error: {}",
                     compact(error)
                 ));
                 json!({"error": error})
@@ -737,13 +778,12 @@ async fn run_session(
         };
         if !complete {
             problems.push(format!(
-                "step {} (`{what}`) did not complete: the server still asks for input",
-                n + 1
+                "step {n} (`{what}`) did not complete: the server still asks for input"
             ));
         }
         println!("{}\n", pretty(&shown));
+        Ok(problems)
     }
-    Ok(problems)
 }
 
 /// What [`finish`] hands back: the client (its exchange) and a problem to report.
