@@ -82,7 +82,9 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
     };
     let own = args.rules.own()?;
     let json = args.output.format == Format::Json;
-    let color = !json && harness::color_wanted(std::io::stdout().is_terminal());
+    // A terminal that is not given JSON: reports in color unless the environment says not.
+    let terminal = !json && std::io::stdout().is_terminal();
+    let color = !json && harness::color_wanted(terminal);
     let paint = |ok: bool, word: &str| match (color, ok) {
         (false, _) => word.to_owned(),
         (true, true) => format!("\x1b[32m{word}\x1b[0m"),
@@ -91,7 +93,7 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
     let started = Instant::now();
     let mut outcomes = Vec::new();
     for path in &args.fixtures {
-        let outcome = replay_one(&args, own.as_ref(), path, mode, !json).await;
+        let outcome = replay_one(&args, own.as_ref(), path, mode, terminal).await;
         let ms = outcome.elapsed.as_millis();
         if !json {
             match &outcome.failure {
@@ -217,7 +219,7 @@ impl Outcome {
 }
 
 /// Replays one fixture, resolved exactly as `#[mcp_fixture]` resolves it ([`Plan`]);
-/// `terminal`: the report may be in color (as the environment says).
+/// `terminal`: the report goes to a terminal (in color unless the environment says not).
 async fn replay_one(
     args: &ReplayArgs,
     own: Option<&Rules>,
@@ -231,7 +233,7 @@ async fn replay_one(
     plan.protocol = args.protocol.clone();
     plan.trace = args.trace.then_some(true);
     plan.rules = own.cloned();
-    plan.terminal = terminal && std::io::stdout().is_terminal();
+    plan.terminal = terminal;
     let mut replayed = None;
     let verdict = match plan.prepare() {
         Err(failure) => Err(failure),

@@ -623,14 +623,7 @@ impl fmt::Display for Diff {
             self.new,
             crate::output::headline(&self.mismatches)
         )?;
-        for (i, m) in self.mismatches.iter().enumerate() {
-            if f.alternate() {
-                write!(f, "\n{}. {m:#}", i + 1)?;
-            } else {
-                write!(f, "\n{}. {m}", i + 1)?;
-            }
-            writeln!(f)?;
-        }
+        crate::report::write_findings(f, &self.mismatches)?;
         let class = self.class().unwrap_or(Class::Unknown);
         write!(
             f,

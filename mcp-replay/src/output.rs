@@ -34,7 +34,7 @@
 //! [`VERSION`].
 
 use crate::contract::Change;
-use crate::report::{Mismatch, MismatchKind, Report};
+use crate::report::{Mismatch, Report};
 use serde_json::{json, Map, Value};
 
 /// The version of the JSON report schema, the document's `mcp_replay_report` field.
@@ -67,7 +67,7 @@ impl Report {
 }
 
 impl Mismatch {
-    /// This finding as JSON: `kind` ([`MismatchKind::name`]), `line` (or `null`),
+    /// This finding as JSON: `kind` ([`MismatchKind::name`](crate::MismatchKind::name)), `line` (or `null`),
     /// `summary`, the whole `expected` and `actual` messages (or `null`), `differences`
     /// (each `path` with the `expected` and `actual` values there, a side left out where the
     /// value is absent), the contract `class` (or `null`) and its `changes`.
@@ -104,20 +104,4 @@ fn change(c: &Change) -> Value {
     json!({"class": c.class.name(), "description": c.description, "path": c.path})
 }
 
-/// `4 mismatches (2 result, 1 notification order, 1 missing)`: how many findings of each
-/// kind, as the first line of a report says it.
-pub fn headline(mismatches: &[Mismatch]) -> String {
-    let n = mismatches.len();
-    let mut kinds: Vec<MismatchKind> = mismatches.iter().map(Mismatch::kind).collect();
-    kinds.sort();
-    kinds.dedup();
-    let counts: Vec<String> = kinds
-        .iter()
-        .map(|k| format!("{} {k}", mismatches.iter().filter(|m| m.kind == *k).count()))
-        .collect();
-    format!(
-        "{n} mismatch{} ({})",
-        if n == 1 { "" } else { "es" },
-        counts.join(", ")
-    )
-}
+pub use crate::report::headline;

@@ -382,39 +382,49 @@ impl fmt::Display for Report {
             }
             return Ok(());
         }
-        let n = self.mismatches.len();
-        let mut kinds: Vec<MismatchKind> = self.mismatches.iter().map(|m| m.kind).collect();
-        kinds.sort();
-        kinds.dedup();
-        let counts: Vec<String> = kinds
-            .iter()
-            .map(|k| {
-                format!(
-                    "{} {k}",
-                    self.mismatches.iter().filter(|m| m.kind == *k).count()
-                )
-            })
-            .collect();
         writeln!(
             f,
-            "mcp-replay: {}: {n} mismatch{} ({})",
+            "mcp-replay: {}: {}",
             self.source,
-            if n == 1 { "" } else { "es" },
-            counts.join(", ")
+            headline(&self.mismatches)
         )?;
-        for (i, m) in self.mismatches.iter().enumerate() {
-            if f.alternate() {
-                writeln!(f, "\n{}. {m:#}", i + 1)?;
-            } else {
-                writeln!(f, "\n{}. {m}", i + 1)?;
-            }
-        }
+        write_findings(f, &self.mismatches)?;
         write!(
             f,
             "\nIf the new behaviour is right, re-record the fixture:\n    {}",
             self.rerecord_command()
         )
     }
+}
+
+/// `4 mismatches (2 result, 1 notification order, 1 missing)`: how many findings of each
+/// kind, as the first line of a report says it.
+pub fn headline(mismatches: &[Mismatch]) -> String {
+    let n = mismatches.len();
+    let mut kinds: Vec<MismatchKind> = mismatches.iter().map(Mismatch::kind).collect();
+    kinds.sort();
+    kinds.dedup();
+    let counts: Vec<String> = kinds
+        .iter()
+        .map(|k| format!("{} {k}", mismatches.iter().filter(|m| m.kind == *k).count()))
+        .collect();
+    format!(
+        "{n} mismatch{} ({})",
+        if n == 1 { "" } else { "es" },
+        counts.join(", ")
+    )
+}
+
+/// The numbered findings of a report, each after a blank line (in color with `{:#}`).
+pub(crate) fn write_findings(f: &mut fmt::Formatter<'_>, mismatches: &[Mismatch]) -> fmt::Result {
+    for (i, m) in mismatches.iter().enumerate() {
+        if f.alternate() {
+            writeln!(f, "\n{}. {m:#}", i + 1)?;
+        } else {
+            writeln!(f, "\n{}. {m}", i + 1)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
