@@ -91,6 +91,8 @@ mod error;
 mod fast;
 pub mod fixture;
 pub mod harness;
+#[cfg(feature = "http")]
+pub mod http;
 mod json;
 pub mod mcporter;
 pub mod mock;
