@@ -763,6 +763,55 @@ mod tests {
         );
     }
 
+    /// The replay engine itself, over the bridge: the same kind of fixture as over the pipe.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_replay_engine_over_http() {
+        const TEXT: &str = concat!(
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"capabilities":"<CLIENT_CAPABILITIES>","clientInfo":"<CLIENT_INFO>","protocolVersion":"<PROTOCOL_VERSION>"}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"capabilities":{"tools":{}},"protocolVersion":"2025-11-25","serverInfo":{"name":"rmcp","version":"3.11.0"}}}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[{"description":"Echoes its text.","inputSchema":{"properties":{"text":{"type":"string"}},"type":"object"},"name":"echo"}]}}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"hi"}],"isError":false}}}"#,
+            "\n",
+        );
+        let fixture = crate::Fixture::parse(TEXT).unwrap();
+        let service = StreamableHttpService::new(
+            || Ok(Tiny),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default().with_sse_keep_alive(None),
+        );
+        let bridge = Bridge::new(service);
+        let problems = bridge.problems();
+        let report = fixture.replay(|transport| bridge.run(transport)).await;
+        assert!(report.is_ok(), "{report}");
+        assert_eq!(*problems.lock().unwrap(), Vec::<String>::new());
+
+        // A wrong expectation is a finding as over the pipe.
+        let wrong = TEXT.replace(
+            r#""type":"text","text":"hi""#,
+            r#""type":"text","text":"ho""#,
+        );
+        let wrong = crate::Fixture::parse(&wrong).unwrap();
+        let service = StreamableHttpService::new(
+            || Ok(Tiny),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default().with_sse_keep_alive(None),
+        );
+        let report = wrong
+            .replay(|transport| Bridge::new(service).run(transport))
+            .await;
+        assert_eq!(report.mismatches().len(), 1, "{report}");
+        assert_eq!(report.mismatches()[0].kind(), crate::MismatchKind::Result);
+    }
+
     /// How a [`Canned`] service answers a request.
     type Answerer = dyn Fn(&Request<Full<Bytes>>) -> Response<Full<Bytes>> + Send + Sync;
 
