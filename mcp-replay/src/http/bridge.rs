@@ -46,6 +46,9 @@ const STATELESS_VERSION: &str = "2026-07-28";
 const DEFAULT_ENDPOINT: &str = "http://localhost/mcp";
 /// How much of an error body a problem quotes.
 const EXCERPT: usize = 200;
+/// How long a request waits for its response's headers unless [`Bridge::timeout`] says
+/// otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long an error body is waited for.
 const ERROR_BODY_WAIT: Duration = Duration::from_secs(1);
 
@@ -58,6 +61,7 @@ pub struct Bridge<S> {
     service: S,
     endpoint: Uri,
     body_limit: usize,
+    timeout: Duration,
     problems: Problems,
 }
 
@@ -142,6 +146,7 @@ where
             service,
             endpoint: Uri::from_static(DEFAULT_ENDPOINT),
             body_limit: super::sse::DEFAULT_LIMIT,
+            timeout: DEFAULT_TIMEOUT,
             problems: Problems::default(),
         }
     }
@@ -149,6 +154,13 @@ where
     /// The URI every request goes to (its authority is also sent as `Host`).
     pub fn endpoint(mut self, endpoint: Uri) -> Self {
         self.endpoint = endpoint;
+        self
+    }
+
+    /// How long a request waits for its response's headers (the body of an SSE stream
+    /// may take longer): past it, the request is given up and the problem noted.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
         self
     }
 
@@ -203,9 +215,13 @@ where
             headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
             *request.body_mut() = Full::new(Bytes::copy_from_slice(line));
             let response = match self.call(request).await {
-                Ok(response) => response,
-                Err(error) => {
+                Ok(Ok(response)) => response,
+                Ok(Err(error)) => {
                     shared.problem(format!("{what}: the service failed: {error}"));
+                    continue;
+                }
+                Err(elapsed) => {
+                    shared.problem(format!("{what}: {elapsed}"));
                     continue;
                 }
             };
@@ -297,16 +313,29 @@ where
         request
     }
 
-    async fn call(&mut self, request: Request<Full<Bytes>>) -> Result<Response<B>, S::Error> {
-        std::future::poll_fn(|cx| self.service.poll_ready(cx)).await?;
-        self.service.call(request).await
+    /// Sends `request`, giving up after the time limit (the outer error).
+    async fn call(
+        &mut self,
+        request: Request<Full<Bytes>>,
+    ) -> Result<Result<Response<B>, S::Error>, String> {
+        let timeout = self.timeout;
+        let call = async {
+            std::future::poll_fn(|cx| self.service.poll_ready(cx)).await?;
+            self.service.call(request).await
+        };
+        tokio::time::timeout(timeout, call).await.map_err(|_| {
+            format!(
+                "no response within {} ms; the request is given up",
+                timeout.as_millis()
+            )
+        })
     }
 
     /// Ends the session: 200, 202 or 204, or 405 from a server that lets no client end it.
     async fn delete(&mut self, session: &HeaderValue, shared: &Shared) {
         let request = self.request(Method::DELETE, Some(session), shared);
         match self.call(request).await {
-            Ok(response) => {
+            Ok(Ok(response)) => {
                 let status = response.status();
                 if !(status.is_success() || status == StatusCode::METHOD_NOT_ALLOWED) {
                     let excerpt = error_excerpt(response.into_body()).await;
@@ -315,9 +344,10 @@ where
                     ));
                 }
             }
-            Err(error) => shared.problem(format!(
+            Ok(Err(error)) => shared.problem(format!(
                 "DELETE of the session: the service failed: {error}"
             )),
+            Err(elapsed) => shared.problem(format!("DELETE of the session: {elapsed}")),
         }
     }
 }
@@ -813,7 +843,8 @@ mod tests {
     }
 
     /// How a [`Canned`] service answers a request.
-    type Answerer = dyn Fn(&Request<Full<Bytes>>) -> Response<Full<Bytes>> + Send + Sync;
+    /// `None` leaves the request without an answer for good.
+    type Answerer = dyn Fn(&Request<Full<Bytes>>) -> Option<Response<Full<Bytes>>> + Send + Sync;
 
     /// A service answering every request from a closure, and recording what it was sent.
     #[derive(Clone)]
@@ -834,7 +865,10 @@ mod tests {
         fn call(&mut self, request: Request<Full<Bytes>>) -> Self::Future {
             let response = (self.answer)(&request);
             self.seen.lock().unwrap().push(request);
-            Box::pin(std::future::ready(Ok(response)))
+            match response {
+                Some(response) => Box::pin(std::future::ready(Ok(response))),
+                None => Box::pin(std::future::pending()),
+            }
         }
     }
 
@@ -869,23 +903,25 @@ mod tests {
 
     #[tokio::test]
     async fn http_problems_are_collected() {
-        let answer = |request: &Request<Full<Bytes>>| match method_of(request).as_deref() {
-            Some("initialize") => respond(
-                200,
-                Some("text/event-stream"),
-                "id: 0\nretry: 3000\ndata:\n\n: comment\r\ndata: {\"jsonrpc\":\"2.0\",\r\n\
+        let answer = |request: &Request<Full<Bytes>>| {
+            Some(match method_of(request).as_deref() {
+                Some("initialize") => respond(
+                    200,
+                    Some("text/event-stream"),
+                    "id: 0\nretry: 3000\ndata:\n\n: comment\r\ndata: {\"jsonrpc\":\"2.0\",\r\n\
                  data: \"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\"}}\r\n\r\n",
-            ),
-            Some("notifications/initialized") => respond(200, None, ""),
-            Some("ping") => respond(200, Some("text/plain"), "pong"),
-            Some("tools/list") => respond(500, Some("text/plain"), "boom"),
-            Some("tools/call") => respond(
-                200,
-                Some("text/event-stream"),
-                "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n\
+                ),
+                Some("notifications/initialized") => respond(200, None, ""),
+                Some("ping") => respond(200, Some("text/plain"), "pong"),
+                Some("tools/list") => respond(500, Some("text/plain"), "boom"),
+                Some("tools/call") => respond(
+                    200,
+                    Some("text/event-stream"),
+                    "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n\
                  data: not json\n\n",
-            ),
-            _ => respond(200, Some("application/json"), ""),
+                ),
+                _ => respond(200, Some("application/json"), ""),
+            })
         };
         let seen = Arc::new(Mutex::new(Vec::new()));
         let bridge = Bridge::new(Canned {
@@ -950,6 +986,40 @@ mod tests {
             assert_eq!(request.headers()[HOST], "localhost");
         }
         assert_eq!(seen[5].method(), Method::DELETE);
+    }
+
+    #[tokio::test]
+    async fn a_request_without_an_answer_is_given_up() {
+        let answer = |request: &Request<Full<Bytes>>| match method_of(request).as_deref() {
+            Some("tools/list") => None,
+            _ => Some(respond(
+                200,
+                Some("application/json"),
+                r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+            )),
+        };
+        let bridge = Bridge::new(Canned {
+            answer: Arc::new(answer),
+            seen: Arc::default(),
+        })
+        .timeout(Duration::from_millis(50));
+        let problems = bridge.problems();
+        let (mut harness, task) = start(bridge);
+        harness
+            .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+            .await;
+        harness
+            .send(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+            .await;
+        // The bridge went on to the next request.
+        assert_eq!(harness.receive().await["id"], json!(2));
+        harness.write.shutdown().await.unwrap();
+        task.await.unwrap();
+        let problems = problems.lock().unwrap().clone();
+        assert_eq!(
+            problems,
+            vec!["POST #1 (request 1, tools/list): no response within 50 ms; the request is given up"]
+        );
     }
 
     #[test]
