@@ -608,7 +608,8 @@ mod tests {
     use super::*;
     use rmcp::model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, InitializeResult,
-        ListToolsResult, PaginatedRequestParams, ServerCapabilities, Tool,
+        ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+        Tool,
     };
     use rmcp::service::RequestContext;
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -623,7 +624,8 @@ mod tests {
     use std::task::{Context, Poll};
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, DuplexStream, Lines};
 
-    /// A tiny server with one tool, `echo`.
+    /// A tiny server with one tool, `echo`, which reports two steps of progress first when
+    /// the call has a progress token (several events in one SSE stream).
     #[derive(Clone)]
     struct Tiny;
 
@@ -651,8 +653,15 @@ mod tests {
         async fn call_tool(
             &self,
             request: CallToolRequestParams,
-            _context: RequestContext<RoleServer>,
+            context: RequestContext<RoleServer>,
         ) -> Result<CallToolResponse, ErrorData> {
+            if let Some(token) = context.meta.get_progress_token() {
+                for step in [1.0, 2.0] {
+                    let mut progress = ProgressNotificationParam::new(token.clone(), step);
+                    progress.total = Some(2.0);
+                    let _ = context.peer.notify_progress(progress).await;
+                }
+            }
             let text = request
                 .arguments
                 .as_ref()
@@ -810,6 +819,14 @@ mod tests {
             r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}}"#,
             "\n",
             r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"hi"}],"isError":false}}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"_meta":{"progressToken":"<PROGRESS_TOKEN>"},"name":"echo","arguments":{"text":"slow"}}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1.0,"progressToken":"<PROGRESS_TOKEN>","total":2.0}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2.0,"progressToken":"<PROGRESS_TOKEN>","total":2.0}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"slow"}],"isError":false}}}"#,
             "\n",
         );
         let fixture = crate::Fixture::parse(TEXT).unwrap();
