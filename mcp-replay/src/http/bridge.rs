@@ -859,6 +859,67 @@ mod tests {
         assert_eq!(report.mismatches()[0].kind(), crate::MismatchKind::Result);
     }
 
+    /// A service in front of another that answers a notification with 200 instead of 202:
+    /// an HTTP-level fault under correct MCP messages.
+    #[derive(Clone)]
+    struct OkForAccepted<S>(S);
+
+    impl<S, B> Service<Request<Full<Bytes>>> for OkForAccepted<S>
+    where
+        S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send,
+        S::Future: Send + 'static,
+    {
+        type Response = Response<B>;
+        type Error = S::Error;
+        type Future = Pin<Box<dyn Future<Output = Result<Response<B>, S::Error>> + Send>>;
+
+        fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+            self.0.poll_ready(cx)
+        }
+
+        fn call(&mut self, request: Request<Full<Bytes>>) -> Self::Future {
+            let answer = self.0.call(request);
+            Box::pin(async move {
+                let mut response = answer.await?;
+                if response.status() == http::StatusCode::ACCEPTED {
+                    *response.status_mut() = http::StatusCode::OK;
+                }
+                Ok(response)
+            })
+        }
+    }
+
+    /// `Fixture::replay_http`: green against the service, and an `http` finding (beside no
+    /// MCP finding) when the transport misbehaves under correct messages.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn replay_http_reports_what_the_transport_did_wrong_as_http_findings() {
+        let fixture = crate::Fixture::parse(concat!(
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"hi"}]}}}"#,
+            "\n",
+        ))
+        .unwrap();
+        let service = || {
+            StreamableHttpService::new(
+                || Ok(Tiny),
+                Arc::new(LocalSessionManager::default()),
+                StreamableHttpServerConfig::default().with_sse_keep_alive(None),
+            )
+        };
+        let green = fixture.replay_http(service()).await;
+        assert!(green.is_ok(), "{green}");
+
+        let faulty = fixture.replay_http(OkForAccepted(service())).await;
+        let kinds: Vec<_> = faulty.mismatches().iter().map(|m| m.kind()).collect();
+        assert_eq!(kinds, [crate::MismatchKind::Http], "{faulty}");
+        let text = faulty.to_string();
+        assert!(
+            text.contains("1. http: POST #2 (notification notifications/initialized): answered HTTP 200 OK instead of 202 Accepted"),
+            "{text}"
+        );
+    }
+
     /// How a [`Canned`] service answers a request.
     /// `None` leaves the request without an answer for good.
     type Answerer = dyn Fn(&Request<Full<Bytes>>) -> Option<Response<Full<Bytes>>> + Send + Sync;
