@@ -101,6 +101,11 @@ impl Outgoing {
         matches!(self, Outgoing::Request { method, .. } if method == "initialize")
     }
 
+    /// `notifications/initialized`: the session is ready, the GET stream may open.
+    fn is_initialized(&self) -> bool {
+        matches!(self, Outgoing::Notification { method } if method == "notifications/initialized")
+    }
+
     /// How a problem names the POST.
     fn describe(&self, n: usize) -> String {
         match self {
@@ -251,7 +256,7 @@ where
                     let initialize = outgoing.is_initialize().then_some(session.is_some());
                     let context = Answer {
                         what,
-                        id: id.clone(),
+                        id: Some(id.clone()),
                         initialize,
                     };
                     readers.spawn(read_answer(shared.clone(), response, context));
@@ -262,6 +267,11 @@ where
                         shared.problem(format!(
                             "{what}: answered HTTP {status} instead of 202 Accepted{excerpt}"
                         ));
+                    }
+                    if outgoing.is_initialized() {
+                        if let Some(stream) = self.open_stream(session.as_ref(), &shared).await {
+                            readers.spawn(read_answer(shared.clone(), stream, Answer::stream()));
+                        }
                     }
                 }
                 Outgoing::Other => {
@@ -279,6 +289,54 @@ where
         }
         drop(shared);
         let _ = writer.await;
+    }
+
+    /// Opens the GET stream for the messages the server starts on its own (list_changed,
+    /// its own requests): `None` when the server offers none (405) or the GET failed (a
+    /// problem, unless 405).
+    async fn open_stream(
+        &mut self,
+        session: Option<&HeaderValue>,
+        shared: &Shared,
+    ) -> Option<Response<B>> {
+        let mut request = self.request(Method::GET, session, shared);
+        request
+            .headers_mut()
+            .insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let what = "GET (the stream for the server's own messages)";
+        let response = match self.call(request).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(error)) => {
+                shared.problem(format!("{what}: the service failed: {error}"));
+                return None;
+            }
+            Err(elapsed) => {
+                shared.problem(format!("{what}: {elapsed}"));
+                return None;
+            }
+        };
+        let sse = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
+        match response.status() {
+            StatusCode::OK if sse => Some(response),
+            StatusCode::OK => {
+                shared.problem(format!(
+                    "{what}: answered 200 without Content-Type text/event-stream"
+                ));
+                None
+            }
+            StatusCode::METHOD_NOT_ALLOWED => None,
+            status => {
+                let excerpt = error_excerpt(response.into_body()).await;
+                shared.problem(format!(
+                    "{what}: answered HTTP {status} instead of 200 or 405{excerpt}"
+                ));
+                None
+            }
+        }
     }
 
     /// A request to the endpoint with `Host`, the session and the protocol version (once
@@ -356,14 +414,26 @@ where
 struct Answer {
     /// How problems name the POST.
     what: String,
-    /// The request's id: the answer must hold its response.
-    id: Value,
+    /// The request's id: the answer must hold its response. `None` for the GET stream,
+    /// which answers no request and stays open.
+    id: Option<Value>,
     /// For `initialize`: whether the response issued a session id.
     initialize: Option<bool>,
 }
 
-/// Reads a 200 answer to a request: a JSON body or an SSE stream, writing each server
-/// message to the pipe.
+impl Answer {
+    /// The GET stream: no request to answer, open until the session ends.
+    fn stream() -> Answer {
+        Answer {
+            what: "GET (the stream for the server's own messages)".into(),
+            id: None,
+            initialize: None,
+        }
+    }
+}
+
+/// Reads a 200 answer to a request (a JSON body or an SSE stream), or the GET stream,
+/// writing each server message to the pipe.
 async fn read_answer<B>(shared: Arc<Shared>, response: Response<B>, answer: Answer)
 where
     B: Body + Send + 'static,
@@ -496,10 +566,9 @@ where
             return;
         }
     }
-    if !answered {
+    if let (false, Some(id)) = (answered, &answer.id) {
         shared.problem(format!(
-            "{what}: the answer ended without the response to request {}",
-            answer.id
+            "{what}: the answer ended without the response to request {id}"
         ));
     }
 }
@@ -511,7 +580,8 @@ fn forward(shared: &Shared, answer: &Answer, message: Value, text: Option<&[u8]>
     let is_response = message.get("method").is_none()
         && message
             .get("id")
-            .is_some_and(|id| crate::json::json_eq(id, &answer.id));
+            .zip(answer.id.as_ref())
+            .is_some_and(|(id, asked)| crate::json::json_eq(id, asked));
     if is_response {
         if let Some(issued) = answer.initialize {
             let version = message
@@ -982,6 +1052,10 @@ mod tests {
     #[tokio::test]
     async fn http_problems_are_collected() {
         let answer = |request: &Request<Full<Bytes>>| {
+            if request.method() == Method::GET {
+                // No stream for the server's own messages: not a problem.
+                return Some(respond(405, None, ""));
+            }
             Some(match method_of(request).as_deref() {
                 Some("initialize") => respond(
                     200,
@@ -1048,9 +1122,14 @@ mod tests {
         }
         assert_eq!(problems.len(), expected.len(), "{problems:#?}");
 
-        // The headers: the session after initialize, the negotiated version, Accept, DELETE last.
-        let seen = seen.lock().unwrap();
-        assert_eq!(seen.len(), 6);
+        // The headers: the session after initialize, the negotiated version, Accept; the GET
+        // stream asked for after initialized (405 here: none); DELETE last.
+        let mut seen = seen.lock().unwrap().clone();
+        assert_eq!(seen.len(), 7);
+        let get = seen.remove(2);
+        assert_eq!(get.method(), Method::GET);
+        assert_eq!(get.headers()[ACCEPT], "text/event-stream");
+        assert_eq!(get.headers()[SESSION_ID], "s-1");
         assert!(seen[0].headers().get(SESSION_ID).is_none());
         assert!(seen[0].headers().get(PROTOCOL_VERSION).is_none());
         for request in &seen[1..] {
@@ -1064,6 +1143,59 @@ mod tests {
             assert_eq!(request.headers()[HOST], "localhost");
         }
         assert_eq!(seen[5].method(), Method::DELETE);
+    }
+
+    /// After `notifications/initialized`, the GET stream carries the server's own messages
+    /// to the engine; a GET answered with JSON is a problem.
+    #[tokio::test]
+    async fn the_get_stream_carries_the_servers_own_messages() {
+        for (get, want) in [
+            (
+                respond(
+                    200,
+                    Some("text/event-stream"),
+                    "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n",
+                ),
+                None,
+            ),
+            (
+                respond(200, Some("application/json"), "{}"),
+                Some("GET (the stream for the server's own messages): answered 200 without Content-Type text/event-stream"),
+            ),
+        ] {
+            let answer = move |request: &Request<Full<Bytes>>| {
+                if request.method() == Method::GET {
+                    return Some(get.clone());
+                }
+                Some(match method_of(request).as_deref() {
+                    Some("initialize") => respond(
+                        200,
+                        Some("application/json"),
+                        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}"#,
+                    ),
+                    _ => respond(202, None, ""),
+                })
+            };
+            let bridge = Bridge::new(Canned {
+                answer: Arc::new(answer),
+                seen: Arc::default(),
+            });
+            let problems = bridge.problems();
+            let (mut harness, task) = start(bridge);
+            harness.send(initialize(0)).await;
+            assert_eq!(harness.receive().await["id"], json!(0));
+            harness
+                .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                .await;
+            if want.is_none() {
+                let own = harness.receive().await;
+                assert_eq!(own["method"], json!("notifications/tools/list_changed"));
+            }
+            harness.write.shutdown().await.unwrap();
+            task.await.unwrap();
+            let problems = problems.lock().unwrap().clone();
+            assert_eq!(problems, want.into_iter().map(str::to_owned).collect::<Vec<_>>());
+        }
     }
 
     #[tokio::test]

@@ -9,8 +9,8 @@
 //! [`Fixture::replay_http`] replays a fixture through the bridge; what the transport did
 //! wrong is reported as [`MismatchKind::Http`] findings beside the MCP ones.
 //!
-//! Not yet: the GET stream for messages the server starts, resumption with
-//! `Last-Event-ID`, the attribute form and the command's HTTP options.
+//! `#[mcp_fixture("name", http)]` is the attribute form. Not yet: resumption with
+//! `Last-Event-ID` and the command's HTTP options.
 
 pub mod bridge;
 pub mod sse;
