@@ -43,7 +43,14 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
     sig.output = ReturnType::Default;
     let ident = &sig.ident;
     let spec = spec(fixture, ident);
-    let serve = serve_closure(fixture);
+    let (entry, serve) = match &fixture.transport {
+        Some(transport) => (quote!(run), serve_closure(fixture, transport)),
+        // With `http`, the body makes the service the fixture replays against.
+        None => {
+            let block = &item.block;
+            (quote!(run_http), quote!(async move #block))
+        }
+    };
     // The failure is raised here, in the test's own code, spanned at its name: a failing
     // test's panic points at the test function's file and line, not into mcp-replay.
     let raise = quote::quote_spanned! {ident.span()=>
@@ -53,7 +60,7 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
         #(#outer)*
         #vis #sig {
             #(#inner)*
-            if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::__private::run(
+            if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::__private::#entry(
                 #spec,
                 #serve,
             )
@@ -114,10 +121,10 @@ fn some_or_none(value: Option<TokenStream>) -> TokenStream {
 /// The test's body as the serve closure, taking the transport parameter as written. With
 /// a return type, the body's value is bound to it so that `?` inside the body knows which
 /// error type to convert into.
-fn serve_closure(fixture: &Fixture) -> TokenStream {
-    let param_attrs = &fixture.transport.attrs;
-    let pat = &fixture.transport.pat;
-    let ty = &fixture.transport.ty;
+fn serve_closure(fixture: &Fixture, transport: &syn::PatType) -> TokenStream {
+    let param_attrs = &transport.attrs;
+    let pat = &transport.pat;
+    let ty = &transport.ty;
     let block = &fixture.item.block;
     let body = match &fixture.item.sig.output {
         ReturnType::Default => quote!(async move #block),

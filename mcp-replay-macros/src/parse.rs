@@ -14,7 +14,7 @@ use syn::{Attribute, Expr, ExprLit, ExprPath, FnArg, ItemFn, Lit, LitInt, LitStr
 use syn::{Signature, Token};
 
 /// The option keys `#[mcp_fixture]` accepts after the name.
-const KEYS: &str = "`dir`, `timeout_ms`, `rules`, `protocol` and `mock_server`";
+const KEYS: &str = "`dir`, `timeout_ms`, `rules`, `protocol`, `mock_server` and `http`";
 
 /// A validated `#[mcp_fixture(...)]` use: everything [`crate::expand`] needs.
 pub struct Fixture {
@@ -33,7 +33,9 @@ pub struct Fixture {
     /// The decorated function, attributes included, exactly as written.
     pub item: ItemFn,
     /// The function's one parameter, the transport (pattern and type).
-    pub transport: PatType,
+    /// `None` with `http`: the test takes no parameter and returns the Streamable HTTP
+    /// service the fixture replays against.
+    pub transport: Option<PatType>,
 }
 
 /// An option slot: `None` until the key is given, then `Some(value)`, where
@@ -50,6 +52,7 @@ struct Options {
     rules: Slot<ExprPath>,
     protocol: Slot<LitStr>,
     mock_server: Slot<()>,
+    http: Slot<()>,
 }
 
 /// One comma-separated attribute argument: a bare literal (the name) or `key = value`.
@@ -89,21 +92,31 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::E
             errors.push(syn::Error::new(e.span(), msg));
         })
         .ok();
+    let http = options.http.is_some();
     let transport = item.as_ref().and_then(|item| {
         check_attributes(item, &mut errors);
-        check_signature(&item.sig, &mut errors)
+        if http {
+            check_http_signature(&item.sig, &mut errors);
+            None
+        } else {
+            check_signature(&item.sig, &mut errors)
+        }
     });
     match (options.name, item, transport) {
-        (Some(name), Some(item), Some(transport)) if errors.is_empty() => Ok(Fixture {
-            name,
-            dir,
-            timeout_ms: options.timeout_ms.flatten(),
-            rules: options.rules.flatten(),
-            protocol: options.protocol.flatten(),
-            mock_server: options.mock_server.is_some(),
-            item,
-            transport,
-        }),
+        (Some(name), Some(item), transport)
+            if errors.is_empty() && (http || transport.is_some()) =>
+        {
+            Ok(Fixture {
+                name,
+                dir,
+                timeout_ms: options.timeout_ms.flatten(),
+                rules: options.rules.flatten(),
+                protocol: options.protocol.flatten(),
+                mock_server: options.mock_server.is_some(),
+                item,
+                transport,
+            })
+        }
         _ => Err(errors),
     }
 }
@@ -209,6 +222,13 @@ fn parse_option(options: &mut Options, meta: &Meta, errors: &mut Vec<syn::Error>
             _ => Err(syn::Error::new_spanned(
                 meta,
                 "`mock_server` is a flag: write #[mcp_fixture(\"name\", mock_server)]",
+            )),
+        }),
+        Some("http") => set(&mut options.http, meta, errors, |_| match meta {
+            Meta::Path(_) => Ok(()),
+            _ => Err(syn::Error::new_spanned(
+                meta,
+                "`http` is a flag: write #[mcp_fixture(\"name\", http)]",
             )),
         }),
         _ => errors.push(syn::Error::new_spanned(
@@ -482,6 +502,26 @@ fn check_signature(sig: &Signature, errors: &mut Vec<syn::Error>) -> Option<PatT
     match first {
         Some(FnArg::Typed(transport)) => Some(transport.clone()),
         _ => None,
+    }
+}
+
+/// With `http`: no parameter, and a return type (the service to replay against).
+fn check_http_signature(sig: &Signature, errors: &mut Vec<syn::Error>) {
+    let shape = format!(
+        "#[mcp_fixture(.., http)] tests take no parameter and return the Streamable HTTP service: \
+         `async fn {}() -> StreamableHttpService<..>`",
+        sig.ident
+    );
+    if !sig.inputs.is_empty() {
+        let inputs = &sig.inputs;
+        errors.push(syn::Error::new_spanned(
+            inputs,
+            format!("remove the parameters; {shape}"),
+        ));
+    }
+    if matches!(sig.output, syn::ReturnType::Default) {
+        let msg = format!("missing the return type; {shape}");
+        errors.push(syn::Error::new(sig.paren_token.span.join(), msg));
     }
 }
 

@@ -359,6 +359,41 @@ pub(crate) fn render(report: &Report, terminal: bool) -> String {
     }
 }
 
+/// The whole `#[mcp_fixture("name", http)]` test (cargo feature `http`): the test's body
+/// makes the Streamable HTTP service, and the fixture replays against it in process
+/// ([`Fixture::replay_http_with`]), with the update mode of [`run`].
+#[cfg(feature = "http")]
+pub async fn run_http<Fut, S, B>(spec: Spec, service: Fut) -> Result<(), Failure>
+where
+    Fut: Future<Output = S>,
+    S: tower_service::Service<
+            http::Request<http_body_util::Full<bytes::Bytes>>,
+            Response = http::Response<B>,
+        > + Send
+        + 'static,
+    S::Future: Send,
+    S::Error: std::fmt::Display + Send,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: std::fmt::Display,
+{
+    let mode = UpdateMode::from_env()?;
+    let plan = spec.plan(mode);
+    let (fixture, rules) = plan.prepare()?;
+    if mode != UpdateMode::No {
+        claim_for_update(&plan.path, spec.test_path)?;
+    }
+    let bridge = crate::http::bridge::Bridge::new(service.await);
+    let report = fixture
+        .replay_http_with(&rules, bridge)
+        .await
+        .with_test_name(spec.test_path);
+    if let Verdict::Rerecorded(path) = plan.conclude(&report)? {
+        eprintln!("mcp-replay: re-recorded {}", path.display());
+    }
+    Ok(())
+}
+
 /// Two tests of one run re-recording the same fixture would race for the file: the
 /// second is refused, naming both.
 fn claim_for_update(path: &Path, test: &str) -> Result<(), Failure> {

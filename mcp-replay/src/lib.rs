@@ -91,6 +91,8 @@ mod error;
 mod fast;
 pub mod fixture;
 pub mod harness;
+#[cfg(feature = "http")]
+pub mod http;
 mod json;
 pub mod mcporter;
 pub mod mock;
@@ -171,6 +173,8 @@ pub mod protocol {
 pub mod __private {
     //! What the `#[mcp_fixture]` expansion names. Not a public API: the runtime it calls
     //! is [`harness`](crate::harness).
+    #[cfg(feature = "http")]
+    pub use crate::harness::run_http;
     pub use crate::harness::{run, Spec};
 }
 

@@ -29,11 +29,14 @@ pub enum MismatchKind {
     Timeout,
     /// The server panicked, closed early, wrote a line that is not JSON-RPC, or failed setup.
     ServerFailure,
+    /// Over Streamable HTTP: the transport broke its contract (a status, a content type,
+    /// the session header, malformed SSE), whatever the MCP messages were.
+    Http,
 }
 
 impl MismatchKind {
     /// The name used in reports: `method`, `params`, `result`, `id`, `notification order`,
-    /// `missing`, `unexpected`, `timeout`, `server failure`.
+    /// `missing`, `unexpected`, `timeout`, `server failure`, `http`.
     pub fn name(self) -> &'static str {
         match self {
             MismatchKind::Method => "method",
@@ -45,6 +48,7 @@ impl MismatchKind {
             MismatchKind::Unexpected => "unexpected",
             MismatchKind::Timeout => "timeout",
             MismatchKind::ServerFailure => "server failure",
+            MismatchKind::Http => "http",
         }
     }
 }

@@ -1,0 +1,1257 @@
+//! The bridge between the replay's pipe and an HTTP service speaking MCP's Streamable
+//! HTTP transport.
+//!
+//! The replay engine writes the fixture's client messages as lines and reads the server's
+//! messages as lines ([`Transport`](crate::Transport)'s framing). [`Bridge::run`] sits on
+//! the server's end of that pipe: it POSTs each client line to the service as
+//! `application/json`, with `Accept: application/json, text/event-stream`, the
+//! `Mcp-Session-Id` the `initialize` response issued and the `MCP-Protocol-Version` the
+//! server negotiated on every later request; it reads each answer (a JSON body, or an SSE
+//! stream whose events each carry one JSON-RPC message) and writes every server message
+//! back as a line. When the engine closes the pipe it ends the session with a DELETE.
+//!
+//! What is wrong at the HTTP level (an unexpected status, a wrong content type, malformed
+//! SSE, a missing session id, a stream ending without its response) does not stop the
+//! bridge: each problem is pushed as a descriptive sentence into a shared list
+//! ([`Problems`]), for the replay to turn into findings.
+
+use super::sse::{SseError, SseEvent, SseParser};
+use bytes::{Buf, Bytes};
+use http::header::{HeaderValue, ACCEPT, CONTENT_TYPE, HOST};
+use http::{Method, Request, Response, StatusCode, Uri};
+use http_body::Body;
+use http_body_util::{BodyExt, Full};
+use serde_json::Value;
+use std::fmt::Display;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tower_service::Service;
+
+/// The HTTP-level problems a bridge met, in order, each a sentence.
+pub type Problems = Arc<Mutex<Vec<String>>>;
+
+/// The header carrying the session id the server issued at `initialize`.
+pub const SESSION_ID: &str = "mcp-session-id";
+/// The header carrying the negotiated protocol version on requests after `initialize`.
+pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// The `Accept` header of every POST: a server may answer JSON or an SSE stream.
+pub const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+/// The first protocol version without sessions (SEP-2567): a server negotiating it or a
+/// later one issues no session id.
+const STATELESS_VERSION: &str = "2026-07-28";
+/// The endpoint used unless [`Bridge::endpoint`] says otherwise.
+const DEFAULT_ENDPOINT: &str = "http://localhost/mcp";
+/// How much of an error body a problem quotes.
+const EXCERPT: usize = 200;
+/// How long a request waits for its response's headers unless [`Bridge::timeout`] says
+/// otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long an error body is waited for.
+const ERROR_BODY_WAIT: Duration = Duration::from_secs(1);
+
+/// A bridge from the replay's pipe to a Streamable HTTP service `S`.
+///
+/// `S` is any tower service taking `http::Request<Full<Bytes>>`, like rmcp's
+/// `StreamableHttpService`; its responses' bodies may be any [`Body`].
+#[derive(Debug)]
+pub struct Bridge<S> {
+    service: S,
+    endpoint: Uri,
+    body_limit: usize,
+    timeout: Duration,
+    problems: Problems,
+}
+
+/// What a client line is, for the answer it should get.
+#[derive(Debug, Clone, PartialEq)]
+enum Outgoing {
+    /// A request: answered 200 with its response (JSON or SSE).
+    Request { id: Value, method: String },
+    /// A notification: answered 202.
+    Notification { method: String },
+    /// A response to a server request: answered 202.
+    Response { id: Value },
+    /// Anything else (a batch, not JSON): sent as it is, any 2xx accepted.
+    Other,
+}
+
+impl Outgoing {
+    fn classify(line: &[u8]) -> Outgoing {
+        let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line) else {
+            return Outgoing::Other;
+        };
+        let method = message.get("method").and_then(Value::as_str);
+        match (method, message.get("id")) {
+            (Some(method), Some(id)) => Outgoing::Request {
+                id: id.clone(),
+                method: method.into(),
+            },
+            (Some(method), None) => Outgoing::Notification {
+                method: method.into(),
+            },
+            (None, Some(id)) => Outgoing::Response { id: id.clone() },
+            (None, None) => Outgoing::Other,
+        }
+    }
+
+    fn is_initialize(&self) -> bool {
+        matches!(self, Outgoing::Request { method, .. } if method == "initialize")
+    }
+
+    /// `notifications/initialized`: the session is ready, the GET stream may open.
+    fn is_initialized(&self) -> bool {
+        matches!(self, Outgoing::Notification { method } if method == "notifications/initialized")
+    }
+
+    /// How a problem names the POST.
+    fn describe(&self, n: usize) -> String {
+        match self {
+            Outgoing::Request { id, method } => format!("POST #{n} (request {id}, {method})"),
+            Outgoing::Notification { method } => format!("POST #{n} (notification {method})"),
+            Outgoing::Response { id } => format!("POST #{n} (response to server request {id})"),
+            Outgoing::Other => format!("POST #{n}"),
+        }
+    }
+}
+
+/// What the body readers share with the bridge.
+struct Shared {
+    problems: Problems,
+    /// The protocol version the `initialize` result negotiated.
+    protocol_version: Mutex<Option<String>>,
+    /// Server messages for the pipe, one line each (without its newline).
+    lines: mpsc::UnboundedSender<Vec<u8>>,
+    body_limit: usize,
+}
+
+impl Shared {
+    fn problem(&self, problem: String) {
+        self.problems
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(problem);
+    }
+}
+
+impl<S, B> Bridge<S>
+where
+    S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
+    S::Future: Send,
+    S::Error: Display + Send,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Display,
+{
+    /// A bridge to `service` at `http://localhost/mcp`, with a 16 MiB body limit.
+    pub fn new(service: S) -> Self {
+        Bridge {
+            service,
+            endpoint: Uri::from_static(DEFAULT_ENDPOINT),
+            body_limit: super::sse::DEFAULT_LIMIT,
+            timeout: DEFAULT_TIMEOUT,
+            problems: Problems::default(),
+        }
+    }
+
+    /// The URI every request goes to (its authority is also sent as `Host`).
+    pub fn endpoint(mut self, endpoint: Uri) -> Self {
+        self.endpoint = endpoint;
+        self
+    }
+
+    /// How long a request waits for its response's headers (the body of an SSE stream
+    /// may take longer): past it, the request is given up and the problem noted.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The largest JSON body, SSE line or SSE event read from the service, in bytes.
+    pub fn body_limit(mut self, limit: usize) -> Self {
+        self.body_limit = limit;
+        self
+    }
+
+    /// The list the bridge pushes its problems into (shared: read it after [`run`](Self::run)).
+    pub fn problems(&self) -> Problems {
+        self.problems.clone()
+    }
+
+    /// Serves the pipe `io` (the server's end, e.g. a [`Transport`](crate::Transport))
+    /// until the engine closes it: POSTs each client line and writes back what the
+    /// service answers, then DELETEs the session and closes the pipe.
+    pub async fn run<T>(mut self, io: T)
+    where
+        T: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        let (read, write) = tokio::io::split(io);
+        let (lines, to_write) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_lines(write, to_write));
+        let shared = Arc::new(Shared {
+            problems: self.problems.clone(),
+            protocol_version: Mutex::new(None),
+            lines,
+            body_limit: self.body_limit,
+        });
+        let mut session: Option<HeaderValue> = None;
+        let mut readers = JoinSet::new();
+        let mut reader = BufReader::new(read);
+        let mut buf = Vec::new();
+        let mut n = 0;
+        loop {
+            buf.clear();
+            match reader.read_until(b'\n', &mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let line = trim_newline(&buf);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            n += 1;
+            let outgoing = Outgoing::classify(line);
+            let what = outgoing.describe(n);
+            let mut request = self.request(Method::POST, session.as_ref(), &shared);
+            let headers = request.headers_mut();
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
+            *request.body_mut() = Full::new(Bytes::copy_from_slice(line));
+            let response = match self.call(request).await {
+                Ok(Ok(response)) => response,
+                Ok(Err(error)) => {
+                    shared.problem(format!("{what}: the service failed: {error}"));
+                    continue;
+                }
+                Err(elapsed) => {
+                    shared.problem(format!("{what}: {elapsed}"));
+                    continue;
+                }
+            };
+            let issued = response.headers().get(SESSION_ID).cloned();
+            if outgoing.is_initialize() {
+                session = issued;
+            } else if let (Some(issued), Some(ours)) = (&issued, &session) {
+                if issued != ours {
+                    shared.problem(format!(
+                        "{what}: the response carries another Mcp-Session-Id ({}) than \
+                         the one initialize issued ({})",
+                        show(issued),
+                        show(ours)
+                    ));
+                }
+            }
+            let status = response.status();
+            match &outgoing {
+                Outgoing::Request { id, .. } => {
+                    if status != StatusCode::OK {
+                        let excerpt = error_excerpt(response.into_body()).await;
+                        shared.problem(format!(
+                            "{what}: answered HTTP {status} instead of 200{excerpt}"
+                        ));
+                        continue;
+                    }
+                    let initialize = outgoing.is_initialize().then_some(session.is_some());
+                    let context = Answer {
+                        what,
+                        id: Some(id.clone()),
+                        initialize,
+                    };
+                    readers.spawn(read_answer(shared.clone(), response, context));
+                }
+                Outgoing::Notification { .. } | Outgoing::Response { .. } => {
+                    if status != StatusCode::ACCEPTED {
+                        let excerpt = error_excerpt(response.into_body()).await;
+                        shared.problem(format!(
+                            "{what}: answered HTTP {status} instead of 202 Accepted{excerpt}"
+                        ));
+                    }
+                    if outgoing.is_initialized() {
+                        if let Some(stream) = self.open_stream(session.as_ref(), &shared).await {
+                            readers.spawn(read_answer(shared.clone(), stream, Answer::stream()));
+                        }
+                    }
+                }
+                Outgoing::Other => {
+                    if !status.is_success() {
+                        let excerpt = error_excerpt(response.into_body()).await;
+                        shared.problem(format!("{what}: answered HTTP {status}{excerpt}"));
+                    }
+                }
+            }
+        }
+        // The engine has closed its end: it reads nothing more.
+        readers.shutdown().await;
+        if let Some(session) = &session {
+            self.delete(session, &shared).await;
+        }
+        drop(shared);
+        let _ = writer.await;
+    }
+
+    /// Opens the GET stream for the messages the server starts on its own (list_changed,
+    /// its own requests): `None` when the server offers none (405) or the GET failed (a
+    /// problem, unless 405).
+    async fn open_stream(
+        &mut self,
+        session: Option<&HeaderValue>,
+        shared: &Shared,
+    ) -> Option<Response<B>> {
+        let mut request = self.request(Method::GET, session, shared);
+        request
+            .headers_mut()
+            .insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let what = "GET (the stream for the server's own messages)";
+        let response = match self.call(request).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(error)) => {
+                shared.problem(format!("{what}: the service failed: {error}"));
+                return None;
+            }
+            Err(elapsed) => {
+                shared.problem(format!("{what}: {elapsed}"));
+                return None;
+            }
+        };
+        let sse = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
+        match response.status() {
+            StatusCode::OK if sse => Some(response),
+            StatusCode::OK => {
+                shared.problem(format!(
+                    "{what}: answered 200 without Content-Type text/event-stream"
+                ));
+                None
+            }
+            StatusCode::METHOD_NOT_ALLOWED => None,
+            status => {
+                let excerpt = error_excerpt(response.into_body()).await;
+                shared.problem(format!(
+                    "{what}: answered HTTP {status} instead of 200 or 405{excerpt}"
+                ));
+                None
+            }
+        }
+    }
+
+    /// A request to the endpoint with `Host`, the session and the protocol version (once
+    /// negotiated) set.
+    fn request(
+        &self,
+        method: Method,
+        session: Option<&HeaderValue>,
+        shared: &Shared,
+    ) -> Request<Full<Bytes>> {
+        let mut request = Request::new(Full::new(Bytes::new()));
+        *request.method_mut() = method;
+        *request.uri_mut() = self.endpoint.clone();
+        if let Some(host) = self
+            .endpoint
+            .authority()
+            .and_then(|a| HeaderValue::from_str(a.as_str()).ok())
+        {
+            request.headers_mut().insert(HOST, host);
+        }
+        if let Some(session) = session {
+            request.headers_mut().insert(SESSION_ID, session.clone());
+        }
+        let version = shared
+            .protocol_version
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(version) = version.and_then(|v| HeaderValue::from_str(&v).ok()) {
+            request.headers_mut().insert(PROTOCOL_VERSION, version);
+        }
+        request
+    }
+
+    /// Sends `request`, giving up after the time limit (the outer error).
+    async fn call(
+        &mut self,
+        request: Request<Full<Bytes>>,
+    ) -> Result<Result<Response<B>, S::Error>, String> {
+        let timeout = self.timeout;
+        let call = async {
+            std::future::poll_fn(|cx| self.service.poll_ready(cx)).await?;
+            self.service.call(request).await
+        };
+        tokio::time::timeout(timeout, call).await.map_err(|_| {
+            format!(
+                "no response within {} ms; the request is given up",
+                timeout.as_millis()
+            )
+        })
+    }
+
+    /// Ends the session: 200, 202 or 204, or 405 from a server that lets no client end it.
+    async fn delete(&mut self, session: &HeaderValue, shared: &Shared) {
+        let request = self.request(Method::DELETE, Some(session), shared);
+        match self.call(request).await {
+            Ok(Ok(response)) => {
+                let status = response.status();
+                if !(status.is_success() || status == StatusCode::METHOD_NOT_ALLOWED) {
+                    let excerpt = error_excerpt(response.into_body()).await;
+                    shared.problem(format!(
+                        "DELETE of the session answered HTTP {status}{excerpt}"
+                    ));
+                }
+            }
+            Ok(Err(error)) => shared.problem(format!(
+                "DELETE of the session: the service failed: {error}"
+            )),
+            Err(elapsed) => shared.problem(format!("DELETE of the session: {elapsed}")),
+        }
+    }
+}
+
+/// What an answer's reader knows of its request.
+struct Answer {
+    /// How problems name the POST.
+    what: String,
+    /// The request's id: the answer must hold its response. `None` for the GET stream,
+    /// which answers no request and stays open.
+    id: Option<Value>,
+    /// For `initialize`: whether the response issued a session id.
+    initialize: Option<bool>,
+}
+
+impl Answer {
+    /// The GET stream: no request to answer, open until the session ends.
+    fn stream() -> Answer {
+        Answer {
+            what: "GET (the stream for the server's own messages)".into(),
+            id: None,
+            initialize: None,
+        }
+    }
+}
+
+/// Reads a 200 answer to a request (a JSON body or an SSE stream), or the GET stream,
+/// writing each server message to the pipe.
+async fn read_answer<B>(shared: Arc<Shared>, response: Response<B>, answer: Answer)
+where
+    B: Body + Send + 'static,
+    B::Error: Display,
+{
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        });
+    let what = &answer.what;
+    let mut body = Box::pin(response.into_body());
+    let mut answered = false;
+    match content_type.as_deref() {
+        Some("application/json") => {
+            let mut bytes = Vec::new();
+            loop {
+                match body.as_mut().frame().await {
+                    None => break,
+                    Some(Err(error)) => {
+                        shared.problem(format!("{what}: reading the JSON body failed: {error}"));
+                        return;
+                    }
+                    Some(Ok(frame)) => {
+                        if let Ok(mut data) = frame.into_data() {
+                            if bytes.len() + data.remaining() > shared.body_limit {
+                                shared.problem(format!(
+                                    "{what}: the JSON body is larger than {} bytes",
+                                    shared.body_limit
+                                ));
+                                return;
+                            }
+                            while data.has_remaining() {
+                                let chunk = data.chunk();
+                                bytes.extend_from_slice(chunk);
+                                let len = chunk.len();
+                                data.advance(len);
+                            }
+                        }
+                    }
+                }
+            }
+            match serde_json::from_slice::<Value>(&bytes) {
+                Ok(Value::Array(messages)) => {
+                    for message in messages {
+                        answered |= forward(&shared, &answer, message, None);
+                    }
+                }
+                Ok(message) => answered |= forward(&shared, &answer, message, Some(&bytes)),
+                Err(error) => {
+                    shared.problem(format!("{what}: the JSON body is not JSON ({error})"));
+                    return;
+                }
+            }
+        }
+        Some("text/event-stream") => {
+            let mut parser = SseParser::with_limit(shared.body_limit);
+            let mut events: Vec<SseEvent> = Vec::new();
+            loop {
+                let frame = match body.as_mut().frame().await {
+                    None => break,
+                    Some(Err(error)) => {
+                        shared.problem(format!("{what}: reading the SSE stream failed: {error}"));
+                        return;
+                    }
+                    Some(Ok(frame)) => frame,
+                };
+                let Ok(mut data) = frame.into_data() else {
+                    continue;
+                };
+                let mut failed: Option<SseError> = None;
+                while data.has_remaining() && failed.is_none() {
+                    let chunk = data.chunk();
+                    failed = parser.feed(chunk, &mut events).err();
+                    let len = chunk.len();
+                    data.advance(len);
+                }
+                for event in events.drain(..) {
+                    if event.data.is_empty() {
+                        // A priming event (an id and a retry for reconnection), no message.
+                        continue;
+                    }
+                    if event.event != "message" {
+                        shared.problem(format!(
+                            "{what}: an SSE event of type `{}` instead of `message`",
+                            event.event
+                        ));
+                    }
+                    match serde_json::from_str::<Value>(&event.data) {
+                        Ok(message) => {
+                            answered |=
+                                forward(&shared, &answer, message, Some(event.data.as_bytes()))
+                        }
+                        Err(error) => shared.problem(format!(
+                            "{what}: an SSE event's data is not JSON ({error}): {}",
+                            excerpt(event.data.as_bytes())
+                        )),
+                    }
+                }
+                if let Some(error) = failed {
+                    shared.problem(format!("{what}: malformed SSE stream: {error}"));
+                    return;
+                }
+                if answered {
+                    // The stream has served its purpose; the server closes it now.
+                    break;
+                }
+            }
+            if !answered && parser.is_mid_event() {
+                shared.problem(format!(
+                    "{what}: the SSE stream ended inside an event (no blank line after it)"
+                ));
+            }
+        }
+        Some(other) => {
+            shared.problem(format!(
+                "{what}: answered with Content-Type `{other}` instead of application/json \
+                 or text/event-stream"
+            ));
+            return;
+        }
+        None => {
+            shared.problem(format!("{what}: answered 200 without a Content-Type"));
+            return;
+        }
+    }
+    if let (false, Some(id)) = (answered, &answer.id) {
+        shared.problem(format!(
+            "{what}: the answer ended without the response to request {id}"
+        ));
+    }
+}
+
+/// Writes one server message to the pipe (its own text when that is one line, else
+/// re-serialized), noting the protocol version an `initialize` result negotiates. Returns
+/// whether it is the response to the request.
+fn forward(shared: &Shared, answer: &Answer, message: Value, text: Option<&[u8]>) -> bool {
+    let is_response = message.get("method").is_none()
+        && message
+            .get("id")
+            .zip(answer.id.as_ref())
+            .is_some_and(|(id, asked)| crate::json::json_eq(id, asked));
+    if is_response {
+        if let Some(issued) = answer.initialize {
+            let version = message
+                .pointer("/result/protocolVersion")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            if let Some(version) = &version {
+                if !issued && version.as_str() < STATELESS_VERSION {
+                    shared.problem(format!(
+                        "{}: the server negotiated {version}, which has sessions, but issued \
+                         no Mcp-Session-Id; later requests go without one",
+                        answer.what
+                    ));
+                }
+            }
+            *shared
+                .protocol_version
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = version;
+        }
+    }
+    let line = match text {
+        Some(text) if !text.iter().any(|&b| b == b'\n' || b == b'\r') => text.to_vec(),
+        _ => serde_json::to_vec(&message).expect("a JSON value serializes"),
+    };
+    let _ = shared.lines.send(line);
+    is_response
+}
+
+/// Writes the server's lines to the pipe until every sender is gone, then closes it.
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut write: W,
+    mut lines: mpsc::UnboundedReceiver<Vec<u8>>,
+) {
+    while let Some(mut line) = lines.recv().await {
+        if crate::transport::write_line(&mut write, &mut line)
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+    let _ = write.shutdown().await;
+}
+
+/// The start of an error body, as `: <excerpt>`, or nothing.
+async fn error_excerpt<B>(body: B) -> String
+where
+    B: Body,
+{
+    let mut body = Box::pin(body);
+    let mut bytes = Vec::new();
+    let read = async {
+        while bytes.len() < EXCERPT {
+            match body.as_mut().frame().await {
+                Some(Ok(frame)) => {
+                    if let Ok(mut data) = frame.into_data() {
+                        while data.has_remaining() {
+                            let chunk = data.chunk();
+                            bytes.extend_from_slice(chunk);
+                            let len = chunk.len();
+                            data.advance(len);
+                        }
+                    }
+                }
+                _ => break,
+            }
+        }
+    };
+    let _ = tokio::time::timeout(ERROR_BODY_WAIT, read).await;
+    if bytes.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", excerpt(&bytes))
+    }
+}
+
+fn excerpt(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(EXCERPT)]);
+    text.trim().to_owned()
+}
+
+fn show(value: &HeaderValue) -> String {
+    String::from_utf8_lossy(value.as_bytes()).into_owned()
+}
+
+fn trim_newline(buf: &[u8]) -> &[u8] {
+    let buf = buf.strip_suffix(b"\n").unwrap_or(buf);
+    buf.strip_suffix(b"\r").unwrap_or(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, InitializeResult,
+        ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+        Tool,
+    };
+    use rmcp::service::RequestContext;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    use rmcp::{ErrorData, RoleServer, ServerHandler};
+    use serde_json::json;
+    use std::convert::Infallible;
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, DuplexStream, Lines};
+
+    /// A tiny server with one tool, `echo`, which reports two steps of progress first when
+    /// the call has a progress token (several events in one SSE stream).
+    #[derive(Clone)]
+    struct Tiny;
+
+    impl ServerHandler for Tiny {
+        fn get_info(&self) -> InitializeResult {
+            InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+        }
+
+        async fn list_tools(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
+            let Value::Object(schema) = schema else {
+                unreachable!()
+            };
+            Ok(ListToolsResult::with_all_items(vec![Tool::new(
+                "echo",
+                "Echoes its text.",
+                schema,
+            )]))
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            if let Some(token) = context.meta.get_progress_token() {
+                for step in [1.0, 2.0] {
+                    let mut progress = ProgressNotificationParam::new(token.clone(), step);
+                    progress.total = Some(2.0);
+                    let _ = context.peer.notify_progress(progress).await;
+                }
+            }
+            let text = request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("text"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+        }
+    }
+
+    /// The harness's end of a pipe whose other end a bridge serves.
+    struct Harness {
+        lines: Lines<BufReader<tokio::io::ReadHalf<DuplexStream>>>,
+        write: tokio::io::WriteHalf<DuplexStream>,
+    }
+
+    impl Harness {
+        async fn send(&mut self, message: Value) {
+            let mut line = serde_json::to_vec(&message).unwrap();
+            line.push(b'\n');
+            self.write.write_all(&line).await.unwrap();
+        }
+
+        async fn receive(&mut self) -> Value {
+            let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+                .await
+                .expect("a line within 10 s")
+                .unwrap()
+                .expect("a line, not the end");
+            serde_json::from_str(&line).unwrap()
+        }
+    }
+
+    fn start<S, B>(bridge: Bridge<S>) -> (Harness, tokio::task::JoinHandle<()>)
+    where
+        S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
+        S::Future: Send,
+        S::Error: Display + Send,
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Display,
+    {
+        let (server_end, harness_end) = tokio::io::duplex(64 * 1024);
+        let task = tokio::spawn(bridge.run(server_end));
+        let (read, write) = tokio::io::split(harness_end);
+        let harness = Harness {
+            lines: BufReader::new(read).lines(),
+            write,
+        };
+        (harness, task)
+    }
+
+    fn initialize(id: u64) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "bridge-test", "version": "0"}
+        }})
+    }
+
+    async fn round_trip(config: StreamableHttpServerConfig) -> Vec<String> {
+        let service = StreamableHttpService::new(
+            || Ok(Tiny),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let bridge = Bridge::new(service);
+        let problems = bridge.problems();
+        let (mut harness, task) = start(bridge);
+
+        harness.send(initialize(0)).await;
+        let answer = harness.receive().await;
+        assert_eq!(answer["id"], json!(0), "{answer}");
+        assert_eq!(
+            answer["result"]["protocolVersion"],
+            json!("2025-06-18"),
+            "{answer}"
+        );
+
+        harness
+            .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        harness
+            .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+            .await;
+        let answer = harness.receive().await;
+        assert_eq!(answer["id"], json!(1), "{answer}");
+        assert_eq!(
+            answer["result"]["tools"][0]["name"],
+            json!("echo"),
+            "{answer}"
+        );
+
+        harness
+            .send(
+                json!({"jsonrpc": "2.0", "id": "two", "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "over HTTP"}}}),
+            )
+            .await;
+        let answer = harness.receive().await;
+        assert_eq!(answer["id"], json!("two"), "{answer}");
+        assert_eq!(
+            answer["result"]["content"][0]["text"],
+            json!("over HTTP"),
+            "{answer}"
+        );
+
+        // The engine closes its end: the bridge ends the session and closes the pipe.
+        harness.write.shutdown().await.unwrap();
+        tokio::time::timeout(Duration::from_secs(10), task)
+            .await
+            .expect("the bridge ends when the pipe closes")
+            .unwrap();
+        assert_eq!(harness.lines.next_line().await.unwrap(), None);
+        let problems = problems.lock().unwrap().clone();
+        problems
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn rmcp_round_trip_over_sse() {
+        let config = StreamableHttpServerConfig::default().with_sse_keep_alive(None);
+        assert_eq!(round_trip(config).await, Vec::<String>::new());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn rmcp_round_trip_stateless_json() {
+        let config = StreamableHttpServerConfig::default()
+            .with_sse_keep_alive(None)
+            .with_legacy_session_mode(false)
+            .with_json_response(true);
+        let problems = round_trip(config).await;
+        // No session at all: exactly the missing session id is reported.
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert!(
+            problems[0].contains("issued no Mcp-Session-Id"),
+            "{problems:#?}"
+        );
+    }
+
+    /// The replay engine itself, over the bridge: the same kind of fixture as over the pipe.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_replay_engine_over_http() {
+        const TEXT: &str = concat!(
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"capabilities":"<CLIENT_CAPABILITIES>","clientInfo":"<CLIENT_INFO>","protocolVersion":"<PROTOCOL_VERSION>"}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"capabilities":{"tools":{}},"protocolVersion":"2025-11-25","serverInfo":{"name":"rmcp","version":"3.11.0"}}}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[{"description":"Echoes its text.","inputSchema":{"properties":{"text":{"type":"string"}},"type":"object"},"name":"echo"}]}}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"hi"}],"isError":false}}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"_meta":{"progressToken":"<PROGRESS_TOKEN>"},"name":"echo","arguments":{"text":"slow"}}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1.0,"progressToken":"<PROGRESS_TOKEN>","total":2.0}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2.0,"progressToken":"<PROGRESS_TOKEN>","total":2.0}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"slow"}],"isError":false}}}"#,
+            "\n",
+        );
+        let fixture = crate::Fixture::parse(TEXT).unwrap();
+        let service = StreamableHttpService::new(
+            || Ok(Tiny),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default().with_sse_keep_alive(None),
+        );
+        let bridge = Bridge::new(service);
+        let problems = bridge.problems();
+        let report = fixture.replay(|transport| bridge.run(transport)).await;
+        assert!(report.is_ok(), "{report}");
+        assert_eq!(*problems.lock().unwrap(), Vec::<String>::new());
+
+        // A wrong expectation is a finding as over the pipe.
+        let wrong = TEXT.replace(
+            r#""type":"text","text":"hi""#,
+            r#""type":"text","text":"ho""#,
+        );
+        let wrong = crate::Fixture::parse(&wrong).unwrap();
+        let service = StreamableHttpService::new(
+            || Ok(Tiny),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default().with_sse_keep_alive(None),
+        );
+        let report = wrong
+            .replay(|transport| Bridge::new(service).run(transport))
+            .await;
+        assert_eq!(report.mismatches().len(), 1, "{report}");
+        assert_eq!(report.mismatches()[0].kind(), crate::MismatchKind::Result);
+    }
+
+    /// A service in front of another that answers a notification with 200 instead of 202:
+    /// an HTTP-level fault under correct MCP messages.
+    #[derive(Clone)]
+    struct OkForAccepted<S>(S);
+
+    impl<S, B> Service<Request<Full<Bytes>>> for OkForAccepted<S>
+    where
+        S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send,
+        S::Future: Send + 'static,
+    {
+        type Response = Response<B>;
+        type Error = S::Error;
+        type Future = Pin<Box<dyn Future<Output = Result<Response<B>, S::Error>> + Send>>;
+
+        fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+            self.0.poll_ready(cx)
+        }
+
+        fn call(&mut self, request: Request<Full<Bytes>>) -> Self::Future {
+            let answer = self.0.call(request);
+            Box::pin(async move {
+                let mut response = answer.await?;
+                if response.status() == http::StatusCode::ACCEPTED {
+                    *response.status_mut() = http::StatusCode::OK;
+                }
+                Ok(response)
+            })
+        }
+    }
+
+    /// `Fixture::replay_http`: green against the service, and an `http` finding (beside no
+    /// MCP finding) when the transport misbehaves under correct messages.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn replay_http_reports_what_the_transport_did_wrong_as_http_findings() {
+        let fixture = crate::Fixture::parse(concat!(
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"hi"}]}}}"#,
+            "\n",
+        ))
+        .unwrap();
+        let service = || {
+            StreamableHttpService::new(
+                || Ok(Tiny),
+                Arc::new(LocalSessionManager::default()),
+                StreamableHttpServerConfig::default().with_sse_keep_alive(None),
+            )
+        };
+        let green = fixture.replay_http(service()).await;
+        assert!(green.is_ok(), "{green}");
+
+        let faulty = fixture.replay_http(OkForAccepted(service())).await;
+        let kinds: Vec<_> = faulty.mismatches().iter().map(|m| m.kind()).collect();
+        assert_eq!(kinds, [crate::MismatchKind::Http], "{faulty}");
+        let text = faulty.to_string();
+        assert!(
+            text.contains("1. http: POST #2 (notification notifications/initialized): answered HTTP 200 OK instead of 202 Accepted"),
+            "{text}"
+        );
+    }
+
+    /// How a [`Canned`] service answers a request.
+    /// `None` leaves the request without an answer for good.
+    type Answerer = dyn Fn(&Request<Full<Bytes>>) -> Option<Response<Full<Bytes>>> + Send + Sync;
+
+    /// A service answering every request from a closure, and recording what it was sent.
+    #[derive(Clone)]
+    struct Canned {
+        answer: Arc<Answerer>,
+        seen: Arc<Mutex<Vec<Request<Full<Bytes>>>>>,
+    }
+
+    impl Service<Request<Full<Bytes>>> for Canned {
+        type Response = Response<Full<Bytes>>;
+        type Error = Infallible;
+        type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+        fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, request: Request<Full<Bytes>>) -> Self::Future {
+            let response = (self.answer)(&request);
+            self.seen.lock().unwrap().push(request);
+            match response {
+                Some(response) => Box::pin(std::future::ready(Ok(response))),
+                None => Box::pin(std::future::pending()),
+            }
+        }
+    }
+
+    fn respond(status: u16, content_type: Option<&str>, body: &str) -> Response<Full<Bytes>> {
+        let mut builder = Response::builder().status(status);
+        if let Some(content_type) = content_type {
+            builder = builder.header(CONTENT_TYPE, content_type);
+        }
+        builder
+            .header(SESSION_ID, "s-1")
+            .body(Full::new(Bytes::from(body.to_owned())))
+            .unwrap()
+    }
+
+    fn method_of(request: &Request<Full<Bytes>>) -> Option<String> {
+        let body = request.body().clone();
+        let bytes = futures_block(body);
+        let value: Value = serde_json::from_slice(&bytes).ok()?;
+        value["method"].as_str().map(str::to_owned)
+    }
+
+    /// The bytes of a `Full` body (ready at once).
+    fn futures_block(body: Full<Bytes>) -> Bytes {
+        let mut body = std::pin::pin!(body);
+        let waker = std::task::Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        match body.as_mut().poll_frame(&mut cx) {
+            Poll::Ready(Some(Ok(frame))) => frame.into_data().unwrap_or_default(),
+            _ => Bytes::new(),
+        }
+    }
+
+    #[tokio::test]
+    async fn http_problems_are_collected() {
+        let answer = |request: &Request<Full<Bytes>>| {
+            if request.method() == Method::GET {
+                // No stream for the server's own messages: not a problem.
+                return Some(respond(405, None, ""));
+            }
+            Some(match method_of(request).as_deref() {
+                Some("initialize") => respond(
+                    200,
+                    Some("text/event-stream"),
+                    "id: 0\nretry: 3000\ndata:\n\n: comment\r\ndata: {\"jsonrpc\":\"2.0\",\r\n\
+                 data: \"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\"}}\r\n\r\n",
+                ),
+                Some("notifications/initialized") => respond(200, None, ""),
+                Some("ping") => respond(200, Some("text/plain"), "pong"),
+                Some("tools/list") => respond(500, Some("text/plain"), "boom"),
+                Some("tools/call") => respond(
+                    200,
+                    Some("text/event-stream"),
+                    "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n\
+                 data: not json\n\n",
+                ),
+                _ => respond(200, Some("application/json"), ""),
+            })
+        };
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let bridge = Bridge::new(Canned {
+            answer: Arc::new(answer),
+            seen: seen.clone(),
+        });
+        let problems = bridge.problems();
+        let (mut harness, task) = start(bridge);
+
+        harness.send(initialize(0)).await;
+        let answer = harness.receive().await;
+        assert_eq!(
+            answer,
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18"}})
+        );
+        harness
+            .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        harness
+            .send(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+            .await;
+        harness
+            .send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+            .await;
+        harness
+            .send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call"}))
+            .await;
+        let progress = harness.receive().await;
+        assert_eq!(progress["method"], json!("notifications/progress"));
+        harness.write.shutdown().await.unwrap();
+        task.await.unwrap();
+
+        let problems = problems.lock().unwrap().clone();
+        let expected = [
+            "POST #2 (notification notifications/initialized): answered HTTP 200 OK instead of 202 Accepted",
+            "POST #3 (request 1, ping): answered with Content-Type `text/plain` instead of application/json or text/event-stream",
+            "POST #4 (request 2, tools/list): answered HTTP 500 Internal Server Error instead of 200: boom",
+            "POST #5 (request 3, tools/call): an SSE event's data is not JSON",
+            "POST #5 (request 3, tools/call): the answer ended without the response to request 3",
+        ];
+        for want in expected {
+            assert!(
+                problems.iter().any(|p| p.starts_with(want)),
+                "missing {want:?} in {problems:#?}"
+            );
+        }
+        assert_eq!(problems.len(), expected.len(), "{problems:#?}");
+
+        // The headers: the session after initialize, the negotiated version, Accept; the GET
+        // stream asked for after initialized (405 here: none); DELETE last.
+        let mut seen = seen.lock().unwrap().clone();
+        assert_eq!(seen.len(), 7);
+        let get = seen.remove(2);
+        assert_eq!(get.method(), Method::GET);
+        assert_eq!(get.headers()[ACCEPT], "text/event-stream");
+        assert_eq!(get.headers()[SESSION_ID], "s-1");
+        assert!(seen[0].headers().get(SESSION_ID).is_none());
+        assert!(seen[0].headers().get(PROTOCOL_VERSION).is_none());
+        for request in &seen[1..] {
+            assert_eq!(request.headers()[SESSION_ID], "s-1");
+            assert_eq!(request.headers()[PROTOCOL_VERSION], "2025-06-18");
+        }
+        for request in &seen[..5] {
+            assert_eq!(request.method(), Method::POST);
+            assert_eq!(request.headers()[ACCEPT], ACCEPT_BOTH);
+            assert_eq!(request.headers()[CONTENT_TYPE], "application/json");
+            assert_eq!(request.headers()[HOST], "localhost");
+        }
+        assert_eq!(seen[5].method(), Method::DELETE);
+    }
+
+    /// After `notifications/initialized`, the GET stream carries the server's own messages
+    /// to the engine; a GET answered with JSON is a problem.
+    #[tokio::test]
+    async fn the_get_stream_carries_the_servers_own_messages() {
+        for (get, want) in [
+            (
+                respond(
+                    200,
+                    Some("text/event-stream"),
+                    "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n",
+                ),
+                None,
+            ),
+            (
+                respond(200, Some("application/json"), "{}"),
+                Some("GET (the stream for the server's own messages): answered 200 without Content-Type text/event-stream"),
+            ),
+        ] {
+            let answer = move |request: &Request<Full<Bytes>>| {
+                if request.method() == Method::GET {
+                    return Some(get.clone());
+                }
+                Some(match method_of(request).as_deref() {
+                    Some("initialize") => respond(
+                        200,
+                        Some("application/json"),
+                        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}"#,
+                    ),
+                    _ => respond(202, None, ""),
+                })
+            };
+            let bridge = Bridge::new(Canned {
+                answer: Arc::new(answer),
+                seen: Arc::default(),
+            });
+            let problems = bridge.problems();
+            let (mut harness, task) = start(bridge);
+            harness.send(initialize(0)).await;
+            assert_eq!(harness.receive().await["id"], json!(0));
+            harness
+                .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                .await;
+            if want.is_none() {
+                let own = harness.receive().await;
+                assert_eq!(own["method"], json!("notifications/tools/list_changed"));
+            }
+            harness.write.shutdown().await.unwrap();
+            task.await.unwrap();
+            let problems = problems.lock().unwrap().clone();
+            assert_eq!(problems, want.into_iter().map(str::to_owned).collect::<Vec<_>>());
+        }
+    }
+
+    #[tokio::test]
+    async fn a_request_without_an_answer_is_given_up() {
+        let answer = |request: &Request<Full<Bytes>>| match method_of(request).as_deref() {
+            Some("tools/list") => None,
+            _ => Some(respond(
+                200,
+                Some("application/json"),
+                r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+            )),
+        };
+        let bridge = Bridge::new(Canned {
+            answer: Arc::new(answer),
+            seen: Arc::default(),
+        })
+        .timeout(Duration::from_millis(50));
+        let problems = bridge.problems();
+        let (mut harness, task) = start(bridge);
+        harness
+            .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+            .await;
+        harness
+            .send(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+            .await;
+        // The bridge went on to the next request.
+        assert_eq!(harness.receive().await["id"], json!(2));
+        harness.write.shutdown().await.unwrap();
+        task.await.unwrap();
+        let problems = problems.lock().unwrap().clone();
+        assert_eq!(
+            problems,
+            vec!["POST #1 (request 1, tools/list): no response within 50 ms; the request is given up"]
+        );
+    }
+
+    #[test]
+    fn classify() {
+        assert_eq!(
+            Outgoing::classify(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            Outgoing::Request {
+                id: json!(1),
+                method: "ping".into()
+            }
+        );
+        assert_eq!(
+            Outgoing::classify(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Outgoing::Notification {
+                method: "notifications/initialized".into()
+            }
+        );
+        assert_eq!(
+            Outgoing::classify(br#"{"jsonrpc":"2.0","id":"s1","result":{}}"#),
+            Outgoing::Response { id: json!("s1") }
+        );
+        assert_eq!(Outgoing::classify(b"[1]"), Outgoing::Other);
+        assert_eq!(Outgoing::classify(b"nope"), Outgoing::Other);
+    }
+}

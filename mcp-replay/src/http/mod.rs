@@ -1,0 +1,69 @@
+//! MCP over Streamable HTTP (cargo feature `http`, off by default).
+//!
+//! The replay engine speaks newline-delimited JSON-RPC over an in-process pipe; a
+//! fixture is about MCP messages, not transports. [`bridge`] connects that pipe to an
+//! HTTP service (any tower `Service<http::Request<_>>`, e.g. rmcp's
+//! `StreamableHttpService`), so the same engine and fixtures replay over Streamable HTTP;
+//! [`sse`] parses the Server-Sent Events streams the service answers with.
+//!
+//! [`Fixture::replay_http`] replays a fixture through the bridge; what the transport did
+//! wrong is reported as [`MismatchKind::Http`] findings beside the MCP ones.
+//!
+//! `#[mcp_fixture("name", http)]` is the attribute form. Not yet: resumption with
+//! `Last-Event-ID` and the command's HTTP options.
+
+pub mod bridge;
+pub mod sse;
+
+use crate::report::{Mismatch, MismatchKind, Report};
+use crate::{Fixture, Rules};
+use bridge::Bridge;
+use bytes::Bytes;
+use http::{Request, Response};
+use http_body::Body;
+use http_body_util::Full;
+use std::fmt::Display;
+use tower_service::Service;
+
+impl Fixture {
+    /// Replays this fixture against a Streamable HTTP service in process (any tower
+    /// `Service<http::Request<Full<Bytes>>>`, e.g. rmcp's `StreamableHttpService`), with
+    /// the default rules: the same engine and findings as over the pipe, plus an
+    /// [`Http`](MismatchKind::Http) finding for each thing the transport did wrong.
+    pub async fn replay_http<S, B>(&self, service: S) -> Report
+    where
+        S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
+        S::Future: Send,
+        S::Error: Display + Send,
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Display,
+    {
+        self.replay_http_with(&Rules::default(), Bridge::new(service))
+            .await
+    }
+
+    /// [`replay_http`](Fixture::replay_http) with rules of your own and a configured
+    /// [`Bridge`] (endpoint, time limit, body limit).
+    pub async fn replay_http_with<S, B>(&self, rules: &Rules, bridge: Bridge<S>) -> Report
+    where
+        S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
+        S::Future: Send,
+        S::Error: Display + Send,
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Display,
+    {
+        let problems = bridge.problems();
+        let mut report = self
+            .replay_with(rules, |transport| bridge.run(transport))
+            .await;
+        let found = std::mem::take(&mut *problems.lock().unwrap_or_else(|e| e.into_inner()));
+        report.mismatches.extend(
+            found
+                .into_iter()
+                .map(|problem| Mismatch::new(MismatchKind::Http, None, problem)),
+        );
+        report
+    }
+}
