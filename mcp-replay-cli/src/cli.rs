@@ -179,7 +179,7 @@ impl RulesArg {
 #[derive(Debug, Args)]
 pub(crate) struct ServerArg {
     /// The server to start, after `--` (e.g. -- node server.js)
-    #[arg(last = true, required = true, value_name = "SERVER COMMAND")]
+    #[arg(last = true, value_name = "SERVER COMMAND")]
     pub server: Vec<OsString>,
 }
 
@@ -189,6 +189,11 @@ impl ServerArg {
         let mut command = tokio::process::Command::new(&self.server[0]);
         command.args(&self.server[1..]);
         command
+    }
+
+    /// Whether no server command was given.
+    pub fn is_empty(&self) -> bool {
+        self.server.is_empty()
     }
 
     /// The server command as one line a shell reads back.
@@ -284,6 +289,10 @@ pub(crate) struct ReplayArgs {
     /// Print every live message to stderr as it passes (also MCP_REPLAY_TRACE=1)
     #[arg(long)]
     pub trace: bool,
+    /// Replay over Streamable HTTP against the server at URL (http://HOST:PORT/PATH); with
+    /// `-- SERVER` too, start it first and wait until URL answers
+    #[arg(long, value_name = "URL", value_parser = crate::net::parse_url)]
+    pub url: Option<http::Uri>,
     #[command(flatten)]
     pub rules: RulesArg,
     #[command(flatten)]

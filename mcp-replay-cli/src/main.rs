@@ -7,6 +7,7 @@ mod check;
 mod cli;
 mod diff;
 mod junit;
+mod net;
 mod record;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
@@ -14,6 +15,7 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use cli::{Cli, Command, Format, ImportArgs, ReplayArgs, ServeArgs, TimingScale};
 use mcp_replay::harness;
 use mcp_replay::harness::{Plan, Verdict};
+use mcp_replay::http::bridge::Bridge;
 use mcp_replay::mock::Timing;
 use mcp_replay::process::serve_command;
 use mcp_replay::update::{write_fixture, UpdateMode};
@@ -89,6 +91,24 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
         (false, _) => word.to_owned(),
         (true, true) => format!("\x1b[32m{word}\x1b[0m"),
         (true, false) => format!("\x1b[1;31m{word}\x1b[0m"),
+    };
+    // Over HTTP: the server must listen before the first fixture (started here with
+    // `-- SERVER`, and stopped when `_server` goes); a URL nothing listens on is a usage
+    // error, not a finding per fixture.
+    let _server = match &args.url {
+        None if args.server.is_empty() => {
+            return Err(Fatal(
+                "replay needs a server: `-- SERVER COMMAND` to start one on stdio, or \
+                 --url URL for one over Streamable HTTP"
+                    .into(),
+            ))
+        }
+        None => None,
+        Some(url) if args.server.is_empty() => {
+            net::probe(url).await.map_err(Fatal)?;
+            None
+        }
+        Some(url) => Some(net::start_and_wait(&args.server, url, net::LISTEN_WAIT).await?),
     };
     let started = Instant::now();
     let mut outcomes = Vec::new();
@@ -238,17 +258,32 @@ async fn replay_one(
     let verdict = match plan.prepare() {
         Err(failure) => Err(failure),
         Ok((fixture, rules)) => {
-            let mut command = args.server.command();
-            let report = fixture
-                .replay_with(&rules, move |transport| async move {
-                    serve_command(transport, &mut command).await
-                })
-                .await
-                .with_rerecord_command(format!(
-                    "mcp-replay replay --update {} -- {}",
-                    path.display(),
-                    args.server.line()
-                ));
+            let report = match &args.url {
+                None => {
+                    let mut command = args.server.command();
+                    fixture
+                        .replay_with(&rules, move |transport| async move {
+                            serve_command(transport, &mut command).await
+                        })
+                        .await
+                }
+                Some(url) => {
+                    let bridge = Bridge::new(net::HttpClient::new()).endpoint(url.clone());
+                    fixture.replay_http_with(&rules, bridge).await
+                }
+            };
+            let url = match &args.url {
+                Some(url) => format!(" --url {url}"),
+                None => String::new(),
+            };
+            let server = match args.server.is_empty() {
+                true => String::new(),
+                false => format!(" -- {}", args.server.line()),
+            };
+            let report = report.with_rerecord_command(format!(
+                "mcp-replay replay --update {}{url}{server}",
+                path.display()
+            ));
             let verdict = plan.conclude(&report);
             replayed = Some(report);
             verdict

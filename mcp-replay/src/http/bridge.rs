@@ -197,6 +197,9 @@ where
             body_limit: self.body_limit,
         });
         let mut session: Option<HeaderValue> = None;
+        // Whether the GET stream for the server's own messages was asked for, and the
+        // answer is final (open, none offered, or a problem noted).
+        let mut listening = false;
         let mut readers = JoinSet::new();
         let mut reader = BufReader::new(read);
         let mut buf = Vec::new();
@@ -214,6 +217,14 @@ where
             n += 1;
             let outgoing = Outgoing::classify(line);
             let what = outgoing.describe(n);
+            if outgoing.is_initialized() && !listening {
+                // The GET stream opens before notifications/initialized goes: what the
+                // server sends on its own while handling it (a list_changed) has no
+                // other way to the client, and is lost when no stream is open yet.
+                listening = self
+                    .listen(session.as_ref(), &shared, true, &mut readers)
+                    .await;
+            }
             let mut request = self.request(Method::POST, session.as_ref(), &shared);
             let headers = request.headers_mut();
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -268,10 +279,10 @@ where
                             "{what}: answered HTTP {status} instead of 202 Accepted{excerpt}"
                         ));
                     }
-                    if outgoing.is_initialized() {
-                        if let Some(stream) = self.open_stream(session.as_ref(), &shared).await {
-                            readers.spawn(read_answer(shared.clone(), stream, Answer::stream()));
-                        }
+                    if outgoing.is_initialized() && !listening {
+                        listening = self
+                            .listen(session.as_ref(), &shared, false, &mut readers)
+                            .await;
                     }
                 }
                 Outgoing::Other => {
@@ -291,14 +302,36 @@ where
         let _ = writer.await;
     }
 
+    /// Asks for the GET stream and, when the server opens it, reads it into the pipe
+    /// beside the answers. Returns whether that is settled: `false` only for an `early`
+    /// ask (before notifications/initialized) that the server refused with a 4xx, to be
+    /// asked again after it.
+    async fn listen(
+        &mut self,
+        session: Option<&HeaderValue>,
+        shared: &Arc<Shared>,
+        early: bool,
+        readers: &mut JoinSet<()>,
+    ) -> bool {
+        match self.open_stream(session, shared, early).await {
+            Listen::Open(stream) => {
+                readers.spawn(read_answer(shared.clone(), stream, Answer::stream()));
+                true
+            }
+            Listen::Later => false,
+            Listen::Settled => true,
+        }
+    }
+
     /// Opens the GET stream for the messages the server starts on its own (list_changed,
-    /// its own requests): `None` when the server offers none (405) or the GET failed (a
-    /// problem, unless 405).
+    /// its own requests). A 405 means the server offers none; any other failure is a
+    /// problem, except a 4xx to an `early` ask, which is [`Listen::Later`].
     async fn open_stream(
         &mut self,
         session: Option<&HeaderValue>,
         shared: &Shared,
-    ) -> Option<Response<B>> {
+        early: bool,
+    ) -> Listen<B> {
         let mut request = self.request(Method::GET, session, shared);
         request
             .headers_mut()
@@ -308,11 +341,11 @@ where
             Ok(Ok(response)) => response,
             Ok(Err(error)) => {
                 shared.problem(format!("{what}: the service failed: {error}"));
-                return None;
+                return Listen::Settled;
             }
             Err(elapsed) => {
                 shared.problem(format!("{what}: {elapsed}"));
-                return None;
+                return Listen::Settled;
             }
         };
         let sse = response
@@ -321,20 +354,21 @@ where
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
         match response.status() {
-            StatusCode::OK if sse => Some(response),
+            StatusCode::OK if sse => Listen::Open(response),
             StatusCode::OK => {
                 shared.problem(format!(
                     "{what}: answered 200 without Content-Type text/event-stream"
                 ));
-                None
+                Listen::Settled
             }
-            StatusCode::METHOD_NOT_ALLOWED => None,
+            StatusCode::METHOD_NOT_ALLOWED => Listen::Settled,
+            status if early && status.is_client_error() => Listen::Later,
             status => {
                 let excerpt = error_excerpt(response.into_body()).await;
                 shared.problem(format!(
                     "{what}: answered HTTP {status} instead of 200 or 405{excerpt}"
                 ));
-                None
+                Listen::Settled
             }
         }
     }
@@ -408,6 +442,16 @@ where
             Err(elapsed) => shared.problem(format!("DELETE of the session: {elapsed}")),
         }
     }
+}
+
+/// How an ask for the GET stream went.
+enum Listen<B> {
+    /// The stream is open.
+    Open(Response<B>),
+    /// Refused before notifications/initialized: ask again after it.
+    Later,
+    /// No stream, and no use asking again (none offered, or a problem noted).
+    Settled,
 }
 
 /// What an answer's reader knows of its request.
@@ -1123,10 +1167,12 @@ mod tests {
         assert_eq!(problems.len(), expected.len(), "{problems:#?}");
 
         // The headers: the session after initialize, the negotiated version, Accept; the GET
-        // stream asked for after initialized (405 here: none); DELETE last.
+        // stream asked for before notifications/initialized goes (405 here: none, and not
+        // asked again); DELETE last.
         let mut seen = seen.lock().unwrap().clone();
         assert_eq!(seen.len(), 7);
-        let get = seen.remove(2);
+        let get = seen.remove(1);
+        assert_eq!(get.headers()[PROTOCOL_VERSION], "2025-06-18");
         assert_eq!(get.method(), Method::GET);
         assert_eq!(get.headers()[ACCEPT], "text/event-stream");
         assert_eq!(get.headers()[SESSION_ID], "s-1");
