@@ -263,6 +263,14 @@ pub(crate) struct RecordArgs {
     /// it
     #[arg(long, value_name = "FILE")]
     pub timing: Option<PathBuf>,
+    /// Record over Streamable HTTP: listen here (e.g. 127.0.0.1:8080; port 0 picks one)
+    /// for the client, and forward to --upstream
+    #[arg(long, value_name = "ADDR", requires = "upstream")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// The server's Streamable HTTP URL the proxy forwards to; with `-- SERVER` too, start
+    /// it first and wait until the URL answers
+    #[arg(long, value_name = "URL", requires = "listen", value_parser = crate::net::parse_url)]
+    pub upstream: Option<http::Uri>,
     #[command(flatten)]
     pub rules: RulesArg,
     #[command(flatten)]

@@ -8,6 +8,7 @@ mod cli;
 mod diff;
 mod junit;
 mod net;
+mod proxy;
 mod record;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches};

@@ -14,9 +14,19 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// Every complete line that crossed the proxy, in arrival order, both directions, with the
 /// time it crossed since the session began.
-type Capture = Arc<Mutex<Vec<(Direction, Vec<u8>, Duration)>>>;
+pub(crate) type Capture = Arc<Mutex<Vec<(Direction, Vec<u8>, Duration)>>>;
 
 pub(crate) async fn record(args: RecordArgs) -> Result<ExitCode, Fatal> {
+    if let (Some(listen), Some(upstream)) = (args.listen, &args.upstream) {
+        return crate::proxy::record_http(&args, listen, upstream.clone()).await;
+    }
+    if args.server.is_empty() {
+        return Err(Fatal(
+            "record needs a server: `-- SERVER COMMAND` to proxy one on stdio, or \
+             --listen ADDR --upstream URL to proxy one over Streamable HTTP"
+                .into(),
+        ));
+    }
     let output = args.output.display().to_string();
     let folder = args.output.parent().unwrap_or(Path::new("."));
     let rules = args.rules.resolve(None, folder)?;
@@ -165,7 +175,7 @@ fn exit_like(status: std::process::ExitStatus, saved: bool) -> ExitCode {
 /// Normalizes the capture and writes the fixture (refusing it if a secret remains); with
 /// `raw`, also writes the unredacted capture with owner-only permissions. The fixture line
 /// of each message with its time.
-fn save(
+pub(crate) fn save(
     lines: &[(Direction, Vec<u8>, Duration)],
     output: &str,
     raw: Option<&str>,
@@ -218,7 +228,7 @@ fn save(
 /// `{"line": N, "ms": T}` a line (milliseconds since the session began). A file of its
 /// own, so that the fixture stays the same bytes from one recording to the next;
 /// `serve --timing recorded` plays it back.
-fn write_timing(path: &str, times: &[(usize, Duration)]) -> Result<(), String> {
+pub(crate) fn write_timing(path: &str, times: &[(usize, Duration)]) -> Result<(), String> {
     let mut text = String::new();
     for (line, time) in times {
         let ms = (time.as_secs_f64() * 10_000.0).round() / 10.0;

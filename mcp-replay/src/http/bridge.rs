@@ -63,6 +63,8 @@ pub struct Bridge<S> {
     body_limit: usize,
     timeout: Duration,
     problems: Problems,
+    /// Whether the GET stream opens before notifications/initialized goes.
+    listen_early: bool,
 }
 
 /// What a client line is, for the answer it should get.
@@ -153,7 +155,21 @@ where
             body_limit: super::sse::DEFAULT_LIMIT,
             timeout: DEFAULT_TIMEOUT,
             problems: Problems::default(),
+            listen_early: false,
         }
+    }
+
+    /// Opens the GET stream just before `notifications/initialized` goes, not after it is
+    /// answered (what the TypeScript and Python SDK clients do). A server that sends a
+    /// message on its own while handling `notifications/initialized` (server-everything
+    /// announces a `tools/list_changed`) can only deliver it on a stream already open:
+    /// a client that opens it later never sees the message. [`Fixture::replay_http_with`]
+    /// listens early exactly when the fixture holds such a message.
+    ///
+    /// [`Fixture::replay_http_with`]: crate::Fixture::replay_http_with
+    pub fn listen_early(mut self, early: bool) -> Self {
+        self.listen_early = early;
+        self
     }
 
     /// The URI every request goes to (its authority is also sent as `Host`).
@@ -217,10 +233,9 @@ where
             n += 1;
             let outgoing = Outgoing::classify(line);
             let what = outgoing.describe(n);
-            if outgoing.is_initialized() && !listening {
-                // The GET stream opens before notifications/initialized goes: what the
-                // server sends on its own while handling it (a list_changed) has no
-                // other way to the client, and is lost when no stream is open yet.
+            if outgoing.is_initialized() && !listening && self.listen_early {
+                // See `listen_early`: what the server sends on its own while handling
+                // notifications/initialized has no other way to the client.
                 listening = self
                     .listen(session.as_ref(), &shared, true, &mut readers)
                     .await;

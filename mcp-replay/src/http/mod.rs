@@ -15,6 +15,7 @@
 pub mod bridge;
 pub mod sse;
 
+use crate::fixture::{Direction, MessageKind};
 use crate::report::{Mismatch, MismatchKind, Report};
 use crate::{Fixture, Rules};
 use bridge::Bridge;
@@ -55,6 +56,7 @@ impl Fixture {
         B::Error: Display,
     {
         let problems = bridge.problems();
+        let bridge = bridge.listen_early(announces_at_start(self));
         let mut report = self
             .replay_with(rules, |transport| bridge.run(transport))
             .await;
@@ -66,4 +68,30 @@ impl Fixture {
         );
         report
     }
+}
+
+/// Whether the server announced a list change while the session started: a
+/// `notifications/.../list_changed` after `notifications/initialized` and before the first
+/// response that follows it. Over HTTP only a client that listens early sees it
+/// ([`Bridge::listen_early`]); a session recorded from an SDK client over HTTP does not have it.
+fn announces_at_start(fixture: &Fixture) -> bool {
+    let mut entries = fixture.entries().iter();
+    if !entries.any(|e| e.method() == Some("notifications/initialized")) {
+        return false;
+    }
+    for entry in entries {
+        if entry.direction() != Direction::ServerToClient {
+            continue;
+        }
+        match entry.kind() {
+            MessageKind::Response => return false,
+            MessageKind::Notification
+                if entry.method().is_some_and(|m| m.ends_with("list_changed")) =>
+            {
+                return true
+            }
+            _ => {}
+        }
+    }
+    false
 }

@@ -1,0 +1,381 @@
+//! `mcp-replay record --listen ADDR --upstream URL`: a reverse proxy for Streamable HTTP
+//! that writes the session as a fixture.
+//!
+//! Requests and responses pass through unchanged (status, headers, bytes, SSE streams as
+//! they come), except for the hop-by-hop headers and `Host`, which name the upstream. The
+//! JSON-RPC messages are teed on the way: each client message when its POST arrives,
+//! each server message as its JSON body ends or its SSE event passes. Headers are never
+//! captured, so `Authorization` and cookies never reach the fixture (or the `--raw`
+//! capture). The recording ends when the client ends its session (a DELETE the upstream
+//! accepts) or on Ctrl-C.
+
+use crate::net::{authority, chain, probe, start_and_wait, LISTEN_WAIT};
+use crate::record::{save, write_timing, Capture};
+use crate::Fatal;
+use bytes::Bytes;
+use http::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, HOST};
+use http::{Method, Request, Response, StatusCode, Uri};
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use mcp_replay::fixture::Direction;
+use mcp_replay::http::sse::{SseEvent, SseParser};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::pin::Pin;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Instant;
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+use tokio::task::JoinSet;
+
+/// The largest request body the proxy takes (a client message); larger is 413.
+const REQUEST_LIMIT: usize = 16 * 1024 * 1024;
+/// The largest JSON body or SSE event it tees; the bytes still pass beyond it.
+const TEE_LIMIT: usize = 16 * 1024 * 1024;
+
+/// Headers of one connection, not to be forwarded (RFC 9110, 7.6.1), and `Host`.
+const HOP_BY_HOP: [&str; 9] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+type ProxyBody = BoxBody<Bytes, hyper::Error>;
+
+/// What every connection's service shares.
+struct Proxy {
+    upstream: Uri,
+    client: Client<HttpConnector, Full<Bytes>>,
+    capture: Capture,
+    start: Instant,
+    /// Fired when the upstream accepted a DELETE of the session: the recording is over.
+    ended: Notify,
+}
+
+/// Runs the proxy until the session ends, then writes the fixture like the stdio `record`.
+pub(crate) async fn record_http(
+    args: &crate::cli::RecordArgs,
+    listen: SocketAddr,
+    upstream: Uri,
+) -> Result<ExitCode, Fatal> {
+    let output = args.output.display().to_string();
+    let folder = args.output.parent().unwrap_or(Path::new("."));
+    let rules = args.rules.resolve(None, folder)?;
+    let _server = match args.server.is_empty() {
+        true => {
+            probe(&upstream).await.map_err(Fatal)?;
+            None
+        }
+        false => Some(start_and_wait(&args.server, &upstream, LISTEN_WAIT).await?),
+    };
+    let listener = TcpListener::bind(listen)
+        .await
+        .map_err(|e| Fatal(format!("cannot listen on {listen}: {e}")))?;
+    let local = listener.local_addr()?;
+    eprintln!(
+        "mcp-replay record: listening on http://{local}{} (forwarding to {upstream}); it stops \
+         when the client ends its session, or on Ctrl-C",
+        upstream.path()
+    );
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    let proxy = Arc::new(Proxy {
+        upstream,
+        client: Client::builder(TokioExecutor::new()).build(connector),
+        capture: Capture::default(),
+        start: Instant::now(),
+        ended: Notify::new(),
+    });
+    let mut connections = JoinSet::new();
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = proxy.ended.notified() => break,
+            _ = tokio::signal::ctrl_c() => break,
+        };
+        let Ok((stream, _)) = accepted else { continue };
+        let proxy = proxy.clone();
+        connections.spawn(async move {
+            let service = service_fn(move |request| forward(proxy.clone(), request));
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+    connections.shutdown().await;
+    let lines = std::mem::take(&mut *proxy.capture.lock().unwrap_or_else(|e| e.into_inner()));
+    let raw = args.raw.as_ref().map(|p| p.display().to_string());
+    let saved =
+        save(&lines, &output, raw.as_deref(), &rules).and_then(|times| match &args.timing {
+            Some(timing) => write_timing(&timing.display().to_string(), &times),
+            None => Ok(()),
+        });
+    if let Err(message) = &saved {
+        eprintln!("mcp-replay record: {message}");
+    }
+    Ok(if saved.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Forwards one request upstream and its response back, teeing the messages.
+async fn forward(
+    proxy: Arc<Proxy>,
+    request: Request<Incoming>,
+) -> Result<Response<ProxyBody>, Infallible> {
+    let (parts, body) = request.into_parts();
+    let body = match Limited::new(body, REQUEST_LIMIT).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) => {
+            return Ok(plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("mcp-replay record: the request body could not be read: {e}"),
+            ))
+        }
+    };
+    if parts.method == Method::POST {
+        tee_client(&proxy, &body);
+    }
+    let mut upstream = Request::new(Full::new(body));
+    *upstream.method_mut() = parts.method.clone();
+    *upstream.uri_mut() = upstream_uri(&proxy.upstream, &parts.uri);
+    *upstream.headers_mut() = end_to_end(&parts.headers);
+    if let Ok(host) = HeaderValue::from_str(&authority(&proxy.upstream)) {
+        upstream.headers_mut().insert(HOST, host);
+    }
+    let response = match proxy.client.request(upstream).await {
+        Ok(response) => response,
+        Err(e) => {
+            let message = format!(
+                "mcp-replay record: the upstream {} failed: {}",
+                proxy.upstream,
+                chain(&e)
+            );
+            eprintln!("{message}");
+            return Ok(plain(StatusCode::BAD_GATEWAY, message));
+        }
+    };
+    if parts.method == Method::DELETE && response.status().is_success() {
+        proxy.ended.notify_one();
+    }
+    let (mut parts, body) = response.into_parts();
+    let content_type = parts
+        .headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase());
+    let kind = match content_type.as_deref() {
+        Some("application/json") => Kind::Json(Vec::new()),
+        Some("text/event-stream") => Kind::Sse(SseParser::with_limit(TEE_LIMIT), Vec::new()),
+        _ => Kind::Other,
+    };
+    parts.headers = end_to_end(&parts.headers);
+    let tee = Tee {
+        inner: body,
+        kind,
+        proxy,
+    };
+    Ok(Response::from_parts(parts, tee.boxed()))
+}
+
+/// Captures the JSON-RPC message(s) of a POST body (a batch: each element).
+fn tee_client(proxy: &Proxy, body: &[u8]) {
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Array(messages)) => {
+            for message in messages {
+                capture(proxy, Direction::ClientToServer, message.to_string().into());
+            }
+        }
+        Ok(_) => capture(proxy, Direction::ClientToServer, one_line(body)),
+        Err(_) => eprintln!("mcp-replay record: left out a POST body that is not JSON"),
+    }
+}
+
+fn capture(proxy: &Proxy, direction: Direction, line: Vec<u8>) {
+    proxy
+        .capture
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((direction, line, proxy.start.elapsed()));
+}
+
+/// A message's bytes as one line (re-serialized only when it spans lines).
+fn one_line(bytes: &[u8]) -> Vec<u8> {
+    if bytes.contains(&b'\n') || bytes.contains(&b'\r') {
+        match serde_json::from_slice::<serde_json::Value>(bytes) {
+            Ok(value) => value.to_string().into_bytes(),
+            Err(_) => bytes.to_vec(),
+        }
+    } else {
+        bytes.to_vec()
+    }
+}
+
+/// The client's path and query on the upstream's scheme and authority.
+fn upstream_uri(upstream: &Uri, asked: &Uri) -> Uri {
+    let mut parts = upstream.clone().into_parts();
+    parts.path_and_query = asked.path_and_query().cloned();
+    Uri::from_parts(parts).unwrap_or_else(|_| upstream.clone())
+}
+
+/// The headers without the hop-by-hop ones (and those `Connection` names) and `Host`.
+fn end_to_end(headers: &HeaderMap) -> HeaderMap {
+    let named: Vec<String> = headers
+        .get_all(http::header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|v| v.trim().to_ascii_lowercase())
+        .collect();
+    let mut out = HeaderMap::with_capacity(headers.len());
+    for (name, value) in headers {
+        let lower = name.as_str();
+        if lower == "host" || HOP_BY_HOP.contains(&lower) || named.iter().any(|n| n == lower) {
+            continue;
+        }
+        out.append(HeaderName::clone(name), value.clone());
+    }
+    out
+}
+
+fn plain(status: StatusCode, text: String) -> Response<ProxyBody> {
+    let mut response = Response::new(
+        Full::new(Bytes::from(text))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    response
+}
+
+/// How a response body is teed.
+enum Kind {
+    /// A JSON body: its message(s) once it ended.
+    Json(Vec<u8>),
+    /// An SSE stream: each event's message as it passes.
+    Sse(SseParser, Vec<SseEvent>),
+    /// Anything else (an error page, an empty 202): not teed.
+    Other,
+}
+
+/// A response body passed through frame by frame, its messages captured on the way
+/// (before the frame goes on: the capture's order is the order the client could react).
+struct Tee {
+    inner: Incoming,
+    kind: Kind,
+    proxy: Arc<Proxy>,
+}
+
+impl Tee {
+    fn see(&mut self, data: &Bytes) {
+        match &mut self.kind {
+            Kind::Json(bytes) => {
+                if bytes.len() + data.len() > TEE_LIMIT {
+                    eprintln!(
+                        "mcp-replay record: left out a JSON body over {TEE_LIMIT} bytes (passed on)"
+                    );
+                    self.kind = Kind::Other;
+                } else {
+                    bytes.extend_from_slice(data);
+                }
+            }
+            Kind::Sse(parser, events) => {
+                if let Err(e) = parser.feed(data, events) {
+                    eprintln!(
+                        "mcp-replay record: stopped reading an SSE stream ({e}); its bytes still pass"
+                    );
+                    self.kind = Kind::Other;
+                    return;
+                }
+                for event in std::mem::take(events) {
+                    if !event.data.is_empty() {
+                        capture(
+                            &self.proxy,
+                            Direction::ServerToClient,
+                            one_line(event.data.as_bytes()),
+                        );
+                    }
+                }
+            }
+            Kind::Other => {}
+        }
+    }
+
+    fn end(&mut self) {
+        if let Kind::Json(bytes) = std::mem::replace(&mut self.kind, Kind::Other) {
+            match serde_json::from_slice::<serde_json::Value>(&bytes) {
+                Ok(serde_json::Value::Array(messages)) => {
+                    for message in messages {
+                        capture(
+                            &self.proxy,
+                            Direction::ServerToClient,
+                            message.to_string().into(),
+                        );
+                    }
+                }
+                Ok(_) => capture(&self.proxy, Direction::ServerToClient, one_line(&bytes)),
+                Err(_) if bytes.is_empty() => {}
+                Err(_) => eprintln!("mcp-replay record: left out a JSON body that is not JSON"),
+            }
+        }
+    }
+}
+
+impl Body for Tee {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let this = self.get_mut();
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    this.see(data);
+                }
+                if this.inner.is_end_stream() {
+                    // The last frame: the server may not be polled again for the end.
+                    this.end();
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Ready(None) => {
+                this.end();
+                Poll::Ready(None)
+            }
+            other => other,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
