@@ -156,4 +156,17 @@ def build_server() -> MCPServer:
 
 
 if __name__ == "__main__":
-    build_server().run("stdio")
+    # `--http PORT`: the same server over Streamable HTTP at http://127.0.0.1:PORT/mcp
+    # (the SDK's default: SSE answers, sessions, no event store); `--json` answers JSON.
+    import argparse
+
+    parser = argparse.ArgumentParser(description="the tour server, on stdio or Streamable HTTP")
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on this port")
+    parser.add_argument("--json", action="store_true", help="with --http: answer JSON, not SSE")
+    options = parser.parse_args()
+    if options.http is None:
+        build_server().run("stdio")
+    else:
+        build_server().run(
+            "streamable-http", host="127.0.0.1", port=options.http, json_response=options.json
+        )

@@ -3,6 +3,10 @@
 //! `demo-server leaky` a `DemoServer` whose `job_status` leaks a (fake) token, and
 //! `demo-server jitter [SEED]` a `JitterServer` (deterministic messages at random times;
 //! a decimal `SEED` reproduces the timing of a run, without it every run draws a new one).
+//! `demo-server http ADDR [json|stateless]` serves `DemoServer` over Streamable HTTP at
+//! `http://ADDR/mcp` (rmcp's `StreamableHttpService` on hyper; port 0 picks one, and the
+//! address is printed on stderr): with sessions and SSE answers, JSON answers (`json`),
+//! or without sessions (`stateless`).
 
 use mcp_replay_demo::{jitter::JitterServer, DemoServer, ProtocolServer};
 use rmcp::ServiceExt;
@@ -31,12 +35,56 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             server.serve(stdio).await?.waiting().await?
         }
+        Some("http") => {
+            let address = args.next().ok_or("demo-server http ADDR [json|stateless]")?;
+            http(&address, args.next().as_deref()).await?;
+            return Ok(());
+        }
         Some(other) => {
             return Err(format!(
-                "unknown server {other:?}: use `demo`, `protocol`, `leaky` or `jitter [SEED]`"
+                "unknown server {other:?}: use `demo`, `protocol`, `leaky`, `jitter [SEED]` or `http ADDR`"
             )
             .into())
         }
     };
     Ok(())
+}
+
+/// Serves `DemoServer` over Streamable HTTP on `address` until killed.
+async fn http(address: &str, mode: Option<&str>) -> Result<(), Box<dyn std::error::Error>> {
+    use hyper::service::service_fn;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let mut config = StreamableHttpServerConfig::default();
+    match mode {
+        None => {}
+        Some("json") => config.json_response = true,
+        Some("stateless") => {
+            config.legacy_session_mode = false;
+            config.json_response = true;
+        }
+        Some(other) => return Err(format!("unknown http mode {other:?}: json or stateless").into()),
+    }
+    let service: StreamableHttpService<DemoServer, LocalSessionManager> =
+        StreamableHttpService::new(|| Ok(DemoServer::default()), Default::default(), config);
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    eprintln!(
+        "demo-server: listening on http://{}/mcp",
+        listener.local_addr()?
+    );
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let service = service.clone();
+        tokio::spawn(async move {
+            let serve = service_fn(move |request| {
+                let service = service.clone();
+                async move { Ok::<_, std::convert::Infallible>(service.handle(request).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), serve)
+                .await;
+        });
+    }
 }

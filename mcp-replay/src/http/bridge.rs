@@ -244,6 +244,7 @@ where
             let headers = request.headers_mut();
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
             headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
+            standard_headers(line, headers);
             *request.body_mut() = Full::new(Bytes::copy_from_slice(line));
             let response = match self.call(request).await {
                 Ok(Ok(response)) => response,
@@ -279,7 +280,7 @@ where
                         ));
                         continue;
                     }
-                    let initialize = outgoing.is_initialize().then_some(session.is_some());
+                    let initialize = outgoing.is_initialize();
                     let context = Answer {
                         what,
                         id: Some(id.clone()),
@@ -476,8 +477,8 @@ struct Answer {
     /// The request's id: the answer must hold its response. `None` for the GET stream,
     /// which answers no request and stays open.
     id: Option<Value>,
-    /// For `initialize`: whether the response issued a session id.
-    initialize: Option<bool>,
+    /// Whether it answers `initialize` (whose result names the protocol version).
+    initialize: bool,
 }
 
 impl Answer {
@@ -486,7 +487,7 @@ impl Answer {
         Answer {
             what: "GET (the stream for the server's own messages)".into(),
             id: None,
-            initialize: None,
+            initialize: false,
         }
     }
 }
@@ -642,20 +643,13 @@ fn forward(shared: &Shared, answer: &Answer, message: Value, text: Option<&[u8]>
             .zip(answer.id.as_ref())
             .is_some_and(|(id, asked)| crate::json::json_eq(id, asked));
     if is_response {
-        if let Some(issued) = answer.initialize {
+        if answer.initialize {
+            // A server may issue no session id at all (sessions are optional in every
+            // era): later requests then go without one.
             let version = message
                 .pointer("/result/protocolVersion")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            if let Some(version) = &version {
-                if !issued && version.as_str() < STATELESS_VERSION {
-                    shared.problem(format!(
-                        "{}: the server negotiated {version}, which has sessions, but issued \
-                         no Mcp-Session-Id; later requests go without one",
-                        answer.what
-                    ));
-                }
-            }
             *shared
                 .protocol_version
                 .lock()
@@ -668,6 +662,86 @@ fn forward(shared: &Shared, answer: &Answer, message: Value, text: Option<&[u8]>
     };
     let _ = shared.lines.send(line);
     is_response
+}
+
+/// The request's `_meta` key for its protocol version in the stateless era.
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// From 2026-07-28 on (the version negotiated, or the one a request's `_meta` names when
+/// there is no session): the headers that let an intermediary route a POST without its
+/// body (SEP-2243): `MCP-Protocol-Version` from `_meta` when nothing was negotiated,
+/// `Mcp-Method`, and `Mcp-Name` for the methods that name a tool, prompt, resource or
+/// task. Not the `Mcp-Param-*` headers a tool's schema may ask for (not yet).
+fn standard_headers(line: &[u8], headers: &mut http::HeaderMap) {
+    let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line) else {
+        return;
+    };
+    let Some(method) = message.get("method").and_then(Value::as_str) else {
+        return;
+    };
+    let params = message.get("params");
+    let named = params
+        .and_then(|p| p.pointer("/_meta"))
+        .and_then(|m| m.get(META_VERSION))
+        .and_then(Value::as_str);
+    let version = match headers.get(PROTOCOL_VERSION).and_then(|v| v.to_str().ok()) {
+        Some(negotiated) => negotiated.to_owned(),
+        None => match named {
+            Some(named) => {
+                if let Ok(value) = HeaderValue::from_str(named) {
+                    headers.insert(PROTOCOL_VERSION, value);
+                }
+                named.to_owned()
+            }
+            None => return,
+        },
+    };
+    if version.as_str() < STATELESS_VERSION {
+        return;
+    }
+    if let Ok(value) = HeaderValue::from_str(method) {
+        headers.insert("mcp-method", value);
+    }
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
+        _ => return,
+    };
+    if let Some(name) = params.and_then(|p| p.get(key)).and_then(Value::as_str) {
+        if let Ok(value) = HeaderValue::from_str(&header_text(name)) {
+            headers.insert("mcp-name", value);
+        }
+    }
+}
+
+/// A header value as SEP-2243 writes it: as it is when it is plain printable ASCII
+/// without surrounding blanks, else `=?base64?...?=`.
+fn header_text(text: &str) -> String {
+    let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !text.starts_with([' ', '\t'])
+        && !text.ends_with([' ', '\t'])
+        && !text.starts_with("=?base64?");
+    if plain {
+        return text.to_owned();
+    }
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::from("=?base64?");
+    for chunk in text.as_bytes().chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out.push_str("?=");
+    out
 }
 
 /// Writes the server's lines to the pipe until every sender is gone, then closes it.
@@ -922,13 +996,8 @@ mod tests {
             .with_sse_keep_alive(None)
             .with_legacy_session_mode(false)
             .with_json_response(true);
-        let problems = round_trip(config).await;
-        // No session at all: exactly the missing session id is reported.
-        assert_eq!(problems.len(), 1, "{problems:#?}");
-        assert!(
-            problems[0].contains("issued no Mcp-Session-Id"),
-            "{problems:#?}"
-        );
+        // No session at all, which every era allows: no problem.
+        assert_eq!(round_trip(config).await, Vec::<String>::new());
     }
 
     /// The replay engine itself, over the bridge: the same kind of fixture as over the pipe.
@@ -1182,11 +1251,11 @@ mod tests {
         assert_eq!(problems.len(), expected.len(), "{problems:#?}");
 
         // The headers: the session after initialize, the negotiated version, Accept; the GET
-        // stream asked for before notifications/initialized goes (405 here: none, and not
-        // asked again); DELETE last.
+        // stream asked for once notifications/initialized is answered (405 here: none);
+        // DELETE last.
         let mut seen = seen.lock().unwrap().clone();
         assert_eq!(seen.len(), 7);
-        let get = seen.remove(1);
+        let get = seen.remove(2);
         assert_eq!(get.headers()[PROTOCOL_VERSION], "2025-06-18");
         assert_eq!(get.method(), Method::GET);
         assert_eq!(get.headers()[ACCEPT], "text/event-stream");
@@ -1291,6 +1360,49 @@ mod tests {
             problems,
             vec!["POST #1 (request 1, tools/list): no response within 50 ms; the request is given up"]
         );
+    }
+
+    #[test]
+    fn standard_headers_from_2026_07_28() {
+        let headers_of = |line: &str, negotiated: Option<&str>| {
+            let mut headers = http::HeaderMap::new();
+            if let Some(v) = negotiated {
+                headers.insert(PROTOCOL_VERSION, HeaderValue::from_str(v).unwrap());
+            }
+            standard_headers(line.as_bytes(), &mut headers);
+            let mut out: Vec<String> = headers
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", v.to_str().unwrap()))
+                .collect();
+            out.sort();
+            out
+        };
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        assert_eq!(
+            headers_of(call, None),
+            [
+                "mcp-method: tools/call",
+                "mcp-name: echo",
+                "mcp-protocol-version: 2026-07-28"
+            ]
+        );
+        // An older era: nothing added.
+        assert_eq!(
+            headers_of(call, Some("2025-11-25")),
+            ["mcp-protocol-version: 2025-11-25"]
+        );
+        let read =
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///é"}}"#;
+        assert_eq!(
+            headers_of(read, Some("2026-07-28")),
+            [
+                "mcp-method: resources/read",
+                "mcp-name: =?base64?ZmlsZTovLy/DqQ==?=",
+                "mcp-protocol-version: 2026-07-28"
+            ]
+        );
+        assert_eq!(header_text(" a"), "=?base64?IGE=?=");
+        assert_eq!(header_text("ab"), "ab");
     }
 
     #[test]
