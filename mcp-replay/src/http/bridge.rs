@@ -612,7 +612,7 @@ fn forward(shared: &Shared, answer: &Answer, message: Value, text: Option<&[u8]>
 }
 
 /// Writes the server's lines to the pipe until every sender is gone, then closes it.
-async fn write_lines<W: AsyncWrite + Unpin>(
+pub(super) async fn write_lines<W: AsyncWrite + Unpin>(
     mut write: W,
     mut lines: mpsc::UnboundedReceiver<Vec<u8>>,
 ) {
@@ -668,7 +668,7 @@ fn show(value: &HeaderValue) -> String {
     String::from_utf8_lossy(value.as_bytes()).into_owned()
 }
 
-fn trim_newline(buf: &[u8]) -> &[u8] {
+pub(super) fn trim_newline(buf: &[u8]) -> &[u8] {
     let buf = buf.strip_suffix(b"\n").unwrap_or(buf);
     buf.strip_suffix(b"\r").unwrap_or(buf)
 }
