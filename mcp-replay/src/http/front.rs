@@ -133,7 +133,7 @@ impl State {
     }
 
     /// Routes one line the server wrote: a response to the stream (or the wait) of its
-    /// request, which then ends; anything else to the most recent open POST stream, else
+    /// request, which then ends (to nothing when that request is gone); anything else to the most recent open POST stream, else
     /// the GET stream, else held for the next GET stream.
     fn route(&mut self, line: Bytes) {
         let Ok(message) = serde_json::from_slice::<Value>(&line) else {
@@ -143,10 +143,12 @@ impl State {
             let id = message.get("id").unwrap_or(&Value::Null);
             if let Some(at) = self.posts.iter().position(|w| json_eq(&w.id, id)) {
                 let waiting = self.posts.remove(at);
-                // A client that is gone misses its response; nothing else wants it.
+                // A client that is gone misses its response.
                 let _ = self.send(&waiting.to, line);
-                return;
             }
+            // A response no POST waits for goes nowhere: on another request's stream, a
+            // client would take it for that request's answer.
+            return;
         }
         self.broadcast(line);
     }
