@@ -60,3 +60,4 @@ echo "    python client: $VENV/bin/python $PY_DIR/client.py -- <server command..
 echo "    tour server:   $VENV/bin/python $PY_DIR/tour_server.py"
 echo "    tour clients:  $VENV/bin/python $PY_DIR/tour_client.py --tour everything|python -- <server command...>"
 echo "                   node $NODE_DIR/tour_client.mjs --tour everything -- <server command...>"
+echo "                   (either with --url http://HOST:PORT/mcp instead of a server command: Streamable HTTP)"

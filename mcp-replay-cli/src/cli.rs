@@ -80,12 +80,22 @@ pub(crate) enum Command {
         "  mcp-replay import recording.ndjson --server github -o fixtures/github.jsonl"
     ))]
     Import(ImportArgs),
-    /// Play the server side of a fixture (or an mcporter recording) on stdio, for a client
-    /// under test
+    /// Play the server side of a fixture (or an mcporter recording) on stdio or over
+    /// Streamable HTTP, for a client under test
     #[command(after_help = concat!(
         "Examples:\n",
         "  mcp-replay serve fixtures/echo.jsonl          (the client launches this as its server)\n",
-        "  mcp-replay serve --pace 0 fixtures/echo.jsonl (stress: messages back to back)"
+        "  mcp-replay serve --pace 0 fixtures/echo.jsonl (stress: messages back to back)\n",
+        "  mcp-replay serve --http 127.0.0.1:8931 fixtures/echo.jsonl\n",
+        "                                                (the client connects to http://127.0.0.1:8931/mcp)\n",
+        "\n",
+        "With --http, `listening on http://HOST:PORT/mcp` goes to stderr once the port is\n",
+        "bound (port 0 picks a free one); one client session is served, and it ends with the\n",
+        "client's DELETE, 2 s after the client's last connection closed, or on Ctrl-C.\n",
+        "\n",
+        "The report goes to stderr when the session ends. Exit 0 when the client did what\n",
+        "the recording did, 1 on findings, 2 on a usage or I/O error (an address that cannot\n",
+        "be bound)."
     ))]
     Serve(ServeArgs),
     /// Lint fixtures: format, placeholders, secrets, pending and unreferenced files
@@ -373,6 +383,10 @@ pub(crate) struct ServeArgs {
     /// The fixture, or an mcporter recording
     #[arg(value_name = "FIXTURE|RECORDING")]
     pub fixture: PathBuf,
+    /// Serve over Streamable HTTP at http://ADDR/mcp instead of stdio (ADDR is host:port,
+    /// e.g. 127.0.0.1:0)
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
     /// The server of a multi-server mcporter recording
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,

@@ -10,6 +10,7 @@ mod junit;
 mod net;
 mod proxy;
 mod record;
+mod serve;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
@@ -401,9 +402,14 @@ async fn serve(args: ServeArgs) -> Result<ExitCode, Fatal> {
         })?;
         fixture = fixture.with_timing(timing, scale);
     }
-    let report = fixture
-        .mock_serve(&rules, tokio::io::stdin(), tokio::io::stdout())
-        .await;
+    let report = match &args.http {
+        Some(addr) => serve::serve_http(&fixture, &rules, addr).await?,
+        None => {
+            fixture
+                .mock_serve(&rules, tokio::io::stdin(), tokio::io::stdout())
+                .await
+        }
+    };
     if harness::color_wanted(std::io::stderr().is_terminal()) {
         eprintln!("{report:#}");
     } else {

@@ -1,6 +1,12 @@
-// A "desktop-like" MCP client on the TypeScript SDK (@modelcontextprotocol/sdk), stdio.
+// A "desktop-like" MCP client on the TypeScript SDK (@modelcontextprotocol/sdk), stdio or
+// Streamable HTTP.
 //
 // Usage: node tour_client.mjs --tour everything [--timeout SECONDS] -- <server command> [args...]
+//        node tour_client.mjs --tour everything [--timeout SECONDS] --url http://HOST:PORT/mcp
+//
+// With --url it connects with the SDK's StreamableHTTPClientTransport instead of launching the
+// server; it ends by closing the transport, without a DELETE (as the SDK's close() does), so
+// the server sees the client go away.
 //
 // The TypeScript twin of peers/python/tour_client.py: it declares roots, sampling and
 // elicitation and answers each with fixed values, prints logs and progress, and runs the
@@ -32,6 +38,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -110,20 +117,24 @@ function answerForm(schema) {
 }
 
 function parseArgs(argv) {
-  const usage = "usage: tour_client.mjs --tour everything [--timeout SECONDS] -- <server command> [args...]";
+  const usage =
+    "usage: tour_client.mjs --tour everything [--timeout SECONDS] (-- <server command> [args...] | --url URL)";
   const dash = argv.indexOf("--");
   const opts = dash < 0 ? argv : argv.slice(0, dash);
   const command = dash < 0 ? [] : argv.slice(dash + 1);
   let tour;
   let timeout = 30;
+  let url;
   for (let i = 0; i < opts.length; i += 2) {
     if (opts[i] === "--tour") tour = opts[i + 1];
     else if (opts[i] === "--timeout") timeout = Number(opts[i + 1]);
+    else if (opts[i] === "--url") url = new URL(opts[i + 1]);
     else throw new Error(`unknown option ${opts[i]} (${usage})`);
   }
   if (!(tour in TOURS)) throw new Error(`--tour must be one of ${Object.keys(TOURS).join(", ")} (${usage})`);
-  if (command.length === 0) throw new Error(`missing server command (${usage})`);
-  return { tour, timeoutMs: timeout * 1000, command };
+  if (url && command.length > 0) throw new Error(`give either --url or a server command, not both (${usage})`);
+  if (!url && command.length === 0) throw new Error(`missing server command (${usage})`);
+  return { tour, timeoutMs: timeout * 1000, command, url };
 }
 
 async function step(client, label, method, params, timeoutMs) {
@@ -158,7 +169,7 @@ async function step(client, label, method, params, timeoutMs) {
 }
 
 async function main() {
-  const { tour, timeoutMs, command } = parseArgs(process.argv.slice(2));
+  const { tour, timeoutMs, command, url } = parseArgs(process.argv.slice(2));
   const client = new Client(
     { name: "mcp-replay-tour-client-ts", version: "1.0.0" },
     { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } } },
@@ -183,7 +194,9 @@ async function main() {
   client.fallbackNotificationHandler = async (n) => emit({ event: "notification", method: n.method });
 
   // Inherit the whole environment (the SDK default passes only a safe subset).
-  const transport = new StdioClientTransport({ command: command[0], args: command.slice(1), env: process.env });
+  const transport = url
+    ? new StreamableHTTPClientTransport(url)
+    : new StdioClientTransport({ command: command[0], args: command.slice(1), env: process.env });
   let transportError;
   transport.onerror = (error) => { transportError ??= error; };
   // Progress that arrived after its response (see the header): printed like onprogress would.

@@ -17,10 +17,11 @@ def server_command(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     return command
 
 
-def run_client(prog: str, command: list[str], start: Callable[[], Any]) -> int:
+def run_client(prog: str, command: list[str] | None, start: Callable[[], Any]) -> int:
     """Runs `start()` (an `anyio.run(...)` of the client), with exit status 0 on success and
-    1 on any error, which goes to stderr."""
-    if shutil.which(command[0]) is None:
+    1 on any error, which goes to stderr. `command`: the server command it launches (checked
+    first), or None when it connects to a URL."""
+    if command is not None and shutil.which(command[0]) is None:
         print(f"{prog}: server command not found: {command[0]!r}", file=sys.stderr)
         return 1
     try:

@@ -1,7 +1,11 @@
-"""A "desktop-like" MCP client (Python `mcp` SDK 2.x, stdio) that tours a server.
+"""A "desktop-like" MCP client (Python `mcp` SDK 2.x, stdio or Streamable HTTP) that tours a server.
 
 Usage:
     python tour_client.py --tour everything|python [--timeout SECONDS] -- <server command> [args...]
+    python tour_client.py --tour everything|python [--timeout SECONDS] --url http://HOST:PORT/mcp
+
+With --url the client connects to a Streamable HTTP endpoint (the SDK's streamable_http_client,
+which ends the session with a DELETE) instead of launching the server on stdio.
 
 Unlike client.py it declares what desktop clients declare, each answered with
 fixed values so a session is reproducible:
@@ -45,6 +49,7 @@ import anyio
 from mcp import types
 from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 # setLevel/subscribe are deprecated at protocol 2026-07-28; this client speaks the handshake era.
@@ -193,7 +198,7 @@ async def on_log(params: types.LoggingMessageNotificationParams) -> None:
     emit({"event": "log", "level": params.level, "logger": params.logger, "data": params.data})
 
 
-async def run(tour: str, command: list[str], timeout: float) -> None:
+async def run(tour: str, command: list[str], url: str | None, timeout: float) -> None:
     stream_errors: list[Exception] = []
 
     async def message_handler(message: Any) -> None:
@@ -205,9 +210,13 @@ async def run(tour: str, command: list[str], timeout: float) -> None:
             # (logs and progress are printed by their own callbacks)
             emit({"event": "notification", "method": message.method})
 
-    # Inherit the whole environment (the SDK default passes only HOME/PATH/...).
-    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
-    async with stdio_client(params) as (read_stream, write_stream):
+    if url is not None:
+        transport = streamable_http_client(url)
+    else:
+        # Inherit the whole environment (the SDK default passes only HOME/PATH/...).
+        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+        transport = stdio_client(params)
+    async with transport as (read_stream, write_stream):
         async with ClientSession(
             read_stream,
             write_stream,
@@ -284,14 +293,19 @@ def summary(method: str, result: Any) -> Any:
 def main() -> int:
     parser = argparse.ArgumentParser(
         description="Tour an MCP server with a client that declares roots, sampling and elicitation.",
-        usage="%(prog)s --tour everything|python [--timeout SECONDS] -- <server command> [args...]",
+        usage="%(prog)s --tour everything|python [--timeout SECONDS] (-- <server command> [args...] | --url URL)",
     )
     parser.add_argument("--tour", choices=sorted(TOURS), required=True, help="which request sequence to run")
     parser.add_argument("--timeout", type=float, default=30.0, help="per-request timeout in seconds (default 30)")
+    parser.add_argument("--url", help="a Streamable HTTP endpoint to connect to instead of a server command")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="server command, after --")
     args = parser.parse_args()
+    if args.url is not None:
+        if args.command:
+            parser.error("give either --url or a server command, not both")
+        return run_client("tour_client.py", None, lambda: anyio.run(run, args.tour, [], args.url, args.timeout))
     command = server_command(parser, args)
-    return run_client("tour_client.py", command, lambda: anyio.run(run, args.tour, command, args.timeout))
+    return run_client("tour_client.py", command, lambda: anyio.run(run, args.tour, command, None, args.timeout))
 
 
 if __name__ == "__main__":

@@ -99,3 +99,102 @@ pub fn peer(which: &str) -> Option<Vec<String>> {
     eprintln!("SKIPPED: the {which} peer is not installed; run `bash peers/install.sh`");
     None
 }
+
+/// Program and arguments of a tour client (`python-tour-client`: the Python SDK's
+/// `peers/python/tour_client.py`, `ts-tour-client`: the TypeScript SDK's
+/// `peers/node/tour_client.mjs`), with `--tour everything`. Never skipped: a missing peer
+/// fails the test with a message naming `bash peers/install.sh`.
+pub fn tour_client(which: &str) -> Vec<String> {
+    let peers = workspace().join("peers");
+    let (installed, argv) = match which {
+        "python-tour-client" => {
+            let python = peers.join("python/.venv/bin/python");
+            let script = peers.join("python/tour_client.py");
+            (python.clone(), vec![python, script])
+        }
+        "ts-tour-client" => (
+            peers.join("node/node_modules/@modelcontextprotocol/sdk/package.json"),
+            vec!["node".into(), peers.join("node/tour_client.mjs")],
+        ),
+        other => panic!("unknown tour client {other}"),
+    };
+    assert!(
+        installed.exists(),
+        "the {which} peer is not installed ({} is missing): run `bash peers/install.sh` first",
+        installed.display()
+    );
+    let mut argv: Vec<String> = argv.iter().map(|p| p.display().to_string()).collect();
+    argv.extend(["--tour".into(), "everything".into()]);
+    argv
+}
+
+/// A running `mcp-replay serve --http 127.0.0.1:0 FIXTURE`, its URL read from the line it
+/// prints once it listens.
+pub struct HttpServe {
+    child: std::process::Child,
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+    /// The rest of its stderr, read to the end.
+    stderr: std::thread::JoinHandle<String>,
+}
+
+impl HttpServe {
+    /// Starts `mcp-replay serve --http 127.0.0.1:0` with `args` (options and the fixture)
+    /// and waits for its `listening on` line (10 s at most).
+    pub fn start(args: &[&str]) -> HttpServe {
+        use std::io::{BufRead, BufReader, Read};
+        let mut child = mcp_replay()
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("mcp-replay starts");
+        let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr"));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            let mut first = String::new();
+            let _ = stderr.read_line(&mut first);
+            let _ = tx.send(first.clone());
+            let mut rest = String::new();
+            let _ = stderr.read_to_string(&mut rest);
+            first + &rest
+        });
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap_or_default();
+        let Some(url) = line
+            .trim()
+            .strip_prefix("mcp-replay serve: listening on ")
+            .map(str::to_owned)
+        else {
+            let _ = child.kill();
+            panic!("serve --http printed no `listening on` line: {line:?}");
+        };
+        HttpServe {
+            child,
+            url,
+            stderr: reader,
+        }
+    }
+
+    /// Waits (60 s at most, else kills it and fails) for the command to end: its exit
+    /// code and its whole stderr.
+    pub fn finish(mut self) -> (Option<i32>, String) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("waiting works") {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                let stderr = self.stderr.join().unwrap_or_default();
+                panic!("serve --http did not end within 60 s; stderr:\n{stderr}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        (status.code(), self.stderr.join().unwrap_or_default())
+    }
+}

@@ -745,7 +745,7 @@ fn header_text(text: &str) -> String {
 }
 
 /// Writes the server's lines to the pipe until every sender is gone, then closes it.
-async fn write_lines<W: AsyncWrite + Unpin>(
+pub(super) async fn write_lines<W: AsyncWrite + Unpin>(
     mut write: W,
     mut lines: mpsc::UnboundedReceiver<Vec<u8>>,
 ) {
@@ -801,7 +801,7 @@ fn show(value: &HeaderValue) -> String {
     String::from_utf8_lossy(value.as_bytes()).into_owned()
 }
 
-fn trim_newline(buf: &[u8]) -> &[u8] {
+pub(super) fn trim_newline(buf: &[u8]) -> &[u8] {
     let buf = buf.strip_suffix(b"\n").unwrap_or(buf);
     buf.strip_suffix(b"\r").unwrap_or(buf)
 }

@@ -9,10 +9,14 @@
 //! [`Fixture::replay_http`] replays a fixture through the bridge; what the transport did
 //! wrong is reported as [`MismatchKind::Http`] findings beside the MCP ones.
 //!
-//! `#[mcp_fixture("name", http)]` is the attribute form. Not yet: resumption with
-//! `Last-Event-ID` and the command's HTTP options.
+//! `#[mcp_fixture("name", http)]` is the attribute form.
+//!
+//! The other way round, [`front`] serves a line-speaking server (a fixture's mock server,
+//! [`Fixture::mock_http`]) to a client under test over Streamable HTTP; `mcp-replay serve
+//! --http ADDR` mounts it on a socket. Not yet: resumption with `Last-Event-ID`.
 
 pub mod bridge;
+pub mod front;
 pub mod sse;
 
 use crate::fixture::{Direction, MessageKind};

@@ -1,0 +1,103 @@
+//! `mcp-replay serve --http ADDR`: the fixture's mock server over Streamable HTTP on a
+//! socket, for one client session (the runtime's [`Front`](mcp_replay::http::front::Front)
+//! on hyper).
+
+use crate::Fatal;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use mcp_replay::{Fixture, Report, Rules};
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+
+/// How long the session lasts once the client has no connection open (it has gone away
+/// without a DELETE).
+const IDLE: Duration = Duration::from_secs(2);
+/// How long the end waits for the client to close its connections (so that the answer to
+/// its DELETE reaches it) before the report.
+const DRAIN: Duration = Duration::from_secs(1);
+
+/// The open connections, and a signal on each close.
+#[derive(Default)]
+struct Connections {
+    open: AtomicUsize,
+    closed: Notify,
+}
+
+impl Connections {
+    /// Resolves once no connection has been open for `period`.
+    async fn idle_for(&self, period: Duration) {
+        loop {
+            let closed = self.closed.notified();
+            if self.open.load(Ordering::SeqCst) == 0 {
+                tokio::select! {
+                    () = tokio::time::sleep(period) => {
+                        if self.open.load(Ordering::SeqCst) == 0 {
+                            return;
+                        }
+                    }
+                    () = closed => {}
+                }
+            } else {
+                closed.await;
+            }
+        }
+    }
+}
+
+/// Serves `fixture` at `http://ADDR/mcp` until the session ends (the client's DELETE, the
+/// client gone for [`IDLE`], or Ctrl-C), and returns the mock's report.
+pub(crate) async fn serve_http(
+    fixture: &Fixture,
+    rules: &Rules,
+    addr: &str,
+) -> Result<Report, Fatal> {
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|e| Fatal(format!("serve --http: cannot listen on {addr}: {e}")))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| Fatal(format!("serve --http: {e}")))?;
+    eprintln!("mcp-replay serve: listening on http://{local}/mcp");
+    let (front, mock) = fixture.mock_http(rules);
+    let connections = Arc::new(Connections::default());
+    let mut served = false;
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let stream = match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(e) => {
+                        eprintln!("mcp-replay serve: accepting a connection failed: {e}");
+                        continue;
+                    }
+                };
+                served = true;
+                connections.open.fetch_add(1, Ordering::SeqCst);
+                let front = front.clone();
+                let connections = connections.clone();
+                tokio::spawn(async move {
+                    let service = service_fn(move |request| {
+                        let front = front.clone();
+                        async move { Ok::<_, Infallible>(front.handle(request).await) }
+                    });
+                    let _ = http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                    connections.open.fetch_sub(1, Ordering::SeqCst);
+                    connections.closed.notify_waiters();
+                });
+            }
+            () = mock.ended() => break,
+            () = connections.idle_for(IDLE), if served => break,
+            _ = tokio::signal::ctrl_c() => break,
+        }
+    }
+    let drained = tokio::time::timeout(DRAIN, connections.idle_for(Duration::ZERO));
+    let (report, _) = tokio::join!(mock.finish(), drained);
+    Ok(report)
+}

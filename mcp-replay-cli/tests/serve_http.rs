@@ -1,0 +1,104 @@
+//! `mcp-replay serve --http`: real clients over Streamable HTTP against the fixture's mock.
+//! The Python SDK's and the TypeScript SDK's tour clients (`--url`) replay the client
+//! matrix's recordings (`tests/fixtures/matrix/<client>.jsonl`, recorded over stdio from a
+//! live server-everything) and must print what they printed live (`<client>.observed`),
+//! with a clean report (exit 0); a client that asks for something else gets the mock's
+//! error, and the report names the mismatch (exit 1). The Python client ends its session
+//! with a DELETE, the TypeScript client just goes away (the idle end).
+//!
+//! Each client runs `MCP_REPLAY_HTTP_RUNS` times in a row (3 unless set). The peers must be
+//! installed (`bash peers/install.sh`): a missing one fails the test.
+
+mod common;
+
+use common::{temp_dir, text, tour_client, workspace, HttpServe};
+use std::process::Command;
+
+fn runs() -> usize {
+    std::env::var("MCP_REPLAY_HTTP_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3)
+}
+
+fn matrix(name: &str) -> String {
+    let path = workspace().join("tests/fixtures/matrix").join(name);
+    path.display().to_string()
+}
+
+/// Runs `client --url URL` against `serve --http FIXTURE`: the client's exit code and
+/// stdout, serve's exit code and stderr.
+fn session(client: &[String], fixture: &str) -> (Option<i32>, String, String, Option<i32>, String) {
+    let serve = HttpServe::start(&[fixture]);
+    let output = Command::new(&client[0])
+        .args(&client[1..])
+        .args(["--url", &serve.url])
+        .output()
+        .expect("the client starts");
+    let (stdout, client_err) = text(&output);
+    let (code, serve_err) = serve.finish();
+    (output.status.code(), stdout, client_err, code, serve_err)
+}
+
+fn green(which: &str, recording: &str) {
+    let client = tour_client(which);
+    let fixture = matrix(&format!("{recording}.jsonl"));
+    let observed = std::fs::read_to_string(matrix(&format!("{recording}.observed"))).unwrap();
+    for run in 1..=runs() {
+        let (client_code, stdout, client_err, code, report) = session(&client, &fixture);
+        let context =
+            format!("run {run} of {which}:\nclient stderr:\n{client_err}\nserve stderr:\n{report}");
+        assert_eq!(client_code, Some(0), "{context}");
+        assert_eq!(stdout, observed, "{context}");
+        assert_eq!(code, Some(0), "{context}");
+        assert!(report.contains(": ok"), "{context}");
+    }
+}
+
+#[test]
+fn the_python_sdk_client_replays_green_over_http() {
+    green("python-tour-client", "python");
+}
+
+#[test]
+fn the_typescript_sdk_client_replays_green_over_http() {
+    green("ts-tour-client", "ts");
+}
+
+#[test]
+fn a_client_asking_for_something_else_gets_an_error_and_a_finding() {
+    let client = tour_client("python-tour-client");
+    let recorded = std::fs::read_to_string(matrix("python.jsonl")).unwrap();
+    let changed = recorded.replace("hello from the tour", "hello from the recording");
+    assert_ne!(changed, recorded);
+    let fixture = temp_dir("serve-http", "red").join("changed.jsonl");
+    std::fs::write(&fixture, changed).unwrap();
+    let (client_code, _, client_err, code, report) =
+        session(&client, &fixture.display().to_string());
+    let context = format!("client stderr:\n{client_err}\nserve stderr:\n{report}");
+    assert_eq!(client_code, Some(1), "{context}");
+    assert!(client_err.contains("mcp-replay:"), "{context}");
+    assert_eq!(code, Some(1), "{context}");
+    assert!(
+        report.contains("did not match next expected tools/call"),
+        "{context}"
+    );
+    assert!(report.contains("hello from the tour"), "{context}");
+}
+
+#[test]
+fn an_address_in_use_is_a_clear_error() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let fixture = matrix("python.jsonl");
+    let output = common::mcp_replay()
+        .args(["serve", "--http", &addr, &fixture])
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot listen on {addr}")),
+        "{stderr}"
+    );
+}

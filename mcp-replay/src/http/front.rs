@@ -1,0 +1,996 @@
+//! The server side of MCP's Streamable HTTP transport, in front of a server that speaks
+//! newline-delimited JSON-RPC on a pipe (the mock server of [`Fixture::mock_http`]).
+//!
+//! [`Front`] is a tower `Service<http::Request<B>>` (and [`Front::handle`] the same as an
+//! `async fn`), so it mounts on any HTTP server, or is called in process. It serves one
+//! session at one endpoint, `/mcp`:
+//!
+//! - `POST` a request: `200` with an SSE stream (`text/event-stream`) when the client
+//!   accepts one, carrying every message the server writes while the request is the most
+//!   recent open one (progress, logs, its own requests) and ending after the response; with
+//!   the response alone as `application/json` when the client accepts only JSON.
+//!   A notification or a response to a server request: `202 Accepted`, no body. A body
+//!   that is not JSON: `400` with a JSON-RPC error; over the body limit: `413`.
+//! - `initialize` issues an `Mcp-Session-Id`; every later request must carry it (`400`
+//!   without it, `404` with another one). A session that starts without `initialize`
+//!   (protocol 2026-07-28, `server/discover`) is stateless: no id is issued or checked.
+//! - `GET` (accepting `text/event-stream`): the stream for the server's messages that
+//!   belong to no open POST stream, such as a `list_changed` after the responses. What the
+//!   server writes while none is open is held until one opens.
+//! - `DELETE`: ends the session: the pipe to the server is closed (a mock then reports).
+//!
+//! Each SSE event has an `id:` (unique in the session) and `event: message`.
+//! Resumption (`Last-Event-ID`) is not offered: a reconnecting GET gets what was held.
+
+use super::bridge::{trim_newline, write_lines, ACCEPT_BOTH, SESSION_ID};
+use crate::fixture::MessageKind;
+use crate::json::json_eq;
+use crate::mock::MockServer;
+use crate::report::Report;
+use crate::{Fixture, Rules};
+use bytes::Bytes;
+use http::header::{HeaderValue, ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE, HOST, ORIGIN};
+use http::{HeaderMap, Method, Request, Response, StatusCode, Uri};
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use serde_json::{json, Value};
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::{mpsc, watch};
+use tower_service::Service;
+
+/// The path the front serves; any other path is `404`.
+pub const ENDPOINT: &str = "/mcp";
+
+/// The JSON-RPC error code of a body that is not JSON.
+const PARSE_ERROR: i64 = -32700;
+/// The JSON-RPC error code of a body that is JSON but no JSON-RPC message.
+const INVALID_REQUEST: i64 = -32600;
+/// The JSON-RPC error code of an HTTP-level refusal (session, method, headers).
+const SERVER_ERROR: i64 = -32000;
+
+/// A Streamable HTTP endpoint for one session with a line-speaking server. Cheap to
+/// clone: every clone serves the same session.
+#[derive(Clone)]
+pub struct Front {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Front {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Front")
+            .field("body_limit", &self.shared.body_limit)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// The largest request body, in bytes.
+    body_limit: usize,
+    /// Set once the session has ended (DELETE, or the server closed its side).
+    ended: watch::Sender<bool>,
+    /// Set once the server has closed its side of the pipe.
+    closed: watch::Sender<bool>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Lines for the server; `None` once the session ended.
+    to_server: Option<mpsc::UnboundedSender<Vec<u8>>>,
+    /// The id `initialize` issued; `None` while stateless.
+    session: Option<String>,
+    /// The requests waiting for their response, oldest first.
+    posts: Vec<Waiting>,
+    /// The GET stream, while one is open.
+    get: Option<mpsc::UnboundedSender<Event>>,
+    /// Server messages for no stream yet, in order.
+    held: Vec<Bytes>,
+    /// The id of the next SSE event.
+    next_event: u64,
+    ended: bool,
+}
+
+/// A request whose answer is being sent (an SSE stream) or awaited (JSON).
+struct Waiting {
+    id: Value,
+    to: mpsc::UnboundedSender<Event>,
+    /// An SSE stream, which also carries the server's other messages.
+    stream: bool,
+}
+
+/// One server message (a line of JSON) and its event id.
+struct Event {
+    id: u64,
+    line: Bytes,
+}
+
+impl Event {
+    fn sse(&self) -> Bytes {
+        let mut frame = Vec::with_capacity(self.line.len() + 40);
+        frame.extend_from_slice(format!("id: {}\nevent: message\ndata: ", self.id).as_bytes());
+        frame.extend_from_slice(&self.line);
+        frame.extend_from_slice(b"\n\n");
+        frame.into()
+    }
+}
+
+impl State {
+    /// Sends `line` on `to` as the next event; gives it back when the stream is gone.
+    fn send(&mut self, to: &mpsc::UnboundedSender<Event>, line: Bytes) -> Result<(), Bytes> {
+        let id = self.next_event;
+        match to.send(Event { id, line }) {
+            Ok(()) => {
+                self.next_event += 1;
+                Ok(())
+            }
+            Err(mpsc::error::SendError(event)) => Err(event.line),
+        }
+    }
+
+    /// Routes one line the server wrote: a response to the stream (or the wait) of its
+    /// request, which then ends (to nothing when that request is gone); anything else to the most recent open POST stream, else
+    /// the GET stream, else held for the next GET stream.
+    fn route(&mut self, line: Bytes) {
+        let Ok(message) = serde_json::from_slice::<Value>(&line) else {
+            return self.broadcast(line);
+        };
+        if MessageKind::of(&message) == Ok(MessageKind::Response) {
+            let id = message.get("id").unwrap_or(&Value::Null);
+            if let Some(at) = self.posts.iter().position(|w| json_eq(&w.id, id)) {
+                let waiting = self.posts.remove(at);
+                // A client that is gone misses its response.
+                let _ = self.send(&waiting.to, line);
+            }
+            // A response no POST waits for goes nowhere: on another request's stream, a
+            // client would take it for that request's answer.
+            return;
+        }
+        self.broadcast(line);
+    }
+
+    fn broadcast(&mut self, mut line: Bytes) {
+        self.posts.retain(|w| !w.to.is_closed());
+        let streams: Vec<_> = self
+            .posts
+            .iter()
+            .rev()
+            .filter(|w| w.stream)
+            .map(|w| w.to.clone())
+            .collect();
+        for to in streams.iter().chain(self.get.clone().as_ref()) {
+            match self.send(to, line) {
+                Ok(()) => return,
+                Err(back) => line = back,
+            }
+        }
+        self.get = None;
+        self.held.push(line);
+    }
+
+    /// Ends the session: the pipe to the server and every stream close.
+    fn end(&mut self) {
+        self.ended = true;
+        self.to_server = None;
+        self.posts.clear();
+        self.get = None;
+        self.held.clear();
+    }
+}
+
+impl Front {
+    /// A front for the server on the other end of `io` (it reads the server's lines and
+    /// writes the client's), with a 16 MiB limit on request bodies. Spawns its tasks on
+    /// the current tokio runtime.
+    pub fn new<T>(io: T) -> Front
+    where
+        T: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        Front::with_body_limit(io, super::sse::DEFAULT_LIMIT)
+    }
+
+    /// [`new`](Front::new) with the largest request body of your own, in bytes (larger:
+    /// `413 Payload Too Large`).
+    pub fn with_body_limit<T>(io: T, body_limit: usize) -> Front
+    where
+        T: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        let (read, write) = tokio::io::split(io);
+        let (to_server, lines) = mpsc::unbounded_channel();
+        tokio::spawn(write_lines(write, lines));
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                to_server: Some(to_server),
+                ..State::default()
+            }),
+            body_limit,
+            ended: watch::Sender::new(false),
+            closed: watch::Sender::new(false),
+        });
+        tokio::spawn(read_server(read, shared.clone()));
+        Front { shared }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Resolves once the session has ended: the client sent `DELETE`, the server closed
+    /// its side, or [`close`](Front::close) was called.
+    pub async fn ended(&self) {
+        let mut ended = self.shared.ended.subscribe();
+        let _ = ended.wait_for(|ended| *ended).await;
+    }
+
+    /// Whether the session has ended.
+    pub fn is_ended(&self) -> bool {
+        *self.shared.ended.borrow()
+    }
+
+    /// Ends the session (every stream closes, later requests get `404`) and closes the
+    /// pipe to the server, then waits until the server has closed its side.
+    pub async fn close(&self) {
+        self.end();
+        let mut closed = self.shared.closed.subscribe();
+        let _ = closed.wait_for(|closed| *closed).await;
+    }
+
+    fn end(&self) {
+        self.state().end();
+        self.shared.ended.send_replace(true);
+    }
+
+    /// Answers one HTTP request of the session.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<FrontBody>
+    where
+        B: Body,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        if request.uri().path() != ENDPOINT {
+            return refuse(
+                StatusCode::NOT_FOUND,
+                format!("Not Found: the MCP endpoint is {ENDPOINT}"),
+            );
+        }
+        if !origin_allowed(request.headers()) {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                "Forbidden: the Origin is neither this host nor a loopback address",
+            );
+        }
+        match *request.method() {
+            Method::POST => self.post(request).await,
+            Method::GET => self.get(request.headers()),
+            Method::DELETE => self.delete(request.headers()),
+            _ => {
+                let mut response = refuse(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "Method Not Allowed: use POST, GET or DELETE",
+                );
+                response
+                    .headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                response
+            }
+        }
+    }
+
+    async fn post<B>(&self, request: Request<B>) -> Response<FrontBody>
+    where
+        B: Body,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (parts, body) = request.into_parts();
+        let limit = self.shared.body_limit;
+        let body = match Limited::new(body, limit).collect().await {
+            Ok(body) => body.to_bytes(),
+            Err(error) if error.is::<LengthLimitError>() => {
+                return refuse(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!("Payload Too Large: the body is larger than {limit} bytes"),
+                )
+            }
+            Err(error) => {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    format!("Bad Request: reading the body failed: {error}"),
+                )
+            }
+        };
+        let message = match serde_json::from_slice::<Value>(&body) {
+            Ok(message) => message,
+            Err(error) => {
+                return error_response(
+                    StatusCode::BAD_REQUEST,
+                    PARSE_ERROR,
+                    format!("Parse error: the body is not JSON ({error})"),
+                )
+            }
+        };
+        let kind = match MessageKind::of(&message) {
+            Ok(kind) => kind,
+            Err(reason) => {
+                return error_response(
+                    StatusCode::BAD_REQUEST,
+                    INVALID_REQUEST,
+                    format!("Invalid Request: not one JSON-RPC message: {reason}"),
+                )
+            }
+        };
+        let (json, sse) = accepts(&parts.headers);
+        if kind == MessageKind::Request && !json && !sse {
+            return refuse(
+                StatusCode::NOT_ACCEPTABLE,
+                format!("Not Acceptable: the Accept header must name {ACCEPT_BOTH}"),
+            );
+        }
+        let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
+        // One line for the server: the body as it came when it is one line.
+        let line = if body.iter().any(|&b| b == b'\n' || b == b'\r') {
+            serde_json::to_vec(&message).expect("a JSON value serializes")
+        } else {
+            body.to_vec()
+        };
+        let (to, mut answers) = mpsc::unbounded_channel();
+        let mut issued = None;
+        {
+            let mut state = self.state();
+            if !initialize || state.ended {
+                if let Err(refusal) = check_session(&state, &parts.headers) {
+                    return refusal;
+                }
+            }
+            if initialize && state.session.is_none() {
+                state.session = Some(new_session_id());
+            }
+            if initialize {
+                issued = state.session.clone();
+            }
+            if kind == MessageKind::Request {
+                state.posts.push(Waiting {
+                    id: message.get("id").cloned().unwrap_or(Value::Null),
+                    to,
+                    stream: sse,
+                });
+            }
+            // The session is not ended (checked above): the pipe is open.
+            if let Some(to_server) = &state.to_server {
+                let _ = to_server.send(line);
+            }
+        }
+        let mut response = if kind != MessageKind::Request {
+            let mut accepted = Response::new(FrontBody::empty());
+            *accepted.status_mut() = StatusCode::ACCEPTED;
+            accepted
+        } else if sse {
+            event_stream(answers)
+        } else {
+            match answers.recv().await {
+                Some(answer) => {
+                    let mut response = Response::new(FrontBody::full(answer.line));
+                    response
+                        .headers_mut()
+                        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                    response
+                }
+                None => refuse(
+                    StatusCode::NOT_FOUND,
+                    "Not Found: the session ended before the server answered",
+                ),
+            }
+        };
+        if let Some(id) = issued.and_then(|id| HeaderValue::from_str(&id).ok()) {
+            response.headers_mut().insert(SESSION_ID, id);
+        }
+        response
+    }
+
+    fn get(&self, headers: &HeaderMap) -> Response<FrontBody> {
+        if !accepts(headers).1 {
+            return refuse(
+                StatusCode::NOT_ACCEPTABLE,
+                "Not Acceptable: the GET stream is text/event-stream",
+            );
+        }
+        let mut state = self.state();
+        if let Err(refusal) = check_session(&state, headers) {
+            return refusal;
+        }
+        let (to, events) = mpsc::unbounded_channel();
+        for line in std::mem::take(&mut state.held) {
+            // The receiver is alive: it is answered below.
+            let _ = state.send(&to, line);
+        }
+        // A new GET stream takes over from an older one, which ends.
+        state.get = Some(to);
+        event_stream(events)
+    }
+
+    fn delete(&self, headers: &HeaderMap) -> Response<FrontBody> {
+        {
+            let state = self.state();
+            if let Err(refusal) = check_session(&state, headers) {
+                return refusal;
+            }
+            if state.session.is_none() {
+                let mut response = refuse(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "Method Not Allowed: this session is stateless (no Mcp-Session-Id to end)",
+                );
+                response
+                    .headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static("GET, POST"));
+                return response;
+            }
+        }
+        self.end();
+        Response::new(FrontBody::empty())
+    }
+}
+
+impl<B> Service<Request<B>> for Front
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<FrontBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<FrontBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let front = self.clone();
+        Box::pin(async move { Ok(front.handle(request).await) })
+    }
+}
+
+/// Reads the server's lines and routes each; when the server closes its side, the
+/// session ends.
+async fn read_server<R: AsyncRead + Unpin>(read: R, shared: Arc<Shared>) {
+    let mut reader = BufReader::new(read);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let line = trim_newline(&buf);
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            let line = Bytes::copy_from_slice(line);
+            shared
+                .state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .route(line);
+        }
+    }
+    shared.state.lock().unwrap_or_else(|e| e.into_inner()).end();
+    shared.ended.send_replace(true);
+    shared.closed.send_replace(true);
+}
+
+/// The session check of every request but `initialize`: `404` once the session ended;
+/// with a session, `400` without its id and `404` with another one.
+#[allow(clippy::result_large_err)]
+fn check_session(state: &State, headers: &HeaderMap) -> Result<(), Response<FrontBody>> {
+    if state.ended {
+        return Err(refuse(
+            StatusCode::NOT_FOUND,
+            "Not Found: the session has ended",
+        ));
+    }
+    let Some(ours) = &state.session else {
+        return Ok(());
+    };
+    match headers.get(SESSION_ID) {
+        None => Err(refuse(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the Mcp-Session-Id header is required after initialize",
+        )),
+        Some(theirs) if theirs.as_bytes() == ours.as_bytes() => Ok(()),
+        Some(_) => Err(refuse(
+            StatusCode::NOT_FOUND,
+            "Not Found: no session has this Mcp-Session-Id",
+        )),
+    }
+}
+
+/// Whether the Accept header takes JSON and whether it takes SSE (no header: JSON).
+fn accepts(headers: &HeaderMap) -> (bool, bool) {
+    let mut any = false;
+    let (mut json, mut sse) = (false, false);
+    for value in headers.get_all(ACCEPT) {
+        any = true;
+        let Ok(value) = value.to_str() else { continue };
+        for range in value.split(',') {
+            let range = range.split(';').next().unwrap_or("").trim();
+            let range = range.to_ascii_lowercase();
+            json |= matches!(range.as_str(), "application/json" | "application/*" | "*/*");
+            sse |= range == "text/event-stream";
+        }
+    }
+    (json || !any, sse)
+}
+
+/// A request from a browser page is served only when the page is on this host or on a
+/// loopback address (DNS rebinding); a request without `Origin` is not from a page.
+fn origin_allowed(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(ORIGIN) else {
+        return true;
+    };
+    let host = |value: &HeaderValue| {
+        let uri = value.to_str().ok()?.parse::<Uri>().ok()?;
+        let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
+        Some(host.to_ascii_lowercase())
+    };
+    let Some(origin) = host(origin) else {
+        return false;
+    };
+    let this = headers.get(HOST).and_then(|h| {
+        let authority = h.to_str().ok()?.parse::<http::uri::Authority>().ok()?;
+        let host = authority
+            .host()
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        Some(host.to_ascii_lowercase())
+    });
+    matches!(origin.as_str(), "localhost" | "127.0.0.1" | "::1") || this == Some(origin)
+}
+
+/// A new session id: 128 bits from std's randomly keyed hasher (keys from the operating
+/// system), the time and the process, in hex.
+fn new_session_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    (0..2u8)
+        .map(|round| {
+            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+            hasher.write_u128(now);
+            hasher.write_u32(std::process::id());
+            hasher.write_u8(round);
+            format!("{:016x}", hasher.finish())
+        })
+        .collect()
+}
+
+/// A `200` SSE stream of `events`, ending when its sender is dropped.
+fn event_stream(events: mpsc::UnboundedReceiver<Event>) -> Response<FrontBody> {
+    let mut response = Response::new(FrontBody(Inner::Events(events)));
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// An HTTP-level refusal: `status` with a JSON-RPC error body.
+fn refuse(status: StatusCode, message: impl Into<String>) -> Response<FrontBody> {
+    error_response(status, SERVER_ERROR, message.into())
+}
+
+fn error_response(status: StatusCode, code: i64, message: String) -> Response<FrontBody> {
+    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    let mut response = Response::new(FrontBody::full(body.to_string().into()));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// The body of a [`Front`]'s responses: a JSON message, nothing, or an SSE stream that
+/// ends when its request is answered (the GET stream: when the session ends).
+pub struct FrontBody(Inner);
+
+enum Inner {
+    Full(Option<Bytes>),
+    Events(mpsc::UnboundedReceiver<Event>),
+}
+
+impl FrontBody {
+    fn empty() -> FrontBody {
+        FrontBody(Inner::Full(None))
+    }
+
+    fn full(bytes: Bytes) -> FrontBody {
+        FrontBody(Inner::Full(Some(bytes)))
+    }
+}
+
+impl std::fmt::Debug for FrontBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Inner::Full(bytes) => f.debug_tuple("Full").field(bytes).finish(),
+            Inner::Events(_) => f.write_str("Events"),
+        }
+    }
+}
+
+impl Body for FrontBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match &mut self.get_mut().0 {
+            Inner::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            Inner::Events(events) => events
+                .poll_recv(cx)
+                .map(|event| event.map(|e| Ok(Frame::data(e.sse())))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self.0, Inner::Full(None))
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.0 {
+            Inner::Full(bytes) => {
+                SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len()) as u64)
+            }
+            Inner::Events(_) => SizeHint::default(),
+        }
+    }
+}
+
+/// A fixture's mock server behind a [`Front`]: what [`Fixture::mock_http`] returns besides
+/// the front.
+#[derive(Debug)]
+pub struct HttpMock {
+    front: Front,
+    mock: MockServer,
+}
+
+impl HttpMock {
+    /// Resolves once the session has ended (see [`Front::ended`]).
+    pub async fn ended(&self) {
+        self.front.ended().await
+    }
+
+    /// Ends the session if it has not ended (closing the mock's pipe, as a client that
+    /// closes its side), waits for the mock, and returns its report.
+    pub async fn finish(self) -> Report {
+        self.front.close().await;
+        self.mock.finish().await
+    }
+}
+
+impl Fixture {
+    /// Plays the server of this fixture over Streamable HTTP, for a client under test:
+    /// the mock server of [`mock_server_with`](Fixture::mock_server_with) behind a
+    /// [`Front`]. Mount the front on an HTTP server (or call it); when the session has
+    /// ended, [`HttpMock::finish`] gives the report.
+    pub fn mock_http(&self, rules: &Rules) -> (Front, HttpMock) {
+        let (transport, mock) = self.mock_server_with(rules);
+        let front = Front::new(transport);
+        (front.clone(), HttpMock { front, mock })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::sse::SseParser;
+    use crate::report::MismatchKind;
+    use http_body_util::Full;
+    use std::time::Duration;
+
+    /// A session: handshake, a call with progress, a list_changed after its response (no
+    /// stream open: held for the GET stream), a tools/list.
+    const SESSION: &str = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"capabilities":"<CLIENT_CAPABILITIES>","clientInfo":"<CLIENT_INFO>","protocolVersion":"<PROTOCOL_VERSION>"}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"capabilities":{"tools":{"listChanged":true}},"protocolVersion":"2025-11-25","serverInfo":{"name":"tiny","version":"1.0.0"}}}}"#,
+        "\n",
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#,
+        "\n",
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"_meta":{"progressToken":"<PROGRESS_TOKEN>"},"name":"count","arguments":{}}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":"<PROGRESS_TOKEN>","total":2}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"2"}]}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}}"#,
+        "\n",
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#,
+        "\n",
+    );
+
+    fn fixture(text: &str) -> Fixture {
+        Fixture::parse(text).unwrap().with_pace(Duration::ZERO)
+    }
+
+    fn request(
+        method: Method,
+        session: Option<&str>,
+        accept: &str,
+        body: &str,
+    ) -> Request<Full<Bytes>> {
+        let mut request = Request::new(Full::new(Bytes::copy_from_slice(body.as_bytes())));
+        *request.method_mut() = method;
+        *request.uri_mut() = Uri::from_static("http://localhost/mcp");
+        let headers = request.headers_mut();
+        headers.insert(ACCEPT, HeaderValue::from_str(accept).unwrap());
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if let Some(session) = session {
+            headers.insert(SESSION_ID, HeaderValue::from_str(session).unwrap());
+        }
+        request
+    }
+
+    fn post(session: Option<&str>, body: Value) -> Request<Full<Bytes>> {
+        request(Method::POST, session, ACCEPT_BOTH, &body.to_string())
+    }
+
+    /// The whole body, within 5 s.
+    async fn body(response: Response<FrontBody>) -> Vec<u8> {
+        let read = response.into_body().collect();
+        let body = tokio::time::timeout(Duration::from_secs(5), read).await;
+        body.expect("the body ends").unwrap().to_bytes().to_vec()
+    }
+
+    /// The messages of a whole SSE body, checking each event's framing.
+    async fn events(response: Response<FrontBody>) -> Vec<Value> {
+        assert_eq!(response.headers()[CONTENT_TYPE], "text/event-stream");
+        let mut parser = SseParser::new();
+        let mut events = Vec::new();
+        parser.feed(&body(response).await, &mut events).unwrap();
+        assert!(!parser.is_mid_event());
+        events
+            .into_iter()
+            .map(|e| {
+                assert_eq!(e.event, "message");
+                assert!(e.id.is_some(), "every event has an id");
+                serde_json::from_str(&e.data).unwrap()
+            })
+            .collect()
+    }
+
+    fn initialize(id: u64) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}})
+    }
+
+    async fn error_of(response: Response<FrontBody>) -> (StatusCode, Value) {
+        let status = response.status();
+        assert_eq!(response.headers()[CONTENT_TYPE], "application/json");
+        (
+            status,
+            serde_json::from_slice(&body(response).await).unwrap(),
+        )
+    }
+
+    #[tokio::test]
+    async fn a_session_over_sse_and_json() {
+        let (front, mock) = fixture(SESSION).mock_http(&Rules::default());
+        let response = front.handle(post(None, initialize(1))).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
+        assert_eq!(session.len(), 32);
+        let answer = events(response).await;
+        assert_eq!(answer.len(), 1);
+        assert_eq!(answer[0]["id"], 1);
+        assert_eq!(answer[0]["result"]["serverInfo"]["name"], "tiny");
+
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let response = front.handle(post(Some(&session), initialized)).await;
+        assert_eq!(response.status(), StatusCode::ACCEPTED);
+        assert!(body(response).await.is_empty());
+
+        // The progress and then the response, on the POST's stream, which then ends.
+        let call = json!({"jsonrpc": "2.0", "id": "c", "method": "tools/call", "params": {
+            "_meta": {"progressToken": 7}, "name": "count", "arguments": {}}});
+        let answer = events(front.handle(post(Some(&session), call)).await).await;
+        assert_eq!(answer.len(), 2, "{answer:?}");
+        assert_eq!(answer[0]["method"], "notifications/progress");
+        assert_eq!(answer[0]["params"]["progressToken"], 7);
+        assert_eq!(answer[1]["id"], "c");
+
+        // The list_changed that followed, held for the GET stream.
+        let get = request(Method::GET, Some(&session), "text/event-stream", "");
+        let stream = front.handle(get).await;
+        assert_eq!(stream.status(), StatusCode::OK);
+        assert_eq!(stream.headers()[CONTENT_TYPE], "text/event-stream");
+        let mut stream = stream.into_body();
+        let frame = tokio::time::timeout(Duration::from_secs(5), stream.frame()).await;
+        let frame = frame.unwrap().unwrap().unwrap().into_data().unwrap();
+        let text = String::from_utf8(frame.to_vec()).unwrap();
+        assert!(text.starts_with("id: "), "{text}");
+        assert!(text.contains("\nevent: message\ndata: "), "{text}");
+        assert!(text.contains("notifications/tools/list_changed"), "{text}");
+
+        // A client that accepts only JSON gets the response alone.
+        let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+        let response = front
+            .handle(request(
+                Method::POST,
+                Some(&session),
+                "application/json",
+                &list.to_string(),
+            ))
+            .await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()[CONTENT_TYPE], "application/json");
+        let answer: Value = serde_json::from_slice(&body(response).await).unwrap();
+        assert_eq!(
+            answer,
+            json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": []}})
+        );
+
+        let response = front
+            .handle(request(Method::DELETE, Some(&session), "*/*", ""))
+            .await;
+        assert_eq!(response.status(), StatusCode::OK);
+        tokio::time::timeout(Duration::from_secs(5), mock.ended())
+            .await
+            .unwrap();
+        // The GET stream ends with the session.
+        let end = tokio::time::timeout(Duration::from_secs(5), stream.frame()).await;
+        assert!(end.unwrap().is_none());
+        let report = mock.finish().await;
+        assert!(report.is_ok(), "{report}");
+    }
+
+    #[tokio::test]
+    async fn bad_requests_get_clear_errors() {
+        let (transport, mock) = fixture(SESSION).mock_server_with(&Rules::default());
+        let front = Front::with_body_limit(transport, 1024);
+        let response = front.handle(post(None, initialize(1))).await;
+        let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
+        events(response).await;
+
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let (status, error) = error_of(front.handle(post(None, initialized.clone())).await).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Mcp-Session-Id"));
+        let other = front.handle(post(Some("0123"), initialized.clone())).await;
+        assert_eq!(other.status(), StatusCode::NOT_FOUND);
+
+        let not_json = request(Method::POST, Some(&session), ACCEPT_BOTH, "{not json");
+        let (status, error) = error_of(front.handle(not_json).await).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(error["error"]["code"], PARSE_ERROR);
+        assert_eq!(error["id"], Value::Null);
+        let batch = request(Method::POST, Some(&session), ACCEPT_BOTH, "[]");
+        let (status, error) = error_of(front.handle(batch).await).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(error["error"]["code"], INVALID_REQUEST);
+        let large = format!("\"{}\"", "x".repeat(2000));
+        let large = request(Method::POST, Some(&session), ACCEPT_BOTH, &large);
+        let (status, _) = error_of(front.handle(large).await).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+        let xml = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}).to_string();
+        let xml = request(Method::POST, Some(&session), "text/xml", &xml);
+        assert_eq!(front.handle(xml).await.status(), StatusCode::NOT_ACCEPTABLE);
+        let put = request(Method::PUT, Some(&session), ACCEPT_BOTH, "");
+        let response = front.handle(put).await;
+        assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(response.headers()[ALLOW], "GET, POST, DELETE");
+        let mut elsewhere = post(Some(&session), initialized.clone());
+        *elsewhere.uri_mut() = Uri::from_static("http://localhost/other");
+        assert_eq!(
+            front.handle(elsewhere).await.status(),
+            StatusCode::NOT_FOUND
+        );
+        let mut foreign = post(Some(&session), initialized.clone());
+        foreign
+            .headers_mut()
+            .insert(ORIGIN, HeaderValue::from_static("https://evil.example"));
+        assert_eq!(front.handle(foreign).await.status(), StatusCode::FORBIDDEN);
+        let get = request(Method::GET, Some(&session), "application/json", "");
+        assert_eq!(front.handle(get).await.status(), StatusCode::NOT_ACCEPTABLE);
+
+        // A notification with its session, after all that: accepted.
+        let response = front.handle(post(Some(&session), initialized)).await;
+        assert_eq!(response.status(), StatusCode::ACCEPTED);
+        let delete = request(Method::DELETE, Some(&session), "*/*", "");
+        assert_eq!(front.handle(delete).await.status(), StatusCode::OK);
+        let late = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"});
+        let response = front.handle(post(Some(&session), late)).await;
+        assert_eq!(
+            response.status(),
+            StatusCode::NOT_FOUND,
+            "the session has ended"
+        );
+        front.close().await;
+        // Nothing refused reached the mock: only the unused requests are findings.
+        let report = mock.finish().await;
+        assert_eq!(report.mismatches().len(), 1, "{report}");
+        assert_eq!(report.mismatches()[0].kind, MismatchKind::Missing);
+    }
+
+    #[tokio::test]
+    async fn a_request_not_in_the_recording_is_a_finding() {
+        let (front, mock) = fixture(SESSION).mock_http(&Rules::default());
+        let response = front.handle(post(None, initialize(1))).await;
+        let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
+        events(response).await;
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        front.handle(post(Some(&session), initialized)).await;
+        let other = json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/list"});
+        let answer = events(front.handle(post(Some(&session), other)).await).await;
+        assert_eq!(answer.len(), 1);
+        assert_eq!(answer[0]["id"], 2);
+        assert_eq!(answer[0]["error"]["code"], crate::mock::MISMATCH_CODE);
+        front
+            .handle(request(Method::DELETE, Some(&session), "*/*", ""))
+            .await;
+        let report = mock.finish().await;
+        assert!(!report.is_ok());
+        let text = report.to_string();
+        assert!(text.contains("prompts/list"), "{text}");
+        assert!(text.contains("tools/call"), "{text}");
+    }
+
+    #[tokio::test]
+    async fn a_stateless_session_issues_and_checks_no_id() {
+        let text = concat!(
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"server/discover"}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"supportedVersions":["2026-07-28"],"capabilities":{},"serverInfo":{"name":"tiny","version":"1"}}}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#,
+            "\n",
+        );
+        let (front, mock) = fixture(text).mock_http(&Rules::default());
+        let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"});
+        let response = front.handle(post(None, discover)).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert!(response.headers().get(SESSION_ID).is_none());
+        assert_eq!(events(response).await[0]["id"], 1);
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        let answer = events(front.handle(post(None, list)).await).await;
+        assert_eq!(answer[0]["result"]["tools"], json!([]));
+        let delete = request(Method::DELETE, None, "*/*", "");
+        assert_eq!(
+            front.handle(delete).await.status(),
+            StatusCode::METHOD_NOT_ALLOWED
+        );
+        let report = mock.finish().await;
+        assert!(report.is_ok(), "{report}");
+    }
+
+    #[test]
+    fn accept_headers() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(accepts(&headers), (true, false));
+        headers.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        assert_eq!(accepts(&headers), (true, true));
+        headers.insert(ACCEPT, HeaderValue::from_static("Text/Event-Stream;q=0.9"));
+        assert_eq!(accepts(&headers), (false, true));
+        headers.insert(ACCEPT, HeaderValue::from_static("*/*"));
+        assert_eq!(accepts(&headers), (true, false));
+    }
+
+    #[test]
+    fn session_ids_differ() {
+        let (a, b) = (new_session_id(), new_session_id());
+        assert_ne!(a, b);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+    }
+}
