@@ -183,7 +183,7 @@ fn a_changed_answer_over_http_is_a_result_finding_and_exit_1() {
     let original = std::fs::read_to_string(workspace().join("fixtures/count_up_progress.jsonl"))
         .expect("the bundled fixture");
     let changed = dir.join("count_up_progress.jsonl");
-    std::fs::write(&changed, original.replace("step 2 of 3", "step two of 3")).expect("written");
+    std::fs::write(&changed, original.replace("counted to 3", "counted to three")).expect("written");
     let port = free_port();
     let output = mcp_replay()
         .arg("replay")
@@ -195,8 +195,8 @@ fn a_changed_answer_over_http_is_a_result_finding_and_exit_1() {
         .expect("mcp-replay runs");
     let (out, err) = text(&output);
     assert_eq!(output.status.code(), Some(1), "{out}{err}");
-    assert!(out.contains("1 mismatch (1 params)"), "{out}");
-    assert!(out.contains(r#"expected: "step two of 3""#), "{out}");
+    assert!(out.contains("1 mismatch (1 result)"), "{out}");
+    assert!(out.contains(r#"expected: "counted to three""#), "{out}");
     assert!(
         out.contains(&format!("--url {}", url(port))),
         "the re-record command: {out}"
