@@ -16,12 +16,14 @@
 //! ([`Problems`]), for the replay to turn into findings.
 
 use super::sse::{SseError, SseEvent, SseParser};
+use crate::fixture::ResumePoint;
 use bytes::{Buf, Bytes};
-use http::header::{HeaderValue, ACCEPT, CONTENT_TYPE, HOST};
+use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST};
 use http::{Method, Request, Response, StatusCode, Uri};
 use http_body::Body;
 use http_body_util::{BodyExt, Full};
 use serde_json::Value;
+use std::collections::HashSet;
 use std::fmt::Display;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -37,6 +39,8 @@ pub type Problems = Arc<Mutex<Vec<String>>>;
 pub const SESSION_ID: &str = "mcp-session-id";
 /// The header carrying the negotiated protocol version on requests after `initialize`.
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// The header a GET resuming a dropped SSE stream carries: the last event id received on it.
+pub const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 /// The `Accept` header of every POST: a server may answer JSON or an SSE stream.
 pub const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 /// The first protocol version without sessions (SEP-2567): a server negotiating it or a
@@ -63,6 +67,15 @@ pub struct Bridge<S> {
     body_limit: usize,
     timeout: Duration,
     problems: Problems,
+    resume: Vec<ResumePoint>,
+}
+
+/// The service and how to reach it, shared by the bridge and the readers that resume
+/// dropped streams.
+struct Client<S> {
+    service: tokio::sync::Mutex<S>,
+    endpoint: Uri,
+    timeout: Duration,
 }
 
 /// What a client line is, for the answer it should get.
@@ -153,7 +166,16 @@ where
             body_limit: super::sse::DEFAULT_LIMIT,
             timeout: DEFAULT_TIMEOUT,
             problems: Problems::default(),
+            resume: Vec::new(),
         }
+    }
+
+    /// Where to drop an SSE stream and resume it with `Last-Event-ID` (the fixture's
+    /// `"http_resume"`, from [`Fixture::resume_points`](crate::Fixture::resume_points)).
+    pub fn resume_at(mut self, points: impl IntoIterator<Item = ResumePoint>) -> Self {
+        self.resume = points.into_iter().collect();
+        self.resume.sort_by_key(|p| (p.request, p.progress));
+        self
     }
 
     /// The URI every request goes to (its authority is also sent as `Host`).
@@ -183,7 +205,7 @@ where
     /// Serves the pipe `io` (the server's end, e.g. a [`Transport`](crate::Transport))
     /// until the engine closes it: POSTs each client line and writes back what the
     /// service answers, then DELETEs the session and closes the pipe.
-    pub async fn run<T>(mut self, io: T)
+    pub async fn run<T>(self, io: T)
     where
         T: AsyncRead + AsyncWrite + Send + 'static,
     {
@@ -191,16 +213,22 @@ where
         let (lines, to_write) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_lines(write, to_write));
         let shared = Arc::new(Shared {
-            problems: self.problems.clone(),
+            problems: self.problems,
             protocol_version: Mutex::new(None),
             lines,
             body_limit: self.body_limit,
+        });
+        let client = Arc::new(Client {
+            service: tokio::sync::Mutex::new(self.service),
+            endpoint: self.endpoint,
+            timeout: self.timeout,
         });
         let mut session: Option<HeaderValue> = None;
         let mut readers = JoinSet::new();
         let mut reader = BufReader::new(read);
         let mut buf = Vec::new();
         let mut n = 0;
+        let mut requests = 0;
         loop {
             buf.clear();
             match reader.read_until(b'\n', &mut buf).await {
@@ -214,12 +242,24 @@ where
             n += 1;
             let outgoing = Outgoing::classify(line);
             let what = outgoing.describe(n);
-            let mut request = self.request(Method::POST, session.as_ref(), &shared);
+            let mut request = client.request(Method::POST, session.as_ref(), &shared);
             let headers = request.headers_mut();
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
             headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
             *request.body_mut() = Full::new(Bytes::copy_from_slice(line));
-            let response = match self.call(request).await {
+            let resume: Vec<ResumePoint> = match &outgoing {
+                Outgoing::Request { .. } => {
+                    requests += 1;
+                    let ordinal = requests - 1;
+                    self.resume
+                        .iter()
+                        .filter(|p| p.request == ordinal)
+                        .copied()
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            let response = match client.call(request).await {
                 Ok(Ok(response)) => response,
                 Ok(Err(error)) => {
                     shared.problem(format!("{what}: the service failed: {error}"));
@@ -258,8 +298,15 @@ where
                         what,
                         id: Some(id.clone()),
                         initialize,
+                        resume,
+                        session: session.clone(),
                     };
-                    readers.spawn(read_answer(shared.clone(), response, context));
+                    readers.spawn(read_answer(
+                        shared.clone(),
+                        client.clone(),
+                        response,
+                        context,
+                    ));
                 }
                 Outgoing::Notification { .. } | Outgoing::Response { .. } => {
                     if status != StatusCode::ACCEPTED {
@@ -269,8 +316,13 @@ where
                         ));
                     }
                     if outgoing.is_initialized() {
-                        if let Some(stream) = self.open_stream(session.as_ref(), &shared).await {
-                            readers.spawn(read_answer(shared.clone(), stream, Answer::stream()));
+                        if let Some(stream) = client.open_stream(session.as_ref(), &shared).await {
+                            readers.spawn(read_answer(
+                                shared.clone(),
+                                client.clone(),
+                                stream,
+                                Answer::stream(),
+                            ));
                         }
                     }
                 }
@@ -285,57 +337,127 @@ where
         // The engine has closed its end: it reads nothing more.
         readers.shutdown().await;
         if let Some(session) = &session {
-            self.delete(session, &shared).await;
+            client.delete(session, &shared).await;
         }
         drop(shared);
         let _ = writer.await;
     }
+}
 
+impl<S, B> Client<S>
+where
+    S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
+    S::Future: Send,
+    S::Error: Display + Send,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Display,
+{
     /// Opens the GET stream for the messages the server starts on its own (list_changed,
     /// its own requests): `None` when the server offers none (405) or the GET failed (a
     /// problem, unless 405).
     async fn open_stream(
-        &mut self,
+        &self,
         session: Option<&HeaderValue>,
         shared: &Shared,
     ) -> Option<Response<B>> {
-        let mut request = self.request(Method::GET, session, shared);
-        request
-            .headers_mut()
-            .insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         let what = "GET (the stream for the server's own messages)";
-        let response = match self.call(request).await {
-            Ok(Ok(response)) => response,
-            Ok(Err(error)) => {
-                shared.problem(format!("{what}: the service failed: {error}"));
-                return None;
-            }
-            Err(elapsed) => {
-                shared.problem(format!("{what}: {elapsed}"));
-                return None;
-            }
-        };
-        let sse = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
-        match response.status() {
-            StatusCode::OK if sse => Some(response),
-            StatusCode::OK => {
-                shared.problem(format!(
-                    "{what}: answered 200 without Content-Type text/event-stream"
-                ));
-                None
-            }
-            StatusCode::METHOD_NOT_ALLOWED => None,
-            status => {
+        match self.get(session, None, what, shared).await {
+            Ok(response) => Some(response),
+            Err(Some(response)) if response.status() == StatusCode::METHOD_NOT_ALLOWED => None,
+            Err(Some(response)) => {
+                let status = response.status();
                 let excerpt = error_excerpt(response.into_body()).await;
                 shared.problem(format!(
                     "{what}: answered HTTP {status} instead of 200 or 405{excerpt}"
                 ));
                 None
             }
+            Err(None) => None,
+        }
+    }
+
+    /// A GET for an SSE stream (resuming one when `last_event_id` is given): the response
+    /// when it is 200 with `text/event-stream`; `Err(Some(_))` with any other status;
+    /// `Err(None)` when the problem is already noted (the service failed, no answer in
+    /// time, 200 without SSE).
+    async fn get(
+        &self,
+        session: Option<&HeaderValue>,
+        last_event_id: Option<HeaderValue>,
+        what: &str,
+        shared: &Shared,
+    ) -> Result<Response<B>, Option<Response<B>>> {
+        let mut request = self.request(Method::GET, session, shared);
+        let headers = request.headers_mut();
+        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        if let Some(last_event_id) = last_event_id {
+            headers.insert(LAST_EVENT_ID, last_event_id);
+        }
+        let response = match self.call(request).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(error)) => {
+                shared.problem(format!("{what}: the service failed: {error}"));
+                return Err(None);
+            }
+            Err(elapsed) => {
+                shared.problem(format!("{what}: {elapsed}"));
+                return Err(None);
+            }
+        };
+        if response.status() != StatusCode::OK {
+            return Err(Some(response));
+        }
+        if content_type(&response).as_deref() != Some("text/event-stream") {
+            shared.problem(format!(
+                "{what}: answered 200 without Content-Type text/event-stream"
+            ));
+            return Err(None);
+        }
+        Ok(response)
+    }
+
+    /// Resumes the stream of `answer` after event `last_event_id` (a GET with
+    /// `Last-Event-ID`): the new stream, or `None` with the problem noted.
+    async fn resume(
+        &self,
+        answer: &Answer,
+        last_event_id: &str,
+        line: usize,
+        shared: &Shared,
+    ) -> Option<Response<B>> {
+        let what = format!(
+            "{}: resuming after event `{last_event_id}` (http_resume, fixture line {line})",
+            answer.what
+        );
+        let Ok(header) = HeaderValue::from_str(last_event_id) else {
+            shared.problem(format!("{what}: the event id cannot be sent as a header"));
+            return None;
+        };
+        match self
+            .get(answer.session.as_ref(), Some(header), &what, shared)
+            .await
+        {
+            Ok(response) => Some(response),
+            Err(Some(response)) if response.status().is_client_error() => {
+                shared.problem(format!(
+                    "{}: the server keeps no event store: the GET with Last-Event-ID \
+                     `{last_event_id}` was answered HTTP {}, so the stream cannot be resumed \
+                     (http_resume, fixture line {line})",
+                    answer.what,
+                    response.status()
+                ));
+                None
+            }
+            Err(Some(response)) => {
+                let status = response.status();
+                let excerpt = error_excerpt(response.into_body()).await;
+                shared.problem(format!(
+                    "{what}: answered HTTP {status} instead of 200{excerpt}"
+                ));
+                None
+            }
+            Err(None) => None,
         }
     }
 
@@ -373,13 +495,17 @@ where
 
     /// Sends `request`, giving up after the time limit (the outer error).
     async fn call(
-        &mut self,
+        &self,
         request: Request<Full<Bytes>>,
     ) -> Result<Result<Response<B>, S::Error>, String> {
         let timeout = self.timeout;
         let call = async {
-            std::future::poll_fn(|cx| self.service.poll_ready(cx)).await?;
-            self.service.call(request).await
+            let answer = {
+                let mut service = self.service.lock().await;
+                std::future::poll_fn(|cx| service.poll_ready(cx)).await?;
+                service.call(request)
+            };
+            answer.await
         };
         tokio::time::timeout(timeout, call).await.map_err(|_| {
             format!(
@@ -390,7 +516,7 @@ where
     }
 
     /// Ends the session: 200, 202 or 204, or 405 from a server that lets no client end it.
-    async fn delete(&mut self, session: &HeaderValue, shared: &Shared) {
+    async fn delete(&self, session: &HeaderValue, shared: &Shared) {
         let request = self.request(Method::DELETE, Some(session), shared);
         match self.call(request).await {
             Ok(Ok(response)) => {
@@ -419,6 +545,10 @@ struct Answer {
     id: Option<Value>,
     /// For `initialize`: whether the response issued a session id.
     initialize: Option<bool>,
+    /// Where to drop the stream and resume it (by progress count, ascending).
+    resume: Vec<ResumePoint>,
+    /// The session a resuming GET names.
+    session: Option<HeaderValue>,
 }
 
 impl Answer {
@@ -428,18 +558,15 @@ impl Answer {
             what: "GET (the stream for the server's own messages)".into(),
             id: None,
             initialize: None,
+            resume: Vec::new(),
+            session: None,
         }
     }
 }
 
-/// Reads a 200 answer to a request (a JSON body or an SSE stream), or the GET stream,
-/// writing each server message to the pipe.
-async fn read_answer<B>(shared: Arc<Shared>, response: Response<B>, answer: Answer)
-where
-    B: Body + Send + 'static,
-    B::Error: Display,
-{
-    let content_type = response
+/// The lowercase media type of a response, without parameters.
+fn content_type<B>(response: &Response<B>) -> Option<String> {
+    response
         .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -449,12 +576,39 @@ where
                 .unwrap_or("")
                 .trim()
                 .to_ascii_lowercase()
-        });
+        })
+}
+
+/// Reads a 200 answer to a request (a JSON body or an SSE stream), or the GET stream,
+/// writing each server message to the pipe; an SSE stream is dropped and resumed at the
+/// answer's drop points.
+async fn read_answer<S, B>(
+    shared: Arc<Shared>,
+    client: Arc<Client<S>>,
+    response: Response<B>,
+    answer: Answer,
+) where
+    S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
+    S::Future: Send,
+    S::Error: Display + Send,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Display,
+{
+    let content_type = content_type(&response);
     let what = &answer.what;
     let mut body = Box::pin(response.into_body());
     let mut answered = false;
+    let mut resumed: Option<String> = None;
     match content_type.as_deref() {
         Some("application/json") => {
+            if let Some(point) = answer.resume.first() {
+                shared.problem(format!(
+                    "{what}: answered with JSON, not an SSE stream: there is no stream to drop \
+                     and resume (http_resume, fixture line {})",
+                    point.line
+                ));
+            }
             let mut bytes = Vec::new();
             loop {
                 match body.as_mut().frame().await {
@@ -496,62 +650,27 @@ where
             }
         }
         Some("text/event-stream") => {
-            let mut parser = SseParser::with_limit(shared.body_limit);
-            let mut events: Vec<SseEvent> = Vec::new();
+            let mut stream = Stream::default();
             loop {
-                let frame = match body.as_mut().frame().await {
-                    None => break,
-                    Some(Err(error)) => {
-                        shared.problem(format!("{what}: reading the SSE stream failed: {error}"));
-                        return;
+                match read_sse(&shared, &answer, &mut stream, body.as_mut()).await {
+                    SseEnd::Answered => {
+                        answered = true;
+                        break;
                     }
-                    Some(Ok(frame)) => frame,
-                };
-                let Ok(mut data) = frame.into_data() else {
-                    continue;
-                };
-                let mut failed: Option<SseError> = None;
-                while data.has_remaining() && failed.is_none() {
-                    let chunk = data.chunk();
-                    failed = parser.feed(chunk, &mut events).err();
-                    let len = chunk.len();
-                    data.advance(len);
-                }
-                for event in events.drain(..) {
-                    if event.data.is_empty() {
-                        // A priming event (an id and a retry for reconnection), no message.
-                        continue;
-                    }
-                    if event.event != "message" {
-                        shared.problem(format!(
-                            "{what}: an SSE event of type `{}` instead of `message`",
-                            event.event
-                        ));
-                    }
-                    match serde_json::from_str::<Value>(&event.data) {
-                        Ok(message) => {
-                            answered |=
-                                forward(&shared, &answer, message, Some(event.data.as_bytes()))
+                    SseEnd::Ended => break,
+                    SseEnd::Failed => return,
+                    SseEnd::Drop { after, line } => {
+                        // Dropping the body is the disconnect the server sees.
+                        drop(body);
+                        match client.resume(&answer, &after, line, &shared).await {
+                            Some(response) => body = Box::pin(response.into_body()),
+                            None => return,
                         }
-                        Err(error) => shared.problem(format!(
-                            "{what}: an SSE event's data is not JSON ({error}): {}",
-                            excerpt(event.data.as_bytes())
-                        )),
+                        stream.before = stream.received.clone();
+                        stream.own_id = None;
+                        resumed = Some(after);
                     }
                 }
-                if let Some(error) = failed {
-                    shared.problem(format!("{what}: malformed SSE stream: {error}"));
-                    return;
-                }
-                if answered {
-                    // The stream has served its purpose; the server closes it now.
-                    break;
-                }
-            }
-            if !answered && parser.is_mid_event() {
-                shared.problem(format!(
-                    "{what}: the SSE stream ended inside an event (no blank line after it)"
-                ));
             }
         }
         Some(other) => {
@@ -566,11 +685,185 @@ where
             return;
         }
     }
-    if let (false, Some(id)) = (answered, &answer.id) {
-        shared.problem(format!(
+    match (answered, &answer.id, resumed) {
+        (false, Some(id), None) => shared.problem(format!(
             "{what}: the answer ended without the response to request {id}"
+        )),
+        (false, Some(id), Some(after)) => shared.problem(format!(
+            "{what}: the stream resumed after event `{after}` ended without the response to \
+             request {id}: the server did not redeliver it"
+        )),
+        _ => {}
+    }
+}
+
+/// What the reader of one SSE answer keeps across the stream and its resumptions.
+#[derive(Default)]
+struct Stream {
+    /// Progress notifications forwarded so far.
+    progress: usize,
+    /// How many of the answer's drop points are behind.
+    passed: usize,
+    /// The event ids received, on this stream and its resumptions.
+    ids: HashSet<String>,
+    /// The messages (event data) received.
+    received: HashSet<String>,
+    /// The messages received before the latest drop: one of them again is a redelivery.
+    before: HashSet<String>,
+    /// The id the current connection's previous event carried (an event without an `id:`
+    /// field inherits it).
+    own_id: Option<String>,
+    /// Whether a resumed event without an id was reported.
+    idless_noted: bool,
+}
+
+/// How reading one SSE connection ended.
+enum SseEnd {
+    /// The response came.
+    Answered,
+    /// The stream ended without it.
+    Ended,
+    /// Unreadable; the problem is noted.
+    Failed,
+    /// A drop point: the stream is to be resumed after event `after`.
+    Drop {
+        /// The last event id received.
+        after: String,
+        /// The marked fixture line.
+        line: usize,
+    },
+}
+
+/// Reads one SSE connection of an answer, forwarding its messages; after a resumption,
+/// an event id or a message received before the drop is a redelivery (noted, not
+/// forwarded), and an event without an id is noted once.
+async fn read_sse<B>(
+    shared: &Shared,
+    answer: &Answer,
+    stream: &mut Stream,
+    mut body: std::pin::Pin<&mut B>,
+) -> SseEnd
+where
+    B: Body,
+    B::Error: Display,
+{
+    let what = &answer.what;
+    let resumed = !stream.before.is_empty() || stream.passed > 0;
+    let mut parser = SseParser::with_limit(shared.body_limit);
+    let mut events: Vec<SseEvent> = Vec::new();
+    loop {
+        let frame = match body.as_mut().frame().await {
+            None => break,
+            Some(Err(error)) => {
+                shared.problem(format!("{what}: reading the SSE stream failed: {error}"));
+                return SseEnd::Failed;
+            }
+            Some(Ok(frame)) => frame,
+        };
+        let Ok(mut data) = frame.into_data() else {
+            continue;
+        };
+        let mut failed: Option<SseError> = None;
+        while data.has_remaining() && failed.is_none() {
+            let chunk = data.chunk();
+            failed = parser.feed(chunk, &mut events).err();
+            let len = chunk.len();
+            data.advance(len);
+        }
+        for event in events.drain(..) {
+            // The event's own id: not the one it inherits from the event before it.
+            let own = event.id.clone().filter(|id| stream.own_id.as_ref() != Some(id));
+            stream.own_id.clone_from(&event.id);
+            if let Some(id) = &own {
+                if !stream.ids.insert(id.clone()) && resumed && !event.data.is_empty() {
+                    shared.problem(format!(
+                        "{what}: the resumed stream redelivered event `{id}`, already received \
+                         before the drop"
+                    ));
+                    continue;
+                }
+            }
+            if event.data.is_empty() {
+                // A priming event (an id and a retry for reconnection), no message.
+                continue;
+            }
+            if resumed && stream.before.contains(&event.data) {
+                shared.problem(format!(
+                    "{what}: the resumed stream redelivered a message already received before \
+                     the drop: {}",
+                    excerpt(event.data.as_bytes())
+                ));
+                continue;
+            }
+            if resumed && own.is_none() && !stream.idless_noted {
+                stream.idless_noted = true;
+                shared.problem(format!(
+                    "{what}: the resumed stream's events carry no id: it could not be resumed \
+                     again"
+                ));
+            }
+            if event.event != "message" {
+                shared.problem(format!(
+                    "{what}: an SSE event of type `{}` instead of `message`",
+                    event.event
+                ));
+            }
+            let message = match serde_json::from_str::<Value>(&event.data) {
+                Ok(message) => message,
+                Err(error) => {
+                    shared.problem(format!(
+                        "{what}: an SSE event's data is not JSON ({error}): {}",
+                        excerpt(event.data.as_bytes())
+                    ));
+                    continue;
+                }
+            };
+            let progress = message.get("method").and_then(Value::as_str)
+                == Some("notifications/progress");
+            stream.received.insert(event.data.clone());
+            if forward(shared, answer, message, Some(event.data.as_bytes())) {
+                // The stream has served its purpose; the server closes it now.
+                return SseEnd::Answered;
+            }
+            if !progress {
+                continue;
+            }
+            stream.progress += 1;
+            let Some(point) = answer.resume.get(stream.passed) else {
+                continue;
+            };
+            if point.progress != stream.progress {
+                continue;
+            }
+            stream.passed += 1;
+            match parser.last_event_id() {
+                // The events after this one in the chunk are dropped with the stream:
+                // the resumption redelivers them.
+                Some(after) => {
+                    return SseEnd::Drop {
+                        after: after.to_owned(),
+                        line: point.line,
+                    }
+                }
+                None => shared.problem(format!(
+                    "{what}: the server keeps no event store: its SSE events carry no id, so \
+                     the stream cannot be resumed (http_resume, fixture line {}); it was read \
+                     on without a drop",
+                    point.line
+                )),
+            }
+        }
+        if let Some(error) = failed {
+            shared.problem(format!("{what}: malformed SSE stream: {error}"));
+            return SseEnd::Failed;
+        }
+    }
+    if parser.is_mid_event() {
+        shared.problem(format!(
+            "{what}: the SSE stream ended inside an event (no blank line after it)"
         ));
     }
+    SseEnd::Ended
 }
 
 /// Writes one server message to the pipe (its own text when that is one line, else

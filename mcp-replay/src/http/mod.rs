@@ -9,8 +9,10 @@
 //! [`Fixture::replay_http`] replays a fixture through the bridge; what the transport did
 //! wrong is reported as [`MismatchKind::Http`] findings beside the MCP ones.
 //!
-//! `#[mcp_fixture("name", http)]` is the attribute form. Not yet: resumption with
-//! `Last-Event-ID` and the command's HTTP options.
+//! `#[mcp_fixture("name", http)]` is the attribute form. A fixture header's
+//! `"http_resume"` marks progress notifications after which the bridge drops the SSE stream
+//! and resumes it with `Last-Event-ID` (`docs/http.md`, "Resumability"). Not yet: the
+//! command's HTTP options.
 
 pub mod bridge;
 pub mod sse;
@@ -55,6 +57,14 @@ impl Fixture {
         B::Error: Display,
     {
         let problems = bridge.problems();
+        // Validated when the fixture was read; a fixture built in code may still be wrong.
+        let bridge = match self.resume_points() {
+            Ok(points) => bridge.resume_at(points),
+            Err(error) => {
+                push_problem(&problems, format!("the fixture's \"http_resume\": {error}"));
+                bridge
+            }
+        };
         let mut report = self
             .replay_with(rules, |transport| bridge.run(transport))
             .await;
@@ -66,4 +76,11 @@ impl Fixture {
         );
         report
     }
+}
+
+fn push_problem(problems: &bridge::Problems, problem: String) {
+    problems
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(problem);
 }
