@@ -987,6 +987,9 @@ mod tests {
     use std::task::{Context, Poll};
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, DuplexStream, Lines};
 
+    /// Resumption: dropping a stream at a drop point and resuming it with `Last-Event-ID`.
+    mod resume;
+
     /// A tiny server with one tool, `echo`, which reports two steps of progress first when
     /// the call has a progress token (several events in one SSE stream).
     #[derive(Clone)]
