@@ -836,12 +836,12 @@ where
                 continue;
             }
             stream.passed += 1;
-            match parser.last_event_id() {
+            match event.id {
                 // The events after this one in the chunk are dropped with the stream:
                 // the resumption redelivers them.
                 Some(after) => {
                     return SseEnd::Drop {
-                        after: after.to_owned(),
+                        after,
                         line: point.line,
                     }
                 }

@@ -149,3 +149,140 @@ async fn rmcp_resumes_but_redelivers_the_last_event_received() {
           already received before the drop"]
     );
 }
+
+/// rmcp with the redelivery mended in front of it: a `Last-Event-ID` of `i/stream` is
+/// passed on as `i+1/stream`, so rmcp replays after the event named. Green: every message
+/// once, no finding.
+#[derive(Clone)]
+struct AfterNotAt<S>(S);
+
+impl<S, B> Service<Request<Full<Bytes>>> for AfterNotAt<S>
+where
+    S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send,
+    S::Future: Send + 'static,
+{
+    type Response = Response<B>;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request<Full<Bytes>>) -> Self::Future {
+        let next = request
+            .headers()
+            .get(LAST_EVENT_ID)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|id| id.split_once('/'))
+            .and_then(|(index, stream)| Some(format!("{}/{stream}", index.parse::<u64>().ok()? + 1)));
+        if let Some(next) = next.and_then(|n| HeaderValue::from_str(&n).ok()) {
+            request.headers_mut().insert(LAST_EVENT_ID, next);
+        }
+        self.0.call(request)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_resumes_after_the_event_named_is_green() {
+    let (got, problems) = exchange(Bridge::new(AfterNotAt(steps_service())), 5).await;
+    assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
+    assert_eq!(got[4]["result"]["content"][0]["text"], json!("done"));
+    assert_eq!(problems, Vec::<String>::new());
+}
+
+/// An SSE event carrying one message, with an id when given.
+fn event(id: Option<&str>, message: Value) -> String {
+    let id = id.map(|id| format!("id: {id}\n")).unwrap_or_default();
+    format!("{id}data: {message}\n\n")
+}
+
+fn progress(step: u32) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/progress",
+        "params": {"progressToken": "p", "progress": step, "total": 4}})
+}
+
+fn done() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "done"}]}})
+}
+
+/// A canned server: the tool call's stream has four progress events and the result, with
+/// ids `e1`..`e5` when `ids`; a GET with `Last-Event-ID` is answered by `resumed`.
+fn canned(ids: bool, resumed: Response<Full<Bytes>>) -> (Canned, Arc<Mutex<Vec<Request<Full<Bytes>>>>>) {
+    let id = move |n: u32| ids.then(|| format!("e{n}"));
+    let mut call = String::new();
+    for step in 1..=4 {
+        call += &event(id(step).as_deref(), progress(step));
+    }
+    call += &event(id(5).as_deref(), done());
+    let answer = move |request: &Request<Full<Bytes>>| {
+        if request.method() == Method::GET {
+            return Some(if request.headers().contains_key(LAST_EVENT_ID) {
+                resumed.clone()
+            } else {
+                respond(405, None, "")
+            });
+        }
+        Some(match method_of(request).as_deref() {
+            Some("initialize") => respond(
+                200,
+                Some("application/json"),
+                r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}"#,
+            ),
+            Some("tools/call") => respond(200, Some("text/event-stream"), &call),
+            _ => respond(202, None, ""),
+        })
+    };
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let service = Canned {
+        answer: Arc::new(answer),
+        seen: seen.clone(),
+    };
+    (service, seen)
+}
+
+fn sse(body: &str) -> Response<Full<Bytes>> {
+    respond(200, Some("text/event-stream"), body)
+}
+
+#[tokio::test]
+async fn a_canned_server_that_resumes_correctly_is_green() {
+    let resumed = sse(&(event(Some("e3"), progress(3)) + &event(Some("e4"), progress(4)) + &event(Some("e5"), done())));
+    let (service, seen) = canned(true, resumed);
+    let (got, problems) = exchange(Bridge::new(service), 5).await;
+    assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
+    assert_eq!(got[4], done());
+    assert_eq!(problems, Vec::<String>::new());
+    // The resuming GET: after the second event, with the session and the protocol version.
+    let seen = seen.lock().unwrap();
+    let get = seen.iter().find(|r| r.method() == Method::GET).expect("a GET");
+    assert_eq!(get.headers()[LAST_EVENT_ID], "e2");
+    assert_eq!(get.headers()[ACCEPT], "text/event-stream");
+    assert_eq!(get.headers()[SESSION_ID], "s-1");
+    assert_eq!(get.headers()[PROTOCOL_VERSION], "2025-11-25");
+}
+
+#[tokio::test]
+async fn a_message_delivered_twice_is_a_finding() {
+    // The second event again, under its id; the first message again, under a new id.
+    let resumed = sse(&(event(Some("e2"), progress(2))
+        + &event(Some("e1b"), progress(1))
+        + &event(Some("e3"), progress(3))
+        + &event(Some("e4"), progress(4))
+        + &event(Some("e5"), done())));
+    let (service, _) = canned(true, resumed);
+    let (got, problems) = exchange(Bridge::new(service), 5).await;
+    // Neither copy reaches the engine.
+    assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
+    assert_eq!(
+        problems,
+        [
+            "POST #2 (request 1, tools/call): the resumed stream redelivered event `e2`, \
+             already received before the drop",
+            "POST #2 (request 1, tools/call): the resumed stream redelivered a message already \
+             received before the drop: \
+             {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":\
+             {\"progress\":1,\"progressToken\":\"p\",\"total\":4}}",
+        ]
+    );
+}
