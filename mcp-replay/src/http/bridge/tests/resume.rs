@@ -286,3 +286,122 @@ async fn a_message_delivered_twice_is_a_finding() {
         ]
     );
 }
+
+#[tokio::test]
+async fn events_without_ids_mean_no_event_store_and_no_drop() {
+    let (service, seen) = canned(false, sse(""));
+    let (got, problems) = exchange(Bridge::new(service), 5).await;
+    // Nothing could be resumed: the stream is read on, the whole call arrives.
+    assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
+    assert_eq!(got[4], done());
+    assert_eq!(
+        problems,
+        [
+            "POST #2 (request 1, tools/call): the server keeps no event store: its SSE events \
+             carry no id, so the stream cannot be resumed (http_resume, fixture line 9); it was \
+             read on without a drop",
+        ]
+    );
+    assert!(seen.lock().unwrap().iter().all(|r| r.method() != Method::GET));
+}
+
+#[tokio::test]
+async fn a_resuming_get_answered_405_means_no_event_store() {
+    let (service, _) = canned(true, respond(405, None, ""));
+    // The first two progress notifications, then nothing: the rest of the stream is lost.
+    let (got, problems) = exchange(Bridge::new(service), 2).await;
+    assert_eq!(progress_values(&got), [1.0, 2.0], "{got:#?}");
+    assert_eq!(
+        problems,
+        [
+            "POST #2 (request 1, tools/call): the server keeps no event store: the GET with \
+             Last-Event-ID `e2` was answered HTTP 405 Method Not Allowed, so the stream cannot be \
+             resumed (http_resume, fixture line 9)",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_resumed_stream_without_the_response_is_a_finding() {
+    let resumed = sse(&(event(Some("e3"), progress(3)) + &event(Some("e4"), progress(4))));
+    let (service, _) = canned(true, resumed);
+    let (got, problems) = exchange(Bridge::new(service), 4).await;
+    assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
+    assert_eq!(
+        problems,
+        [
+            "POST #2 (request 1, tools/call): the stream resumed after event `e2` ended without \
+             the response to request 1: the server did not redeliver it",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn resumed_events_without_ids_are_a_finding() {
+    let resumed = sse(&(event(None, progress(3)) + &event(None, progress(4)) + &event(None, done())));
+    let (service, _) = canned(true, resumed);
+    let (got, problems) = exchange(Bridge::new(service), 5).await;
+    assert_eq!(got[4], done());
+    assert_eq!(
+        problems,
+        [
+            "POST #2 (request 1, tools/call): the resumed stream's events carry no id: it could \
+             not be resumed again",
+        ]
+    );
+}
+
+/// The fixture of the replay tests: the drop after the second progress notification
+/// (line 7, under the header).
+const FIXTURE: &str = concat!(
+    r#"{"mcp_replay":1,"http_resume":[7]}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"capabilities":"<CLIENT_CAPABILITIES>","clientInfo":"<CLIENT_INFO>","protocolVersion":"<PROTOCOL_VERSION>"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"capabilities":{"tools":{}},"protocolVersion":"2025-11-25","serverInfo":{"name":"rmcp","version":"3.11.0"}}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"_meta":{"progressToken":"<PROGRESS_TOKEN>"},"name":"steps","arguments":{}}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1.0,"progressToken":"<PROGRESS_TOKEN>","total":4.0}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2.0,"progressToken":"<PROGRESS_TOKEN>","total":4.0}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":3.0,"progressToken":"<PROGRESS_TOKEN>","total":4.0}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":4.0,"progressToken":"<PROGRESS_TOKEN>","total":4.0}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"done"}],"isError":false}}}"#,
+    "\n",
+);
+
+/// `Fixture::replay_http` turns the header's line into the bridge's drop point: green
+/// against a server that resumes correctly; against rmcp 3.11, exactly the redelivery.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_replay_drops_and_resumes_where_the_fixture_says() {
+    let fixture = crate::Fixture::parse(FIXTURE).unwrap();
+    assert_eq!(
+        fixture.resume_points().unwrap(),
+        [ResumePoint {
+            line: 7,
+            request: 1,
+            progress: 2
+        }]
+    );
+    let green = fixture.replay_http(AfterNotAt(steps_service())).await;
+    assert!(green.is_ok(), "{green}");
+
+    let rmcp = fixture.replay_http(steps_service()).await;
+    let findings: Vec<String> = rmcp
+        .mismatches()
+        .iter()
+        .map(|m| format!("{}: {}", m.kind(), m.summary()))
+        .collect();
+    assert_eq!(
+        findings,
+        ["http: POST #3 (request 2, tools/call): the resumed stream redelivered event `2/0`, \
+          already received before the drop"],
+        "{rmcp}"
+    );
+}
