@@ -434,8 +434,7 @@ impl Fixture {
             let e = &entries[i];
             e.direction() == Direction::ClientToServer
                 && e.kind() == MessageKind::Request
-                && e
-                    .message()
+                && e.message()
                     .pointer("/params/_meta/progressToken")
                     .is_some_and(|t| json_eq(t, &wanted))
                 && answered_after(i)
@@ -447,7 +446,9 @@ impl Fixture {
         };
         let ordinal = entries[..request]
             .iter()
-            .filter(|e| e.direction() == Direction::ClientToServer && e.kind() == MessageKind::Request)
+            .filter(|e| {
+                e.direction() == Direction::ClientToServer && e.kind() == MessageKind::Request
+            })
             .count();
         let progress = entries[request + 1..=at]
             .iter()
@@ -1453,5 +1454,89 @@ mod should {
         );
         assert_eq!(first.method(), Some("tools/call"));
         assert_eq!(first.id(), Some(&Value::from(REQUEST_ID)));
+    }
+
+    /// A tools/call with a progress token, two progress notifications and the result,
+    /// under a header marking `marks`.
+    fn resumable(marks: &str) -> String {
+        format!(
+            "{{\"mcp_replay\":1,\"http_resume\":{marks}}}\n{}\n{}\n{}\n{}\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"_meta":{"progressToken":"<PROGRESS_TOKEN>"},"name":"slow"}}}"#,
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":"<PROGRESS_TOKEN>"}}}"#,
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2,"progressToken":"<PROGRESS_TOKEN>"}}}"#,
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{}}}"#,
+        )
+    }
+
+    #[test]
+    fn read_http_resume_as_drop_points() {
+        let fixture = Fixture::parse(&resumable("[3, 4]")).unwrap();
+        assert_eq!(fixture.header().http_resume, [3, 4]);
+        assert_eq!(
+            fixture.resume_points().unwrap(),
+            [
+                ResumePoint {
+                    line: 3,
+                    request: 0,
+                    progress: 1
+                },
+                ResumePoint {
+                    line: 4,
+                    request: 0,
+                    progress: 2
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn refuse_a_drop_point_that_is_not_a_progress_notification_of_a_pending_request() {
+        let because = |marks: &str| parse_err(&resumable(marks));
+        assert!(because("[2]").starts_with(
+            "<string>:2:1: \"http_resume\" marks this line, but it is a client message: a drop \
+             point must be a progress notification"
+        ), "{}", because("[2]"));
+        assert!(because("[5]").contains(
+            ":5:1: \"http_resume\" marks this line, but it is not a progress notification"
+        ));
+        assert!(because("[9]")
+            .contains(":9:1: \"http_resume\" marks this line, but it holds no message"));
+        assert!(because("[1]")
+            .contains(":1:1: \"http_resume\" marks this line, but it holds no message"));
+        // A progress notification after its request's response is not inside the answer.
+        let late = resumable("[6]")
+            + r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":3,"progressToken":"<PROGRESS_TOKEN>"}}}"#;
+        let err = parse_err(&late);
+        assert!(err.contains(":6:1: \"http_resume\" marks this line, but no request before it with this progress token is still waiting for its response"), "{err}");
+        for bad in ["9", "[0]", "[\"9\"]"] {
+            let err = parse_err(&resumable(bad));
+            assert!(
+                err.contains("\"http_resume\" must be a list of fixture line numbers"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn keep_http_resume_on_the_same_message_when_re_recorded() {
+        let template = Fixture::parse(&resumable("[4]")).unwrap();
+        let log = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}});
+        let messages: Vec<(Direction, Value)> = template
+            .entries()
+            .iter()
+            .map(|e| (e.direction(), e.message()))
+            .collect();
+        // The server now logs before its progress: the second progress moves to line 5.
+        let mut recorded = messages.clone();
+        recorded.insert(1, (Direction::ServerToClient, log));
+        let fixture = template.with_messages(recorded).unwrap();
+        assert_eq!(fixture.header().http_resume, [5]);
+        let text = fixture.to_jsonl();
+        assert!(
+            text.starts_with("{\"mcp_replay\":1,\"http_resume\":[5]}\n"),
+            "{text}"
+        );
+        let reread = Fixture::parse(&text).unwrap();
+        assert_eq!(reread.resume_points().unwrap()[0].progress, 2);
     }
 }

@@ -772,7 +772,10 @@ where
         }
         for event in events.drain(..) {
             // The event's own id: not the one it inherits from the event before it.
-            let own = event.id.clone().filter(|id| stream.own_id.as_ref() != Some(id));
+            let own = event
+                .id
+                .clone()
+                .filter(|id| stream.own_id.as_ref() != Some(id));
             stream.own_id.clone_from(&event.id);
             if let Some(id) = &own {
                 if !stream.ids.insert(id.clone()) && resumed && !event.data.is_empty() {
@@ -818,8 +821,8 @@ where
                     continue;
                 }
             };
-            let progress = message.get("method").and_then(Value::as_str)
-                == Some("notifications/progress");
+            let progress =
+                message.get("method").and_then(Value::as_str) == Some("notifications/progress");
             stream.received.insert(event.data.clone());
             if forward(shared, answer, message, Some(event.data.as_bytes())) {
                 // The stream has served its purpose; the server closes it now.

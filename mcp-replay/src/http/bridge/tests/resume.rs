@@ -145,8 +145,10 @@ async fn rmcp_resumes_but_redelivers_the_last_event_received() {
     assert_eq!(got[4]["result"]["content"][0]["text"], json!("done"));
     assert_eq!(
         problems,
-        ["POST #2 (request 1, tools/call): the resumed stream redelivered event `2/0`, \
-          already received before the drop"]
+        [
+            "POST #2 (request 1, tools/call): the resumed stream redelivered event `2/0`, \
+          already received before the drop"
+        ]
     );
 }
 
@@ -175,7 +177,9 @@ where
             .get(LAST_EVENT_ID)
             .and_then(|v| v.to_str().ok())
             .and_then(|id| id.split_once('/'))
-            .and_then(|(index, stream)| Some(format!("{}/{stream}", index.parse::<u64>().ok()? + 1)));
+            .and_then(|(index, stream)| {
+                Some(format!("{}/{stream}", index.parse::<u64>().ok()? + 1))
+            });
         if let Some(next) = next.and_then(|n| HeaderValue::from_str(&n).ok()) {
             request.headers_mut().insert(LAST_EVENT_ID, next);
         }
@@ -208,7 +212,10 @@ fn done() -> Value {
 
 /// A canned server: the tool call's stream has four progress events and the result, with
 /// ids `e1`..`e5` when `ids`; a GET with `Last-Event-ID` is answered by `resumed`.
-fn canned(ids: bool, resumed: Response<Full<Bytes>>) -> (Canned, Arc<Mutex<Vec<Request<Full<Bytes>>>>>) {
+fn canned(
+    ids: bool,
+    resumed: Response<Full<Bytes>>,
+) -> (Canned, Arc<Mutex<Vec<Request<Full<Bytes>>>>>) {
     let id = move |n: u32| ids.then(|| format!("e{n}"));
     let mut call = String::new();
     for step in 1..=4 {
@@ -247,7 +254,9 @@ fn sse(body: &str) -> Response<Full<Bytes>> {
 
 #[tokio::test]
 async fn a_canned_server_that_resumes_correctly_is_green() {
-    let resumed = sse(&(event(Some("e3"), progress(3)) + &event(Some("e4"), progress(4)) + &event(Some("e5"), done())));
+    let resumed = sse(&(event(Some("e3"), progress(3))
+        + &event(Some("e4"), progress(4))
+        + &event(Some("e5"), done())));
     let (service, seen) = canned(true, resumed);
     let (got, problems) = exchange(Bridge::new(service), 5).await;
     assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
@@ -255,7 +264,10 @@ async fn a_canned_server_that_resumes_correctly_is_green() {
     assert_eq!(problems, Vec::<String>::new());
     // The resuming GET: after the second event, with the session and the protocol version.
     let seen = seen.lock().unwrap();
-    let get = seen.iter().find(|r| r.method() == Method::GET).expect("a GET");
+    let get = seen
+        .iter()
+        .find(|r| r.method() == Method::GET)
+        .expect("a GET");
     assert_eq!(get.headers()[LAST_EVENT_ID], "e2");
     assert_eq!(get.headers()[ACCEPT], "text/event-stream");
     assert_eq!(get.headers()[SESSION_ID], "s-1");
@@ -302,7 +314,11 @@ async fn events_without_ids_mean_no_event_store_and_no_drop() {
              read on without a drop",
         ]
     );
-    assert!(seen.lock().unwrap().iter().all(|r| r.method() != Method::GET));
+    assert!(seen
+        .lock()
+        .unwrap()
+        .iter()
+        .all(|r| r.method() != Method::GET));
 }
 
 #[tokio::test]
@@ -338,7 +354,8 @@ async fn a_resumed_stream_without_the_response_is_a_finding() {
 
 #[tokio::test]
 async fn resumed_events_without_ids_are_a_finding() {
-    let resumed = sse(&(event(None, progress(3)) + &event(None, progress(4)) + &event(None, done())));
+    let resumed =
+        sse(&(event(None, progress(3)) + &event(None, progress(4)) + &event(None, done())));
     let (service, _) = canned(true, resumed);
     let (got, problems) = exchange(Bridge::new(service), 5).await;
     assert_eq!(got[4], done());
@@ -400,8 +417,10 @@ async fn the_replay_drops_and_resumes_where_the_fixture_says() {
         .collect();
     assert_eq!(
         findings,
-        ["http: POST #3 (request 2, tools/call): the resumed stream redelivered event `2/0`, \
-          already received before the drop"],
+        [
+            "http: POST #3 (request 2, tools/call): the resumed stream redelivered event `2/0`, \
+          already received before the drop"
+        ],
         "{rmcp}"
     );
 }
