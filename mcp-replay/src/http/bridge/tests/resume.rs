@@ -210,12 +210,12 @@ fn done() -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "done"}]}})
 }
 
+/// What a [`Canned`] service was sent.
+type Seen = Arc<Mutex<Vec<Request<Full<Bytes>>>>>;
+
 /// A canned server: the tool call's stream has four progress events and the result, with
 /// ids `e1`..`e5` when `ids`; a GET with `Last-Event-ID` is answered by `resumed`.
-fn canned(
-    ids: bool,
-    resumed: Response<Full<Bytes>>,
-) -> (Canned, Arc<Mutex<Vec<Request<Full<Bytes>>>>>) {
+fn canned(ids: bool, resumed: Response<Full<Bytes>>) -> (Canned, Seen) {
     let id = move |n: u32| ids.then(|| format!("e{n}"));
     let mut call = String::new();
     for step in 1..=4 {
