@@ -748,7 +748,7 @@ where
     B::Error: Display,
 {
     let what = &answer.what;
-    let resumed = !stream.before.is_empty() || stream.passed > 0;
+    let resumed = stream.passed > 0;
     let mut parser = SseParser::with_limit(shared.body_limit);
     let mut events: Vec<SseEvent> = Vec::new();
     loop {
