@@ -201,6 +201,23 @@ pub struct Header {
     /// `"accept"`: contract classes whose changes are not findings (`["cosmetic"]`), as
     /// with [`Rules::accept`](crate::Rules::accept).
     pub accept: Vec<crate::contract::Class>,
+    /// `"http_resume"`: fixture lines of progress notifications after which a replay over
+    /// Streamable HTTP drops the SSE stream they came on and resumes it with
+    /// `Last-Event-ID` (see [`Fixture::resume_points`]); other replays ignore it.
+    pub http_resume: Vec<usize>,
+}
+
+/// A drop point of the header's `"http_resume"`, as a replay over HTTP recognises it: the
+/// stream answering the `request`-th client request (0-based, in fixture order) is dropped
+/// after its `progress`-th progress notification (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResumePoint {
+    /// The fixture line that was marked.
+    pub line: usize,
+    /// Which client request's answer (0-based, counting only requests).
+    pub request: usize,
+    /// After how many progress notifications on that answer's stream (1-based).
+    pub progress: usize,
 }
 
 /// One `"allow_secrets"` entry of a fixture header: a secret rule let through, anywhere or
@@ -239,7 +256,7 @@ impl PartialEq for ServerRequestHandler {
 }
 
 /// The keys a header line may have.
-const HEADER_KEYS: [&str; 12] = [
+const HEADER_KEYS: [&str; 13] = [
     "mcp_replay",
     "protocol",
     "timeout",
@@ -252,6 +269,7 @@ const HEADER_KEYS: [&str; 12] = [
     "allow_secrets",
     "accept",
     "description",
+    "http_resume",
 ];
 
 impl Fixture {
@@ -298,6 +316,7 @@ impl Fixture {
         }
         let mut fixture = parser.finish();
         fixture.path = Some(path.to_owned());
+        fixture.resume_points()?;
         Ok(fixture)
     }
 
@@ -341,7 +360,9 @@ impl Fixture {
         for (index, raw) in text.split('\n').enumerate() {
             parser.line(index + 1, raw)?;
         }
-        Ok(parser.finish())
+        let fixture = parser.finish();
+        fixture.resume_points()?;
+        Ok(fixture)
     }
 
     /// The messages, in file order.
@@ -362,6 +383,82 @@ impl Fixture {
     /// The header line's settings (all unset when the fixture has no header).
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The header's `"http_resume"` lines as drop points: each marked line must be a
+    /// progress notification the server sends while the request carrying its progress token
+    /// waits for its response (after that request, before the response line). Any other
+    /// line is an [`Error::Parse`] naming the file and the marked line.
+    pub fn resume_points(&self) -> Result<Vec<ResumePoint>, Error> {
+        self.header
+            .http_resume
+            .iter()
+            .map(|&line| self.resume_point(line))
+            .collect()
+    }
+
+    fn resume_point(&self, line: usize) -> Result<ResumePoint, Error> {
+        let err = |message: &str| Error::Parse {
+            file: self.source.clone(),
+            line,
+            column: 1,
+            message: format!(
+                "\"http_resume\" marks this line, but {message}: a drop point must be a \
+                 progress notification the server sends while the request with its progress \
+                 token waits for its response"
+            ),
+        };
+        let entries = &self.entries;
+        let Some(at) = entries.iter().position(|e| e.line() == line) else {
+            return Err(err("it holds no message"));
+        };
+        let marked = &entries[at];
+        if marked.direction() != Direction::ServerToClient {
+            return Err(err("it is a client message"));
+        }
+        let token = |entry: &Entry| -> Option<Value> {
+            (entry.direction() == Direction::ServerToClient
+                && entry.method() == Some("notifications/progress"))
+            .then(|| entry.message().pointer("/params/progressToken").cloned())
+            .flatten()
+        };
+        let Some(wanted) = token(marked) else {
+            return Err(err("it is not a progress notification"));
+        };
+        let answered_after = |request: usize| {
+            !entries[request + 1..=at]
+                .iter()
+                .any(|e| e.direction() == Direction::ServerToClient && e.answers() == Some(request))
+        };
+        let request = (0..at).rev().find(|&i| {
+            let e = &entries[i];
+            e.direction() == Direction::ClientToServer
+                && e.kind() == MessageKind::Request
+                && e.message()
+                    .pointer("/params/_meta/progressToken")
+                    .is_some_and(|t| json_eq(t, &wanted))
+                && answered_after(i)
+        });
+        let Some(request) = request else {
+            return Err(err(
+                "no request before it with this progress token is still waiting for its response",
+            ));
+        };
+        let ordinal = entries[..request]
+            .iter()
+            .filter(|e| {
+                e.direction() == Direction::ClientToServer && e.kind() == MessageKind::Request
+            })
+            .count();
+        let progress = entries[request + 1..=at]
+            .iter()
+            .filter(|e| token(e).is_some_and(|t| json_eq(&t, &wanted)))
+            .count();
+        Ok(ResumePoint {
+            line,
+            request: ordinal,
+            progress,
+        })
     }
 
     /// The protocol version to replay in: [`with_protocol`](Fixture::with_protocol)'s,
@@ -620,6 +717,8 @@ pub(crate) struct Recorder {
     count: usize,
     /// The first message that did not make a valid fixture line.
     failed: Option<Error>,
+    /// The template's `"http_resume"` drop points, to mark the same places in the recording.
+    resume: Vec<ResumePoint>,
 }
 
 impl Recorder {
@@ -633,6 +732,7 @@ impl Recorder {
             parser,
             count: 0,
             failed: None,
+            resume: template.resume_points().unwrap_or_default(),
         }
     }
 
@@ -662,7 +762,56 @@ impl Recorder {
         }
         let mut fixture = self.template;
         fixture.entries = self.parser.finish().entries;
+        fixture.relocate_resume_points(&self.resume);
         Ok(fixture)
+    }
+}
+
+impl Fixture {
+    /// Re-marks `"http_resume"` after re-recording: each drop point moves to the line where
+    /// the recording has the same progress notification of the same request (lines may have
+    /// shifted). A point the recording no longer has keeps its old line, which the next
+    /// load then reports.
+    fn relocate_resume_points(&mut self, points: &[ResumePoint]) {
+        if points.is_empty() {
+            return;
+        }
+        let first_line = 1 + usize::from(self.raw_header.is_some());
+        let entries = &self.entries;
+        let requests: Vec<usize> = (0..entries.len())
+            .filter(|&i| {
+                entries[i].direction() == Direction::ClientToServer
+                    && entries[i].kind() == MessageKind::Request
+            })
+            .collect();
+        let lines: Vec<usize> = points
+            .iter()
+            .map(|point| {
+                let found = requests.get(point.request).and_then(|&r| {
+                    let wanted = entries[r]
+                        .message()
+                        .pointer("/params/_meta/progressToken")
+                        .cloned()?;
+                    entries[r + 1..]
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| {
+                            e.direction() == Direction::ServerToClient
+                                && e.method() == Some("notifications/progress")
+                                && e.message()
+                                    .pointer("/params/progressToken")
+                                    .is_some_and(|t| json_eq(t, &wanted))
+                        })
+                        .nth(point.progress.checked_sub(1)?)
+                        .map(|(i, _)| r + 1 + i + first_line)
+                });
+                found.unwrap_or(point.line)
+            })
+            .collect();
+        if let Some(header) = &mut self.raw_header {
+            header.insert("http_resume".into(), Value::from(lines.clone()));
+        }
+        self.header.http_resume = lines;
     }
 }
 
@@ -897,6 +1046,7 @@ fn parse_header(obj: &Map<String, Value>) -> Result<Header, String> {
             "accept" => header.accept = classes(v)?,
             "strict_response_order" => header.strict_response_order = switch(key, v)?,
             "allow_secrets" => header.allow_secrets = allowed_secrets(v)?,
+            "http_resume" => header.http_resume = line_numbers(key, v)?,
             _ => {
                 return Err(format!(
                     "unknown header key {key:?}; valid keys: {}",
@@ -915,6 +1065,18 @@ fn string(key: &str, v: &Value, what: &str) -> Result<String, String> {
     v.as_str()
         .map(str::to_owned)
         .ok_or_else(|| format!("\"{key}\" must be {what}, not {v}"))
+}
+
+/// `"http_resume": [9, 14]`: fixture line numbers (positive).
+fn line_numbers(key: &str, v: &Value) -> Result<Vec<usize>, String> {
+    v.as_array()
+        .and_then(|lines| {
+            lines
+                .iter()
+                .map(|l| l.as_u64().filter(|&l| l > 0).map(|l| l as usize))
+                .collect()
+        })
+        .ok_or_else(|| format!("\"{key}\" must be a list of fixture line numbers, not {v}"))
 }
 
 fn string_list(v: &Value) -> Option<Vec<String>> {
@@ -1292,5 +1454,89 @@ mod should {
         );
         assert_eq!(first.method(), Some("tools/call"));
         assert_eq!(first.id(), Some(&Value::from(REQUEST_ID)));
+    }
+
+    /// A tools/call with a progress token, two progress notifications and the result,
+    /// under a header marking `marks`.
+    fn resumable(marks: &str) -> String {
+        format!(
+            "{{\"mcp_replay\":1,\"http_resume\":{marks}}}\n{}\n{}\n{}\n{}\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"_meta":{"progressToken":"<PROGRESS_TOKEN>"},"name":"slow"}}}"#,
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":"<PROGRESS_TOKEN>"}}}"#,
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2,"progressToken":"<PROGRESS_TOKEN>"}}}"#,
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{}}}"#,
+        )
+    }
+
+    #[test]
+    fn read_http_resume_as_drop_points() {
+        let fixture = Fixture::parse(&resumable("[3, 4]")).unwrap();
+        assert_eq!(fixture.header().http_resume, [3, 4]);
+        assert_eq!(
+            fixture.resume_points().unwrap(),
+            [
+                ResumePoint {
+                    line: 3,
+                    request: 0,
+                    progress: 1
+                },
+                ResumePoint {
+                    line: 4,
+                    request: 0,
+                    progress: 2
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn refuse_a_drop_point_that_is_not_a_progress_notification_of_a_pending_request() {
+        let because = |marks: &str| parse_err(&resumable(marks));
+        assert!(because("[2]").starts_with(
+            "<string>:2:1: \"http_resume\" marks this line, but it is a client message: a drop \
+             point must be a progress notification"
+        ), "{}", because("[2]"));
+        assert!(because("[5]").contains(
+            ":5:1: \"http_resume\" marks this line, but it is not a progress notification"
+        ));
+        assert!(because("[9]")
+            .contains(":9:1: \"http_resume\" marks this line, but it holds no message"));
+        assert!(because("[1]")
+            .contains(":1:1: \"http_resume\" marks this line, but it holds no message"));
+        // A progress notification after its request's response is not inside the answer.
+        let late = resumable("[6]")
+            + r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":3,"progressToken":"<PROGRESS_TOKEN>"}}}"#;
+        let err = parse_err(&late);
+        assert!(err.contains(":6:1: \"http_resume\" marks this line, but no request before it with this progress token is still waiting for its response"), "{err}");
+        for bad in ["9", "[0]", "[\"9\"]"] {
+            let err = parse_err(&resumable(bad));
+            assert!(
+                err.contains("\"http_resume\" must be a list of fixture line numbers"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn keep_http_resume_on_the_same_message_when_re_recorded() {
+        let template = Fixture::parse(&resumable("[4]")).unwrap();
+        let log = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}});
+        let messages: Vec<(Direction, Value)> = template
+            .entries()
+            .iter()
+            .map(|e| (e.direction(), e.message()))
+            .collect();
+        // The server now logs before its progress: the second progress moves to line 5.
+        let mut recorded = messages.clone();
+        recorded.insert(1, (Direction::ServerToClient, log));
+        let fixture = template.with_messages(recorded).unwrap();
+        assert_eq!(fixture.header().http_resume, [5]);
+        let text = fixture.to_jsonl();
+        assert!(
+            text.starts_with("{\"mcp_replay\":1,\"http_resume\":[5]}\n"),
+            "{text}"
+        );
+        let reread = Fixture::parse(&text).unwrap();
+        assert_eq!(reread.resume_points().unwrap()[0].progress, 2);
     }
 }

@@ -16,12 +16,14 @@
 //! ([`Problems`]), for the replay to turn into findings.
 
 use super::sse::{SseError, SseEvent, SseParser};
+use crate::fixture::ResumePoint;
 use bytes::{Buf, Bytes};
-use http::header::{HeaderValue, ACCEPT, CONTENT_TYPE, HOST};
+use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST};
 use http::{Method, Request, Response, StatusCode, Uri};
 use http_body::Body;
 use http_body_util::{BodyExt, Full};
 use serde_json::Value;
+use std::collections::HashSet;
 use std::fmt::Display;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -37,6 +39,8 @@ pub type Problems = Arc<Mutex<Vec<String>>>;
 pub const SESSION_ID: &str = "mcp-session-id";
 /// The header carrying the negotiated protocol version on requests after `initialize`.
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// The header a GET resuming a dropped SSE stream carries: the last event id received on it.
+pub const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 /// The `Accept` header of every POST: a server may answer JSON or an SSE stream.
 pub const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 /// The first protocol version without sessions (SEP-2567): a server negotiating it or a
@@ -65,6 +69,15 @@ pub struct Bridge<S> {
     problems: Problems,
     /// Whether the GET stream opens before notifications/initialized goes.
     listen_early: bool,
+    resume: Vec<ResumePoint>,
+}
+
+/// The service and how to reach it, shared by the bridge and the readers that resume
+/// dropped streams.
+struct Client<S> {
+    service: tokio::sync::Mutex<S>,
+    endpoint: Uri,
+    timeout: Duration,
 }
 
 /// What a client line is, for the answer it should get.
@@ -156,6 +169,7 @@ where
             timeout: DEFAULT_TIMEOUT,
             problems: Problems::default(),
             listen_early: false,
+            resume: Vec::new(),
         }
     }
 
@@ -169,6 +183,14 @@ where
     /// [`Fixture::replay_http_with`]: crate::Fixture::replay_http_with
     pub fn listen_early(mut self, early: bool) -> Self {
         self.listen_early = early;
+        self
+    }
+
+    /// Where to drop an SSE stream and resume it with `Last-Event-ID` (the fixture's
+    /// `"http_resume"`, from [`Fixture::resume_points`](crate::Fixture::resume_points)).
+    pub fn resume_at(mut self, points: impl IntoIterator<Item = ResumePoint>) -> Self {
+        self.resume = points.into_iter().collect();
+        self.resume.sort_by_key(|p| (p.request, p.progress));
         self
     }
 
@@ -199,7 +221,7 @@ where
     /// Serves the pipe `io` (the server's end, e.g. a [`Transport`](crate::Transport))
     /// until the engine closes it: POSTs each client line and writes back what the
     /// service answers, then DELETEs the session and closes the pipe.
-    pub async fn run<T>(mut self, io: T)
+    pub async fn run<T>(self, io: T)
     where
         T: AsyncRead + AsyncWrite + Send + 'static,
     {
@@ -207,10 +229,15 @@ where
         let (lines, to_write) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_lines(write, to_write));
         let shared = Arc::new(Shared {
-            problems: self.problems.clone(),
+            problems: self.problems,
             protocol_version: Mutex::new(None),
             lines,
             body_limit: self.body_limit,
+        });
+        let client = Arc::new(Client {
+            service: tokio::sync::Mutex::new(self.service),
+            endpoint: self.endpoint,
+            timeout: self.timeout,
         });
         let mut session: Option<HeaderValue> = None;
         // Whether the GET stream for the server's own messages was asked for, and the
@@ -220,6 +247,7 @@ where
         let mut reader = BufReader::new(read);
         let mut buf = Vec::new();
         let mut n = 0;
+        let mut requests = 0;
         loop {
             buf.clear();
             match reader.read_until(b'\n', &mut buf).await {
@@ -236,17 +264,29 @@ where
             if outgoing.is_initialized() && !listening && self.listen_early {
                 // See `listen_early`: what the server sends on its own while handling
                 // notifications/initialized has no other way to the client.
-                listening = self
+                listening = client
                     .listen(session.as_ref(), &shared, true, &mut readers)
                     .await;
             }
-            let mut request = self.request(Method::POST, session.as_ref(), &shared);
+            let mut request = client.request(Method::POST, session.as_ref(), &shared);
             let headers = request.headers_mut();
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
             headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
             standard_headers(line, headers);
             *request.body_mut() = Full::new(Bytes::copy_from_slice(line));
-            let response = match self.call(request).await {
+            let resume: Vec<ResumePoint> = match &outgoing {
+                Outgoing::Request { .. } => {
+                    requests += 1;
+                    let ordinal = requests - 1;
+                    self.resume
+                        .iter()
+                        .filter(|p| p.request == ordinal)
+                        .copied()
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            let response = match client.call(request).await {
                 Ok(Ok(response)) => response,
                 Ok(Err(error)) => {
                     shared.problem(format!("{what}: the service failed: {error}"));
@@ -285,8 +325,15 @@ where
                         what,
                         id: Some(id.clone()),
                         initialize,
+                        resume,
+                        session: session.clone(),
                     };
-                    readers.spawn(read_answer(shared.clone(), response, context));
+                    readers.spawn(read_answer(
+                        shared.clone(),
+                        client.clone(),
+                        response,
+                        context,
+                    ));
                 }
                 Outgoing::Notification { .. } | Outgoing::Response { .. } => {
                     if status != StatusCode::ACCEPTED {
@@ -296,7 +343,7 @@ where
                         ));
                     }
                     if outgoing.is_initialized() && !listening {
-                        listening = self
+                        listening = client
                             .listen(session.as_ref(), &shared, false, &mut readers)
                             .await;
                     }
@@ -312,18 +359,28 @@ where
         // The engine has closed its end: it reads nothing more.
         readers.shutdown().await;
         if let Some(session) = &session {
-            self.delete(session, &shared).await;
+            client.delete(session, &shared).await;
         }
         drop(shared);
         let _ = writer.await;
     }
+}
 
+impl<S, B> Client<S>
+where
+    S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
+    S::Future: Send,
+    S::Error: Display + Send,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Display,
+{
     /// Asks for the GET stream and, when the server opens it, reads it into the pipe
     /// beside the answers. Returns whether that is settled: `false` only for an `early`
     /// ask (before notifications/initialized) that the server refused with a 4xx, to be
     /// asked again after it.
     async fn listen(
-        &mut self,
+        self: &Arc<Self>,
         session: Option<&HeaderValue>,
         shared: &Arc<Shared>,
         early: bool,
@@ -331,7 +388,12 @@ where
     ) -> bool {
         match self.open_stream(session, shared, early).await {
             Listen::Open(stream) => {
-                readers.spawn(read_answer(shared.clone(), stream, Answer::stream()));
+                readers.spawn(read_answer(
+                    shared.clone(),
+                    self.clone(),
+                    stream,
+                    Answer::stream(),
+                ));
                 true
             }
             Listen::Later => false,
@@ -343,49 +405,111 @@ where
     /// its own requests). A 405 means the server offers none; any other failure is a
     /// problem, except a 4xx to an `early` ask, which is [`Listen::Later`].
     async fn open_stream(
-        &mut self,
+        &self,
         session: Option<&HeaderValue>,
         shared: &Shared,
         early: bool,
     ) -> Listen<B> {
-        let mut request = self.request(Method::GET, session, shared);
-        request
-            .headers_mut()
-            .insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         let what = "GET (the stream for the server's own messages)";
-        let response = match self.call(request).await {
-            Ok(Ok(response)) => response,
-            Ok(Err(error)) => {
-                shared.problem(format!("{what}: the service failed: {error}"));
-                return Listen::Settled;
-            }
-            Err(elapsed) => {
-                shared.problem(format!("{what}: {elapsed}"));
-                return Listen::Settled;
-            }
-        };
-        let sse = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
-        match response.status() {
-            StatusCode::OK if sse => Listen::Open(response),
-            StatusCode::OK => {
-                shared.problem(format!(
-                    "{what}: answered 200 without Content-Type text/event-stream"
-                ));
+        match self.get(session, None, what, shared).await {
+            Ok(response) => Listen::Open(response),
+            Err(Some(response)) if response.status() == StatusCode::METHOD_NOT_ALLOWED => {
                 Listen::Settled
             }
-            StatusCode::METHOD_NOT_ALLOWED => Listen::Settled,
-            status if early && status.is_client_error() => Listen::Later,
-            status => {
+            Err(Some(response)) if early && response.status().is_client_error() => Listen::Later,
+            Err(Some(response)) => {
+                let status = response.status();
                 let excerpt = error_excerpt(response.into_body()).await;
                 shared.problem(format!(
                     "{what}: answered HTTP {status} instead of 200 or 405{excerpt}"
                 ));
                 Listen::Settled
             }
+            Err(None) => Listen::Settled,
+        }
+    }
+
+    /// A GET for an SSE stream (resuming one when `last_event_id` is given): the response
+    /// when it is 200 with `text/event-stream`; `Err(Some(_))` with any other status;
+    /// `Err(None)` when the problem is already noted (the service failed, no answer in
+    /// time, 200 without SSE).
+    async fn get(
+        &self,
+        session: Option<&HeaderValue>,
+        last_event_id: Option<HeaderValue>,
+        what: &str,
+        shared: &Shared,
+    ) -> Result<Response<B>, Option<Response<B>>> {
+        let mut request = self.request(Method::GET, session, shared);
+        let headers = request.headers_mut();
+        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        if let Some(last_event_id) = last_event_id {
+            headers.insert(LAST_EVENT_ID, last_event_id);
+        }
+        let response = match self.call(request).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(error)) => {
+                shared.problem(format!("{what}: the service failed: {error}"));
+                return Err(None);
+            }
+            Err(elapsed) => {
+                shared.problem(format!("{what}: {elapsed}"));
+                return Err(None);
+            }
+        };
+        if response.status() != StatusCode::OK {
+            return Err(Some(response));
+        }
+        if content_type(&response).as_deref() != Some("text/event-stream") {
+            shared.problem(format!(
+                "{what}: answered 200 without Content-Type text/event-stream"
+            ));
+            return Err(None);
+        }
+        Ok(response)
+    }
+
+    /// Resumes the stream of `answer` after event `last_event_id` (a GET with
+    /// `Last-Event-ID`): the new stream, or `None` with the problem noted.
+    async fn resume(
+        &self,
+        answer: &Answer,
+        last_event_id: &str,
+        line: usize,
+        shared: &Shared,
+    ) -> Option<Response<B>> {
+        let what = format!(
+            "{}: resuming after event `{last_event_id}` (http_resume, fixture line {line})",
+            answer.what
+        );
+        let Ok(header) = HeaderValue::from_str(last_event_id) else {
+            shared.problem(format!("{what}: the event id cannot be sent as a header"));
+            return None;
+        };
+        match self
+            .get(answer.session.as_ref(), Some(header), &what, shared)
+            .await
+        {
+            Ok(response) => Some(response),
+            Err(Some(response)) if response.status().is_client_error() => {
+                shared.problem(format!(
+                    "{}: the server keeps no event store: the GET with Last-Event-ID \
+                     `{last_event_id}` was answered HTTP {}, so the stream cannot be resumed \
+                     (http_resume, fixture line {line})",
+                    answer.what,
+                    response.status()
+                ));
+                None
+            }
+            Err(Some(response)) => {
+                let status = response.status();
+                let excerpt = error_excerpt(response.into_body()).await;
+                shared.problem(format!(
+                    "{what}: answered HTTP {status} instead of 200{excerpt}"
+                ));
+                None
+            }
+            Err(None) => None,
         }
     }
 
@@ -423,13 +547,17 @@ where
 
     /// Sends `request`, giving up after the time limit (the outer error).
     async fn call(
-        &mut self,
+        &self,
         request: Request<Full<Bytes>>,
     ) -> Result<Result<Response<B>, S::Error>, String> {
         let timeout = self.timeout;
         let call = async {
-            std::future::poll_fn(|cx| self.service.poll_ready(cx)).await?;
-            self.service.call(request).await
+            let answer = {
+                let mut service = self.service.lock().await;
+                std::future::poll_fn(|cx| service.poll_ready(cx)).await?;
+                service.call(request)
+            };
+            answer.await
         };
         tokio::time::timeout(timeout, call).await.map_err(|_| {
             format!(
@@ -440,7 +568,7 @@ where
     }
 
     /// Ends the session: 200, 202 or 204, or 405 from a server that lets no client end it.
-    async fn delete(&mut self, session: &HeaderValue, shared: &Shared) {
+    async fn delete(&self, session: &HeaderValue, shared: &Shared) {
         let request = self.request(Method::DELETE, Some(session), shared);
         match self.call(request).await {
             Ok(Ok(response)) => {
@@ -479,6 +607,10 @@ struct Answer {
     id: Option<Value>,
     /// Whether it answers `initialize` (whose result names the protocol version).
     initialize: bool,
+    /// Where to drop the stream and resume it (by progress count, ascending).
+    resume: Vec<ResumePoint>,
+    /// The session a resuming GET names.
+    session: Option<HeaderValue>,
 }
 
 impl Answer {
@@ -488,18 +620,15 @@ impl Answer {
             what: "GET (the stream for the server's own messages)".into(),
             id: None,
             initialize: false,
+            resume: Vec::new(),
+            session: None,
         }
     }
 }
 
-/// Reads a 200 answer to a request (a JSON body or an SSE stream), or the GET stream,
-/// writing each server message to the pipe.
-async fn read_answer<B>(shared: Arc<Shared>, response: Response<B>, answer: Answer)
-where
-    B: Body + Send + 'static,
-    B::Error: Display,
-{
-    let content_type = response
+/// The lowercase media type of a response, without parameters.
+fn content_type<B>(response: &Response<B>) -> Option<String> {
+    response
         .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -509,12 +638,39 @@ where
                 .unwrap_or("")
                 .trim()
                 .to_ascii_lowercase()
-        });
+        })
+}
+
+/// Reads a 200 answer to a request (a JSON body or an SSE stream), or the GET stream,
+/// writing each server message to the pipe; an SSE stream is dropped and resumed at the
+/// answer's drop points.
+async fn read_answer<S, B>(
+    shared: Arc<Shared>,
+    client: Arc<Client<S>>,
+    response: Response<B>,
+    answer: Answer,
+) where
+    S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
+    S::Future: Send,
+    S::Error: Display + Send,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Display,
+{
+    let content_type = content_type(&response);
     let what = &answer.what;
     let mut body = Box::pin(response.into_body());
     let mut answered = false;
+    let mut resumed: Option<String> = None;
     match content_type.as_deref() {
         Some("application/json") => {
+            if let Some(point) = answer.resume.first() {
+                shared.problem(format!(
+                    "{what}: answered with JSON, not an SSE stream: there is no stream to drop \
+                     and resume (http_resume, fixture line {})",
+                    point.line
+                ));
+            }
             let mut bytes = Vec::new();
             loop {
                 match body.as_mut().frame().await {
@@ -556,62 +712,27 @@ where
             }
         }
         Some("text/event-stream") => {
-            let mut parser = SseParser::with_limit(shared.body_limit);
-            let mut events: Vec<SseEvent> = Vec::new();
+            let mut stream = Stream::default();
             loop {
-                let frame = match body.as_mut().frame().await {
-                    None => break,
-                    Some(Err(error)) => {
-                        shared.problem(format!("{what}: reading the SSE stream failed: {error}"));
-                        return;
+                match read_sse(&shared, &answer, &mut stream, body.as_mut()).await {
+                    SseEnd::Answered => {
+                        answered = true;
+                        break;
                     }
-                    Some(Ok(frame)) => frame,
-                };
-                let Ok(mut data) = frame.into_data() else {
-                    continue;
-                };
-                let mut failed: Option<SseError> = None;
-                while data.has_remaining() && failed.is_none() {
-                    let chunk = data.chunk();
-                    failed = parser.feed(chunk, &mut events).err();
-                    let len = chunk.len();
-                    data.advance(len);
-                }
-                for event in events.drain(..) {
-                    if event.data.is_empty() {
-                        // A priming event (an id and a retry for reconnection), no message.
-                        continue;
-                    }
-                    if event.event != "message" {
-                        shared.problem(format!(
-                            "{what}: an SSE event of type `{}` instead of `message`",
-                            event.event
-                        ));
-                    }
-                    match serde_json::from_str::<Value>(&event.data) {
-                        Ok(message) => {
-                            answered |=
-                                forward(&shared, &answer, message, Some(event.data.as_bytes()))
+                    SseEnd::Ended => break,
+                    SseEnd::Failed => return,
+                    SseEnd::Drop { after, line } => {
+                        // Dropping the body is the disconnect the server sees.
+                        drop(body);
+                        match client.resume(&answer, &after, line, &shared).await {
+                            Some(response) => body = Box::pin(response.into_body()),
+                            None => return,
                         }
-                        Err(error) => shared.problem(format!(
-                            "{what}: an SSE event's data is not JSON ({error}): {}",
-                            excerpt(event.data.as_bytes())
-                        )),
+                        stream.before = stream.received.clone();
+                        stream.own_id = None;
+                        resumed = Some(after);
                     }
                 }
-                if let Some(error) = failed {
-                    shared.problem(format!("{what}: malformed SSE stream: {error}"));
-                    return;
-                }
-                if answered {
-                    // The stream has served its purpose; the server closes it now.
-                    break;
-                }
-            }
-            if !answered && parser.is_mid_event() {
-                shared.problem(format!(
-                    "{what}: the SSE stream ended inside an event (no blank line after it)"
-                ));
             }
         }
         Some(other) => {
@@ -626,11 +747,188 @@ where
             return;
         }
     }
-    if let (false, Some(id)) = (answered, &answer.id) {
-        shared.problem(format!(
+    match (answered, &answer.id, resumed) {
+        (false, Some(id), None) => shared.problem(format!(
             "{what}: the answer ended without the response to request {id}"
+        )),
+        (false, Some(id), Some(after)) => shared.problem(format!(
+            "{what}: the stream resumed after event `{after}` ended without the response to \
+             request {id}: the server did not redeliver it"
+        )),
+        _ => {}
+    }
+}
+
+/// What the reader of one SSE answer keeps across the stream and its resumptions.
+#[derive(Default)]
+struct Stream {
+    /// Progress notifications forwarded so far.
+    progress: usize,
+    /// How many of the answer's drop points are behind.
+    passed: usize,
+    /// The event ids received, on this stream and its resumptions.
+    ids: HashSet<String>,
+    /// The messages (event data) received.
+    received: HashSet<String>,
+    /// The messages received before the latest drop: one of them again is a redelivery.
+    before: HashSet<String>,
+    /// The id the current connection's previous event carried (an event without an `id:`
+    /// field inherits it).
+    own_id: Option<String>,
+    /// Whether a resumed event without an id was reported.
+    idless_noted: bool,
+}
+
+/// How reading one SSE connection ended.
+enum SseEnd {
+    /// The response came.
+    Answered,
+    /// The stream ended without it.
+    Ended,
+    /// Unreadable; the problem is noted.
+    Failed,
+    /// A drop point: the stream is to be resumed after event `after`.
+    Drop {
+        /// The last event id received.
+        after: String,
+        /// The marked fixture line.
+        line: usize,
+    },
+}
+
+/// Reads one SSE connection of an answer, forwarding its messages; after a resumption,
+/// an event id or a message received before the drop is a redelivery (noted, not
+/// forwarded), and an event without an id is noted once.
+async fn read_sse<B>(
+    shared: &Shared,
+    answer: &Answer,
+    stream: &mut Stream,
+    mut body: std::pin::Pin<&mut B>,
+) -> SseEnd
+where
+    B: Body,
+    B::Error: Display,
+{
+    let what = &answer.what;
+    let resumed = stream.passed > 0;
+    let mut parser = SseParser::with_limit(shared.body_limit);
+    let mut events: Vec<SseEvent> = Vec::new();
+    loop {
+        let frame = match body.as_mut().frame().await {
+            None => break,
+            Some(Err(error)) => {
+                shared.problem(format!("{what}: reading the SSE stream failed: {error}"));
+                return SseEnd::Failed;
+            }
+            Some(Ok(frame)) => frame,
+        };
+        let Ok(mut data) = frame.into_data() else {
+            continue;
+        };
+        let mut failed: Option<SseError> = None;
+        while data.has_remaining() && failed.is_none() {
+            let chunk = data.chunk();
+            failed = parser.feed(chunk, &mut events).err();
+            let len = chunk.len();
+            data.advance(len);
+        }
+        for event in events.drain(..) {
+            // The event's own id: not the one it inherits from the event before it.
+            let own = event
+                .id
+                .clone()
+                .filter(|id| stream.own_id.as_ref() != Some(id));
+            stream.own_id.clone_from(&event.id);
+            if let Some(id) = &own {
+                if !stream.ids.insert(id.clone()) && resumed && !event.data.is_empty() {
+                    shared.problem(format!(
+                        "{what}: the resumed stream redelivered event `{id}`, already received \
+                         before the drop"
+                    ));
+                    continue;
+                }
+            }
+            if event.data.is_empty() {
+                // A priming event (an id and a retry for reconnection), no message.
+                continue;
+            }
+            if resumed && stream.before.contains(&event.data) {
+                shared.problem(format!(
+                    "{what}: the resumed stream redelivered a message already received before \
+                     the drop: {}",
+                    excerpt(event.data.as_bytes())
+                ));
+                continue;
+            }
+            if resumed && own.is_none() && !stream.idless_noted {
+                stream.idless_noted = true;
+                shared.problem(format!(
+                    "{what}: the resumed stream's events carry no id: it could not be resumed \
+                     again"
+                ));
+            }
+            if event.event != "message" {
+                shared.problem(format!(
+                    "{what}: an SSE event of type `{}` instead of `message`",
+                    event.event
+                ));
+            }
+            let message = match serde_json::from_str::<Value>(&event.data) {
+                Ok(message) => message,
+                Err(error) => {
+                    shared.problem(format!(
+                        "{what}: an SSE event's data is not JSON ({error}): {}",
+                        excerpt(event.data.as_bytes())
+                    ));
+                    continue;
+                }
+            };
+            let progress =
+                message.get("method").and_then(Value::as_str) == Some("notifications/progress");
+            stream.received.insert(event.data.clone());
+            if forward(shared, answer, message, Some(event.data.as_bytes())) {
+                // The stream has served its purpose; the server closes it now.
+                return SseEnd::Answered;
+            }
+            if !progress {
+                continue;
+            }
+            stream.progress += 1;
+            let Some(point) = answer.resume.get(stream.passed) else {
+                continue;
+            };
+            if point.progress != stream.progress {
+                continue;
+            }
+            stream.passed += 1;
+            match event.id {
+                // The events after this one in the chunk are dropped with the stream:
+                // the resumption redelivers them.
+                Some(after) => {
+                    return SseEnd::Drop {
+                        after,
+                        line: point.line,
+                    }
+                }
+                None => shared.problem(format!(
+                    "{what}: the server keeps no event store: its SSE events carry no id, so \
+                     the stream cannot be resumed (http_resume, fixture line {}); it was read \
+                     on without a drop",
+                    point.line
+                )),
+            }
+        }
+        if let Some(error) = failed {
+            shared.problem(format!("{what}: malformed SSE stream: {error}"));
+            return SseEnd::Failed;
+        }
+    }
+    if parser.is_mid_event() {
+        shared.problem(format!(
+            "{what}: the SSE stream ended inside an event (no blank line after it)"
         ));
     }
+    SseEnd::Ended
 }
 
 /// Writes one server message to the pipe (its own text when that is one line, else
@@ -826,6 +1124,9 @@ mod tests {
     use std::pin::Pin;
     use std::task::{Context, Poll};
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, DuplexStream, Lines};
+
+    /// Resumption: dropping a stream at a drop point and resuming it with `Last-Event-ID`.
+    mod resume;
 
     /// A tiny server with one tool, `echo`, which reports two steps of progress first when
     /// the call has a progress token (several events in one SSE stream).

@@ -9,11 +9,13 @@
 //! [`Fixture::replay_http`] replays a fixture through the bridge; what the transport did
 //! wrong is reported as [`MismatchKind::Http`] findings beside the MCP ones.
 //!
-//! `#[mcp_fixture("name", http)]` is the attribute form.
+//! `#[mcp_fixture("name", http)]` is the attribute form. A fixture header's
+//! `"http_resume"` marks progress notifications after which the bridge drops the SSE stream
+//! and resumes it with `Last-Event-ID` (`docs/http.md`, "Resumability").
 //!
 //! The other way round, [`front`] serves a line-speaking server (a fixture's mock server,
 //! [`Fixture::mock_http`]) to a client under test over Streamable HTTP; `mcp-replay serve
-//! --http ADDR` mounts it on a socket. Not yet: resumption with `Last-Event-ID`.
+//! --http ADDR` mounts it on a socket.
 
 pub mod bridge;
 pub mod front;
@@ -61,6 +63,14 @@ impl Fixture {
     {
         let problems = bridge.problems();
         let bridge = bridge.listen_early(announces_at_start(self));
+        // Validated when the fixture was read; a fixture built in code may still be wrong.
+        let bridge = match self.resume_points() {
+            Ok(points) => bridge.resume_at(points),
+            Err(error) => {
+                push_problem(&problems, format!("the fixture's \"http_resume\": {error}"));
+                bridge
+            }
+        };
         let mut report = self
             .replay_with(rules, |transport| bridge.run(transport))
             .await;
@@ -98,4 +108,11 @@ fn announces_at_start(fixture: &Fixture) -> bool {
         }
     }
     false
+}
+
+fn push_problem(problems: &bridge::Problems, problem: String) {
+    problems
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(problem);
 }
