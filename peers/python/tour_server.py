@@ -35,6 +35,7 @@ Usage: python tour_server.py
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import anyio
 from pydantic import BaseModel
@@ -42,6 +43,7 @@ from pydantic import BaseModel
 from mcp import types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.server.streamable_http import EventMessage, EventStore
 
 # The legacy (handshake-era) features used here are deprecated at protocol 2026-07-28;
 # they are exactly what this peer exercises, so keep stderr free of the warnings.
@@ -155,6 +157,29 @@ def build_server() -> MCPServer:
     return server
 
 
+class MemoryEventStore(EventStore):
+    """Every event of every stream, in order, for `Last-Event-ID` resumption: a resumed
+    stream gets the events of its own stream after the one named, and nothing else."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, Any]] = []  # (event id, stream id, message or None)
+
+    async def store_event(self, stream_id: str, message: Any) -> str:
+        event_id = str(len(self.events) + 1)
+        self.events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id: str, send_callback: Any) -> str | None:
+        found = [i for i, (event_id, _, _) in enumerate(self.events) if event_id == last_event_id]
+        if not found:
+            return None
+        stream = self.events[found[0]][1]
+        for event_id, stream_id, message in self.events[found[0] + 1 :]:
+            if stream_id == stream and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream
+
+
 if __name__ == "__main__":
     # `--http PORT`: the same server over Streamable HTTP at http://127.0.0.1:PORT/mcp
     # (the SDK's default: SSE answers, sessions, no event store); `--json` answers JSON.
@@ -163,10 +188,17 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="the tour server, on stdio or Streamable HTTP")
     parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on this port")
     parser.add_argument("--json", action="store_true", help="with --http: answer JSON, not SSE")
+    parser.add_argument(
+        "--event-store", action="store_true", help="with --http: keep events for resumption (Last-Event-ID)"
+    )
     options = parser.parse_args()
     if options.http is None:
         build_server().run("stdio")
     else:
         build_server().run(
-            "streamable-http", host="127.0.0.1", port=options.http, json_response=options.json
+            "streamable-http",
+            host="127.0.0.1",
+            port=options.http,
+            json_response=options.json,
+            event_store=MemoryEventStore() if options.event_store else None,
         )

@@ -53,6 +53,8 @@ const EXCERPT: usize = 200;
 /// How long a request waits for its response's headers unless [`Bridge::timeout`] says
 /// otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a dropped stream waits to resume when the server names no `retry:` time.
+pub const RECONNECT: Duration = Duration::from_secs(1);
 /// How long an error body is waited for.
 const ERROR_BODY_WAIT: Duration = Duration::from_secs(1);
 
@@ -66,6 +68,7 @@ pub struct Bridge<S> {
     endpoint: Uri,
     body_limit: usize,
     timeout: Duration,
+    reconnect: Option<Duration>,
     problems: Problems,
     /// Whether the GET stream opens before notifications/initialized goes.
     listen_early: bool,
@@ -78,6 +81,9 @@ struct Client<S> {
     service: tokio::sync::Mutex<S>,
     endpoint: Uri,
     timeout: Duration,
+    /// How long to wait before resuming a dropped stream (`None`: the server's `retry:`,
+    /// else [`RECONNECT`]).
+    reconnect: Option<Duration>,
 }
 
 /// What a client line is, for the answer it should get.
@@ -167,6 +173,7 @@ where
             endpoint: Uri::from_static(DEFAULT_ENDPOINT),
             body_limit: super::sse::DEFAULT_LIMIT,
             timeout: DEFAULT_TIMEOUT,
+            reconnect: None,
             problems: Problems::default(),
             listen_early: false,
             resume: Vec::new(),
@@ -207,6 +214,16 @@ where
         self
     }
 
+    /// How long to wait before resuming a dropped stream with `Last-Event-ID`. Unless
+    /// set, the bridge waits as a client does: the reconnection time the server asked for
+    /// in an SSE `retry:` field, else one second (the SDK clients' first delay). A server
+    /// needs that moment to notice the disconnect: the Python SDK's, asked at once, does
+    /// not hand the rest of the stream to the resumed one.
+    pub fn reconnect_delay(mut self, delay: Duration) -> Self {
+        self.reconnect = Some(delay);
+        self
+    }
+
     /// The largest JSON body, SSE line or SSE event read from the service, in bytes.
     pub fn body_limit(mut self, limit: usize) -> Self {
         self.body_limit = limit;
@@ -238,6 +255,7 @@ where
             service: tokio::sync::Mutex::new(self.service),
             endpoint: self.endpoint,
             timeout: self.timeout,
+            reconnect: self.reconnect,
         });
         let mut session: Option<HeaderValue> = None;
         // Whether the GET stream for the server's own messages was asked for, and the
@@ -713,6 +731,8 @@ async fn read_answer<S, B>(
         }
         Some("text/event-stream") => {
             let mut stream = Stream::default();
+            // While a resumed stream is read: what the replay is told if it ends first.
+            let mut waiting: Option<Unanswered> = None;
             loop {
                 match read_sse(&shared, &answer, &mut stream, body.as_mut()).await {
                     SseEnd::Answered => {
@@ -722,17 +742,39 @@ async fn read_answer<S, B>(
                     SseEnd::Ended => break,
                     SseEnd::Failed => return,
                     SseEnd::Drop { after, line } => {
-                        // Dropping the body is the disconnect the server sees.
+                        // Dropping the body is the disconnect the server sees; a client waits
+                        // the reconnection time the server asked for (`retry:`) before it
+                        // comes back, which gives the server the time to notice (bounded
+                        // by the bridge's time limit).
                         drop(body);
+                        let asked = stream.retry.map(Duration::from_millis);
+                        let wait = client.reconnect.or(asked).unwrap_or(RECONNECT);
+                        if !wait.is_zero() {
+                            tokio::time::sleep(wait.min(client.timeout)).await;
+                        }
                         match client.resume(&answer, &after, line, &shared).await {
                             Some(response) => body = Box::pin(response.into_body()),
                             None => return,
                         }
                         stream.before = stream.received.clone();
                         stream.own_id = None;
+                        if let Some(id) = &answer.id {
+                            waiting = Some(Unanswered {
+                                shared: shared.clone(),
+                                problem: Some(format!(
+                                    "{what}: the stream resumed after event `{after}` had not \
+                                     delivered the response to request {id} when the replay \
+                                     ended: the server did not redeliver it (http_resume, \
+                                     fixture line {line})"
+                                )),
+                            });
+                        }
                         resumed = Some(after);
                     }
                 }
+            }
+            if let Some(mut waiting) = waiting {
+                waiting.problem = None;
             }
         }
         Some(other) => {
@@ -759,6 +801,21 @@ async fn read_answer<S, B>(
     }
 }
 
+/// A resumed stream still owing its response: when the replay ends first (the reader is
+/// dropped unfinished), its problem is noted.
+struct Unanswered {
+    shared: Arc<Shared>,
+    problem: Option<String>,
+}
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        if let Some(problem) = self.problem.take() {
+            self.shared.problem(problem);
+        }
+    }
+}
+
 /// What the reader of one SSE answer keeps across the stream and its resumptions.
 #[derive(Default)]
 struct Stream {
@@ -775,6 +832,8 @@ struct Stream {
     /// The id the current connection's previous event carried (an event without an `id:`
     /// field inherits it).
     own_id: Option<String>,
+    /// The reconnection time the server last asked for (an SSE `retry:` field), in ms.
+    retry: Option<u64>,
     /// Whether a resumed event without an id was reported.
     idless_noted: bool,
 }
@@ -833,6 +892,9 @@ where
             data.advance(len);
         }
         for event in events.drain(..) {
+            if event.retry.is_some() {
+                stream.retry = event.retry;
+            }
             // The event's own id: not the one it inherits from the event before it.
             let own = event
                 .id

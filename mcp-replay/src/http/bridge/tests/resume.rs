@@ -139,7 +139,11 @@ fn progress_values(messages: &[Value]) -> Vec<f64> {
 /// redelivery, does not pass it on, and the rest of the call arrives.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rmcp_resumes_but_redelivers_the_last_event_received() {
-    let (got, problems) = exchange(Bridge::new(steps_service()), 5).await;
+    let (got, problems) = exchange(
+        Bridge::new(steps_service()).reconnect_delay(Duration::ZERO),
+        5,
+    )
+    .await;
     assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
     assert_eq!(got[4]["id"], json!(1), "{got:#?}");
     assert_eq!(got[4]["result"]["content"][0]["text"], json!("done"));
@@ -189,7 +193,11 @@ where
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_resumes_after_the_event_named_is_green() {
-    let (got, problems) = exchange(Bridge::new(AfterNotAt(steps_service())), 5).await;
+    let (got, problems) = exchange(
+        Bridge::new(AfterNotAt(steps_service())).reconnect_delay(Duration::ZERO),
+        5,
+    )
+    .await;
     assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
     assert_eq!(got[4]["result"]["content"][0]["text"], json!("done"));
     assert_eq!(problems, Vec::<String>::new());
@@ -258,7 +266,7 @@ async fn a_canned_server_that_resumes_correctly_is_green() {
         + &event(Some("e4"), progress(4))
         + &event(Some("e5"), done())));
     let (service, seen) = canned(true, resumed);
-    let (got, problems) = exchange(Bridge::new(service), 5).await;
+    let (got, problems) = exchange(Bridge::new(service).reconnect_delay(Duration::ZERO), 5).await;
     assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
     assert_eq!(got[4], done());
     assert_eq!(problems, Vec::<String>::new());
@@ -283,7 +291,7 @@ async fn a_message_delivered_twice_is_a_finding() {
         + &event(Some("e4"), progress(4))
         + &event(Some("e5"), done())));
     let (service, _) = canned(true, resumed);
-    let (got, problems) = exchange(Bridge::new(service), 5).await;
+    let (got, problems) = exchange(Bridge::new(service).reconnect_delay(Duration::ZERO), 5).await;
     // Neither copy reaches the engine.
     assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
     assert_eq!(
@@ -302,7 +310,7 @@ async fn a_message_delivered_twice_is_a_finding() {
 #[tokio::test]
 async fn events_without_ids_mean_no_event_store_and_no_drop() {
     let (service, seen) = canned(false, sse(""));
-    let (got, problems) = exchange(Bridge::new(service), 5).await;
+    let (got, problems) = exchange(Bridge::new(service).reconnect_delay(Duration::ZERO), 5).await;
     // Nothing could be resumed: the stream is read on, the whole call arrives.
     assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
     assert_eq!(got[4], done());
@@ -325,7 +333,7 @@ async fn events_without_ids_mean_no_event_store_and_no_drop() {
 async fn a_resuming_get_answered_405_means_no_event_store() {
     let (service, _) = canned(true, respond(405, None, ""));
     // The first two progress notifications, then nothing: the rest of the stream is lost.
-    let (got, problems) = exchange(Bridge::new(service), 2).await;
+    let (got, problems) = exchange(Bridge::new(service).reconnect_delay(Duration::ZERO), 2).await;
     assert_eq!(progress_values(&got), [1.0, 2.0], "{got:#?}");
     assert_eq!(
         problems,
@@ -341,7 +349,7 @@ async fn a_resuming_get_answered_405_means_no_event_store() {
 async fn a_resumed_stream_without_the_response_is_a_finding() {
     let resumed = sse(&(event(Some("e3"), progress(3)) + &event(Some("e4"), progress(4))));
     let (service, _) = canned(true, resumed);
-    let (got, problems) = exchange(Bridge::new(service), 4).await;
+    let (got, problems) = exchange(Bridge::new(service).reconnect_delay(Duration::ZERO), 4).await;
     assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
     assert_eq!(
         problems,
@@ -357,7 +365,7 @@ async fn resumed_events_without_ids_are_a_finding() {
     let resumed =
         sse(&(event(None, progress(3)) + &event(None, progress(4)) + &event(None, done())));
     let (service, _) = canned(true, resumed);
-    let (got, problems) = exchange(Bridge::new(service), 5).await;
+    let (got, problems) = exchange(Bridge::new(service).reconnect_delay(Duration::ZERO), 5).await;
     assert_eq!(got[4], done());
     assert_eq!(
         problems,
