@@ -44,7 +44,7 @@ fn replay_args(path: &Path, times: usize) -> Vec<String> {
 }
 
 /// A Python SDK client over Streamable HTTP that sends an Authorization header and a cookie,
-/// lists the tools and calls `tool` with `arguments` (JSON).
+/// lists the tools and calls `tool` with `arguments` (JSON) and a progress token.
 const PYTHON_CLIENT: &str = r#"
 import asyncio, json, sys, httpx2
 from mcp.client.session import ClientSession
@@ -57,7 +57,9 @@ async def main(url, tool, arguments):
             async with ClientSession(streams[0], streams[1]) as session:
                 await session.initialize()
                 tools = await session.list_tools()
-                result = await session.call_tool(tool, json.loads(arguments))
+                async def progress(done, total, message):
+                    pass
+                result = await session.call_tool(tool, json.loads(arguments), progress_callback=progress)
                 print(len(tools.tools), result.content[0].text)
 
 asyncio.run(main(*sys.argv[1:]))
@@ -73,6 +75,29 @@ fn record_python_session(
     arguments: &str,
 ) -> std::path::PathBuf {
     let python = peer("python-server").expect("checked by the caller")[0].clone();
+    let fixture = record_session(dir, server, upstream, |url| {
+        let mut client = Command::new(&python);
+        client.args(["-c", PYTHON_CLIENT, url, tool, arguments]);
+        client
+    });
+    let written = std::fs::read_to_string(&fixture).expect("the fixture is written");
+    for secret in ["PROXYSECRET", "COOKIE0123", "Authorization", "Cookie"] {
+        assert!(
+            !written.contains(secret),
+            "{secret} in the fixture:\n{written}"
+        );
+    }
+    fixture
+}
+
+/// Records the session `client(url of the proxy)` has through `record --listen` in front
+/// of `upstream` (started with `server`), and returns the fixture.
+fn record_session(
+    dir: &Path,
+    server: &[String],
+    upstream: u16,
+    client: impl FnOnce(&str) -> Command,
+) -> std::path::PathBuf {
     let fixture = dir.join("recorded.jsonl");
     let listen = free_port();
     let mut proxy = mcp_replay()
@@ -92,10 +117,7 @@ fn record_python_session(
         .spawn()
         .expect("mcp-replay runs");
     wait_for(listen, &mut proxy);
-    let client = Command::new(&python)
-        .args(["-c", PYTHON_CLIENT, &url(listen), tool, arguments])
-        .output()
-        .expect("python runs");
+    let client = client(&url(listen)).output().expect("the client runs");
     let (out, err) = text(&client);
     assert!(client.status.success(), "the client failed: {out}{err}");
     // The client ends its session with DELETE: the proxy writes the fixture and exits.
@@ -103,13 +125,6 @@ fn record_python_session(
     let (_, err) = text(&recorded);
     assert!(recorded.status.success(), "record failed: {err}");
     assert!(err.contains("wrote"), "{err}");
-    let written = std::fs::read_to_string(&fixture).expect("the fixture is written");
-    for secret in ["PROXYSECRET", "COOKIE0123", "Authorization", "Cookie"] {
-        assert!(
-            !written.contains(secret),
-            "{secret} in the fixture:\n{written}"
-        );
-    }
     fixture
 }
 
@@ -343,4 +358,142 @@ fn the_python_client_recorded_through_the_proxy_replays_green_against_the_rmcp_d
         .output()
         .expect("mcp-replay runs");
     assert!(stdio.status.success(), "{:?}", text(&stdio));
+}
+
+/// The Python SDK's tour client (roots, sampling, elicitation, a progress callback) on
+/// `tour` through the proxy at `url`.
+fn tour_client(tour: &str, url: &str) -> Command {
+    let mut argv = common::tour_client("python-tour-client");
+    let at = argv
+        .iter()
+        .position(|a| a == "everything")
+        .expect("the tour argument");
+    argv[at] = tour.to_owned();
+    let mut client = Command::new(&argv[0]);
+    client.args(&argv[1..]).args(["--url", url]);
+    client
+}
+
+/// `fixture` with a header marking its `nth` progress notification (1-based) as a drop
+/// point, written beside it.
+fn mark_resume(fixture: &Path, nth: usize) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(fixture).expect("the fixture");
+    let line = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(r#""method":"notifications/progress""#))
+        .nth(nth - 1)
+        .map(|(i, _)| i + 2) // 1-based, and the header goes first
+        .expect("enough progress notifications");
+    let marked = fixture.with_file_name("resume.jsonl");
+    let header = format!("{{\"mcp_replay\":1,\"http_resume\":[{line}]}}\n");
+    std::fs::write(&marked, header + &text).expect("written");
+    marked
+}
+
+#[test]
+fn resumption_with_last_event_id_against_the_python_sdk_server_with_and_without_an_event_store() {
+    let Some(tour) = peer("python-tour") else {
+        return;
+    };
+    let dir = temp_dir("http", "resume-python");
+    let upstream = free_port();
+    let mut server = tour.clone();
+    server.extend([
+        "--http".to_owned(),
+        upstream.to_string(),
+        "--event-store".to_owned(),
+    ]);
+    let fixture = record_session(&dir, &server, upstream, |url| tour_client("python", url));
+    let marked = mark_resume(&fixture, 2);
+
+    // With a store: dropped after the second progress, resumed, everything redelivered once.
+    let port = free_port();
+    let output = mcp_replay()
+        .args(replay_args(&marked, 3))
+        .args(["--url", &url(port), "--"])
+        .args(&tour)
+        .args(["--http", &port.to_string(), "--event-store"])
+        .output()
+        .expect("mcp-replay runs");
+    let (out, err) = text(&output);
+    assert!(output.status.success(), "{out}{err}");
+    assert!(out.contains("3 passed, 0 failed"), "{out}");
+
+    // Without: the SDK's default. Its events carry no id: nothing can be resumed.
+    let port = free_port();
+    let output = mcp_replay()
+        .arg("replay")
+        .arg(&marked)
+        .args(["--url", &url(port), "--"])
+        .args(&tour)
+        .args(["--http", &port.to_string()])
+        .output()
+        .expect("mcp-replay runs");
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("1 mismatch (1 http)"), "{out}");
+    assert!(
+        out.contains(
+            "the server keeps no event store: its SSE events carry no id, so the stream \
+             cannot be resumed"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn resumption_against_server_everything_loses_the_rest_of_the_stream() {
+    let Some(everything) = peer("everything") else {
+        return;
+    };
+    let dir = temp_dir("http", "resume-everything");
+    let server = |port: u16| {
+        vec![
+            "env".to_owned(),
+            format!("PORT={port}"),
+            everything[0].clone(),
+            everything[1].clone(),
+            "streamableHttp".to_owned(),
+        ]
+    };
+    // A long call (a progress notification a second, four of them): the drop comes after
+    // the first, and the client is back a second later, before the rest.
+    let upstream = free_port();
+    let fixture = record_python_session(
+        &dir,
+        &server(upstream),
+        upstream,
+        "trigger-long-running-operation",
+        r#"{"duration":4,"steps":4}"#,
+    );
+    let port = free_port();
+    let plain = mcp_replay()
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--timeout", "10s", "--url", &url(port), "--"])
+        .args(server(port))
+        .output()
+        .expect("mcp-replay runs");
+    assert!(plain.status.success(), "{:?}", text(&plain));
+
+    // server-everything's own event store answers the resuming GET, but returns an event id
+    // where the TypeScript SDK expects the stream's id: what the server sends after the
+    // client is back goes nowhere.
+    let marked = mark_resume(&fixture, 1);
+    let port = free_port();
+    let output = mcp_replay()
+        .arg("replay")
+        .arg(&marked)
+        .args(["--timeout", "4s", "--url", &url(port), "--"])
+        .args(server(port))
+        .output()
+        .expect("mcp-replay runs");
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("had not delivered the response to request")
+            && out.contains("the server did not redeliver it"),
+        "{out}"
+    );
 }
