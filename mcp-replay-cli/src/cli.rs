@@ -91,7 +91,7 @@ pub(crate) enum Command {
         "\n",
         "With --http, `listening on http://HOST:PORT/mcp` goes to stderr once the port is\n",
         "bound (port 0 picks a free one); one client session is served, and it ends with the\n",
-        "client's DELETE, 2 s after the client's last connection closed, or on Ctrl-C.\n",
+        "client's DELETE, 2 s after the client's last connection closed, or on Ctrl-C or SIGTERM.\n",
         "\n",
         "The report goes to stderr when the session ends. Exit 0 when the client did what\n",
         "the recording did, 1 on findings, 2 on a usage or I/O error (an address that cannot\n",

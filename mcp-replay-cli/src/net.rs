@@ -197,3 +197,33 @@ fn stderr_for_child() -> Stdio {
     }
     Stdio::null()
 }
+
+/// Ctrl-C, or (on Unix) SIGTERM: what ends `record --listen` and `serve --http`, which
+/// then write what they have (the fixture, the report).
+pub(crate) struct Stop {
+    #[cfg(unix)]
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl Stop {
+    pub(crate) fn new() -> Stop {
+        Stop {
+            #[cfg(unix)]
+            terminate: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                .ok(),
+        }
+    }
+
+    /// Waits for the signal.
+    pub(crate) async fn wait(&mut self) {
+        #[cfg(unix)]
+        if let Some(terminate) = &mut self.terminate {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+            return;
+        }
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

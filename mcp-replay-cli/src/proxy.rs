@@ -7,7 +7,7 @@
 //! each server message as its JSON body ends or its SSE event passes. Headers are never
 //! captured, so `Authorization` and cookies never reach the fixture (or the `--raw`
 //! capture). The recording ends when the client ends its session (a DELETE the upstream
-//! accepts) or on Ctrl-C.
+//! accepts), or on Ctrl-C or SIGTERM.
 
 use crate::net::{authority, chain, probe, start_and_wait, LISTEN_WAIT};
 use crate::record::{save, write_timing, Capture};
@@ -90,7 +90,7 @@ pub(crate) async fn record_http(
     let local = listener.local_addr()?;
     eprintln!(
         "mcp-replay record: listening on http://{local}{} (forwarding to {upstream}); it stops \
-         when the client ends its session, or on Ctrl-C",
+         when the client ends its session, or on Ctrl-C or SIGTERM",
         upstream.path()
     );
     let mut connector = HttpConnector::new();
@@ -103,11 +103,12 @@ pub(crate) async fn record_http(
         ended: Notify::new(),
     });
     let mut connections = JoinSet::new();
+    let mut stop = crate::net::Stop::new();
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             _ = proxy.ended.notified() => break,
-            _ = tokio::signal::ctrl_c() => break,
+            () = stop.wait() => break,
         };
         let Ok((stream, _)) = accepted else { continue };
         let proxy = proxy.clone();

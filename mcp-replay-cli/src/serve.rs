@@ -50,7 +50,7 @@ impl Connections {
 }
 
 /// Serves `fixture` at `http://ADDR/mcp` until the session ends (the client's DELETE, the
-/// client gone for [`IDLE`], or Ctrl-C), and returns the mock's report.
+/// client gone for [`IDLE`], or Ctrl-C or SIGTERM), and returns the mock's report.
 pub(crate) async fn serve_http(
     fixture: &Fixture,
     rules: &Rules,
@@ -66,6 +66,7 @@ pub(crate) async fn serve_http(
     let (front, mock) = fixture.mock_http(rules);
     let connections = Arc::new(Connections::default());
     let mut served = false;
+    let mut stop = crate::net::Stop::new();
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -94,7 +95,7 @@ pub(crate) async fn serve_http(
             }
             () = mock.ended() => break,
             () = connections.idle_for(IDLE), if served => break,
-            _ = tokio::signal::ctrl_c() => break,
+            () = stop.wait() => break,
         }
     }
     let drained = tokio::time::timeout(DRAIN, connections.idle_for(Duration::ZERO));
