@@ -416,7 +416,18 @@ fn every_command_has_help_with_an_example_and_mistakes_exit_2_with_a_reason() {
     };
     assert!(usage(&["replya"]).contains("unrecognized subcommand 'replya'"));
     assert!(usage(&[]).contains("Usage: mcp-replay <COMMAND>"));
-    assert!(usage(&["replay", "x.jsonl"]).contains("<SERVER COMMAND>"));
+    let no_server = usage(&["replay", "x.jsonl"]);
+    assert!(
+        no_server.contains("-- SERVER COMMAND") && no_server.contains("--url URL"),
+        "{no_server}"
+    );
+    let no_server = usage(&["record", "-o", "x.jsonl"]);
+    assert!(
+        no_server.contains("-- SERVER COMMAND")
+            && no_server.contains("--listen ADDR --upstream URL"),
+        "{no_server}"
+    );
+    assert!(usage(&["record", "-o", "x.jsonl", "--listen", "127.0.0.1:0"]).contains("--upstream"));
     assert!(
         usage(&["replay", "--timeout", "soon", "x.jsonl", "--", "true"])
             .contains("give e.g. 700ms, 2s")
