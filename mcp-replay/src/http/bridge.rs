@@ -642,19 +642,17 @@ fn forward(shared: &Shared, answer: &Answer, message: Value, text: Option<&[u8]>
             .get("id")
             .zip(answer.id.as_ref())
             .is_some_and(|(id, asked)| crate::json::json_eq(id, asked));
-    if is_response {
-        if answer.initialize {
-            // A server may issue no session id at all (sessions are optional in every
-            // era): later requests then go without one.
-            let version = message
-                .pointer("/result/protocolVersion")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            *shared
-                .protocol_version
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()) = version;
-        }
+    if is_response && answer.initialize {
+        // A server may issue no session id at all (sessions are optional in every
+        // era): later requests then go without one.
+        let version = message
+            .pointer("/result/protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        *shared
+            .protocol_version
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = version;
     }
     let line = match text {
         Some(text) if !text.iter().any(|&b| b == b'\n' || b == b'\r') => text.to_vec(),
