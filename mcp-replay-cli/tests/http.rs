@@ -183,7 +183,11 @@ fn a_changed_answer_over_http_is_a_result_finding_and_exit_1() {
     let original = std::fs::read_to_string(workspace().join("fixtures/count_up_progress.jsonl"))
         .expect("the bundled fixture");
     let changed = dir.join("count_up_progress.jsonl");
-    std::fs::write(&changed, original.replace("counted to 3", "counted to three")).expect("written");
+    std::fs::write(
+        &changed,
+        original.replace("counted to 3", "counted to three"),
+    )
+    .expect("written");
     let port = free_port();
     let output = mcp_replay()
         .arg("replay")
