@@ -77,6 +77,8 @@ pub(crate) async fn serve_http(
                         continue;
                     }
                 };
+                // Each SSE event as its own small write: not held back waiting for an ACK.
+                let _ = stream.set_nodelay(true);
                 served = true;
                 connections.open.fetch_add(1, Ordering::SeqCst);
                 let front = front.clone();
