@@ -10,7 +10,7 @@
 //! accepts), or on Ctrl-C or SIGTERM.
 
 use crate::net::{authority, chain, probe, start_and_wait, LISTEN_WAIT};
-use crate::record::{save, write_timing, Capture};
+use crate::record::{write_capture, Capture};
 use crate::Fatal;
 use bytes::Bytes;
 use http::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, HOST};
@@ -74,7 +74,6 @@ pub(crate) async fn record_http(
     listen: SocketAddr,
     upstream: Uri,
 ) -> Result<ExitCode, Fatal> {
-    let output = args.output.display().to_string();
     let folder = args.output.parent().unwrap_or(Path::new("."));
     let rules = args.rules.resolve(None, folder)?;
     let _server = match args.server.is_empty() {
@@ -123,17 +122,7 @@ pub(crate) async fn record_http(
         });
     }
     connections.shutdown().await;
-    let lines = std::mem::take(&mut *proxy.capture.lock().unwrap_or_else(|e| e.into_inner()));
-    let raw = args.raw.as_ref().map(|p| p.display().to_string());
-    let saved =
-        save(&lines, &output, raw.as_deref(), &rules).and_then(|times| match &args.timing {
-            Some(timing) => write_timing(&timing.display().to_string(), &times),
-            None => Ok(()),
-        });
-    if let Err(message) = &saved {
-        eprintln!("mcp-replay record: {message}");
-    }
-    Ok(if saved.is_ok() {
+    Ok(if write_capture(&proxy.capture, args, &rules) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

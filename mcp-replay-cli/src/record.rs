@@ -27,7 +27,6 @@ pub(crate) async fn record(args: RecordArgs) -> Result<ExitCode, Fatal> {
                 .into(),
         ));
     }
-    let output = args.output.display().to_string();
     let folder = args.output.parent().unwrap_or(Path::new("."));
     let rules = args.rules.resolve(None, folder)?;
     let mut command = args.server.command();
@@ -60,17 +59,27 @@ pub(crate) async fn record(args: RecordArgs) -> Result<ExitCode, Fatal> {
     let _ = server_to_client.await;
     client_to_server.abort();
 
+    Ok(exit_like(status, write_capture(&capture, &args, &rules)))
+}
+
+/// Writes what the capture holds as the fixture (and the raw capture and timing file when
+/// asked), saying on stderr what went wrong; whether it was written.
+pub(crate) fn write_capture(
+    capture: &Capture,
+    args: &RecordArgs,
+    rules: &mcp_replay::Rules,
+) -> bool {
     let lines = std::mem::take(&mut *capture.lock().unwrap_or_else(|e| e.into_inner()));
+    let output = args.output.display().to_string();
     let raw = args.raw.as_ref().map(|p| p.display().to_string());
-    let saved =
-        save(&lines, &output, raw.as_deref(), &rules).and_then(|times| match &args.timing {
-            Some(timing) => write_timing(&timing.display().to_string(), &times),
-            None => Ok(()),
-        });
+    let saved = save(&lines, &output, raw.as_deref(), rules).and_then(|times| match &args.timing {
+        Some(timing) => write_timing(&timing.display().to_string(), &times),
+        None => Ok(()),
+    });
     if let Err(message) = &saved {
         eprintln!("mcp-replay record: {message}");
     }
-    Ok(exit_like(status, saved.is_ok()))
+    saved.is_ok()
 }
 
 /// Copies bytes unchanged, flushing each read, and tees complete lines into the capture.
@@ -175,7 +184,7 @@ fn exit_like(status: std::process::ExitStatus, saved: bool) -> ExitCode {
 /// Normalizes the capture and writes the fixture (refusing it if a secret remains); with
 /// `raw`, also writes the unredacted capture with owner-only permissions. The fixture line
 /// of each message with its time.
-pub(crate) fn save(
+fn save(
     lines: &[(Direction, Vec<u8>, Duration)],
     output: &str,
     raw: Option<&str>,
@@ -228,7 +237,7 @@ pub(crate) fn save(
 /// `{"line": N, "ms": T}` a line (milliseconds since the session began). A file of its
 /// own, so that the fixture stays the same bytes from one recording to the next;
 /// `serve --timing recorded` plays it back.
-pub(crate) fn write_timing(path: &str, times: &[(usize, Duration)]) -> Result<(), String> {
+fn write_timing(path: &str, times: &[(usize, Duration)]) -> Result<(), String> {
     let mut text = String::new();
     for (line, time) in times {
         let ms = (time.as_secs_f64() * 10_000.0).round() / 10.0;
