@@ -363,19 +363,10 @@ pub(crate) fn render(report: &Report, terminal: bool) -> String {
 /// makes the Streamable HTTP service, and the fixture replays against it in process
 /// ([`Fixture::replay_http_with`]), with the update mode of [`run`].
 #[cfg(feature = "http")]
-pub async fn run_http<Fut, S, B>(spec: Spec, service: Fut) -> Result<(), Failure>
+pub async fn run_http<Fut, S>(spec: Spec, service: Fut) -> Result<(), Failure>
 where
     Fut: Future<Output = S>,
-    S: tower_service::Service<
-            http::Request<http_body_util::Full<bytes::Bytes>>,
-            Response = http::Response<B>,
-        > + Send
-        + 'static,
-    S::Future: Send,
-    S::Error: std::fmt::Display + Send,
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: std::fmt::Display,
+    S: crate::http::HttpService,
 {
     let mode = UpdateMode::from_env()?;
     let plan = spec.plan(mode);

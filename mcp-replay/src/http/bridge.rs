@@ -16,6 +16,7 @@
 //! ([`Problems`]), for the replay to turn into findings.
 
 use super::sse::{SseError, SseEvent, SseParser};
+use super::HttpService;
 use crate::fixture::ResumePoint;
 use bytes::{Buf, Bytes};
 use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST};
@@ -30,7 +31,6 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
-use tower_service::Service;
 
 /// The HTTP-level problems a bridge met, in order, each a sentence.
 pub type Problems = Arc<Mutex<Vec<String>>>;
@@ -61,7 +61,8 @@ const ERROR_BODY_WAIT: Duration = Duration::from_secs(1);
 /// A bridge from the replay's pipe to a Streamable HTTP service `S`.
 ///
 /// `S` is any tower service taking `http::Request<Full<Bytes>>`, like rmcp's
-/// `StreamableHttpService`; its responses' bodies may be any [`Body`].
+/// `StreamableHttpService`; its responses' bodies may be any [`Body`] (the bounds are
+/// those of [`HttpService`]).
 #[derive(Debug)]
 pub struct Bridge<S> {
     service: S,
@@ -157,15 +158,7 @@ impl Shared {
     }
 }
 
-impl<S, B> Bridge<S>
-where
-    S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
-    S::Future: Send,
-    S::Error: Display + Send,
-    B: Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Display,
-{
+impl<S: HttpService> Bridge<S> {
     /// A bridge to `service` at `http://localhost/mcp`, with a 16 MiB body limit.
     pub fn new(service: S) -> Self {
         Bridge {
@@ -384,15 +377,7 @@ where
     }
 }
 
-impl<S, B> Client<S>
-where
-    S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
-    S::Future: Send,
-    S::Error: Display + Send,
-    B: Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Display,
-{
+impl<S: HttpService> Client<S> {
     /// Asks for the GET stream and, when the server opens it, reads it into the pipe
     /// beside the answers. Returns whether that is settled: `false` only for an `early`
     /// ask (before notifications/initialized) that the server refused with a 4xx, to be
@@ -427,7 +412,7 @@ where
         session: Option<&HeaderValue>,
         shared: &Shared,
         early: bool,
-    ) -> Listen<B> {
+    ) -> Listen<S::ResBody> {
         let what = "GET (the stream for the server's own messages)";
         match self.get(session, None, what, shared).await {
             Ok(response) => Listen::Open(response),
@@ -457,7 +442,7 @@ where
         last_event_id: Option<HeaderValue>,
         what: &str,
         shared: &Shared,
-    ) -> Result<Response<B>, Option<Response<B>>> {
+    ) -> Result<Response<S::ResBody>, Option<Response<S::ResBody>>> {
         let mut request = self.request(Method::GET, session, shared);
         let headers = request.headers_mut();
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
@@ -495,7 +480,7 @@ where
         last_event_id: &str,
         line: usize,
         shared: &Shared,
-    ) -> Option<Response<B>> {
+    ) -> Option<Response<S::ResBody>> {
         let what = format!(
             "{}: resuming after event `{last_event_id}` (http_resume, fixture line {line})",
             answer.what
@@ -567,7 +552,7 @@ where
     async fn call(
         &self,
         request: Request<Full<Bytes>>,
-    ) -> Result<Result<Response<B>, S::Error>, String> {
+    ) -> Result<Result<Response<S::ResBody>, S::Error>, String> {
         let timeout = self.timeout;
         let call = async {
             let answer = {
@@ -662,19 +647,12 @@ fn content_type<B>(response: &Response<B>) -> Option<String> {
 /// Reads a 200 answer to a request (a JSON body or an SSE stream), or the GET stream,
 /// writing each server message to the pipe; an SSE stream is dropped and resumed at the
 /// answer's drop points.
-async fn read_answer<S, B>(
+async fn read_answer<S: HttpService>(
     shared: Arc<Shared>,
     client: Arc<Client<S>>,
-    response: Response<B>,
+    response: Response<S::ResBody>,
     answer: Answer,
-) where
-    S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
-    S::Future: Send,
-    S::Error: Display + Send,
-    B: Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Display,
-{
+) {
     let content_type = content_type(&response);
     let what = &answer.what;
     let mut body = Box::pin(response.into_body());
@@ -1182,6 +1160,7 @@ mod tests {
     use std::pin::Pin;
     use std::task::{Context, Poll};
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, DuplexStream, Lines};
+    use tower_service::Service;
 
     /// Resumption: dropping a stream at a drop point and resuming it with `Last-Event-ID`.
     mod resume;
@@ -1258,15 +1237,7 @@ mod tests {
         }
     }
 
-    fn start<S, B>(bridge: Bridge<S>) -> (Harness, tokio::task::JoinHandle<()>)
-    where
-        S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
-        S::Future: Send,
-        S::Error: Display + Send,
-        B: Body + Send + 'static,
-        B::Data: Send,
-        B::Error: Display,
-    {
+    fn start<S: HttpService>(bridge: Bridge<S>) -> (Harness, tokio::task::JoinHandle<()>) {
         let (server_end, harness_end) = tokio::io::duplex(64 * 1024);
         let task = tokio::spawn(bridge.run(server_end));
         let (read, write) = tokio::io::split(harness_end);

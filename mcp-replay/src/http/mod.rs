@@ -3,8 +3,9 @@
 //! The replay engine speaks newline-delimited JSON-RPC over an in-process pipe; a
 //! fixture is about MCP messages, not transports. [`bridge`] connects that pipe to an
 //! HTTP service (any tower `Service<http::Request<_>>`, e.g. rmcp's
-//! `StreamableHttpService`), so the same engine and fixtures replay over Streamable HTTP;
-//! [`sse`] parses the Server-Sent Events streams the service answers with.
+//! `StreamableHttpService`; the bounds are named once by [`HttpService`]), so the same
+//! engine and fixtures replay over Streamable HTTP; [`sse`] parses the Server-Sent
+//! Events streams the service answers with.
 //!
 //! [`Fixture::replay_http`] replays a fixture through the bridge; what the transport did
 //! wrong is reported as [`MismatchKind::Http`] findings beside the MCP ones.
@@ -32,35 +33,54 @@ use http_body_util::Full;
 use std::fmt::Display;
 use tower_service::Service;
 
+/// A Streamable HTTP service the [`Bridge`] can replay against: a tower
+/// `Service<http::Request<Full<Bytes>>>` answering `http::Response`s, with a future that
+/// can cross threads and an error that can be shown, whose response bodies yield `Send`
+/// data and displayable errors; e.g. rmcp's `StreamableHttpService`.
+///
+/// Implemented for every such service (a blanket impl): there is nothing to implement,
+/// the trait only names these bounds once. In generic code, `S: HttpService` gives
+/// `S::ResBody` for the type of the response bodies.
+pub trait HttpService:
+    Service<
+        Request<Full<Bytes>>,
+        Response = Response<Self::ResBody>,
+        Future: Send,
+        Error: Display + Send,
+    > + Send
+    + 'static
+{
+    /// The body of the service's responses.
+    type ResBody: Body<Data: Send, Error: Display> + Send + 'static;
+}
+
+impl<S, B> HttpService for S
+where
+    S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
+    S::Future: Send,
+    S::Error: Display + Send,
+    B: Body<Data: Send, Error: Display> + Send + 'static,
+{
+    type ResBody = B;
+}
+
 impl Fixture {
     /// Replays this fixture against a Streamable HTTP service in process (any tower
     /// `Service<http::Request<Full<Bytes>>>`, e.g. rmcp's `StreamableHttpService`), with
     /// the default rules: the same engine and findings as over the pipe, plus an
     /// [`Http`](MismatchKind::Http) finding for each thing the transport did wrong.
-    pub async fn replay_http<S, B>(&self, service: S) -> Report
-    where
-        S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
-        S::Future: Send,
-        S::Error: Display + Send,
-        B: Body + Send + 'static,
-        B::Data: Send,
-        B::Error: Display,
-    {
+    pub async fn replay_http<S: HttpService>(&self, service: S) -> Report {
         self.replay_http_with(&Rules::default(), Bridge::new(service))
             .await
     }
 
     /// [`replay_http`](Fixture::replay_http) with rules of your own and a configured
     /// [`Bridge`] (endpoint, time limit, body limit).
-    pub async fn replay_http_with<S, B>(&self, rules: &Rules, bridge: Bridge<S>) -> Report
-    where
-        S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
-        S::Future: Send,
-        S::Error: Display + Send,
-        B: Body + Send + 'static,
-        B::Data: Send,
-        B::Error: Display,
-    {
+    pub async fn replay_http_with<S: HttpService>(
+        &self,
+        rules: &Rules,
+        bridge: Bridge<S>,
+    ) -> Report {
         let problems = bridge.problems();
         let bridge = bridge.listen_early(announces_at_start(self));
         // Validated when the fixture was read; a fixture built in code may still be wrong.

@@ -102,15 +102,7 @@ fn slow_call(id: u64) -> Value {
 
 /// Initializes, calls the tool and returns what the bridge wrote back until `until`
 /// messages came (or the pipe closed) and the problems.
-async fn exchange<S, B>(bridge: Bridge<S>, until: usize) -> (Vec<Value>, Vec<String>)
-where
-    S: Service<Request<Full<Bytes>>, Response = Response<B>> + Send + 'static,
-    S::Future: Send,
-    S::Error: Display + Send,
-    B: Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Display,
-{
+async fn exchange<S: HttpService>(bridge: Bridge<S>, until: usize) -> (Vec<Value>, Vec<String>) {
     let problems = bridge.problems();
     let (mut harness, task) = start(bridge.resume_at([POINT]));
     harness.send(initialize(0)).await;
