@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
+use tokio::task::{JoinHandle, JoinSet};
 
 /// The HTTP-level problems a bridge met, in order, each a sentence.
 pub type Problems = Arc<Mutex<Vec<String>>>;
@@ -236,29 +236,9 @@ impl<S: HttpService> Bridge<S> {
         T: AsyncRead + AsyncWrite + Send + 'static,
     {
         let (read, write) = tokio::io::split(io);
-        let (lines, to_write) = mpsc::unbounded_channel();
-        let writer = tokio::spawn(write_lines(write, to_write));
-        let shared = Arc::new(Shared {
-            problems: self.problems,
-            protocol_version: Mutex::new(None),
-            lines,
-            body_limit: self.body_limit,
-        });
-        let client = Arc::new(Client {
-            service: tokio::sync::Mutex::new(self.service),
-            endpoint: self.endpoint,
-            timeout: self.timeout,
-            reconnect: self.reconnect,
-        });
-        let mut session: Option<HeaderValue> = None;
-        // Whether the GET stream for the server's own messages was asked for, and the
-        // answer is final (open, none offered, or a problem noted).
-        let mut listening = false;
-        let mut readers = JoinSet::new();
+        let mut session = Session::start(self, write);
         let mut reader = BufReader::new(read);
         let mut buf = Vec::new();
-        let mut n = 0;
-        let mut requests = 0;
         loop {
             buf.clear();
             match reader.read_until(b'\n', &mut buf).await {
@@ -269,108 +249,247 @@ impl<S: HttpService> Bridge<S> {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            n += 1;
-            let outgoing = Outgoing::classify(line);
-            let what = outgoing.describe(n);
-            if outgoing.is_initialized() && !listening && self.listen_early {
-                // See `listen_early`: what the server sends on its own while handling
-                // notifications/initialized has no other way to the client.
-                listening = client
-                    .listen(session.as_ref(), &shared, true, &mut readers)
-                    .await;
-            }
-            let mut request = client.request(Method::POST, session.as_ref(), &shared);
-            let headers = request.headers_mut();
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
-            standard_headers(line, headers);
-            *request.body_mut() = Full::new(Bytes::copy_from_slice(line));
-            let resume: Vec<ResumePoint> = match &outgoing {
-                Outgoing::Request { .. } => {
-                    requests += 1;
-                    let ordinal = requests - 1;
-                    self.resume
-                        .iter()
-                        .filter(|p| p.request == ordinal)
-                        .copied()
-                        .collect()
-                }
-                _ => Vec::new(),
-            };
-            let response = match client.call(request).await {
-                Ok(Ok(response)) => response,
-                Ok(Err(error)) => {
-                    shared.problem(format!("{what}: the service failed: {error}"));
-                    continue;
-                }
-                Err(elapsed) => {
-                    shared.problem(format!("{what}: {elapsed}"));
-                    continue;
-                }
-            };
-            let issued = response.headers().get(SESSION_ID).cloned();
-            if outgoing.is_initialize() {
-                session = issued;
-            } else if let (Some(issued), Some(ours)) = (&issued, &session) {
-                if issued != ours {
-                    shared.problem(format!(
-                        "{what}: the response carries another Mcp-Session-Id ({}) than \
-                         the one initialize issued ({})",
-                        show(issued),
-                        show(ours)
-                    ));
-                }
-            }
-            let status = response.status();
-            match &outgoing {
-                Outgoing::Request { id, .. } => {
-                    if status != StatusCode::OK {
-                        let excerpt = error_excerpt(response.into_body()).await;
-                        shared.problem(format!(
-                            "{what}: answered HTTP {status} instead of 200{excerpt}"
-                        ));
-                        continue;
-                    }
-                    let initialize = outgoing.is_initialize();
-                    let context = Answer {
-                        what,
-                        id: Some(id.clone()),
-                        initialize,
-                        resume,
-                        session: session.clone(),
-                    };
-                    readers.spawn(read_answer(
-                        shared.clone(),
-                        client.clone(),
-                        response,
-                        context,
-                    ));
-                }
-                Outgoing::Notification { .. } | Outgoing::Response { .. } => {
-                    if status != StatusCode::ACCEPTED {
-                        let excerpt = error_excerpt(response.into_body()).await;
-                        shared.problem(format!(
-                            "{what}: answered HTTP {status} instead of 202 Accepted{excerpt}"
-                        ));
-                    }
-                    if outgoing.is_initialized() && !listening {
-                        listening = client
-                            .listen(session.as_ref(), &shared, false, &mut readers)
-                            .await;
-                    }
-                }
-                Outgoing::Other => {
-                    if !status.is_success() {
-                        let excerpt = error_excerpt(response.into_body()).await;
-                        shared.problem(format!("{what}: answered HTTP {status}{excerpt}"));
-                    }
-                }
-            }
+            session.post(line).await;
         }
         // The engine has closed its end: it reads nothing more.
+        session.end().await;
+    }
+}
+
+/// One run of a [`Bridge`]: the session it holds with the service, from the first POST to
+/// the DELETE.
+struct Session<S> {
+    client: Arc<Client<S>>,
+    shared: Arc<Shared>,
+    /// Writes the server's lines to the pipe (until `shared` and the readers are gone).
+    writer: JoinHandle<()>,
+    /// The `Mcp-Session-Id` the `initialize` response issued.
+    id: Option<HeaderValue>,
+    /// Whether the GET stream opens before notifications/initialized goes.
+    listen_early: bool,
+    /// Whether the GET stream for the server's own messages was asked for, and the
+    /// answer is final (open, none offered, or a problem noted).
+    listening: bool,
+    /// Where to drop SSE streams and resume them (by request, then progress count).
+    resume: Vec<ResumePoint>,
+    /// The readers of the answers and of the GET stream.
+    readers: JoinSet<()>,
+    /// The POSTs sent so far (problems number them from 1).
+    posts: usize,
+    /// The requests among them (drop points count them from 0).
+    requests: usize,
+}
+
+impl<S: HttpService> Session<S> {
+    /// The session of `bridge`, writing the server's lines to `write`.
+    fn start<W>(bridge: Bridge<S>, write: W) -> Self
+    where
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (lines, to_write) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_lines(write, to_write));
+        let shared = Arc::new(Shared {
+            problems: bridge.problems,
+            protocol_version: Mutex::new(None),
+            lines,
+            body_limit: bridge.body_limit,
+        });
+        let client = Arc::new(Client {
+            service: tokio::sync::Mutex::new(bridge.service),
+            endpoint: bridge.endpoint,
+            timeout: bridge.timeout,
+            reconnect: bridge.reconnect,
+        });
+        Session {
+            client,
+            shared,
+            writer,
+            id: None,
+            listen_early: bridge.listen_early,
+            listening: false,
+            resume: bridge.resume,
+            readers: JoinSet::new(),
+            posts: 0,
+            requests: 0,
+        }
+    }
+
+    /// POSTs one client line and handles the answer by what the line is.
+    async fn post(&mut self, line: &[u8]) {
+        self.posts += 1;
+        let outgoing = Outgoing::classify(line);
+        let what = outgoing.describe(self.posts);
+        if outgoing.is_initialized() && !self.listening && self.listen_early {
+            // See `listen_early`: what the server sends on its own while handling
+            // notifications/initialized has no other way to the client.
+            self.listen(true).await;
+        }
+        let request = self.post_request(line);
+        let resume = self.resume_points(&outgoing);
+        let Some(response) = self.send(request, &what).await else {
+            return;
+        };
+        self.check_session_id(&outgoing, &what, &response);
+        match &outgoing {
+            Outgoing::Request { id, .. } => {
+                let answer = Answer {
+                    what,
+                    id: Some(id.clone()),
+                    initialize: outgoing.is_initialize(),
+                    resume,
+                    session: self.id.clone(),
+                };
+                self.on_request(answer, response).await;
+            }
+            Outgoing::Notification { .. } | Outgoing::Response { .. } => {
+                self.on_accepted(&outgoing, &what, response).await;
+            }
+            Outgoing::Other => self.on_other(&what, response).await,
+        }
+    }
+
+    /// The POST carrying `line`, with the session's headers and the standard ones.
+    fn post_request(&self, line: &[u8]) -> Request<Full<Bytes>> {
+        let mut request = self
+            .client
+            .request(Method::POST, self.id.as_ref(), &self.shared);
+        let headers = request.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
+        standard_headers(line, headers);
+        *request.body_mut() = Full::new(Bytes::copy_from_slice(line));
+        request
+    }
+
+    /// Where to drop and resume the answer to this line: the drop points of the request
+    /// it is (counting it), none for any other line.
+    fn resume_points(&mut self, outgoing: &Outgoing) -> Vec<ResumePoint> {
+        let Outgoing::Request { .. } = outgoing else {
+            return Vec::new();
+        };
+        let ordinal = self.requests;
+        self.requests += 1;
+        self.resume
+            .iter()
+            .filter(|p| p.request == ordinal)
+            .copied()
+            .collect()
+    }
+
+    /// Sends a POST: the response, or `None` with the problem noted.
+    async fn send(
+        &self,
+        request: Request<Full<Bytes>>,
+        what: &str,
+    ) -> Option<Response<S::ResBody>> {
+        match self.client.call(request).await {
+            Ok(Ok(response)) => Some(response),
+            Ok(Err(error)) => {
+                self.shared
+                    .problem(format!("{what}: the service failed: {error}"));
+                None
+            }
+            Err(elapsed) => {
+                self.shared.problem(format!("{what}: {elapsed}"));
+                None
+            }
+        }
+    }
+
+    /// Keeps the session id the `initialize` response issued; a later response naming
+    /// another one is a problem.
+    fn check_session_id(
+        &mut self,
+        outgoing: &Outgoing,
+        what: &str,
+        response: &Response<S::ResBody>,
+    ) {
+        let issued = response.headers().get(SESSION_ID).cloned();
+        if outgoing.is_initialize() {
+            self.id = issued;
+        } else if let (Some(issued), Some(ours)) = (&issued, &self.id) {
+            if issued != ours {
+                self.shared.problem(format!(
+                    "{what}: the response carries another Mcp-Session-Id ({}) than \
+                     the one initialize issued ({})",
+                    show(issued),
+                    show(ours)
+                ));
+            }
+        }
+    }
+
+    /// The answer to a request: 200, read (beside the next POSTs) by a reader of its own.
+    async fn on_request(&mut self, answer: Answer, response: Response<S::ResBody>) {
+        let status = response.status();
+        if status != StatusCode::OK {
+            let excerpt = error_excerpt(response.into_body()).await;
+            self.shared.problem(format!(
+                "{}: answered HTTP {status} instead of 200{excerpt}",
+                answer.what
+            ));
+            return;
+        }
+        self.readers.spawn(read_answer(
+            self.shared.clone(),
+            self.client.clone(),
+            response,
+            answer,
+        ));
+    }
+
+    /// The answer to a notification or to a response: 202. Once notifications/initialized
+    /// is answered, the GET stream is asked for (unless that is settled already).
+    async fn on_accepted(
+        &mut self,
+        outgoing: &Outgoing,
+        what: &str,
+        response: Response<S::ResBody>,
+    ) {
+        let status = response.status();
+        if status != StatusCode::ACCEPTED {
+            let excerpt = error_excerpt(response.into_body()).await;
+            self.shared.problem(format!(
+                "{what}: answered HTTP {status} instead of 202 Accepted{excerpt}"
+            ));
+        }
+        if outgoing.is_initialized() && !self.listening {
+            self.listen(false).await;
+        }
+    }
+
+    /// The answer to anything else (a batch, not JSON): any 2xx.
+    async fn on_other(&self, what: &str, response: Response<S::ResBody>) {
+        let status = response.status();
+        if !status.is_success() {
+            let excerpt = error_excerpt(response.into_body()).await;
+            self.shared
+                .problem(format!("{what}: answered HTTP {status}{excerpt}"));
+        }
+    }
+
+    /// Asks for the GET stream ([`Client::listen`]), noting whether that is settled.
+    async fn listen(&mut self, early: bool) {
+        self.listening = self
+            .client
+            .listen(self.id.as_ref(), &self.shared, early, &mut self.readers)
+            .await;
+    }
+
+    /// Ends the run once the engine has closed its end: stops the readers, DELETEs the
+    /// session (when there is one), and lets the writer close the pipe.
+    async fn end(self) {
+        let Session {
+            client,
+            shared,
+            writer,
+            id,
+            mut readers,
+            ..
+        } = self;
         readers.shutdown().await;
-        if let Some(session) = &session {
-            client.delete(session, &shared).await;
+        if let Some(id) = &id {
+            client.delete(id, &shared).await;
         }
         drop(shared);
         let _ = writer.await;
@@ -516,6 +635,18 @@ impl<S: HttpService> Client<S> {
         }
     }
 
+    /// Waits before resuming a dropped stream, as a client does: the reconnection time
+    /// the server asked for (`retry`, an SSE `retry:` field, in ms) unless the bridge names
+    /// its own, else [`RECONNECT`]; which gives the server the time to notice the
+    /// disconnect (bounded by the bridge's time limit).
+    async fn wait_to_resume(&self, retry: Option<u64>) {
+        let asked = retry.map(Duration::from_millis);
+        let wait = self.reconnect.or(asked).unwrap_or(RECONNECT);
+        if !wait.is_zero() {
+            tokio::time::sleep(wait.min(self.timeout)).await;
+        }
+    }
+
     /// A request to the endpoint with `Host`, the session and the protocol version (once
     /// negotiated) set.
     fn request(
@@ -655,106 +786,10 @@ async fn read_answer<S: HttpService>(
 ) {
     let content_type = content_type(&response);
     let what = &answer.what;
-    let mut body = Box::pin(response.into_body());
-    let mut answered = false;
-    let mut resumed: Option<String> = None;
-    match content_type.as_deref() {
-        Some("application/json") => {
-            if let Some(point) = answer.resume.first() {
-                shared.problem(format!(
-                    "{what}: answered with JSON, not an SSE stream: there is no stream to drop \
-                     and resume (http_resume, fixture line {})",
-                    point.line
-                ));
-            }
-            let mut bytes = Vec::new();
-            loop {
-                match body.as_mut().frame().await {
-                    None => break,
-                    Some(Err(error)) => {
-                        shared.problem(format!("{what}: reading the JSON body failed: {error}"));
-                        return;
-                    }
-                    Some(Ok(frame)) => {
-                        if let Ok(mut data) = frame.into_data() {
-                            if bytes.len() + data.remaining() > shared.body_limit {
-                                shared.problem(format!(
-                                    "{what}: the JSON body is larger than {} bytes",
-                                    shared.body_limit
-                                ));
-                                return;
-                            }
-                            while data.has_remaining() {
-                                let chunk = data.chunk();
-                                bytes.extend_from_slice(chunk);
-                                let len = chunk.len();
-                                data.advance(len);
-                            }
-                        }
-                    }
-                }
-            }
-            match serde_json::from_slice::<Value>(&bytes) {
-                Ok(Value::Array(messages)) => {
-                    for message in messages {
-                        answered |= forward(&shared, &answer, message, None);
-                    }
-                }
-                Ok(message) => answered |= forward(&shared, &answer, message, Some(&bytes)),
-                Err(error) => {
-                    shared.problem(format!("{what}: the JSON body is not JSON ({error})"));
-                    return;
-                }
-            }
-        }
-        Some("text/event-stream") => {
-            let mut stream = Stream::default();
-            // While a resumed stream is read: what the replay is told if it ends first.
-            let mut waiting: Option<Unanswered> = None;
-            loop {
-                match read_sse(&shared, &answer, &mut stream, body.as_mut()).await {
-                    SseEnd::Answered => {
-                        answered = true;
-                        break;
-                    }
-                    SseEnd::Ended => break,
-                    SseEnd::Failed => return,
-                    SseEnd::Drop { after, line } => {
-                        // Dropping the body is the disconnect the server sees; a client waits
-                        // the reconnection time the server asked for (`retry:`) before it
-                        // comes back, which gives the server the time to notice (bounded
-                        // by the bridge's time limit).
-                        drop(body);
-                        let asked = stream.retry.map(Duration::from_millis);
-                        let wait = client.reconnect.or(asked).unwrap_or(RECONNECT);
-                        if !wait.is_zero() {
-                            tokio::time::sleep(wait.min(client.timeout)).await;
-                        }
-                        match client.resume(&answer, &after, line, &shared).await {
-                            Some(response) => body = Box::pin(response.into_body()),
-                            None => return,
-                        }
-                        stream.before = stream.received.clone();
-                        stream.own_id = None;
-                        if let Some(id) = &answer.id {
-                            waiting = Some(Unanswered {
-                                shared: shared.clone(),
-                                problem: Some(format!(
-                                    "{what}: the stream resumed after event `{after}` had not \
-                                     delivered the response to request {id} when the replay \
-                                     ended: the server did not redeliver it (http_resume, \
-                                     fixture line {line})"
-                                )),
-                            });
-                        }
-                        resumed = Some(after);
-                    }
-                }
-            }
-            if let Some(mut waiting) = waiting {
-                waiting.problem = None;
-            }
-        }
+    let body = response.into_body();
+    let read = match content_type.as_deref() {
+        Some("application/json") => read_json(&shared, &answer, body).await,
+        Some("text/event-stream") => read_stream(&shared, &client, &answer, body).await,
         Some(other) => {
             shared.problem(format!(
                 "{what}: answered with Content-Type `{other}` instead of application/json \
@@ -766,8 +801,135 @@ async fn read_answer<S: HttpService>(
             shared.problem(format!("{what}: answered 200 without a Content-Type"));
             return;
         }
+    };
+    if let Some(read) = read {
+        note_unanswered(&shared, &answer, read);
     }
-    match (answered, &answer.id, resumed) {
+}
+
+/// How an answer that could be read to its end went.
+struct Read {
+    /// Whether it held the response to the request.
+    answered: bool,
+    /// The event id the stream was last resumed after, if it was.
+    resumed: Option<String>,
+}
+
+/// Reads a JSON answer (one message or a batch), forwarding its messages: `None` when
+/// the body cannot be read or is not JSON (the problem noted).
+async fn read_json<B>(shared: &Shared, answer: &Answer, body: B) -> Option<Read>
+where
+    B: Body,
+    B::Error: Display,
+{
+    let what = &answer.what;
+    if let Some(point) = answer.resume.first() {
+        shared.problem(format!(
+            "{what}: answered with JSON, not an SSE stream: there is no stream to drop \
+             and resume (http_resume, fixture line {})",
+            point.line
+        ));
+    }
+    let bytes = read_json_body(shared, what, body).await?;
+    let mut answered = false;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Array(messages)) => {
+            for message in messages {
+                answered |= forward(shared, answer, message, None);
+            }
+        }
+        Ok(message) => answered |= forward(shared, answer, message, Some(&bytes)),
+        Err(error) => {
+            shared.problem(format!("{what}: the JSON body is not JSON ({error})"));
+            return None;
+        }
+    }
+    Some(Read {
+        answered,
+        resumed: None,
+    })
+}
+
+/// The bytes of a JSON body, or `None` when reading it failed or it is larger than the
+/// body limit (the problem noted).
+async fn read_json_body<B>(shared: &Shared, what: &str, body: B) -> Option<Vec<u8>>
+where
+    B: Body,
+    B::Error: Display,
+{
+    let mut body = Box::pin(body);
+    let mut bytes = Vec::new();
+    loop {
+        match body.as_mut().frame().await {
+            None => return Some(bytes),
+            Some(Err(error)) => {
+                shared.problem(format!("{what}: reading the JSON body failed: {error}"));
+                return None;
+            }
+            Some(Ok(frame)) => {
+                if let Ok(mut data) = frame.into_data() {
+                    if bytes.len() + data.remaining() > shared.body_limit {
+                        shared.problem(format!(
+                            "{what}: the JSON body is larger than {} bytes",
+                            shared.body_limit
+                        ));
+                        return None;
+                    }
+                    while data.has_remaining() {
+                        let chunk = data.chunk();
+                        bytes.extend_from_slice(chunk);
+                        let len = chunk.len();
+                        data.advance(len);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Reads an SSE answer, forwarding its messages, and at each drop point drops the
+/// stream and resumes it: `None` when a connection could not be read or resumed (the
+/// problem noted).
+async fn read_stream<S: HttpService>(
+    shared: &Arc<Shared>,
+    client: &Client<S>,
+    answer: &Answer,
+    body: S::ResBody,
+) -> Option<Read> {
+    let mut body = Box::pin(body);
+    let mut stream = Stream::default();
+    let mut resumed: Option<String> = None;
+    // While a resumed stream is read: what the replay is told if it ends first.
+    let mut waiting: Option<Unanswered> = None;
+    let answered = loop {
+        match read_sse(shared, answer, &mut stream, body.as_mut()).await {
+            SseEnd::Answered => break true,
+            SseEnd::Ended => break false,
+            SseEnd::Failed => return None,
+            SseEnd::Drop { after, line } => {
+                // Dropping the body is the disconnect the server sees.
+                drop(body);
+                client.wait_to_resume(stream.retry).await;
+                let response = client.resume(answer, &after, line, shared).await?;
+                body = Box::pin(response.into_body());
+                stream.resumed();
+                if let Some(id) = &answer.id {
+                    waiting = Some(Unanswered::resumed(shared, answer, id, &after, line));
+                }
+                resumed = Some(after);
+            }
+        }
+    };
+    if let Some(mut waiting) = waiting {
+        waiting.problem = None;
+    }
+    Some(Read { answered, resumed })
+}
+
+/// The problem of an answer to a request that ended without the response.
+fn note_unanswered(shared: &Shared, answer: &Answer, read: Read) {
+    let what = &answer.what;
+    match (read.answered, &answer.id, read.resumed) {
         (false, Some(id), None) => shared.problem(format!(
             "{what}: the answer ended without the response to request {id}"
         )),
@@ -784,6 +946,28 @@ async fn read_answer<S: HttpService>(
 struct Unanswered {
     shared: Arc<Shared>,
     problem: Option<String>,
+}
+
+impl Unanswered {
+    /// The stream of `answer` (to request `id`), resumed after event `after` at the drop
+    /// point of fixture line `line`.
+    fn resumed(
+        shared: &Arc<Shared>,
+        answer: &Answer,
+        id: &Value,
+        after: &str,
+        line: usize,
+    ) -> Unanswered {
+        Unanswered {
+            shared: shared.clone(),
+            problem: Some(format!(
+                "{}: the stream resumed after event `{after}` had not delivered the response \
+                 to request {id} when the replay ended: the server did not redeliver it \
+                 (http_resume, fixture line {line})",
+                answer.what
+            )),
+        }
+    }
 }
 
 impl Drop for Unanswered {
@@ -833,6 +1017,29 @@ enum SseEnd {
     },
 }
 
+impl Stream {
+    /// Notes an event's `retry:` time and id: returns the event's own id, not the one it
+    /// inherits from the event before it.
+    fn own_id_of(&mut self, event: &SseEvent) -> Option<String> {
+        if event.retry.is_some() {
+            self.retry = event.retry;
+        }
+        let own = event
+            .id
+            .clone()
+            .filter(|id| self.own_id.as_ref() != Some(id));
+        self.own_id.clone_from(&event.id);
+        own
+    }
+
+    /// After a drop and its resumption: what was received so far is what a redelivery
+    /// would repeat, and the new connection's first event inherits no id.
+    fn resumed(&mut self) {
+        self.before = self.received.clone();
+        self.own_id = None;
+    }
+}
+
 /// Reads one SSE connection of an answer, forwarding its messages; after a resumption,
 /// an event id or a message received before the drop is a redelivery (noted, not
 /// forwarded), and an event without an id is noted once.
@@ -859,103 +1066,13 @@ where
             }
             Some(Ok(frame)) => frame,
         };
-        let Ok(mut data) = frame.into_data() else {
+        let Ok(data) = frame.into_data() else {
             continue;
         };
-        let mut failed: Option<SseError> = None;
-        while data.has_remaining() && failed.is_none() {
-            let chunk = data.chunk();
-            failed = parser.feed(chunk, &mut events).err();
-            let len = chunk.len();
-            data.advance(len);
-        }
+        let failed = feed(&mut parser, data, &mut events);
         for event in events.drain(..) {
-            if event.retry.is_some() {
-                stream.retry = event.retry;
-            }
-            // The event's own id: not the one it inherits from the event before it.
-            let own = event
-                .id
-                .clone()
-                .filter(|id| stream.own_id.as_ref() != Some(id));
-            stream.own_id.clone_from(&event.id);
-            if let Some(id) = &own {
-                if !stream.ids.insert(id.clone()) && resumed && !event.data.is_empty() {
-                    shared.problem(format!(
-                        "{what}: the resumed stream redelivered event `{id}`, already received \
-                         before the drop"
-                    ));
-                    continue;
-                }
-            }
-            if event.data.is_empty() {
-                // A priming event (an id and a retry for reconnection), no message.
-                continue;
-            }
-            if resumed && stream.before.contains(&event.data) {
-                shared.problem(format!(
-                    "{what}: the resumed stream redelivered a message already received before \
-                     the drop: {}",
-                    excerpt(event.data.as_bytes())
-                ));
-                continue;
-            }
-            if resumed && own.is_none() && !stream.idless_noted {
-                stream.idless_noted = true;
-                shared.problem(format!(
-                    "{what}: the resumed stream's events carry no id: it could not be resumed \
-                     again"
-                ));
-            }
-            if event.event != "message" {
-                shared.problem(format!(
-                    "{what}: an SSE event of type `{}` instead of `message`",
-                    event.event
-                ));
-            }
-            let message = match serde_json::from_str::<Value>(&event.data) {
-                Ok(message) => message,
-                Err(error) => {
-                    shared.problem(format!(
-                        "{what}: an SSE event's data is not JSON ({error}): {}",
-                        excerpt(event.data.as_bytes())
-                    ));
-                    continue;
-                }
-            };
-            let progress =
-                message.get("method").and_then(Value::as_str) == Some("notifications/progress");
-            stream.received.insert(event.data.clone());
-            if forward(shared, answer, message, Some(event.data.as_bytes())) {
-                // The stream has served its purpose; the server closes it now.
-                return SseEnd::Answered;
-            }
-            if !progress {
-                continue;
-            }
-            stream.progress += 1;
-            let Some(point) = answer.resume.get(stream.passed) else {
-                continue;
-            };
-            if point.progress != stream.progress {
-                continue;
-            }
-            stream.passed += 1;
-            match event.id {
-                // The events after this one in the chunk are dropped with the stream:
-                // the resumption redelivers them.
-                Some(after) => {
-                    return SseEnd::Drop {
-                        after,
-                        line: point.line,
-                    }
-                }
-                None => shared.problem(format!(
-                    "{what}: the server keeps no event store: its SSE events carry no id, so \
-                     the stream cannot be resumed (http_resume, fixture line {}); it was read \
-                     on without a drop",
-                    point.line
-                )),
+            if let Some(end) = on_event(shared, answer, stream, resumed, event) {
+                return end;
             }
         }
         if let Some(error) = failed {
@@ -969,6 +1086,143 @@ where
         ));
     }
     SseEnd::Ended
+}
+
+/// Feeds one frame's data to `parser`, collecting the events it completes into
+/// `events`; stops at the first malformed chunk, returning its error.
+fn feed(
+    parser: &mut SseParser,
+    mut data: impl Buf,
+    events: &mut Vec<SseEvent>,
+) -> Option<SseError> {
+    let mut failed: Option<SseError> = None;
+    while data.has_remaining() && failed.is_none() {
+        let chunk = data.chunk();
+        failed = parser.feed(chunk, events).err();
+        let len = chunk.len();
+        data.advance(len);
+    }
+    failed
+}
+
+/// Handles one SSE event of an answer (`resumed`: on a resumed connection): forwards
+/// its message unless it is none or a redelivery. `Some` ends the connection: the
+/// response came, or a drop point was reached.
+fn on_event(
+    shared: &Shared,
+    answer: &Answer,
+    stream: &mut Stream,
+    resumed: bool,
+    event: SseEvent,
+) -> Option<SseEnd> {
+    let what = &answer.what;
+    let own = stream.own_id_of(&event);
+    if !is_fresh(shared, what, stream, resumed, own.as_ref(), &event) {
+        return None;
+    }
+    if event.event != "message" {
+        shared.problem(format!(
+            "{what}: an SSE event of type `{}` instead of `message`",
+            event.event
+        ));
+    }
+    let message = match serde_json::from_str::<Value>(&event.data) {
+        Ok(message) => message,
+        Err(error) => {
+            shared.problem(format!(
+                "{what}: an SSE event's data is not JSON ({error}): {}",
+                excerpt(event.data.as_bytes())
+            ));
+            return None;
+        }
+    };
+    let progress = message.get("method").and_then(Value::as_str) == Some("notifications/progress");
+    stream.received.insert(event.data.clone());
+    if forward(shared, answer, message, Some(event.data.as_bytes())) {
+        // The stream has served its purpose; the server closes it now.
+        return Some(SseEnd::Answered);
+    }
+    if !progress {
+        return None;
+    }
+    at_progress(shared, answer, stream, event.id)
+}
+
+/// Whether an event (with its own id `own`) carries a message to forward: not a priming
+/// event without data, and, on a `resumed` connection, no redelivery of an event id or of
+/// a message received before the drop (noted). The first resumed message without an id
+/// is noted too (forwarded all the same).
+fn is_fresh(
+    shared: &Shared,
+    what: &str,
+    stream: &mut Stream,
+    resumed: bool,
+    own: Option<&String>,
+    event: &SseEvent,
+) -> bool {
+    if let Some(id) = own {
+        if !stream.ids.insert(id.clone()) && resumed && !event.data.is_empty() {
+            shared.problem(format!(
+                "{what}: the resumed stream redelivered event `{id}`, already received \
+                 before the drop"
+            ));
+            return false;
+        }
+    }
+    if event.data.is_empty() {
+        // A priming event (an id and a retry for reconnection), no message.
+        return false;
+    }
+    if resumed && stream.before.contains(&event.data) {
+        shared.problem(format!(
+            "{what}: the resumed stream redelivered a message already received before \
+             the drop: {}",
+            excerpt(event.data.as_bytes())
+        ));
+        return false;
+    }
+    if resumed && own.is_none() && !stream.idless_noted {
+        stream.idless_noted = true;
+        shared.problem(format!(
+            "{what}: the resumed stream's events carry no id: it could not be resumed \
+             again"
+        ));
+    }
+    true
+}
+
+/// Counts a progress notification (event id `id`): at the answer's next drop point, the
+/// stream is to be dropped after it ([`SseEnd::Drop`]), or, when its events carry no id,
+/// the problem is noted and the stream read on.
+fn at_progress(
+    shared: &Shared,
+    answer: &Answer,
+    stream: &mut Stream,
+    id: Option<String>,
+) -> Option<SseEnd> {
+    stream.progress += 1;
+    let point = answer.resume.get(stream.passed)?;
+    if point.progress != stream.progress {
+        return None;
+    }
+    stream.passed += 1;
+    match id {
+        // The events after this one in the chunk are dropped with the stream: the
+        // resumption redelivers them.
+        Some(after) => Some(SseEnd::Drop {
+            after,
+            line: point.line,
+        }),
+        None => {
+            shared.problem(format!(
+                "{}: the server keeps no event store: its SSE events carry no id, so the \
+                 stream cannot be resumed (http_resume, fixture line {}); it was read on \
+                 without a drop",
+                answer.what, point.line
+            ));
+            None
+        }
+    }
 }
 
 /// Writes one server message to the pipe (its own text when that is one line, else
