@@ -91,8 +91,9 @@ impl Fixture {
                 bridge
             }
         };
+        let rules = across_streams(rules, self);
         let mut report = self
-            .replay_with(rules, |transport| bridge.run(transport))
+            .replay_with(&rules, |transport| bridge.run(transport))
             .await;
         let found = std::mem::take(&mut *problems.lock().unwrap_or_else(|e| e.into_inner()));
         report.mismatches.extend(
@@ -135,4 +136,25 @@ fn push_problem(problems: &bridge::Problems, problem: String) {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .push(problem);
+}
+
+/// `rules`, with every server notification method of the fixture but progress made
+/// unordered. Over HTTP a server's messages travel on several streams (each POST's, the
+/// GET stream), and the transport orders them within a stream only: rmcp sends a tool's
+/// log on the GET stream and its progress on the POST's, so the log may overtake the
+/// progress it followed over stdio. Progress is tied to its request's stream by its token;
+/// the others are still expected, each once, but not in order.
+fn across_streams(rules: &Rules, fixture: &Fixture) -> Rules {
+    let mut rules = rules.clone();
+    for entry in fixture.entries() {
+        if entry.direction() == Direction::ServerToClient
+            && entry.kind() == MessageKind::Notification
+        {
+            match entry.method() {
+                Some("notifications/progress") | None => {}
+                Some(method) => rules = rules.unordered(method),
+            }
+        }
+    }
+    rules
 }
