@@ -905,8 +905,15 @@ async fn read_stream<S: HttpService>(
         match read_sse(shared, answer, &mut stream, body.as_mut()).await {
             SseEnd::Answered => break true,
             SseEnd::Ended => break false,
-            SseEnd::Failed => return None,
+            SseEnd::Failed => {
+                // The failure is noted; the stream owes nothing more.
+                Unanswered::settle(&mut waiting);
+                return None;
+            }
             SseEnd::Drop { after, line } => {
+                // A resumed stream that reached the next drop point did its part; what
+                // the next resumption owes is the next guard's (or the resume's problem).
+                Unanswered::settle(&mut waiting);
                 // Dropping the body is the disconnect the server sees.
                 drop(body);
                 client.wait_to_resume(stream.retry).await;
@@ -920,9 +927,7 @@ async fn read_stream<S: HttpService>(
             }
         }
     };
-    if let Some(mut waiting) = waiting {
-        waiting.problem = None;
-    }
+    Unanswered::settle(&mut waiting);
     Some(Read { answered, resumed })
 }
 
@@ -949,6 +954,13 @@ struct Unanswered {
 }
 
 impl Unanswered {
+    /// Takes the guard off: the reader reports for itself from here.
+    fn settle(waiting: &mut Option<Unanswered>) {
+        if let Some(mut guard) = waiting.take() {
+            guard.problem = None;
+        }
+    }
+
     /// The stream of `answer` (to request `id`), resumed after event `after` at the drop
     /// point of fixture line `line`.
     fn resumed(

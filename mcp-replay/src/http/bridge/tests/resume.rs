@@ -103,8 +103,17 @@ fn slow_call(id: u64) -> Value {
 /// Initializes, calls the tool and returns what the bridge wrote back until `until`
 /// messages came (or the pipe closed) and the problems.
 async fn exchange<S: HttpService>(bridge: Bridge<S>, until: usize) -> (Vec<Value>, Vec<String>) {
+    exchange_at(bridge, [POINT], until).await
+}
+
+/// [`exchange`] with drop points of its own.
+async fn exchange_at<S: HttpService>(
+    bridge: Bridge<S>,
+    points: impl IntoIterator<Item = ResumePoint>,
+    until: usize,
+) -> (Vec<Value>, Vec<String>) {
     let problems = bridge.problems();
-    let (mut harness, task) = start(bridge.resume_at([POINT]));
+    let (mut harness, task) = start(bridge.resume_at(points));
     harness.send(initialize(0)).await;
     assert_eq!(harness.receive().await["id"], json!(0));
     harness.send(slow_call(1)).await;
@@ -187,6 +196,26 @@ where
 async fn a_server_that_resumes_after_the_event_named_is_green() {
     let (got, problems) = exchange(
         Bridge::new(AfterNotAt(steps_service())).reconnect_delay(Duration::ZERO),
+        5,
+    )
+    .await;
+    assert_eq!(progress_values(&got), [1.0, 2.0, 3.0, 4.0], "{got:#?}");
+    assert_eq!(got[4]["result"]["content"][0]["text"], json!("done"));
+    assert_eq!(problems, Vec::<String>::new());
+}
+
+/// Two drop points in one answer: the stream is resumed twice, and the first resumption
+/// (which reached the second drop point) is not taken for one that owed the response.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_drop_points_in_one_answer_are_green_with_a_correct_server() {
+    let second = ResumePoint {
+        line: 10,
+        progress: 3,
+        ..POINT
+    };
+    let (got, problems) = exchange_at(
+        Bridge::new(AfterNotAt(steps_service())).reconnect_delay(Duration::ZERO),
+        [POINT, second],
         5,
     )
     .await;
