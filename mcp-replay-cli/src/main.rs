@@ -94,24 +94,7 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
         (true, true) => format!("\x1b[32m{word}\x1b[0m"),
         (true, false) => format!("\x1b[1;31m{word}\x1b[0m"),
     };
-    // Over HTTP: the server must listen before the first fixture (started here with
-    // `-- SERVER`, and stopped when `_server` goes); a URL nothing listens on is a usage
-    // error, not a finding per fixture.
-    let _server = match &args.url {
-        None if args.server.is_empty() => {
-            return Err(Fatal(
-                "replay needs a server: `-- SERVER COMMAND` to start one on stdio, or \
-                 --url URL for one over Streamable HTTP"
-                    .into(),
-            ))
-        }
-        None => None,
-        Some(url) if args.server.is_empty() => {
-            net::probe(url).await.map_err(Fatal)?;
-            None
-        }
-        Some(url) => Some(net::start_and_wait(&args.server, url, net::LISTEN_WAIT).await?),
-    };
+    let _server = http_server(&args).await?;
     let started = Instant::now();
     let mut outcomes = Vec::new();
     for path in &args.fixtures {
@@ -142,16 +125,7 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
         let fixtures = outcomes.iter().map(|(p, o)| o.to_json(p)).collect();
         print_json(&output::document("replay", fixtures))?;
     } else {
-        if outcomes.len() > 1 {
-            let mut times: Vec<_> = outcomes.iter().map(|(p, o)| (o.elapsed, p)).collect();
-            times.sort_by_key(|t| std::cmp::Reverse(t.0));
-            let slowest: Vec<String> = times
-                .iter()
-                .take(3)
-                .map(|(t, p)| format!("{} {} ms", p.display(), t.as_millis()))
-                .collect();
-            println!("\nslowest: {}", slowest.join(", "));
-        }
+        print_slowest(&outcomes);
         let summary = format!("{passed} passed, {failed} failed");
         println!(
             "\n{} ({:.1} s)",
@@ -168,6 +142,41 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Over HTTP the server must listen before the first fixture: started here with
+/// `-- SERVER` (and stopped when the returned value goes), or probed, so that a URL nothing
+/// listens on is a usage error rather than a finding per fixture.
+async fn http_server(args: &ReplayArgs) -> Result<Option<net::Started>, Fatal> {
+    match &args.url {
+        None if args.server.is_empty() => Err(Fatal(
+            "replay needs a server: `-- SERVER COMMAND` to start one on stdio, or \
+             --url URL for one over Streamable HTTP"
+                .into(),
+        )),
+        None => Ok(None),
+        Some(url) if args.server.is_empty() => {
+            net::probe(url).await.map_err(Fatal)?;
+            Ok(None)
+        }
+        Some(url) => Ok(Some(
+            net::start_and_wait(&args.server, url, net::LISTEN_WAIT).await?,
+        )),
+    }
+}
+
+/// The three slowest fixtures of a run of several.
+fn print_slowest(outcomes: &[(&PathBuf, Outcome)]) {
+    if outcomes.len() > 1 {
+        let mut times: Vec<_> = outcomes.iter().map(|(p, o)| (o.elapsed, p)).collect();
+        times.sort_by_key(|t| std::cmp::Reverse(t.0));
+        let slowest: Vec<String> = times
+            .iter()
+            .take(3)
+            .map(|(t, p)| format!("{} {} ms", p.display(), t.as_millis()))
+            .collect();
+        println!("\nslowest: {}", slowest.join(", "));
+    }
 }
 
 /// Writes `document` to stdout, pretty, as the one thing there.
