@@ -285,41 +285,9 @@ impl Front {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let (parts, body) = request.into_parts();
-        let limit = self.shared.body_limit;
-        let body = match Limited::new(body, limit).collect().await {
-            Ok(body) => body.to_bytes(),
-            Err(error) if error.is::<LengthLimitError>() => {
-                return refuse(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!("Payload Too Large: the body is larger than {limit} bytes"),
-                )
-            }
-            Err(error) => {
-                return refuse(
-                    StatusCode::BAD_REQUEST,
-                    format!("Bad Request: reading the body failed: {error}"),
-                )
-            }
-        };
-        let message = match serde_json::from_slice::<Value>(&body) {
-            Ok(message) => message,
-            Err(error) => {
-                return error_response(
-                    StatusCode::BAD_REQUEST,
-                    PARSE_ERROR,
-                    format!("Parse error: the body is not JSON ({error})"),
-                )
-            }
-        };
-        let kind = match MessageKind::of(&message) {
-            Ok(kind) => kind,
-            Err(reason) => {
-                return error_response(
-                    StatusCode::BAD_REQUEST,
-                    INVALID_REQUEST,
-                    format!("Invalid Request: not one JSON-RPC message: {reason}"),
-                )
-            }
+        let (body, message, kind) = match self.read_message(body).await {
+            Ok(read) => read,
+            Err(refusal) => return refusal,
         };
         let (json, sse) = accepts(&parts.headers);
         if kind == MessageKind::Request && !json && !sse {
@@ -369,24 +337,55 @@ impl Front {
         } else if sse {
             event_stream(answers)
         } else {
-            match answers.recv().await {
-                Some(answer) => {
-                    let mut response = Response::new(FrontBody::full(answer.line));
-                    response
-                        .headers_mut()
-                        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                    response
-                }
-                None => refuse(
-                    StatusCode::NOT_FOUND,
-                    "Not Found: the session ended before the server answered",
-                ),
-            }
+            json_answer(&mut answers).await
         };
         if let Some(id) = issued.and_then(|id| HeaderValue::from_str(&id).ok()) {
             response.headers_mut().insert(SESSION_ID, id);
         }
         response
+    }
+
+    /// The POST's body, parsed: one JSON-RPC message and its kind, or the refusal (413 over
+    /// the limit, 400 for a body that is not JSON or not one message).
+    async fn read_message<B>(
+        &self,
+        body: B,
+    ) -> Result<(Bytes, Value, MessageKind), Response<FrontBody>>
+    where
+        B: Body,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let limit = self.shared.body_limit;
+        let body = match Limited::new(body, limit).collect().await {
+            Ok(body) => body.to_bytes(),
+            Err(error) if error.is::<LengthLimitError>() => {
+                return Err(refuse(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!("Payload Too Large: the body is larger than {limit} bytes"),
+                ))
+            }
+            Err(error) => {
+                return Err(refuse(
+                    StatusCode::BAD_REQUEST,
+                    format!("Bad Request: reading the body failed: {error}"),
+                ))
+            }
+        };
+        let message = serde_json::from_slice::<Value>(&body).map_err(|error| {
+            error_response(
+                StatusCode::BAD_REQUEST,
+                PARSE_ERROR,
+                format!("Parse error: the body is not JSON ({error})"),
+            )
+        })?;
+        let kind = MessageKind::of(&message).map_err(|reason| {
+            error_response(
+                StatusCode::BAD_REQUEST,
+                INVALID_REQUEST,
+                format!("Invalid Request: not one JSON-RPC message: {reason}"),
+            )
+        })?;
+        Ok((body, message, kind))
     }
 
     fn get(&self, headers: &HeaderMap) -> Response<FrontBody> {
@@ -563,6 +562,24 @@ fn new_session_id() -> String {
             format!("{:016x}", hasher.finish())
         })
         .collect()
+}
+
+/// The answer to a request from a client that accepts JSON only: the response alone, or
+/// 404 when the session ended first.
+async fn json_answer(answers: &mut mpsc::UnboundedReceiver<Event>) -> Response<FrontBody> {
+    match answers.recv().await {
+        Some(answer) => {
+            let mut response = Response::new(FrontBody::full(answer.line));
+            response
+                .headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            response
+        }
+        None => refuse(
+            StatusCode::NOT_FOUND,
+            "Not Found: the session ended before the server answered",
+        ),
+    }
 }
 
 /// A `200` SSE stream of `events`, ending when its sender is dropped.
