@@ -85,26 +85,18 @@ pub(crate) async fn read_lines<R: AsyncRead + Unpin>(
     events: mpsc::UnboundedSender<Incoming>,
     fast: Option<Option<crate::normalize::Paths>>,
 ) {
-    let mut reader = BufReader::new(reader);
-    let mut buf = Vec::new();
-    let mut line_no = 0;
+    let mut lines = LineReader::new(reader);
     loop {
-        buf.clear();
-        let event = match reader.read_until(b'\n', &mut buf).await {
-            Ok(0) => Incoming::Closed(None),
-            Ok(_) => {
-                line_no += 1;
-                let line = trim_newline(&buf);
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
+        let event = match lines.next().await {
+            Ok(None) => Incoming::Closed(None),
+            Ok(Some((number, line))) => {
                 let shortcut = fast.as_ref().and_then(|paths| {
                     let text = std::str::from_utf8(line).ok()?;
                     crate::fast::response(text, paths.as_ref())
                 });
                 match shortcut {
                     Some(response) => Incoming::Response(response),
-                    None => parse_line(line, line_no),
+                    None => parse_line(line, number),
                 }
             }
             Err(e) => Incoming::Closed(Some(e.to_string())),
@@ -129,7 +121,40 @@ pub(crate) fn frame_line(line: &[u8]) -> Result<Value, String> {
     }
 }
 
-fn trim_newline(buf: &[u8]) -> &[u8] {
+/// A pipe's lines as bytes, without their line ends, blank ones skipped.
+pub(crate) struct LineReader<R> {
+    reader: BufReader<R>,
+    buf: Vec<u8>,
+    /// How many lines were read, blank ones counted.
+    number: usize,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    pub(crate) fn new(reader: R) -> Self {
+        LineReader {
+            reader: BufReader::new(reader),
+            buf: Vec::new(),
+            number: 0,
+        }
+    }
+
+    /// The next line that is not blank, with its 1-based number (blank lines counted);
+    /// `Ok(None)` at the end.
+    pub(crate) async fn next(&mut self) -> io::Result<Option<(usize, &[u8])>> {
+        loop {
+            self.buf.clear();
+            if self.reader.read_until(b'\n', &mut self.buf).await? == 0 {
+                return Ok(None);
+            }
+            self.number += 1;
+            if !trim_newline(&self.buf).iter().all(u8::is_ascii_whitespace) {
+                return Ok(Some((self.number, trim_newline(&self.buf))));
+            }
+        }
+    }
+}
+
+pub(crate) fn trim_newline(buf: &[u8]) -> &[u8] {
     let buf = buf.strip_suffix(b"\n").unwrap_or(buf);
     buf.strip_suffix(b"\r").unwrap_or(buf)
 }

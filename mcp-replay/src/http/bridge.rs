@@ -18,6 +18,7 @@
 use super::sse::{SseError, SseEvent, SseParser};
 use super::HttpService;
 use crate::fixture::ResumePoint;
+use crate::transport::LineReader;
 use bytes::{Buf, Bytes};
 use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST};
 use http::{Method, Request, Response, StatusCode, Uri};
@@ -28,7 +29,7 @@ use std::collections::HashSet;
 use std::fmt::Display;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::task::{JoinHandle, JoinSet};
 
@@ -237,18 +238,8 @@ impl<S: HttpService> Bridge<S> {
     {
         let (read, write) = tokio::io::split(io);
         let mut session = Session::start(self, write);
-        let mut reader = BufReader::new(read);
-        let mut buf = Vec::new();
-        loop {
-            buf.clear();
-            match reader.read_until(b'\n', &mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            let line = trim_newline(&buf);
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
+        let mut lines = LineReader::new(read);
+        while let Ok(Some((_, line))) = lines.next().await {
             session.post(line).await;
         }
         // The engine has closed its end: it reads nothing more.
@@ -1401,11 +1392,6 @@ fn show(value: &HeaderValue) -> String {
     String::from_utf8_lossy(value.as_bytes()).into_owned()
 }
 
-pub(super) fn trim_newline(buf: &[u8]) -> &[u8] {
-    let buf = buf.strip_suffix(b"\n").unwrap_or(buf);
-    buf.strip_suffix(b"\r").unwrap_or(buf)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1425,7 +1411,7 @@ mod tests {
     use std::future::Future;
     use std::pin::Pin;
     use std::task::{Context, Poll};
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, DuplexStream, Lines};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
     use tower_service::Service;
 
     /// Resumption: dropping a stream at a drop point and resuming it with `Last-Event-ID`.

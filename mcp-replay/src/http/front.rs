@@ -22,11 +22,12 @@
 //! Each SSE event has an `id:` (unique in the session) and `event: message`.
 //! Resumption (`Last-Event-ID`) is not offered: a reconnecting GET gets what was held.
 
-use super::bridge::{trim_newline, write_lines, ACCEPT_BOTH, SESSION_ID};
+use super::bridge::{write_lines, ACCEPT_BOTH, SESSION_ID};
 use crate::fixture::MessageKind;
 use crate::json::json_eq;
 use crate::mock::MockServer;
 use crate::report::Report;
+use crate::transport::LineReader;
 use crate::{Fixture, Rules};
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE, HOST, ORIGIN};
@@ -39,7 +40,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, watch};
 use tower_service::Service;
 
@@ -454,23 +455,14 @@ where
 /// Reads the server's lines and routes each; when the server closes its side, the
 /// session ends.
 async fn read_server<R: AsyncRead + Unpin>(read: R, shared: Arc<Shared>) {
-    let mut reader = BufReader::new(read);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let line = trim_newline(&buf);
-        if !line.iter().all(u8::is_ascii_whitespace) {
-            let line = Bytes::copy_from_slice(line);
-            shared
-                .state
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .route(line);
-        }
+    let mut lines = LineReader::new(read);
+    while let Ok(Some((_, line))) = lines.next().await {
+        let line = Bytes::copy_from_slice(line);
+        shared
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .route(line);
     }
     shared.state.lock().unwrap_or_else(|e| e.into_inner()).end();
     shared.ended.send_replace(true);
