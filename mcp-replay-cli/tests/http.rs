@@ -36,11 +36,76 @@ fn wait_for(port: u16, child: &mut Child) {
     }
 }
 
-/// The fixture `path` written `times` times on one command line: one replay each.
-fn replay_args(path: &Path, times: usize) -> Vec<String> {
-    let mut args = vec!["replay".to_owned()];
-    args.extend(std::iter::repeat_n(path.display().to_string(), times));
-    args
+/// What one run of the command gave: its exit code, stdout and stderr.
+struct Ran {
+    code: Option<i32>,
+    out: String,
+    err: String,
+}
+
+impl Ran {
+    /// Exit 0 and `n passed, 0 failed`.
+    fn assert_green(&self, n: usize) {
+        assert_eq!(self.code, Some(0), "{}{}", self.out, self.err);
+        let summary = format!("{n} passed, 0 failed");
+        assert!(self.out.contains(&summary), "{}", self.out);
+    }
+}
+
+/// `mcp-replay replay FIXTURE... OPTION... --url http://127.0.0.1:PORT/mcp -- SERVER`, with
+/// `server(PORT)` started by the command on a free port; the run and the URL.
+fn replay_over_http(
+    fixtures: &[&Path],
+    options: &[&str],
+    server: impl FnOnce(u16) -> Vec<String>,
+) -> (Ran, String) {
+    let port = free_port();
+    let output = mcp_replay()
+        .arg("replay")
+        .args(fixtures)
+        .args(options)
+        .args(["--url", &url(port), "--"])
+        .args(server(port))
+        .output()
+        .expect("mcp-replay runs");
+    let (out, err) = text(&output);
+    let code = output.status.code();
+    (Ran { code, out, err }, url(port))
+}
+
+/// server-everything in its Streamable HTTP mode on `port`.
+fn everything_over_http(everything: &[String], port: u16) -> Vec<String> {
+    vec![
+        "env".to_owned(),
+        format!("PORT={port}"),
+        everything[0].clone(),
+        everything[1].clone(),
+        "streamableHttp".to_owned(),
+    ]
+}
+
+/// The rmcp demo server mounted with `StreamableHttpService` on `port` (`json`/`stateless`).
+fn demo_over_http(port: u16, mode: Option<&str>) -> Vec<String> {
+    let mut argv = vec![
+        demo_server().display().to_string(),
+        "http".to_owned(),
+        format!("127.0.0.1:{port}"),
+    ];
+    argv.extend(mode.map(str::to_owned));
+    argv
+}
+
+/// The Python SDK tour server over Streamable HTTP on `port`, with `options`.
+fn tour_over_http(tour: &[String], port: u16, options: &[&str]) -> Vec<String> {
+    let mut argv = tour.to_vec();
+    argv.extend(["--http".to_owned(), port.to_string()]);
+    argv.extend(options.iter().map(|o| o.to_string()));
+    argv
+}
+
+/// `fixture` `times` times over: one replay each.
+fn times(fixture: &Path, times: usize) -> Vec<&Path> {
+    std::iter::repeat_n(fixture, times).collect()
 }
 
 /// A Python SDK client over Streamable HTTP that sends an Authorization header and a cookie,
@@ -145,7 +210,8 @@ fn one_fixture_replays_over_stdio_and_over_http_against_server_everything() {
     assert!(call.status.success(), "{:?}", text(&call));
 
     let stdio = mcp_replay()
-        .args(replay_args(&fixture, 3))
+        .arg("replay")
+        .args(times(&fixture, 3))
         .arg("--")
         .args(&everything)
         .output()
@@ -154,41 +220,24 @@ fn one_fixture_replays_over_stdio_and_over_http_against_server_everything() {
     assert!(stdio.status.success(), "{out}{err}");
     assert!(out.contains("3 passed, 0 failed"), "{out}");
 
-    let port = free_port();
-    let http = mcp_replay()
-        .args(replay_args(&fixture, 5))
-        .args(["--url", &url(port), "--", "env", &format!("PORT={port}")])
-        .args([&everything[0], &everything[1], "streamableHttp"])
-        .output()
-        .expect("mcp-replay runs");
-    let (out, err) = text(&http);
-    assert!(http.status.success(), "{out}{err}");
-    assert!(out.contains("5 passed, 0 failed"), "{out}");
+    let (http, _) = replay_over_http(&times(&fixture, 5), &[], |port| {
+        everything_over_http(&everything, port)
+    });
+    http.assert_green(5);
 }
 
 #[test]
 fn the_bundled_fixtures_replay_over_http_against_the_rmcp_demo_server_in_each_mode() {
-    let fixtures: Vec<String> = std::fs::read_dir(workspace().join("fixtures"))
+    let fixtures: Vec<std::path::PathBuf> = std::fs::read_dir(workspace().join("fixtures"))
         .expect("the bundled fixtures")
         .map(|e| e.expect("an entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .map(|p| p.display().to_string())
         .collect();
+    let fixtures: Vec<&Path> = fixtures.iter().map(|p| p.as_path()).collect();
     assert_eq!(fixtures.len(), 6);
     for mode in [None, Some("json"), Some("stateless")] {
-        let port = free_port();
-        let output = mcp_replay()
-            .arg("replay")
-            .args(&fixtures)
-            .args(["--url", &url(port), "--"])
-            .arg(demo_server())
-            .args(["http", &format!("127.0.0.1:{port}")])
-            .args(mode)
-            .output()
-            .expect("mcp-replay runs");
-        let (out, err) = text(&output);
-        assert!(output.status.success(), "mode {mode:?}: {out}{err}");
-        assert!(out.contains("6 passed, 0 failed"), "mode {mode:?}: {out}");
+        let (ran, _) = replay_over_http(&fixtures, &[], |port| demo_over_http(port, mode));
+        ran.assert_green(6);
     }
 }
 
@@ -203,21 +252,13 @@ fn a_changed_answer_over_http_is_a_result_finding_and_exit_1() {
         original.replace("counted to 3", "counted to three"),
     )
     .expect("written");
-    let port = free_port();
-    let output = mcp_replay()
-        .arg("replay")
-        .arg(&changed)
-        .args(["--url", &url(port), "--"])
-        .arg(demo_server())
-        .args(["http", &format!("127.0.0.1:{port}")])
-        .output()
-        .expect("mcp-replay runs");
-    let (out, err) = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    let (ran, url) = replay_over_http(&[&changed], &[], |port| demo_over_http(port, None));
+    let Ran { code, out, err } = ran;
+    assert_eq!(code, Some(1), "{out}{err}");
     assert!(out.contains("1 mismatch (1 result)"), "{out}");
     assert!(out.contains(r#"expected: "counted to three""#), "{out}");
     assert!(
-        out.contains(&format!("--url {}", url(port))),
+        out.contains(&format!("--url {url}")),
         "the re-record command: {out}"
     );
 }
@@ -272,27 +313,15 @@ fn the_python_client_recorded_through_the_proxy_replays_green_against_server_eve
     }
     let dir = temp_dir("http", "proxy-everything");
     let upstream = free_port();
-    let server = vec![
-        "env".to_owned(),
-        format!("PORT={upstream}"),
-        everything[0].clone(),
-        everything[1].clone(),
-        "streamableHttp".to_owned(),
-    ];
+    let server = everything_over_http(&everything, upstream);
     let fixture = record_python_session(&dir, &server, upstream, "echo", r#"{"message":"hi"}"#);
     let written = std::fs::read_to_string(&fixture).expect("written");
     assert!(written.contains(r#""text":"Echo: hi""#), "{written}");
 
-    let port = free_port();
-    let output = mcp_replay()
-        .args(replay_args(&fixture, 5))
-        .args(["--url", &url(port), "--", "env", &format!("PORT={port}")])
-        .args([&everything[0], &everything[1], "streamableHttp"])
-        .output()
-        .expect("mcp-replay runs");
-    let (out, err) = text(&output);
-    assert!(output.status.success(), "{out}{err}");
-    assert!(out.contains("5 passed, 0 failed"), "{out}");
+    let (ran, _) = replay_over_http(&times(&fixture, 5), &[], |port| {
+        everything_over_http(&everything, port)
+    });
+    ran.assert_green(5);
 }
 
 #[test]
@@ -302,26 +331,14 @@ fn the_python_client_recorded_through_the_proxy_replays_green_against_the_python
     };
     let dir = temp_dir("http", "proxy-python");
     let upstream = free_port();
-    let mut server = tour.clone();
-    server.extend(["--http".to_owned(), upstream.to_string()]);
+    let server = tour_over_http(&tour, upstream, &[]);
     let fixture = record_python_session(&dir, &server, upstream, "echo", r#"{"text":"hi"}"#);
 
-    for json in [false, true] {
-        let port = free_port();
-        let mut server = tour.clone();
-        server.extend(["--http".to_owned(), port.to_string()]);
-        if json {
-            server.push("--json".to_owned());
-        }
-        let output = mcp_replay()
-            .args(replay_args(&fixture, 5))
-            .args(["--url", &url(port), "--"])
-            .args(&server)
-            .output()
-            .expect("mcp-replay runs");
-        let (out, err) = text(&output);
-        assert!(output.status.success(), "json answers {json}: {out}{err}");
-        assert!(out.contains("5 passed, 0 failed"), "{out}");
+    for options in [&[][..], &["--json"][..]] {
+        let (ran, _) = replay_over_http(&times(&fixture, 5), &[], |port| {
+            tour_over_http(&tour, port, options)
+        });
+        ran.assert_green(5);
     }
 }
 
@@ -332,23 +349,10 @@ fn the_python_client_recorded_through_the_proxy_replays_green_against_the_rmcp_d
     }
     let dir = temp_dir("http", "proxy-rmcp");
     let upstream = free_port();
-    let server = vec![
-        demo_server().display().to_string(),
-        "http".to_owned(),
-        format!("127.0.0.1:{upstream}"),
-    ];
+    let server = demo_over_http(upstream, None);
     let fixture = record_python_session(&dir, &server, upstream, "echo", r#"{"text":"hi"}"#);
-    let port = free_port();
-    let output = mcp_replay()
-        .args(replay_args(&fixture, 5))
-        .args(["--url", &url(port), "--"])
-        .arg(demo_server())
-        .args(["http", &format!("127.0.0.1:{port}")])
-        .output()
-        .expect("mcp-replay runs");
-    let (out, err) = text(&output);
-    assert!(output.status.success(), "{out}{err}");
-    assert!(out.contains("5 passed, 0 failed"), "{out}");
+    let (ran, _) = replay_over_http(&times(&fixture, 5), &[], |port| demo_over_http(port, None));
+    ran.assert_green(5);
     // The same fixture over stdio: a fixture is about messages, not transports.
     let stdio = mcp_replay()
         .arg("replay")
@@ -398,40 +402,20 @@ fn resumption_with_last_event_id_against_the_python_sdk_server_with_and_without_
     };
     let dir = temp_dir("http", "resume-python");
     let upstream = free_port();
-    let mut server = tour.clone();
-    server.extend([
-        "--http".to_owned(),
-        upstream.to_string(),
-        "--event-store".to_owned(),
-    ]);
+    let server = tour_over_http(&tour, upstream, &["--event-store"]);
     let fixture = record_session(&dir, &server, upstream, |url| tour_client("python", url));
     let marked = mark_resume(&fixture, 2);
 
     // With a store: dropped after the second progress, resumed, everything redelivered once.
-    let port = free_port();
-    let output = mcp_replay()
-        .args(replay_args(&marked, 3))
-        .args(["--url", &url(port), "--"])
-        .args(&tour)
-        .args(["--http", &port.to_string(), "--event-store"])
-        .output()
-        .expect("mcp-replay runs");
-    let (out, err) = text(&output);
-    assert!(output.status.success(), "{out}{err}");
-    assert!(out.contains("3 passed, 0 failed"), "{out}");
+    let (ran, _) = replay_over_http(&times(&marked, 3), &[], |port| {
+        tour_over_http(&tour, port, &["--event-store"])
+    });
+    ran.assert_green(3);
 
     // Without: the SDK's default. Its events carry no id: nothing can be resumed.
-    let port = free_port();
-    let output = mcp_replay()
-        .arg("replay")
-        .arg(&marked)
-        .args(["--url", &url(port), "--"])
-        .args(&tour)
-        .args(["--http", &port.to_string()])
-        .output()
-        .expect("mcp-replay runs");
-    let (out, err) = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    let (ran, _) = replay_over_http(&[&marked], &[], |port| tour_over_http(&tour, port, &[]));
+    let Ran { code, out, err } = ran;
+    assert_eq!(code, Some(1), "{out}{err}");
     assert!(out.contains("1 mismatch (1 http)"), "{out}");
     assert!(
         out.contains(
@@ -448,15 +432,7 @@ fn resumption_against_server_everything_loses_the_rest_of_the_stream() {
         return;
     };
     let dir = temp_dir("http", "resume-everything");
-    let server = |port: u16| {
-        vec![
-            "env".to_owned(),
-            format!("PORT={port}"),
-            everything[0].clone(),
-            everything[1].clone(),
-            "streamableHttp".to_owned(),
-        ]
-    };
+    let server = |port: u16| everything_over_http(&everything, port);
     // A long call (a progress notification a second, four of them): the drop comes after
     // the first, and the client is back a second later, before the rest.
     let upstream = free_port();
@@ -467,30 +443,16 @@ fn resumption_against_server_everything_loses_the_rest_of_the_stream() {
         "trigger-long-running-operation",
         r#"{"duration":4,"steps":4}"#,
     );
-    let port = free_port();
-    let plain = mcp_replay()
-        .arg("replay")
-        .arg(&fixture)
-        .args(["--timeout", "10s", "--url", &url(port), "--"])
-        .args(server(port))
-        .output()
-        .expect("mcp-replay runs");
-    assert!(plain.status.success(), "{:?}", text(&plain));
+    let (plain, _) = replay_over_http(&[&fixture], &["--timeout", "10s"], server);
+    plain.assert_green(1);
 
     // server-everything's own event store answers the resuming GET, but returns an event id
     // where the TypeScript SDK expects the stream's id: what the server sends after the
     // client is back goes nowhere.
     let marked = mark_resume(&fixture, 1);
-    let port = free_port();
-    let output = mcp_replay()
-        .arg("replay")
-        .arg(&marked)
-        .args(["--timeout", "4s", "--url", &url(port), "--"])
-        .args(server(port))
-        .output()
-        .expect("mcp-replay runs");
-    let (out, err) = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    let (ran, _) = replay_over_http(&[&marked], &["--timeout", "4s"], server);
+    let Ran { code, out, err } = ran;
+    assert_eq!(code, Some(1), "{out}{err}");
     assert!(
         out.contains("had not delivered the response to request")
             && out.contains("the server did not redeliver it"),
