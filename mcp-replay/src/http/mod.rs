@@ -143,9 +143,14 @@ fn push_problem(problems: &bridge::Problems, problem: String) {
 /// GET stream), and the transport orders them within a stream only: rmcp sends a tool's
 /// log on the GET stream and its progress on the POST's, so the log may overtake the
 /// progress it followed over stdio. Progress is tied to its request's stream by its token;
-/// the others are still expected, each once, but not in order.
+/// the others are still expected, each once, but not in order. A fixture with
+/// `"strict_order": true` keeps its one order.
 fn across_streams(rules: &Rules, fixture: &Fixture) -> Rules {
     let mut rules = rules.clone();
+    if fixture.strict_order() {
+        // The fixture asks for one order of everything: it gets it, over HTTP too.
+        return rules;
+    }
     for entry in fixture.entries() {
         if entry.direction() == Direction::ServerToClient
             && entry.kind() == MessageKind::Notification
@@ -157,4 +162,37 @@ fn across_streams(rules: &Rules, fixture: &Fixture) -> Rules {
         }
     }
     rules
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CALL: &str = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"_meta":{"progressToken":"<PROGRESS_TOKEN>"},"name":"count_up","arguments":{"to":1}}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"<PROGRESS_TOKEN>","progress":1}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"counted"}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#,
+        "\n",
+    );
+
+    /// Over HTTP a log may come on another stream than the progress it followed: it is
+    /// checked unordered, progress is not; a strict fixture keeps its one order.
+    #[test]
+    fn notifications_but_progress_are_unordered_across_streams() {
+        let fixture = Fixture::parse(CALL).unwrap();
+        let rules = across_streams(&Rules::default(), &fixture);
+        assert!(rules.is_unordered("notifications/message"));
+        assert!(!rules.is_unordered("notifications/progress"));
+
+        let strict = Fixture::parse(&format!(
+            "{{\"mcp_replay\":1,\"strict_order\":true}}\n{CALL}"
+        ))
+        .unwrap();
+        let rules = across_streams(&Rules::default(), &strict);
+        assert!(!rules.is_unordered("notifications/message"));
+    }
 }
