@@ -26,7 +26,7 @@ use super::bridge::{write_lines, ACCEPT_BOTH, SESSION_ID};
 use crate::fixture::MessageKind;
 use crate::json::json_eq;
 use crate::mock::MockServer;
-use crate::report::Report;
+use crate::report::{Mismatch, MismatchKind, Report};
 use crate::transport::LineReader;
 use crate::{Fixture, Rules};
 use bytes::Bytes;
@@ -77,7 +77,15 @@ struct Shared {
     ended: watch::Sender<bool>,
     /// Set once the server has closed its side of the pipe.
     closed: watch::Sender<bool>,
+    /// What the client did wrong at the HTTP level, in order: each refusal, a sentence.
+    refusals: Mutex<Vec<String>>,
+    /// How many requests came, for the refusals to name them.
+    requests: std::sync::atomic::AtomicUsize,
 }
+
+/// The reason a response refuses the request, kept in its extensions for the report.
+#[derive(Clone)]
+struct Refusal(String);
 
 #[derive(Default)]
 struct State {
@@ -211,6 +219,8 @@ impl Front {
             body_limit,
             ended: watch::Sender::new(false),
             closed: watch::Sender::new(false),
+            refusals: Mutex::default(),
+            requests: Default::default(),
         });
         tokio::spawn(read_server(read, shared.clone()));
         Front { shared }
@@ -247,6 +257,33 @@ impl Front {
 
     /// Answers one HTTP request of the session.
     pub async fn handle<B>(&self, request: Request<B>) -> Response<FrontBody>
+    where
+        B: Body,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let n = 1 + self
+            .shared
+            .requests
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let method = request.method().clone();
+        let response = self.answer(request).await;
+        // A 405 says what this server does not offer (a GET stream, a DELETE in a
+        // stateless session): a client may ask. Any other refusal is the client's mistake.
+        let refused = response.status() != StatusCode::METHOD_NOT_ALLOWED;
+        if let (true, Some(Refusal(reason))) = (refused, response.extensions().get::<Refusal>()) {
+            self.shared
+                .refusals
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(format!(
+                    "{method} #{n}: refused with HTTP {}: {reason}",
+                    response.status()
+                ));
+        }
+        response
+    }
+
+    async fn answer<B>(&self, request: Request<B>) -> Response<FrontBody>
     where
         B: Body,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -592,6 +629,7 @@ fn error_response(status: StatusCode, code: i64, message: String) -> Response<Fr
     let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
     let mut response = Response::new(FrontBody::full(body.to_string().into()));
     *response.status_mut() = status;
+    response.extensions_mut().insert(Refusal(message));
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -671,10 +709,27 @@ impl HttpMock {
     }
 
     /// Ends the session if it has not ended (closing the mock's pipe, as a client that
-    /// closes its side), waits for the mock, and returns its report.
+    /// closes its side), waits for the mock, and returns its report: the mock's findings,
+    /// then an [`Http`](MismatchKind::Http) finding for each request the front refused
+    /// (a missing or unknown session id, a body that is not one JSON-RPC message, an
+    /// `Accept` without JSON or SSE, ...), in order.
     pub async fn finish(self) -> Report {
         self.front.close().await;
-        self.mock.finish().await
+        let mut report = self.mock.finish().await;
+        let refusals = std::mem::take(
+            &mut *self
+                .front
+                .shared
+                .refusals
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        report.mismatches.extend(
+            refusals
+                .into_iter()
+                .map(|refusal| Mismatch::new(MismatchKind::Http, None, refusal)),
+        );
+        report
     }
 }
 
@@ -926,6 +981,39 @@ mod tests {
         let report = mock.finish().await;
         assert_eq!(report.mismatches().len(), 1, "{report}");
         assert_eq!(report.mismatches()[0].kind, MismatchKind::Missing);
+    }
+
+    /// What the front refused is the client's mistake: an http finding in the report,
+    /// beside the mock's own (a 405, what the server does not offer, is none).
+    #[tokio::test]
+    async fn refusals_are_http_findings() {
+        let (front, mock) = fixture(SESSION).mock_http(&Rules::default());
+        let response = front.handle(post(None, initialize(1))).await;
+        let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
+        events(response).await;
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let response = front.handle(post(None, initialized)).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+        let put = request(Method::PUT, Some(&session), ACCEPT_BOTH, "");
+        assert_eq!(
+            front.handle(put).await.status(),
+            StatusCode::METHOD_NOT_ALLOWED
+        );
+        let report = mock.finish().await;
+        let http: Vec<&str> = report
+            .mismatches()
+            .iter()
+            .filter(|m| m.kind == MismatchKind::Http)
+            .map(|m| m.summary.as_str())
+            .collect();
+        assert_eq!(
+            http,
+            [
+                "POST #2: refused with HTTP 400 Bad Request: Bad Request: the Mcp-Session-Id \
+              header is required after initialize"
+            ],
+            "{report}"
+        );
     }
 
     #[tokio::test]
