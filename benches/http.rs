@@ -8,6 +8,9 @@
 //! 2. Over sockets: the added latency of the `mcp-replay record --listen` proxy per
 //!    request, a session through it against a session straight to `demo-server http`.
 
+mod common;
+
+use common::pair;
 use std::path::PathBuf;
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -172,11 +175,11 @@ fn in_process(quick: bool) {
         let p = pair(reps, &mut h, &mut r);
         println!(
             "| {n} | {} | {} | {} | {} | {:.2}x |",
-            us(p.0),
-            us(p.1),
-            us(p.0 / n as u32),
-            us(p.1 / n as u32),
-            p.2
+            us(p.a),
+            us(p.b),
+            us(p.a / n as u32),
+            us(p.b / n as u32),
+            p.ratio
         );
     }
 }
@@ -383,34 +386,6 @@ fn proxy(quick: bool) {
 }
 
 // ---------------------------------------------------------------------------------------
-
-/// `a` and `b` alternately `reps` times after one warm-up each: their medians and the
-/// median of the per-repetition ratios a/b.
-fn pair(
-    reps: usize,
-    a: &mut dyn FnMut() -> Duration,
-    b: &mut dyn FnMut() -> Duration,
-) -> (Duration, Duration, f64) {
-    a();
-    b();
-    let (mut ta, mut tb, mut ratios) = (vec![], vec![], vec![]);
-    for i in 0..reps {
-        let (x, y) = if i % 2 == 0 {
-            let x = a();
-            (x, b())
-        } else {
-            let y = b();
-            (a(), y)
-        };
-        ratios.push(x.as_secs_f64() / y.as_secs_f64());
-        ta.push(x);
-        tb.push(y);
-    }
-    ta.sort();
-    tb.sort();
-    ratios.sort_by(f64::total_cmp);
-    (ta[reps / 2], tb[reps / 2], ratios[reps / 2])
-}
 
 fn us(d: Duration) -> String {
     format!("{:.1} µs", d.as_secs_f64() * 1e6)
