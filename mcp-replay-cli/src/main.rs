@@ -156,7 +156,12 @@ async fn http_server(args: &ReplayArgs) -> Result<Option<net::Started>, Fatal> {
         )),
         None => Ok(None),
         Some(url) if args.server.is_empty() => {
-            net::probe(url).await.map_err(Fatal)?;
+            net::probe(url).await.map_err(|e| {
+                Fatal(format!(
+                    "{e}; start the server first, or give its command after `--` and the \
+                     replay starts it"
+                ))
+            })?;
             Ok(None)
         }
         Some(url) => Ok(Some(

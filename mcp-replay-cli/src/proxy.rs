@@ -78,7 +78,12 @@ pub(crate) async fn record_http(
     let rules = args.rules.resolve(None, folder)?;
     let _server = match args.server.is_empty() {
         true => {
-            probe(&upstream).await.map_err(Fatal)?;
+            probe(&upstream).await.map_err(|e| {
+                Fatal(format!(
+                    "{e}; start the server first, or give its command after `--` and the \
+                     recording starts it"
+                ))
+            })?;
             None
         }
         false => Some(start_and_wait(&args.server, &upstream, LISTEN_WAIT).await?),
@@ -144,9 +149,10 @@ async fn forward(
             ))
         }
     };
-    if parts.method == Method::POST {
-        tee_client(&proxy, &body);
-    }
+    let teed = match parts.method == Method::POST {
+        true => tee_client(&proxy, &body),
+        false => Vec::new(),
+    };
     let mut upstream = Request::new(Full::new(body));
     *upstream.method_mut() = parts.method.clone();
     *upstream.uri_mut() = upstream_uri(&proxy.upstream, &parts.uri);
@@ -163,6 +169,8 @@ async fn forward(
                 chain(&e)
             );
             eprintln!("{message}");
+            // The server never got them: they are no part of the session.
+            untee(&proxy, &teed);
             return Ok(plain(StatusCode::BAD_GATEWAY, message));
         }
     };
@@ -190,16 +198,36 @@ async fn forward(
     Ok(Response::from_parts(parts, tee.boxed()))
 }
 
-/// Captures the JSON-RPC message(s) of a POST body (a batch: each element).
-fn tee_client(proxy: &Proxy, body: &[u8]) {
-    match serde_json::from_slice::<serde_json::Value>(body) {
-        Ok(serde_json::Value::Array(messages)) => {
-            for message in messages {
-                capture(proxy, Direction::ClientToServer, message.to_string().into());
-            }
+/// Captures the JSON-RPC message(s) of a POST body (a batch: each element), and returns
+/// the lines captured.
+fn tee_client(proxy: &Proxy, body: &[u8]) -> Vec<Vec<u8>> {
+    let lines = match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Array(messages)) => messages
+            .iter()
+            .map(|message| message.to_string().into_bytes())
+            .collect(),
+        Ok(_) => vec![one_line(body)],
+        Err(_) => {
+            eprintln!("mcp-replay record: left out a POST body that is not JSON");
+            Vec::new()
         }
-        Ok(_) => capture(proxy, Direction::ClientToServer, one_line(body)),
-        Err(_) => eprintln!("mcp-replay record: left out a POST body that is not JSON"),
+    };
+    for line in &lines {
+        capture(proxy, Direction::ClientToServer, line.clone());
+    }
+    lines
+}
+
+/// Takes back client lines [`tee_client`] captured (the last capture of each).
+fn untee(proxy: &Proxy, lines: &[Vec<u8>]) {
+    let mut capture = proxy.capture.lock().unwrap_or_else(|e| e.into_inner());
+    for line in lines {
+        let last = capture
+            .iter()
+            .rposition(|(d, l, _)| *d == Direction::ClientToServer && l == line);
+        if let Some(at) = last {
+            capture.remove(at);
+        }
     }
 }
 

@@ -459,3 +459,91 @@ fn resumption_against_server_everything_loses_the_rest_of_the_stream() {
         "{out}"
     );
 }
+
+/// POSTs `body` to `port` over a raw HTTP/1.1 connection that closes after the answer:
+/// the whole answer, status line and headers included.
+fn raw_post(port: u16, session: Option<&str>, body: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a timeout");
+    let session = session
+        .map(|s| format!("Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-11-25\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{session}Content-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("written");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+#[test]
+#[cfg(unix)]
+fn the_proxy_answers_502_for_a_gone_upstream_and_writes_the_fixture_on_sigterm() {
+    let dir = temp_dir("http", "proxy-term");
+    let fixture = dir.join("term.jsonl");
+    let upstream = free_port();
+    let mut server = Command::new(demo_server())
+        .args(["http", &format!("127.0.0.1:{upstream}"), "json"])
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("demo-server runs");
+    wait_for(upstream, &mut server);
+    let listen = free_port();
+    let mut proxy = mcp_replay()
+        .args(["record", "-o"])
+        .arg(&fixture)
+        .args(["--listen", &format!("127.0.0.1:{listen}")])
+        .args(["--upstream", &url(upstream)])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mcp-replay runs");
+    wait_for(listen, &mut proxy);
+
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let answer = raw_post(listen, None, initialize);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let session = answer
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(str::to_owned)
+        })
+        .expect("a session id");
+
+    // The upstream goes away: a 502 naming it, and the message is not recorded.
+    server.kill().expect("killed");
+    let _ = server.wait();
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let answer = raw_post(listen, Some(session.trim()), initialized);
+    assert!(answer.starts_with("HTTP/1.1 502"), "{answer}");
+    assert!(
+        answer.contains(&format!("the upstream {} failed", url(upstream))),
+        "{answer}"
+    );
+
+    let pid = proxy.id().to_string();
+    let term = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(term.success());
+    let ended = proxy.wait_with_output().expect("the proxy ends");
+    let (_, err) = text(&ended);
+    assert_eq!(ended.status.code(), Some(0), "{err}");
+    assert!(err.contains("wrote"), "{err}");
+    let written = std::fs::read_to_string(&fixture).expect("the fixture is written");
+    assert_eq!(
+        written.lines().count(),
+        2,
+        "initialize and its result:\n{written}"
+    );
+    assert!(!written.contains("notifications/initialized"), "{written}");
+}
