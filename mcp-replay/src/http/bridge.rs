@@ -102,8 +102,8 @@ enum Outgoing {
 }
 
 impl Outgoing {
-    fn classify(line: &[u8]) -> Outgoing {
-        let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line) else {
+    fn classify(message: Option<&Value>) -> Outgoing {
+        let Some(Value::Object(message)) = message else {
             return Outgoing::Other;
         };
         let method = message.get("method").and_then(Value::as_str);
@@ -308,14 +308,16 @@ impl<S: HttpService> Session<S> {
     /// POSTs one client line and handles the answer by what the line is.
     async fn post(&mut self, line: &[u8]) {
         self.posts += 1;
-        let outgoing = Outgoing::classify(line);
+        // Parsed once: what the line is, and the headers it calls for.
+        let message = serde_json::from_slice::<Value>(line).ok();
+        let outgoing = Outgoing::classify(message.as_ref());
         let what = outgoing.describe(self.posts);
         if outgoing.is_initialized() && !self.listening && self.listen_early {
             // See `listen_early`: what the server sends on its own while handling
             // notifications/initialized has no other way to the client.
             self.listen(true).await;
         }
-        let request = self.post_request(line);
+        let request = self.post_request(line, message.as_ref());
         let resume = self.resume_points(&outgoing);
         let Some(response) = self.send(request, &what).await else {
             return;
@@ -340,14 +342,14 @@ impl<S: HttpService> Session<S> {
     }
 
     /// The POST carrying `line`, with the session's headers and the standard ones.
-    fn post_request(&self, line: &[u8]) -> Request<Full<Bytes>> {
+    fn post_request(&self, line: &[u8], message: Option<&Value>) -> Request<Full<Bytes>> {
         let mut request = self
             .client
             .request(Method::POST, self.id.as_ref(), &self.shared);
         let headers = request.headers_mut();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
-        standard_headers(line, headers);
+        standard_headers(message, headers);
         *request.body_mut() = Full::new(Bytes::copy_from_slice(line));
         request
     }
@@ -1263,8 +1265,8 @@ const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// body (SEP-2243): `MCP-Protocol-Version` from `_meta` when nothing was negotiated,
 /// `Mcp-Method`, and `Mcp-Name` for the methods that name a tool, prompt, resource or
 /// task. Not the `Mcp-Param-*` headers a tool's schema may ask for (not yet).
-fn standard_headers(line: &[u8], headers: &mut http::HeaderMap) {
-    let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line) else {
+fn standard_headers(message: Option<&Value>, headers: &mut http::HeaderMap) {
+    let Some(Value::Object(message)) = message else {
         return;
     };
     let Some(method) = message.get("method").and_then(Value::as_str) else {
@@ -1951,7 +1953,7 @@ mod tests {
             if let Some(v) = negotiated {
                 headers.insert(PROTOCOL_VERSION, HeaderValue::from_str(v).unwrap());
             }
-            standard_headers(line.as_bytes(), &mut headers);
+            standard_headers(serde_json::from_str(line).ok().as_ref(), &mut headers);
             let mut out: Vec<String> = headers
                 .iter()
                 .map(|(k, v)| format!("{k}: {}", v.to_str().unwrap()))
@@ -1989,24 +1991,26 @@ mod tests {
 
     #[test]
     fn classify() {
+        let classify =
+            |line: &[u8]| Outgoing::classify(serde_json::from_slice::<Value>(line).ok().as_ref());
         assert_eq!(
-            Outgoing::classify(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            classify(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
             Outgoing::Request {
                 id: json!(1),
                 method: "ping".into()
             }
         );
         assert_eq!(
-            Outgoing::classify(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            classify(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
             Outgoing::Notification {
                 method: "notifications/initialized".into()
             }
         );
         assert_eq!(
-            Outgoing::classify(br#"{"jsonrpc":"2.0","id":"s1","result":{}}"#),
+            classify(br#"{"jsonrpc":"2.0","id":"s1","result":{}}"#),
             Outgoing::Response { id: json!("s1") }
         );
-        assert_eq!(Outgoing::classify(b"[1]"), Outgoing::Other);
-        assert_eq!(Outgoing::classify(b"nope"), Outgoing::Other);
+        assert_eq!(classify(b"[1]"), Outgoing::Other);
+        assert_eq!(classify(b"nope"), Outgoing::Other);
     }
 }
