@@ -121,6 +121,16 @@ pub(crate) fn frame_line(line: &[u8]) -> Result<Value, String> {
     }
 }
 
+/// `message` as one line of a pipe: its own `text` when that is one line, else
+/// re-serialized (a body or an event may span lines; a line may not).
+#[cfg(feature = "http")]
+pub(crate) fn one_line(text: Option<&[u8]>, message: &Value) -> Vec<u8> {
+    match text {
+        Some(text) if !text.iter().any(|&b| b == b'\n' || b == b'\r') => text.to_vec(),
+        _ => serde_json::to_vec(message).expect("a JSON value serializes"),
+    }
+}
+
 /// A pipe's lines as bytes, without their line ends, blank ones skipped.
 pub(crate) struct LineReader<R> {
     reader: BufReader<R>,

@@ -1249,10 +1249,7 @@ fn forward(shared: &Shared, answer: &Answer, message: Value, text: Option<&[u8]>
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = version;
     }
-    let line = match text {
-        Some(text) if !text.iter().any(|&b| b == b'\n' || b == b'\r') => text.to_vec(),
-        _ => serde_json::to_vec(&message).expect("a JSON value serializes"),
-    };
+    let line = crate::transport::one_line(text, &message);
     let _ = shared.lines.send(line);
     is_response
 }

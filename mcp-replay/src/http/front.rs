@@ -335,12 +335,7 @@ impl Front {
             );
         }
         let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
-        // One line for the server: the body as it came when it is one line.
-        let line = if body.iter().any(|&b| b == b'\n' || b == b'\r') {
-            serde_json::to_vec(&message).expect("a JSON value serializes")
-        } else {
-            body.to_vec()
-        };
+        let line = crate::transport::one_line(Some(&body), &message);
         let (to, mut answers) = mpsc::unbounded_channel();
         let mut issued = None;
         {
