@@ -15,6 +15,7 @@
 //! bridge: each problem is pushed as a descriptive sentence into a shared list
 //! ([`Problems`]), for the replay to turn into findings.
 
+use super::headers::ToolSchemas;
 use super::sse::{SseError, SseEvent, SseParser};
 use super::HttpService;
 use crate::fixture::ResumePoint;
@@ -44,9 +45,6 @@ pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 /// The `Accept` header of every POST: a server may answer JSON or an SSE stream.
 pub const ACCEPT_BOTH: &str = "application/json, text/event-stream";
-/// The first protocol version without sessions (SEP-2567): a server negotiating it or a
-/// later one issues no session id.
-const STATELESS_VERSION: &str = "2026-07-28";
 /// The endpoint used unless [`Bridge::endpoint`] says otherwise.
 const DEFAULT_ENDPOINT: &str = "http://localhost/mcp";
 /// How much of an error body a problem quotes.
@@ -56,6 +54,8 @@ const EXCERPT: usize = 200;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a dropped stream waits to resume when the server names no `retry:` time.
 pub const RECONNECT: Duration = Duration::from_secs(1);
+/// The most of an error body read (a JSON-RPC error in it is forwarded).
+const ERROR_BODY_LIMIT: usize = 64 * 1024;
 /// How long an error body is waited for.
 const ERROR_BODY_WAIT: Duration = Duration::from_secs(1);
 
@@ -75,6 +75,7 @@ pub struct Bridge<S> {
     /// Whether the GET stream opens before notifications/initialized goes.
     listen_early: bool,
     resume: Vec<ResumePoint>,
+    tools: ToolSchemas,
 }
 
 /// The service and how to reach it, shared by the bridge and the readers that resume
@@ -145,6 +146,9 @@ struct Shared {
     problems: Problems,
     /// The protocol version the `initialize` result negotiated.
     protocol_version: Mutex<Option<String>>,
+    /// The tools' input schemas, for the `Mcp-Param-*` headers: the recording's, replaced
+    /// by the server's own as it lists them.
+    tools: Mutex<ToolSchemas>,
     /// Server messages for the pipe, one line each (without its newline).
     lines: mpsc::UnboundedSender<Vec<u8>>,
     body_limit: usize,
@@ -171,7 +175,21 @@ impl<S: HttpService> Bridge<S> {
             problems: Problems::default(),
             listen_early: false,
             resume: Vec::new(),
+            tools: ToolSchemas::default(),
         }
+    }
+
+    /// The tools listed in `messages` (the `tools/list` results among them, such as a
+    /// recording's server messages): from 2026-07-28 on, a `tools/call` carries the
+    /// `Mcp-Param-*` headers its tool's input schema asks for with `x-mcp-header`, and the
+    /// bridge knows the schema from the server's own `tools/list` results in the session,
+    /// else from these. [`Fixture::replay_http_with`] passes the fixture's, so that a
+    /// fixture recorded over stdio, where no header was sent, replays over HTTP as well.
+    ///
+    /// [`Fixture::replay_http_with`]: crate::Fixture::replay_http_with
+    pub fn listed_tools<'a>(mut self, messages: impl IntoIterator<Item = &'a Value>) -> Self {
+        self.tools = ToolSchemas::of(messages);
+        self
     }
 
     /// Opens the GET stream just before `notifications/initialized` goes, not after it is
@@ -282,6 +300,7 @@ impl<S: HttpService> Session<S> {
         let shared = Arc::new(Shared {
             problems: bridge.problems,
             protocol_version: Mutex::new(None),
+            tools: Mutex::new(bridge.tools),
             lines,
             body_limit: bridge.body_limit,
         });
@@ -349,7 +368,8 @@ impl<S: HttpService> Session<S> {
         let headers = request.headers_mut();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
-        standard_headers(message, headers);
+        let tools = self.shared.tools.lock().unwrap_or_else(|e| e.into_inner());
+        super::headers::add_standard(message, headers, &tools);
         *request.body_mut() = Full::new(Bytes::copy_from_slice(line));
         request
     }
@@ -416,11 +436,25 @@ impl<S: HttpService> Session<S> {
     async fn on_request(&mut self, answer: Answer, response: Response<S::ResBody>) {
         let status = response.status();
         if status != StatusCode::OK {
-            let excerpt = error_excerpt(response.into_body()).await;
+            let body = error_body(response.into_body()).await;
             self.shared.problem(format!(
-                "{}: answered HTTP {status} instead of 200{excerpt}",
-                answer.what
+                "{}: answered HTTP {status} instead of 200{}",
+                answer.what,
+                excerpt_of(&body)
             ));
+            // A JSON-RPC error for this request in the body (rmcp and the SDKs refuse so)
+            // is the server's answer: the engine gets it now rather than timing out.
+            if let Ok(message) = serde_json::from_slice::<Value>(&body) {
+                let answers = message.get("error").is_some()
+                    && message.get("method").is_none()
+                    && message
+                        .get("id")
+                        .zip(answer.id.as_ref())
+                        .is_some_and(|(id, asked)| crate::json::json_eq(id, asked));
+                if answers {
+                    forward(&self.shared, &answer, message, Some(&body));
+                }
+            }
             return;
         }
         self.readers.spawn(read_answer(
@@ -1249,89 +1283,18 @@ fn forward(shared: &Shared, answer: &Answer, message: Value, text: Option<&[u8]>
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = version;
     }
+    if is_response {
+        // A tools/list result: the schemas of later calls' Mcp-Param-* headers (learnt
+        // before the engine reads it, so before it sends the call).
+        shared
+            .tools
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .learn(&message);
+    }
     let line = crate::transport::one_line(text, &message);
     let _ = shared.lines.send(line);
     is_response
-}
-
-/// The request's `_meta` key for its protocol version in the stateless era.
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-
-/// From 2026-07-28 on (the version negotiated, or the one a request's `_meta` names when
-/// there is no session): the headers that let an intermediary route a POST without its
-/// body (SEP-2243): `MCP-Protocol-Version` from `_meta` when nothing was negotiated,
-/// `Mcp-Method`, and `Mcp-Name` for the methods that name a tool, prompt, resource or
-/// task. Not the `Mcp-Param-*` headers a tool's schema may ask for (not yet).
-fn standard_headers(message: Option<&Value>, headers: &mut http::HeaderMap) {
-    let Some(Value::Object(message)) = message else {
-        return;
-    };
-    let Some(method) = message.get("method").and_then(Value::as_str) else {
-        return;
-    };
-    let params = message.get("params");
-    let named = params
-        .and_then(|p| p.pointer("/_meta"))
-        .and_then(|m| m.get(META_VERSION))
-        .and_then(Value::as_str);
-    let version = match headers.get(PROTOCOL_VERSION).and_then(|v| v.to_str().ok()) {
-        Some(negotiated) => negotiated.to_owned(),
-        None => match named {
-            Some(named) => {
-                if let Ok(value) = HeaderValue::from_str(named) {
-                    headers.insert(PROTOCOL_VERSION, value);
-                }
-                named.to_owned()
-            }
-            None => return,
-        },
-    };
-    if version.as_str() < STATELESS_VERSION {
-        return;
-    }
-    if let Ok(value) = HeaderValue::from_str(method) {
-        headers.insert("mcp-method", value);
-    }
-    let key = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
-        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
-        _ => return,
-    };
-    if let Some(name) = params.and_then(|p| p.get(key)).and_then(Value::as_str) {
-        if let Ok(value) = HeaderValue::from_str(&header_text(name)) {
-            headers.insert("mcp-name", value);
-        }
-    }
-}
-
-/// A header value as SEP-2243 writes it: as it is when it is plain printable ASCII
-/// without surrounding blanks, else `=?base64?...?=`.
-fn header_text(text: &str) -> String {
-    let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && !text.starts_with([' ', '\t'])
-        && !text.ends_with([' ', '\t'])
-        && !text.starts_with("=?base64?");
-    if plain {
-        return text.to_owned();
-    }
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::from("=?base64?");
-    for chunk in text.as_bytes().chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out.push_str("?=");
-    out
 }
 
 /// Writes the server's lines to the pipe until every sender is gone, then closes it.
@@ -1355,10 +1318,28 @@ async fn error_excerpt<B>(body: B) -> String
 where
     B: Body,
 {
+    excerpt_of(&error_body(body).await)
+}
+
+/// `: ` and the start of an error body, or nothing for an empty one.
+fn excerpt_of(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", excerpt(bytes))
+    }
+}
+
+/// An error response's body: up to [`ERROR_BODY_LIMIT`] bytes, read for at most
+/// [`ERROR_BODY_WAIT`].
+async fn error_body<B>(body: B) -> Vec<u8>
+where
+    B: Body,
+{
     let mut body = Box::pin(body);
     let mut bytes = Vec::new();
     let read = async {
-        while bytes.len() < EXCERPT {
+        while bytes.len() < ERROR_BODY_LIMIT {
             match body.as_mut().frame().await {
                 Some(Ok(frame)) => {
                     if let Ok(mut data) = frame.into_data() {
@@ -1375,11 +1356,7 @@ where
         }
     };
     let _ = tokio::time::timeout(ERROR_BODY_WAIT, read).await;
-    if bytes.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", excerpt(&bytes))
-    }
+    bytes
 }
 
 fn excerpt(bytes: &[u8]) -> String {
@@ -1941,49 +1918,6 @@ mod tests {
             problems,
             vec!["POST #1 (request 1, tools/list): no response within 50 ms; the request is given up"]
         );
-    }
-
-    #[test]
-    fn standard_headers_from_2026_07_28() {
-        let headers_of = |line: &str, negotiated: Option<&str>| {
-            let mut headers = http::HeaderMap::new();
-            if let Some(v) = negotiated {
-                headers.insert(PROTOCOL_VERSION, HeaderValue::from_str(v).unwrap());
-            }
-            standard_headers(serde_json::from_str(line).ok().as_ref(), &mut headers);
-            let mut out: Vec<String> = headers
-                .iter()
-                .map(|(k, v)| format!("{k}: {}", v.to_str().unwrap()))
-                .collect();
-            out.sort();
-            out
-        };
-        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-        assert_eq!(
-            headers_of(call, None),
-            [
-                "mcp-method: tools/call",
-                "mcp-name: echo",
-                "mcp-protocol-version: 2026-07-28"
-            ]
-        );
-        // An older era: nothing added.
-        assert_eq!(
-            headers_of(call, Some("2025-11-25")),
-            ["mcp-protocol-version: 2025-11-25"]
-        );
-        let read =
-            r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///é"}}"#;
-        assert_eq!(
-            headers_of(read, Some("2026-07-28")),
-            [
-                "mcp-method: resources/read",
-                "mcp-name: =?base64?ZmlsZTovLy/DqQ==?=",
-                "mcp-protocol-version: 2026-07-28"
-            ]
-        );
-        assert_eq!(header_text(" a"), "=?base64?IGE=?=");
-        assert_eq!(header_text("ab"), "ab");
     }
 
     #[test]

@@ -11,6 +11,10 @@
 //!   the response alone as `application/json` when the client accepts only JSON.
 //!   A notification or a response to a server request: `202 Accepted`, no body. A body
 //!   that is not JSON: `400` with a JSON-RPC error; over the body limit: `413`.
+//! - From protocol 2026-07-28 on (the POST's `MCP-Protocol-Version`), the standard headers
+//!   must mirror the body: `Mcp-Method`, `Mcp-Name` (for a tool, prompt, resource or task)
+//!   and a `tools/call`'s `Mcp-Param-*` headers as the listed tool's schema asks
+//!   (`x-mcp-header`); else `400` with the JSON-RPC error `-32020` (HeaderMismatch).
 //! - `initialize` issues an `Mcp-Session-Id`; every later request must carry it (`400`
 //!   without it, `404` with another one). A session that starts without `initialize`
 //!   (protocol 2026-07-28, `server/discover`) is stateless: no id is issued or checked.
@@ -23,6 +27,7 @@
 //! Resumption (`Last-Event-ID`) is not offered: a reconnecting GET gets what was held.
 
 use super::bridge::{write_lines, ACCEPT_BOTH, SESSION_ID};
+use super::headers::{check_standard, ToolSchemas, HEADER_MISMATCH};
 use crate::fixture::MessageKind;
 use crate::json::json_eq;
 use crate::mock::MockServer;
@@ -102,6 +107,9 @@ struct State {
     /// The id of the next SSE event.
     next_event: u64,
     ended: bool,
+    /// The tools the server listed (and those the recording lists), for the check of the
+    /// `Mcp-Param-*` headers.
+    tools: ToolSchemas,
 }
 
 /// A request whose answer is being sent (an SSE stream) or awaited (JSON).
@@ -149,6 +157,7 @@ impl State {
             return self.broadcast(line);
         };
         if MessageKind::of(&message) == Ok(MessageKind::Response) {
+            self.tools.learn(&message);
             let id = message.get("id").unwrap_or(&Value::Null);
             if let Some(at) = self.posts.iter().position(|w| json_eq(&w.id, id)) {
                 let waiting = self.posts.remove(at);
@@ -344,6 +353,13 @@ impl Front {
                 if let Err(refusal) = check_session(&state, &parts.headers) {
                     return refusal;
                 }
+            }
+            if let Err(reason) = check_standard(&parts.headers, &message, &state.tools) {
+                return error_response(
+                    StatusCode::BAD_REQUEST,
+                    HEADER_MISMATCH,
+                    format!("Bad Request: {reason}"),
+                );
             }
             if initialize && state.session.is_none() {
                 state.session = Some(new_session_id());
@@ -736,6 +752,7 @@ impl Fixture {
     pub fn mock_http(&self, rules: &Rules) -> (Front, HttpMock) {
         let (transport, mock) = self.mock_server_with(rules);
         let front = Front::new(transport);
+        front.state().tools = ToolSchemas::of(&super::listed_tools(self));
         (front.clone(), HttpMock { front, mock })
     }
 }
@@ -1062,6 +1079,64 @@ mod tests {
         );
         let report = mock.finish().await;
         assert!(report.is_ok(), "{report}");
+    }
+
+    /// From 2026-07-28 on the standard headers must mirror the body, the `Mcp-Param-*` ones
+    /// as the recording's `tools/list` schema asks: a call without them is refused with
+    /// `-32020` and reported; the same call with them is answered.
+    #[tokio::test]
+    async fn standard_headers_are_checked_from_2026_07_28() {
+        let text = concat!(
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"query","arguments":{"region":"eu-west"}}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[{"name":"query","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}]}}}"#,
+            "\n",
+        );
+        let (front, mock) = fixture(text).mock_http(&Rules::default());
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "query", "arguments": {"region": "eu-west"}}});
+        let with = |pairs: &[(&'static str, &'static str)]| {
+            let mut request = post(None, call.clone());
+            for (name, value) in pairs {
+                request
+                    .headers_mut()
+                    .insert(*name, HeaderValue::from_static(value));
+            }
+            request
+        };
+        let era = ("mcp-protocol-version", "2026-07-28");
+        let named = [era, ("mcp-method", "tools/call"), ("mcp-name", "query")];
+        let (status, error) = error_of(front.handle(with(&named)).await).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(error["error"]["code"], -32020);
+        assert_eq!(
+            error["error"]["message"],
+            "Bad Request: the Mcp-Param-Region header is missing"
+        );
+        let all = [
+            named[0],
+            named[1],
+            named[2],
+            ("mcp-param-region", "eu-west"),
+        ];
+        let answer = events(front.handle(with(&all)).await).await;
+        assert_eq!(answer[0]["result"]["content"], json!([]));
+        // Before that era, nothing is asked of the headers.
+        let old = with(&[("mcp-protocol-version", "2025-11-25")]);
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        let mut old_list = post(None, list);
+        *old_list.headers_mut() = old.headers().clone();
+        let listed = events(front.handle(old_list).await).await;
+        assert_eq!(listed[0]["result"]["tools"][0]["name"], "query");
+        let report = mock.finish().await;
+        assert_eq!(
+            report.mismatches.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            ["http: POST #1: refused with HTTP 400 Bad Request: Bad Request: the Mcp-Param-Region header is missing"]
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@
 
 pub mod bridge;
 pub mod front;
+mod headers;
 pub mod sse;
 
 use crate::fixture::{Direction, MessageKind};
@@ -82,7 +83,9 @@ impl Fixture {
         bridge: Bridge<S>,
     ) -> Report {
         let problems = bridge.problems();
-        let bridge = bridge.listen_early(announces_at_start(self));
+        let bridge = bridge
+            .listen_early(announces_at_start(self))
+            .listed_tools(&listed_tools(self));
         // Validated when the fixture was read; a fixture built in code may still be wrong.
         let bridge = match self.resume_points() {
             Ok(points) => bridge.resume_at(points),
@@ -129,6 +132,17 @@ fn announces_at_start(fixture: &Fixture) -> bool {
         }
     }
     false
+}
+
+/// The recorded `tools/list` results (the server's responses that list tools).
+fn listed_tools(fixture: &Fixture) -> Vec<serde_json::Value> {
+    fixture
+        .entries()
+        .iter()
+        .filter(|e| e.direction() == Direction::ServerToClient && e.kind() == MessageKind::Response)
+        .filter(|e| e.text().contains("\"tools\""))
+        .map(|e| e.message())
+        .collect()
 }
 
 fn push_problem(problems: &bridge::Problems, problem: String) {
