@@ -281,6 +281,11 @@ pub(crate) struct RecordArgs {
     /// it first and wait until the URL answers
     #[arg(long, value_name = "URL", requires = "listen", value_parser = crate::net::parse_url)]
     pub upstream: Option<http::Uri>,
+    /// Over HTTP: also end the recording once the client has had no connection open for
+    /// TIME (a client that goes without a DELETE, as the TypeScript SDK's close() does)
+    /// [default: only on its DELETE, Ctrl-C or SIGTERM]
+    #[arg(long, value_name = "TIME", requires = "listen", value_parser = positive_time)]
+    pub idle: Option<Duration>,
     #[command(flatten)]
     pub rules: RulesArg,
     #[command(flatten)]
@@ -387,6 +392,10 @@ pub(crate) struct ServeArgs {
     /// e.g. 127.0.0.1:0)
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
+    /// Over HTTP: end the session once the client has had no connection open for TIME
+    /// (it went without a DELETE)
+    #[arg(long, value_name = "TIME", requires = "http", default_value = "2s", value_parser = positive_time)]
+    pub idle: Duration,
     /// The server of a multi-server mcporter recording
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,

@@ -417,7 +417,7 @@ async fn serve(args: ServeArgs) -> Result<ExitCode, Fatal> {
         fixture = fixture.with_timing(timing, scale);
     }
     let report = match &args.http {
-        Some(addr) => serve::serve_http(&fixture, &rules, addr).await?,
+        Some(addr) => serve::serve_http(&fixture, &rules, addr, args.idle).await?,
         None => {
             fixture
                 .mock_serve(&rules, tokio::io::stdin(), tokio::io::stdout())

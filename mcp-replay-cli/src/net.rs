@@ -227,3 +227,65 @@ impl Stop {
         let _ = tokio::signal::ctrl_c().await;
     }
 }
+
+/// The client connections a listener has open, and a signal on each close: how
+/// `serve --http` and `record --listen` tell that the client has gone without a DELETE.
+#[derive(Default)]
+pub(crate) struct Connections {
+    open: std::sync::atomic::AtomicUsize,
+    closed: tokio::sync::Notify,
+}
+
+impl Connections {
+    /// Counts a connection open until the returned guard drops.
+    pub(crate) fn open(self: &std::sync::Arc<Self>) -> Open {
+        self.open.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Open(self.clone())
+    }
+
+    fn count(&self) -> usize {
+        self.open.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Resolves once no connection has been open for `period`.
+    pub(crate) async fn idle_for(&self, period: Duration) {
+        loop {
+            let closed = self.closed.notified();
+            if self.count() == 0 {
+                tokio::select! {
+                    () = tokio::time::sleep(period) => {
+                        if self.count() == 0 {
+                            return;
+                        }
+                    }
+                    () = closed => {}
+                }
+            } else {
+                closed.await;
+            }
+        }
+    }
+}
+
+/// One open connection of [`Connections`]; dropping it closes it there.
+pub(crate) struct Open(std::sync::Arc<Connections>);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0
+            .open
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        self.0.closed.notify_waiters();
+    }
+}
+
+/// A time as the options take it: `2s`, `1.5s`, `700ms`.
+pub(crate) fn show_time(time: Duration) -> String {
+    if time.subsec_millis() == 0 {
+        format!("{}s", time.as_secs())
+    } else if time < Duration::from_secs(1) {
+        format!("{}ms", time.as_millis())
+    } else {
+        format!("{}s", time.as_secs_f64())
+    }
+}

@@ -7,9 +7,10 @@
 //! each server message as its JSON body ends or its SSE event passes. Headers are never
 //! captured, so `Authorization` and cookies never reach the fixture (or the `--raw`
 //! capture). The recording ends when the client ends its session (a DELETE the upstream
-//! accepts), or on Ctrl-C or SIGTERM.
+//! accepts), on Ctrl-C or SIGTERM, or with `--idle TIME` once the client has had no
+//! connection open for that long.
 
-use crate::net::{authority, chain, probe, start_and_wait, LISTEN_WAIT};
+use crate::net::{authority, chain, probe, start_and_wait, Connections, LISTEN_WAIT};
 use crate::record::{write_capture, Capture};
 use crate::Fatal;
 use bytes::Bytes;
@@ -33,11 +34,14 @@ use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
+/// How long the client has had no connection open before the proxy says how to end the
+/// recording (without `--idle`, it goes on: a client may come back).
+const IDLE_HINT: Duration = Duration::from_secs(2);
 /// The largest request body the proxy takes (a client message); larger is 413.
 const REQUEST_LIMIT: usize = 16 * 1024 * 1024;
 /// The largest JSON body or SSE event it tees; the bytes still pass beyond it.
@@ -92,9 +96,16 @@ pub(crate) async fn record_http(
         .await
         .map_err(|e| Fatal(format!("cannot listen on {listen}: {e}")))?;
     let local = listener.local_addr()?;
+    let idle = match args.idle {
+        Some(idle) => format!(
+            ", or after {} without a client connection",
+            crate::net::show_time(idle)
+        ),
+        None => String::new(),
+    };
     eprintln!(
         "mcp-replay record: listening on http://{local}{} (forwarding to {upstream}); it stops \
-         when the client ends its session, or on Ctrl-C or SIGTERM",
+         when the client ends its session{idle}, or on Ctrl-C or SIGTERM",
         upstream.path()
     );
     let mut connector = HttpConnector::new();
@@ -107,23 +118,43 @@ pub(crate) async fn record_http(
         ended: Notify::new(),
     });
     let mut connections = JoinSet::new();
+    let open = Arc::new(Connections::default());
+    // Whether a client has connected, and whether it was told how to end since it left.
+    let (mut served, mut hinted) = (false, false);
     let mut stop = crate::net::Stop::new();
     loop {
+        let idle = args.idle.unwrap_or(IDLE_HINT);
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             _ = proxy.ended.notified() => break,
             () = stop.wait() => break,
+            () = open.idle_for(idle), if served && !hinted => {
+                if args.idle.is_some() {
+                    break;
+                }
+                eprintln!(
+                    "mcp-replay record: the client has had no connection open for {}; if it \
+                     has gone without a DELETE, Ctrl-C or SIGTERM writes the fixture (--idle \
+                     TIME ends the recording by itself)",
+                    crate::net::show_time(idle)
+                );
+                hinted = true;
+                continue;
+            }
         };
         let Ok((stream, _)) = accepted else { continue };
         // Without it a response's second write waits for the client's delayed ACK (~40 ms
         // per request; benches/http.rs).
         let _ = stream.set_nodelay(true);
+        (served, hinted) = (true, false);
         let proxy = proxy.clone();
+        let open = open.open();
         connections.spawn(async move {
             let service = service_fn(move |request| forward(proxy.clone(), request));
             let _ = http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
+            drop(open);
         });
     }
     connections.shutdown().await;

@@ -2,59 +2,29 @@
 //! socket, for one client session (the runtime's [`Front`](mcp_replay::http::front::Front)
 //! on hyper).
 
+use crate::net::Connections;
 use crate::Fatal;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use mcp_replay::{Fixture, Report, Rules};
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::Notify;
 
-/// How long the session lasts once the client has no connection open (it has gone away
-/// without a DELETE).
-const IDLE: Duration = Duration::from_secs(2);
 /// How long the end waits for the client to close its connections (so that the answer to
 /// its DELETE reaches it) before the report.
 const DRAIN: Duration = Duration::from_secs(1);
 
-/// The open connections, and a signal on each close.
-#[derive(Default)]
-struct Connections {
-    open: AtomicUsize,
-    closed: Notify,
-}
-
-impl Connections {
-    /// Resolves once no connection has been open for `period`.
-    async fn idle_for(&self, period: Duration) {
-        loop {
-            let closed = self.closed.notified();
-            if self.open.load(Ordering::SeqCst) == 0 {
-                tokio::select! {
-                    () = tokio::time::sleep(period) => {
-                        if self.open.load(Ordering::SeqCst) == 0 {
-                            return;
-                        }
-                    }
-                    () = closed => {}
-                }
-            } else {
-                closed.await;
-            }
-        }
-    }
-}
-
 /// Serves `fixture` at `http://ADDR/mcp` until the session ends (the client's DELETE, the
-/// client gone for [`IDLE`], or Ctrl-C or SIGTERM), and returns the mock's report.
+/// client without a connection open for `idle`, or Ctrl-C or SIGTERM), and returns the
+/// mock's report.
 pub(crate) async fn serve_http(
     fixture: &Fixture,
     rules: &Rules,
     addr: &str,
+    idle: Duration,
 ) -> Result<Report, Fatal> {
     let listener = TcpListener::bind(addr)
         .await
@@ -80,9 +50,8 @@ pub(crate) async fn serve_http(
                 // Each SSE event as its own small write: not held back waiting for an ACK.
                 let _ = stream.set_nodelay(true);
                 served = true;
-                connections.open.fetch_add(1, Ordering::SeqCst);
+                let open = connections.open();
                 let front = front.clone();
-                let connections = connections.clone();
                 tokio::spawn(async move {
                     let service = service_fn(move |request| {
                         let front = front.clone();
@@ -91,12 +60,11 @@ pub(crate) async fn serve_http(
                     let _ = http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), service)
                         .await;
-                    connections.open.fetch_sub(1, Ordering::SeqCst);
-                    connections.closed.notify_waiters();
+                    drop(open);
                 });
             }
             () = mock.ended() => break,
-            () = connections.idle_for(IDLE), if served => break,
+            () = connections.idle_for(idle), if served => break,
             () = stop.wait() => break,
         }
     }

@@ -140,7 +140,7 @@ fn record_python_session(
     arguments: &str,
 ) -> std::path::PathBuf {
     let python = peer("python-server").expect("checked by the caller")[0].clone();
-    let fixture = record_session(dir, server, upstream, |url| {
+    let fixture = record_session(dir, server, upstream, &[], |url| {
         let mut client = Command::new(&python);
         client.args(["-c", PYTHON_CLIENT, url, tool, arguments]);
         client
@@ -155,12 +155,13 @@ fn record_python_session(
     fixture
 }
 
-/// Records the session `client(url of the proxy)` has through `record --listen` in front
-/// of `upstream` (started with `server`), and returns the fixture.
+/// Records the session `client(url of the proxy)` has through `record --listen` (with
+/// `options`) in front of `upstream` (started with `server`), and returns the fixture.
 fn record_session(
     dir: &Path,
     server: &[String],
     upstream: u16,
+    options: &[&str],
     client: impl FnOnce(&str) -> Command,
 ) -> std::path::PathBuf {
     let fixture = dir.join("recorded.jsonl");
@@ -173,8 +174,9 @@ fn record_session(
             &format!("127.0.0.1:{listen}"),
             "--upstream",
             &url(upstream),
-            "--",
         ])
+        .args(options)
+        .arg("--")
         .args(server)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -185,7 +187,8 @@ fn record_session(
     let client = client(&url(listen)).output().expect("the client runs");
     let (out, err) = text(&client);
     assert!(client.status.success(), "the client failed: {out}{err}");
-    // The client ends its session with DELETE: the proxy writes the fixture and exits.
+    // The client ends its session with DELETE (or goes, with --idle): the proxy writes the
+    // fixture and exits.
     let recorded = proxy.wait_with_output().expect("the proxy ends");
     let (_, err) = text(&recorded);
     assert!(recorded.status.success(), "record failed: {err}");
@@ -378,6 +381,46 @@ fn tour_client(tour: &str, url: &str) -> Command {
     client
 }
 
+/// The TypeScript SDK's client ends with `close()`, which sends no DELETE: with `--idle` the
+/// proxy ends the recording once the client's connections are gone, and the session (roots,
+/// sampling, elicitation, progress) replays green against server-everything.
+#[test]
+fn the_typescript_client_recorded_with_idle_replays_green_against_server_everything() {
+    let Some(everything) = peer("everything") else {
+        return;
+    };
+    let dir = temp_dir("http", "proxy-ts-idle");
+    let upstream = free_port();
+    let server = everything_over_http(&everything, upstream);
+    let argv = common::tour_client("ts-tour-client");
+    let began = Instant::now();
+    let fixture = record_session(&dir, &server, upstream, &["--idle", "1s"], |url| {
+        let mut client = Command::new(&argv[0]);
+        client.args(&argv[1..]).args(["--url", url]);
+        client
+    });
+    assert!(
+        began.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        began.elapsed()
+    );
+    let written = std::fs::read_to_string(&fixture).expect("written");
+    for method in [
+        "roots/list",
+        "sampling/createMessage",
+        "notifications/progress",
+    ] {
+        assert!(
+            written.contains(method),
+            "{method} not recorded:\n{written}"
+        );
+    }
+    let (ran, _) = replay_over_http(&times(&fixture, 5), &[], |port| {
+        everything_over_http(&everything, port)
+    });
+    ran.assert_green(5);
+}
+
 /// `fixture` with a header marking its `nth` progress notification (1-based) as a drop
 /// point, written beside it.
 fn mark_resume(fixture: &Path, nth: usize) -> std::path::PathBuf {
@@ -403,7 +446,9 @@ fn resumption_with_last_event_id_against_the_python_sdk_server_with_and_without_
     let dir = temp_dir("http", "resume-python");
     let upstream = free_port();
     let server = tour_over_http(&tour, upstream, &["--event-store"]);
-    let fixture = record_session(&dir, &server, upstream, |url| tour_client("python", url));
+    let fixture = record_session(&dir, &server, upstream, &[], |url| {
+        tour_client("python", url)
+    });
     let marked = mark_resume(&fixture, 2);
 
     // With a store: dropped after the second progress, resumed, everything redelivered once.
