@@ -70,6 +70,9 @@ struct Proxy {
     start: Instant,
     /// Fired when the upstream accepted a DELETE of the session: the recording is over.
     ended: Notify,
+    /// Set at the first request: the client's absence counts from then on (a connection
+    /// alone, such as a probe that the port listens, does not start the session).
+    asked: tokio::sync::watch::Sender<bool>,
 }
 
 /// Runs the proxy until the session ends, then writes the fixture like the stdio `record`.
@@ -116,11 +119,12 @@ pub(crate) async fn record_http(
         capture: Capture::default(),
         start: Instant::now(),
         ended: Notify::new(),
+        asked: tokio::sync::watch::Sender::new(false),
     });
     let mut connections = JoinSet::new();
     let open = Arc::new(Connections::default());
-    // Whether a client has connected, and whether it was told how to end since it left.
-    let (mut served, mut hinted) = (false, false);
+    // Whether the client was told how to end since it left.
+    let mut hinted = false;
     let mut stop = crate::net::Stop::new();
     loop {
         let idle = args.idle.unwrap_or(IDLE_HINT);
@@ -128,7 +132,7 @@ pub(crate) async fn record_http(
             accepted = listener.accept() => accepted,
             _ = proxy.ended.notified() => break,
             () = stop.wait() => break,
-            () = open.idle_for(idle), if served && !hinted => {
+            () = client_gone(&proxy, &open, idle), if !hinted => {
                 if args.idle.is_some() {
                     break;
                 }
@@ -146,7 +150,7 @@ pub(crate) async fn record_http(
         // Without it a response's second write waits for the client's delayed ACK (~40 ms
         // per request; benches/http.rs).
         let _ = stream.set_nodelay(true);
-        (served, hinted) = (true, false);
+        hinted = false;
         let proxy = proxy.clone();
         let open = open.open();
         connections.spawn(async move {
@@ -165,11 +169,18 @@ pub(crate) async fn record_http(
     })
 }
 
+/// Resolves once the client, after its first request, has had no connection open for `idle`.
+async fn client_gone(proxy: &Proxy, open: &Connections, idle: Duration) {
+    let _ = proxy.asked.subscribe().wait_for(|asked| *asked).await;
+    open.idle_for(idle).await;
+}
+
 /// Forwards one request upstream and its response back, teeing the messages.
 async fn forward(
     proxy: Arc<Proxy>,
     request: Request<Incoming>,
 ) -> Result<Response<ProxyBody>, Infallible> {
+    proxy.asked.send_replace(true);
     let (parts, body) = request.into_parts();
     let body = match Limited::new(body, REQUEST_LIMIT).collect().await {
         Ok(collected) => collected.to_bytes(),

@@ -421,6 +421,71 @@ fn the_typescript_client_recorded_with_idle_replays_green_against_server_everyth
     ran.assert_green(5);
 }
 
+/// The 2026-07-28 era with the Python SDK on both sides (`peers/python/modern_*.py`): the
+/// client discovers, lists and calls a tool whose `region` argument the schema mirrors into
+/// an `Mcp-Param-Region` header, which the SDK's server requires (HTTP 400, -32020, without
+/// it). Recorded through the proxy (the stateless client sends no DELETE: `--idle`), the
+/// session replays green against that server (the bridge sends the header from the
+/// recorded schema), and `serve --http` and stdio `serve` play it back to the same client
+/// (the front checks the client's headers; the mock puts back the `resultType` the
+/// recording dropped as the default, which this client requires).
+#[test]
+fn the_stateless_era_records_replays_and_serves_with_the_python_sdk_on_both_sides() {
+    let (Some(server), Some(client)) = (peer("python-modern-server"), peer("python-modern-client"))
+    else {
+        return;
+    };
+    let on = |port: u16| {
+        let mut argv = server.clone();
+        argv.push(port.to_string());
+        argv
+    };
+    let client_at = |args: &[&str]| {
+        let mut command = Command::new(&client[0]);
+        command.args(&client[1..]).args(args);
+        command
+    };
+    let dir = temp_dir("http", "modern");
+    let upstream = free_port();
+    let fixture = record_session(&dir, &on(upstream), upstream, &["--idle", "1s"], |url| {
+        client_at(&["--url", url])
+    });
+    let written = std::fs::read_to_string(&fixture).expect("written");
+    for part in [
+        "server/discover",
+        r#""x-mcp-header":"Region""#,
+        "ran select 1 in eu-west",
+    ] {
+        assert!(written.contains(part), "{part} not recorded:\n{written}");
+    }
+
+    let (ran, _) = replay_over_http(&times(&fixture, 5), &[], on);
+    ran.assert_green(5);
+
+    let expected = "2026-07-28 1 ran select 1 in eu-west";
+    let serve = common::HttpServe::start(&[fixture.to_str().expect("a UTF-8 path")]);
+    let over_http = client_at(&["--url", &serve.url])
+        .output()
+        .expect("the client runs");
+    let (out, err) = text(&over_http);
+    assert!(over_http.status.success(), "{out}{err}");
+    assert_eq!(out.trim(), expected);
+    let (code, report) = serve.finish();
+    assert_eq!(code, Some(0), "{report}");
+    assert!(report.contains(": ok"), "{report}");
+
+    let mut over_stdio = client_at(&["--"]);
+    over_stdio
+        .arg(env!("CARGO_BIN_EXE_mcp-replay"))
+        .arg("serve")
+        .arg(&fixture);
+    let over_stdio = over_stdio.output().expect("the client runs");
+    let (out, err) = text(&over_stdio);
+    assert!(over_stdio.status.success(), "{out}{err}");
+    assert_eq!(out.trim(), expected);
+    assert!(err.contains(": ok"), "{err}");
+}
+
 /// `fixture` with a header marking its `nth` progress notification (1-based) as a drop
 /// point, written beside it.
 fn mark_resume(fixture: &Path, nth: usize) -> std::path::PathBuf {

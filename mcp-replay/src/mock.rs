@@ -99,6 +99,17 @@ impl Fixture {
     }
 }
 
+/// A result without `resultType` gets `"complete"`, the default the recording dropped
+/// (`result-type-default`): from 2026-07-28 on every result carries it, and the Python SDK
+/// client refuses one without it.
+fn put_back_result_type(message: &mut Value) {
+    if let Some(Value::Object(result)) = message.get_mut("result") {
+        result
+            .entry("resultType")
+            .or_insert_with(|| Value::String("complete".into()));
+    }
+}
+
 /// Serves the fixture's server side on a reader/writer pair until the client closes it
 /// or `stop` fires.
 pub(crate) async fn run<R, W>(
@@ -123,6 +134,7 @@ where
         next_server_id: 0,
         tokens: Vec::new(),
         asked_version: None,
+        stateless: false,
         mismatches: Vec::new(),
         outgoing: Vec::new(),
     };
@@ -219,6 +231,9 @@ struct Mock<'f> {
     tokens: Vec<(Value, Value)>,
     /// The `protocolVersion` the client's `initialize` asked for.
     asked_version: Option<Value>,
+    /// Whether the client speaks 2026-07-28 or later (the version in its requests' `_meta`):
+    /// its results then carry `resultType`, which the recording dropped as the default.
+    stateless: bool,
     mismatches: Vec<Mismatch>,
     /// What to write next, each with its recorded pause since the client message it
     /// answers (with [`Fixture::with_timing`]).
@@ -307,6 +322,14 @@ impl Mock<'_> {
         };
         if message.get("method").and_then(Value::as_str) == Some("initialize") {
             self.asked_version = message.pointer("/params/protocolVersion").cloned();
+            self.stateless = false;
+        }
+        if let Some(version) = message
+            .pointer("/params/_meta")
+            .and_then(|meta| meta.get(crate::replay::META_PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+        {
+            self.stateless = version >= crate::replay::MODERN_PROTOCOL;
         }
         self.rules.normalize_client(&mut message);
         if let Some(label) = entry.id() {
@@ -425,6 +448,9 @@ impl Mock<'_> {
                         message["id"] = live.clone();
                     }
                     self.follow_negotiation(entry, &mut message);
+                    if self.stateless {
+                        put_back_result_type(&mut message);
+                    }
                 }
                 MessageKind::Request => {
                     let id = json!(self.next_server_id);

@@ -61,7 +61,7 @@ pub fn text(output: &Output) -> (String, String) {
 }
 
 /// Program and arguments of an external peer (`python-server`, `python-client`,
-/// `python-tour`, `everything`), or `None` (with a notice) when `bash peers/install.sh` has
+/// `python-tour`, `python-modern-server`, `python-modern-client`, `everything`), or `None` (with a notice) when `bash peers/install.sh` has
 /// not run; under CI a missing peer fails the test instead.
 pub fn peer(which: &str) -> Option<Vec<String>> {
     let peers = workspace().join("peers");
@@ -78,6 +78,8 @@ pub fn peer(which: &str) -> Option<Vec<String>> {
         "python-server" => (&python, script("server.py")),
         "python-client" => (&python, script("client.py")),
         "python-tour" => (&python, script("tour_server.py")),
+        "python-modern-server" => (&python, script("modern_server.py")),
+        "python-modern-client" => (&python, script("modern_client.py")),
         "everything" => (
             &everything,
             vec![

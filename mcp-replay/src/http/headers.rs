@@ -9,10 +9,7 @@ use http::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use std::collections::HashMap;
 
-/// The first protocol version with the standard headers (and without sessions).
-const STATELESS_VERSION: &str = "2026-07-28";
-/// The request's `_meta` key for its protocol version in the stateless era.
-pub(super) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+use crate::replay::{META_PROTOCOL_VERSION as META_VERSION, MODERN_PROTOCOL as STATELESS_VERSION};
 /// The JSON-RPC error code of a request whose standard headers are missing or disagree
 /// with its body ("HeaderMismatch").
 pub(super) const HEADER_MISMATCH: i64 = -32020;

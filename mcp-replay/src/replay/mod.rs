@@ -59,6 +59,9 @@ pub const DEFAULT_PROTOCOL: &str = "2025-11-25";
 /// The first protocol version of the stateless era: no handshake, identity in `_meta`.
 pub const MODERN_PROTOCOL: &str = "2026-07-28";
 
+/// The `_meta` key of a request's protocol version in the stateless era.
+pub(crate) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
 /// How a server task ended: `Ok` or a description of the failure.
 pub(crate) type ServerTask = JoinHandle<Result<(), String>>;
 
