@@ -393,7 +393,8 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
     /// Over HTTP: end the session once the client has had no connection open for TIME
-    /// (it went without a DELETE)
+    /// after it sent every recorded message (it went without a DELETE); before that, 10s
+    /// (or TIME if longer): it may come back
     #[arg(long, value_name = "TIME", requires = "http", default_value = "2s", value_parser = positive_time)]
     pub idle: Duration,
     /// The server of a multi-server mcporter recording

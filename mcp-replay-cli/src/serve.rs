@@ -7,19 +7,24 @@ use crate::Fatal;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+use mcp_replay::http::front::HttpMock;
 use mcp_replay::{Fixture, Report, Rules};
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
 
+/// How long the session waits for a client that went away before it sent every recorded
+/// message (unless `--idle` is longer): it may come back (a client whose pooled connections
+/// time out between a person's clicks has no connection open for a while).
+const UNPLAYED_IDLE: Duration = Duration::from_secs(10);
 /// How long the end waits for the client to close its connections (so that the answer to
 /// its DELETE reaches it) before the report.
 const DRAIN: Duration = Duration::from_secs(1);
 
 /// Serves `fixture` at `http://ADDR/mcp` until the session ends (the client's DELETE, the
-/// client without a connection open for `idle`, or Ctrl-C or SIGTERM), and returns the
-/// mock's report.
+/// client without a connection open for `idle` after it sent every recorded message, or for
+/// [`UNPLAYED_IDLE`] before, or Ctrl-C or SIGTERM), and returns the mock's report.
 pub(crate) async fn serve_http(
     fixture: &Fixture,
     rules: &Rules,
@@ -64,11 +69,24 @@ pub(crate) async fn serve_http(
                 });
             }
             () = mock.ended() => break,
-            () = connections.idle_for(idle), if served => break,
+            () = client_gone(&connections, &mock, idle), if served => break,
             () = stop.wait() => break,
         }
     }
     let drained = tokio::time::timeout(DRAIN, connections.idle_for(Duration::ZERO));
     let (report, _) = tokio::join!(mock.finish(), drained);
     Ok(report)
+}
+
+/// Resolves once the client has had no connection open for `idle` after it sent every
+/// recorded message, or for [`UNPLAYED_IDLE`] (at least `idle`) before that.
+async fn client_gone(connections: &Connections, mock: &HttpMock, idle: Duration) {
+    let played = async {
+        mock.played().await;
+        connections.idle_for(idle).await;
+    };
+    tokio::select! {
+        () = played => {}
+        () = connections.idle_for(idle.max(UNPLAYED_IDLE)) => {}
+    }
 }

@@ -102,3 +102,65 @@ fn an_address_in_use_is_a_clear_error() {
         "{stderr}"
     );
 }
+
+/// A client with no connection open for longer than the idle end (2 s) before it has sent
+/// every recorded message may come back (pooled connections close between a person's
+/// clicks): the session waits for it (10 s), answers it, and ends 2 s after the last one.
+#[test]
+fn a_client_that_comes_back_before_the_recording_is_played_is_still_served() {
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    let dir = temp_dir("serve_http", "comes-back");
+    let fixture = dir.join("two.jsonl");
+    std::fs::write(
+        &fixture,
+        concat!(
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"server/discover"}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"supportedVersions":["2026-07-28"],"capabilities":{},"serverInfo":{"name":"tiny","version":"1"}}}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#,
+            "\n",
+        ),
+    )
+    .expect("written");
+    let serve = HttpServe::start(&[fixture.to_str().expect("a UTF-8 path")]);
+    let address = serve
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    // One request per connection, as a client whose pool has let its connections go.
+    let post = |body: &str| {
+        let mut stream = std::net::TcpStream::connect(&address).expect("connects");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("a timeout");
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Accept: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).expect("written");
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer
+    };
+    let discovered = post(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#);
+    assert!(discovered.contains("supportedVersions"), "{discovered}");
+    std::thread::sleep(Duration::from_secs(4));
+    let listed = post(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    assert!(listed.contains(r#""tools":[]"#), "{listed}");
+    let began = Instant::now();
+    let (code, report) = serve.finish();
+    assert_eq!(code, Some(0), "{report}");
+    assert!(report.contains(": ok"), "{report}");
+    // Played: the idle end's 2 s, not the 10 s an unplayed session waits.
+    assert!(
+        began.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        began.elapsed()
+    );
+}

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
 /// The JSON-RPC error code of a request the recording does not have next.
@@ -23,9 +23,23 @@ pub const MISMATCH_CODE: i64 = -32600;
 pub struct MockServer {
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<Report>,
+    played: watch::Receiver<bool>,
 }
 
 impl MockServer {
+    /// Resolves once the client has sent every message the recording holds (what is left
+    /// are the server's last messages, if any): a client that goes away after that has
+    /// played the whole session.
+    pub async fn played(&self) {
+        let mut played = self.played.clone();
+        let _ = played.wait_for(|played| *played).await;
+    }
+
+    /// Whether the client has sent every message the recording holds.
+    pub fn is_played(&self) -> bool {
+        *self.played.borrow()
+    }
+
     /// Stops the mock (if the client has not closed the transport yet) and reports every
     /// finding: requests that did not match, answers that differ from the recording, and
     /// recorded requests the client never made.
@@ -77,7 +91,15 @@ impl Fixture {
         W: AsyncWrite + Unpin,
     {
         let (_keep, never) = oneshot::channel::<()>();
-        run(self, rules, reader, writer, never).await
+        run(
+            self,
+            rules,
+            reader,
+            writer,
+            never,
+            &watch::Sender::new(false),
+        )
+        .await
     }
 
     /// [`mock_server`](Fixture::mock_server) with normalization [`Rules`] of your own.
@@ -87,13 +109,18 @@ impl Fixture {
         let (stop, stopped) = oneshot::channel();
         let fixture = self.clone();
         let rules = rules.clone();
+        let played = watch::Sender::new(false);
+        let watching = played.subscribe();
         let task =
-            tokio::spawn(async move { run(&fixture, &rules, reader, writer, stopped).await });
+            tokio::spawn(
+                async move { run(&fixture, &rules, reader, writer, stopped, &played).await },
+            );
         (
             client,
             MockServer {
                 stop: Some(stop),
                 task,
+                played: watching,
             },
         )
     }
@@ -111,13 +138,14 @@ fn put_back_result_type(message: &mut Value) {
 }
 
 /// Serves the fixture's server side on a reader/writer pair until the client closes it
-/// or `stop` fires.
+/// or `stop` fires; `played` turns true once the client has sent every recorded message.
 pub(crate) async fn run<R, W>(
     fixture: &Fixture,
     rules: &Rules,
     reader: R,
     mut writer: W,
     mut stop: oneshot::Receiver<()>,
+    played: &watch::Sender<bool>,
 ) -> Report
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -164,6 +192,7 @@ where
             None | Some(Incoming::Closed(_)) => break,
             Some(event) => mock.take(event),
         }
+        played.send_replace(mock.played());
         if !flush(&mut writer, &mut mock.outgoing, pace).await {
             break;
         }
@@ -269,6 +298,13 @@ impl Mock<'_> {
                 .receive(serde_json::from_str(&response.text).expect("the fast path writes JSON")),
             Incoming::Closed(_) => {}
         }
+    }
+
+    /// Whether no client message is left in the recording.
+    fn played(&self) -> bool {
+        self.fixture.entries()[self.position.min(self.fixture.entries().len())..]
+            .iter()
+            .all(|e| e.direction() == Direction::ServerToClient)
     }
 
     fn next_expected(&self) -> Option<&Entry> {

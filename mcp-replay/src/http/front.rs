@@ -719,6 +719,12 @@ impl HttpMock {
         self.front.ended().await
     }
 
+    /// Resolves once the client has sent every message the recording holds (see
+    /// [`MockServer::played`]).
+    pub async fn played(&self) {
+        self.mock.played().await
+    }
+
     /// Ends the session if it has not ended (closing the mock's pipe, as a client that
     /// closes its side), waits for the mock, and returns its report: the mock's findings,
     /// then an [`Http`](MismatchKind::Http) finding for each request the front refused
