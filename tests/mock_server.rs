@@ -108,7 +108,17 @@ async fn an_rmcp_client_runs_a_whole_recorded_session_offline() {
         ..App::default()
     };
     let client = app.clone().serve(transport).await.unwrap();
+    whole_session(&client, &app).await;
+    client.cancel().await.unwrap();
+    assert_eq!(*app.list_changed.lock().unwrap(), 1);
 
+    let report = mock.finish().await;
+    assert!(report.is_ok(), "{report}");
+}
+
+/// The recorded session `legacy()` holds, from the client's side: elicitation, sampling,
+/// roots and ping answered by `app`, progress, and a `list_changed`.
+async fn whole_session(client: &rmcp::service::RunningService<RoleClient, App>, app: &App) {
     assert_eq!(
         text(&client.call_tool(tool("ask_name", json!({}))).await.unwrap()),
         "Hello, Ada"
@@ -167,10 +177,64 @@ async fn an_rmcp_client_runs_a_whole_recorded_session_offline() {
         text(&client.call_tool(tool("announce", json!({}))).await.unwrap()),
         "announced"
     );
+}
+
+/// `front` served over HTTP/1.1 on a Unix socket at `path` (each connection its own task).
+fn serve_on_unix_socket(front: mcp_replay::http::front::Front, path: &std::path::Path) {
+    let listener = tokio::net::UnixListener::bind(path).unwrap();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let front = front.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request| {
+                    let front = front.clone();
+                    async move { Ok::<_, std::convert::Infallible>(front.handle(request).await) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+}
+
+/// rmcp's Streamable HTTP client transport, through the Unix socket at `path`.
+fn rmcp_http_client(
+    path: &std::path::Path,
+) -> rmcp::transport::StreamableHttpClientTransport<rmcp::transport::UnixSocketHttpClient> {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let uri = "http://localhost/mcp";
+    let client = rmcp::transport::UnixSocketHttpClient::new(path.to_str().unwrap(), uri);
+    rmcp::transport::StreamableHttpClientTransport::with_client(
+        client,
+        StreamableHttpClientTransportConfig::with_uri(uri),
+    )
+}
+
+/// A fresh socket path in the temp folder for `name`.
+fn socket_path(name: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("mcp-replay-{name}-{}.sock", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// The same session over Streamable HTTP: rmcp's client (its own HTTP stack, with the SSE
+/// streams, the session id, the GET stream and the DELETE) against `Fixture::mock_http`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rmcp_client_runs_the_whole_session_over_streamable_http() {
+    let (front, mock) = legacy().mock_http(&mcp_replay::Rules::default());
+    let path = socket_path("legacy");
+    serve_on_unix_socket(front, &path);
+    let app = App {
+        name: "Ada",
+        ..App::default()
+    };
+    let client = app.clone().serve(rmcp_http_client(&path)).await.unwrap();
+    whole_session(&client, &app).await;
     client.cancel().await.unwrap();
     assert_eq!(*app.list_changed.lock().unwrap(), 1);
-
     let report = mock.finish().await;
+    let _ = std::fs::remove_file(&path);
     assert!(report.is_ok(), "{report}");
 }
 
@@ -437,4 +501,39 @@ async fn recorded_pauses_are_played_back_scaled() {
         .unwrap_err()
         .to_string()
         .contains("t.timing.jsonl:1"));
+}
+
+/// The 2026-07-28 era over Streamable HTTP: rmcp's client discovers, lists and calls a tool
+/// whose `region` argument the recorded schema mirrors into `Mcp-Param-Region`; the front
+/// checks the header rmcp's client sends (a call without it would be refused with -32020).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rmcp_client_in_the_stateless_era_sends_the_param_headers_the_mock_checks() {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    let fixture = Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/mcp-replay/tests/fixtures/http_param_headers.jsonl"
+    ))
+    .unwrap();
+    let (front, mock) = fixture.mock_http(&mcp_replay::Rules::default());
+    let path = socket_path("stateless");
+    serve_on_unix_socket(front, &path);
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let client = App::default()
+        .serve_with_lifecycle(rmcp_http_client(&path), lifecycle)
+        .await
+        .unwrap();
+    let tools = client.list_tools(None).await.unwrap();
+    assert_eq!(tools.tools[0].name, "query");
+    let call = tool("query", json!({"region": "eu-west", "sql": "select 1"}));
+    assert_eq!(
+        text(&client.call_tool(call).await.unwrap()),
+        "ran in eu-west"
+    );
+    client.cancel().await.unwrap();
+    let report = mock.finish().await;
+    let _ = std::fs::remove_file(&path);
+    assert!(report.is_ok(), "{report}");
 }

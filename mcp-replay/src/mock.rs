@@ -630,8 +630,8 @@ impl Mock<'_> {
 }
 
 /// What differs from client to client (the identity and capabilities of `initialize` and
-/// `_meta`, the progress token SDKs add to every request) is not part of the contract a
-/// client fixture pins: compared without it.
+/// `_meta`, the progress token SDKs add to every request, an empty `params`) is not part of
+/// the contract a client fixture pins: compared without it.
 fn strip_sdk_meta(message: &mut Value) {
     let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
     let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) else {
@@ -643,15 +643,21 @@ fn strip_sdk_meta(message: &mut Value) {
             params.remove(key);
         }
     }
-    let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) else {
-        return;
-    };
-    meta.remove("progressToken");
-    for (key, _) in crate::normalize::IDENTITY_META {
-        meta.remove(key);
+    if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+        meta.remove("progressToken");
+        for (key, _) in crate::normalize::IDENTITY_META {
+            meta.remove(key);
+        }
+        if meta.is_empty() {
+            params.remove("_meta");
+        }
     }
-    if meta.is_empty() {
-        params.remove("_meta");
+    // `"params": {}` and no params say the same (rmcp's client sends `{}` with a
+    // `tools/list` that another SDK sends without params).
+    if params.is_empty() {
+        if let Some(message) = message.as_object_mut() {
+            message.remove("params");
+        }
     }
 }
 
