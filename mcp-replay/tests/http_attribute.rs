@@ -14,6 +14,17 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
+/// The string argument `key` of a call ("" when absent).
+fn argument(request: &CallToolRequestParams, key: &str) -> String {
+    request
+        .arguments
+        .as_ref()
+        .and_then(|a| a.get(key))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// One tool, `echo`.
 #[derive(Clone)]
 struct Echo;
@@ -45,13 +56,7 @@ impl ServerHandler for Echo {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let text = request
-            .arguments
-            .as_ref()
-            .and_then(|a| a.get("text"))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
+        let text = argument(&request, "text");
         Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
     }
 }
@@ -112,13 +117,7 @@ impl ServerHandler for Regional {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let region = request
-            .arguments
-            .as_ref()
-            .and_then(|a| a.get("region"))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
+        let region = argument(&request, "region");
         Ok(CallToolResult::success(vec![ContentBlock::text(format!("ran in {region}"))]).into())
     }
 }
