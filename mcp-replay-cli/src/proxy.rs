@@ -121,19 +121,31 @@ pub(crate) async fn record_http(
         ended: Notify::new(),
         asked: tokio::sync::watch::Sender::new(false),
     });
+    serve_until_end(&listener, &proxy, args.idle).await;
+    Ok(if write_capture(&proxy.capture, args, &rules) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Accepts the client's connections and proxies them until the session ends: the
+/// upstream accepted its DELETE, Ctrl-C or SIGTERM, or (with `idle`) the client has had no
+/// connection open that long. Without `idle`, the client's absence only gets a hint.
+async fn serve_until_end(listener: &TcpListener, proxy: &Arc<Proxy>, end_idle: Option<Duration>) {
     let mut connections = JoinSet::new();
     let open = Arc::new(Connections::default());
     // Whether the client was told how to end since it left.
     let mut hinted = false;
     let mut stop = crate::net::Stop::new();
     loop {
-        let idle = args.idle.unwrap_or(IDLE_HINT);
+        let idle = end_idle.unwrap_or(IDLE_HINT);
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             _ = proxy.ended.notified() => break,
             () = stop.wait() => break,
-            () = client_gone(&proxy, &open, idle), if !hinted => {
-                if args.idle.is_some() {
+            () = client_gone(proxy, &open, idle), if !hinted => {
+                if end_idle.is_some() {
                     break;
                 }
                 eprintln!(
@@ -162,11 +174,6 @@ pub(crate) async fn record_http(
         });
     }
     connections.shutdown().await;
-    Ok(if write_capture(&proxy.capture, args, &rules) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }
 
 /// Resolves once the client, after its first request, has had no connection open for `idle`.

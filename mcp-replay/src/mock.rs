@@ -307,6 +307,22 @@ impl Mock<'_> {
             .all(|e| e.direction() == Direction::ServerToClient)
     }
 
+    /// The protocol version a client message asks for or speaks in: an `initialize`'s (the
+    /// legacy era) or the one its `_meta` names (2026-07-28 on: stateless).
+    fn note_version(&mut self, message: &Value) {
+        if message.get("method").and_then(Value::as_str) == Some("initialize") {
+            self.asked_version = message.pointer("/params/protocolVersion").cloned();
+            self.stateless = false;
+        }
+        if let Some(version) = message
+            .pointer("/params/_meta")
+            .and_then(|meta| meta.get(crate::replay::META_PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+        {
+            self.stateless = version >= crate::replay::MODERN_PROTOCOL;
+        }
+    }
+
     fn next_expected(&self) -> Option<&Entry> {
         self.fixture.entries().get(self.position)
     }
@@ -356,17 +372,7 @@ impl Mock<'_> {
             );
             return;
         };
-        if message.get("method").and_then(Value::as_str) == Some("initialize") {
-            self.asked_version = message.pointer("/params/protocolVersion").cloned();
-            self.stateless = false;
-        }
-        if let Some(version) = message
-            .pointer("/params/_meta")
-            .and_then(|meta| meta.get(crate::replay::META_PROTOCOL_VERSION))
-            .and_then(Value::as_str)
-        {
-            self.stateless = version >= crate::replay::MODERN_PROTOCOL;
-        }
+        self.note_version(&message);
         self.rules.normalize_client(&mut message);
         if let Some(label) = entry.id() {
             if message.get("id").is_some() && kind == entry.kind() {
