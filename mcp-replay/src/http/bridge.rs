@@ -445,13 +445,7 @@ impl<S: HttpService> Session<S> {
             // A JSON-RPC error for this request in the body (rmcp and the SDKs refuse so)
             // is the server's answer: the engine gets it now rather than timing out.
             if let Ok(message) = serde_json::from_slice::<Value>(&body) {
-                let answers = message.get("error").is_some()
-                    && message.get("method").is_none()
-                    && message
-                        .get("id")
-                        .zip(answer.id.as_ref())
-                        .is_some_and(|(id, asked)| crate::json::json_eq(id, asked));
-                if answers {
+                if message.get("error").is_some() && answer.is_answered_by(&message) {
                     forward(&self.shared, &answer, message, Some(&body));
                 }
             }
@@ -775,6 +769,15 @@ struct Answer {
 }
 
 impl Answer {
+    /// Whether `message` is the response to this answer's request.
+    fn is_answered_by(&self, message: &Value) -> bool {
+        message.get("method").is_none()
+            && message
+                .get("id")
+                .zip(self.id.as_ref())
+                .is_some_and(|(id, asked)| crate::json::json_eq(id, asked))
+    }
+
     /// The GET stream: no request to answer, open until the session ends.
     fn stream() -> Answer {
         Answer {
@@ -1268,11 +1271,7 @@ fn at_progress(
 /// re-serialized), noting the protocol version an `initialize` result negotiates. Returns
 /// whether it is the response to the request.
 fn forward(shared: &Shared, answer: &Answer, message: Value, text: Option<&[u8]>) -> bool {
-    let is_response = message.get("method").is_none()
-        && message
-            .get("id")
-            .zip(answer.id.as_ref())
-            .is_some_and(|(id, asked)| crate::json::json_eq(id, asked));
+    let is_response = answer.is_answered_by(&message);
     if is_response && answer.initialize {
         let version = message
             .pointer("/result/protocolVersion")
