@@ -162,6 +162,10 @@ where
         next_server_id: 0,
         tokens: Vec::new(),
         asked_version: None,
+        last_client: fixture
+            .entries()
+            .iter()
+            .rposition(|e| e.direction() == Direction::ClientToServer),
         stateless: false,
         mismatches: Vec::new(),
         outgoing: Vec::new(),
@@ -280,6 +284,8 @@ struct Mock<'f> {
     tokens: Vec<(Value, Value)>,
     /// The `protocolVersion` the client's `initialize` asked for.
     asked_version: Option<Value>,
+    /// The index of the recording's last client message.
+    last_client: Option<usize>,
     /// Whether the client speaks 2026-07-28 or later (the version in its requests' `_meta`):
     /// its results then carry `resultType`, which the recording dropped as the default.
     stateless: bool,
@@ -322,9 +328,7 @@ impl Mock<'_> {
 
     /// Whether no client message is left in the recording.
     fn played(&self) -> bool {
-        self.fixture.entries()[self.position.min(self.fixture.entries().len())..]
-            .iter()
-            .all(|e| e.direction() == Direction::ServerToClient)
+        self.last_client.is_none_or(|last| self.position > last)
     }
 
     /// The protocol version a client message asks for or speaks in: an `initialize`'s (the
