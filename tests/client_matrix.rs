@@ -22,9 +22,8 @@
 //! has progress notifications directly followed by their response: a served session that
 //! writes earlier ones together with the response makes the SDK miss what it saw live.
 //!
-//! The Python and TypeScript clients are skipped, with a notice, when the peers are not
-//! installed (`bash peers/install.sh`); under CI that is an error. The rmcp client needs
-//! nothing but this repository. The CLI is built with `cargo build -p mcp-replay-cli` into
+//! The Python and TypeScript clients' peers are installed on first use
+//! (`mcp_replay_peers`); the rmcp client needs nothing but this repository. The CLI is built with `cargo build -p mcp-replay-cli` into
 //! the target folder this test runs from (it belongs to another package of the workspace).
 
 use std::path::{Path, PathBuf};
@@ -72,48 +71,18 @@ fn mcp_replay() -> &'static Path {
     })
 }
 
-/// The command line of a tour client, or `None` (with a notice) when its peer is not
-/// installed; under CI a missing peer fails the test instead (as `common::peer_server`).
-fn client(which: &str) -> Option<Vec<PathBuf>> {
-    let peers = repo().join("peers");
-    let (installed, argv): (PathBuf, Vec<PathBuf>) = match which {
-        "python" => {
-            let python = peers.join("python/.venv/bin/python");
-            (
-                python.clone(),
-                vec![
-                    python,
-                    peers.join("python/tour_client.py"),
-                    "--tour".into(),
-                    "everything".into(),
-                ],
-            )
-        }
-        "ts" => (
-            peers.join("node/node_modules/@modelcontextprotocol/sdk/package.json"),
-            vec![
-                "node".into(),
-                peers.join("node/tour_client.mjs"),
-                "--tour".into(),
-                "everything".into(),
-            ],
-        ),
-        "rmcp" => {
-            let bin = PathBuf::from(env!("CARGO_BIN_EXE_tour-client"));
-            (bin.clone(), vec![bin])
-        }
+/// The command line of a tour client, installing the Node and Python peers first if this
+/// checkout has not ([`mcp_replay_peers`]); a peer that cannot be installed fails the test.
+fn client(which: &str) -> Vec<PathBuf> {
+    let argv = match which {
+        "python" => mcp_replay_peers::python("tour_client.py"),
+        "ts" => mcp_replay_peers::node("tour_client.mjs"),
+        "rmcp" => return vec![PathBuf::from(env!("CARGO_BIN_EXE_tour-client"))],
         other => panic!("unknown client {other}"),
     };
-    if installed.exists() {
-        return Some(argv);
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
-    assert!(
-        !ci,
-        "the {which} client's peer is not installed: CI must run `bash peers/install.sh` first"
-    );
-    eprintln!("SKIPPED: the {which} client's peer is not installed; run `bash peers/install.sh`");
-    None
+    let mut argv: Vec<PathBuf> = argv.into_iter().map(PathBuf::from).collect();
+    argv.extend(["--tour".into(), "everything".into()]);
+    argv
 }
 
 /// What one run printed.
@@ -213,9 +182,7 @@ fn diff(expected: &[&str], actual: &[&str]) -> String {
 /// Serves `tests/fixtures/matrix/{name}.jsonl` to the client [`RUNS`] times; every run's
 /// stdout must equal `{name}.observed`.
 async fn serve_repeatedly(name: &str) {
-    let Some(argv) = client(name) else {
-        return;
-    };
+    let argv = client(name);
     let dir = repo().join("tests/fixtures/matrix");
     let fixture = dir.join(format!("{name}.jsonl"));
     let observed = std::fs::read_to_string(dir.join(format!("{name}.observed"))).unwrap();
@@ -346,9 +313,7 @@ fn roots_answered_after_a_progress(fixture: &str) -> String {
 #[tokio::test]
 async fn messages_between_a_server_request_and_its_answer_are_served_to_every_client() {
     for name in ["python", "ts", "rmcp"] {
-        let Some(argv) = client(name) else {
-            continue;
-        };
+        let argv = client(name);
         let dir = repo().join("tests/fixtures/matrix");
         let text = std::fs::read_to_string(dir.join(format!("{name}.jsonl"))).unwrap();
         let moved = std::env::temp_dir().join(format!(

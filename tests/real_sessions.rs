@@ -7,7 +7,7 @@
 //!
 //! Each fixture is replayed against its live server 20 times in a row (a fresh server
 //! process each time): a replay that passes only when the race goes one way fails here.
-//! Skipped, with a notice, when the peers are not installed (`bash peers/install.sh`).
+//! The peers are installed on first use (`mcp_replay_peers`).
 
 mod common;
 
@@ -26,9 +26,7 @@ async fn replay_repeatedly(name: &str, peer: &str) {
     );
     let mut failed = Vec::new();
     for run in 1..=RUNS {
-        let Some(mut command) = peer_server(peer) else {
-            return;
-        };
+        let mut command = peer_server(peer);
         // The trace of every run goes to the captured output: shown for a failing test.
         let report = Fixture::load(&path)
             .unwrap()
@@ -131,9 +129,7 @@ async fn server_everything_replays_wherever_its_own_messages_were_recorded() {
     for (what, variant) in variants {
         let text = variant.join("\n") + "\n";
         for run in 1..=4 {
-            let Some(mut command) = peer_server("everything") else {
-                return;
-            };
+            let mut command = peer_server("everything");
             let report = Fixture::parse_named(&text, what)
                 .unwrap()
                 .with_trace(true)

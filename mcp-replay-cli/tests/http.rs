@@ -139,7 +139,7 @@ fn record_python_session(
     tool: &str,
     arguments: &str,
 ) -> std::path::PathBuf {
-    let python = peer("python-server").expect("checked by the caller")[0].clone();
+    let python = peer("python-server")[0].clone();
     let fixture = record_session(dir, server, upstream, &[], |url| {
         let mut client = Command::new(&python);
         client.args(["-c", PYTHON_CLIENT, url, tool, arguments]);
@@ -198,9 +198,7 @@ fn record_session(
 
 #[test]
 fn one_fixture_replays_over_stdio_and_over_http_against_server_everything() {
-    let Some(everything) = peer("everything") else {
-        return;
-    };
+    let everything = peer("everything");
     let dir = temp_dir("http", "everything");
     let fixture = dir.join("everything.jsonl");
     let call = mcp_replay()
@@ -308,12 +306,7 @@ fn a_url_nothing_listens_on_is_exit_2_naming_it() {
 
 #[test]
 fn the_python_client_recorded_through_the_proxy_replays_green_against_server_everything() {
-    let Some(everything) = peer("everything") else {
-        return;
-    };
-    if peer("python-server").is_none() {
-        return;
-    }
+    let everything = peer("everything");
     let dir = temp_dir("http", "proxy-everything");
     let upstream = free_port();
     let server = everything_over_http(&everything, upstream);
@@ -329,9 +322,7 @@ fn the_python_client_recorded_through_the_proxy_replays_green_against_server_eve
 
 #[test]
 fn the_python_client_recorded_through_the_proxy_replays_green_against_the_python_sdk_server() {
-    let Some(tour) = peer("python-tour") else {
-        return;
-    };
+    let tour = peer("python-tour");
     let dir = temp_dir("http", "proxy-python");
     let upstream = free_port();
     let server = tour_over_http(&tour, upstream, &[]);
@@ -347,9 +338,6 @@ fn the_python_client_recorded_through_the_proxy_replays_green_against_the_python
 
 #[test]
 fn the_python_client_recorded_through_the_proxy_replays_green_against_the_rmcp_demo_server() {
-    if peer("python-server").is_none() {
-        return;
-    }
     let dir = temp_dir("http", "proxy-rmcp");
     let upstream = free_port();
     let server = demo_over_http(upstream, None);
@@ -386,9 +374,7 @@ fn tour_client(tour: &str, url: &str) -> Command {
 /// sampling, elicitation, progress) replays green against server-everything.
 #[test]
 fn the_typescript_client_recorded_with_idle_replays_green_against_server_everything() {
-    let Some(everything) = peer("everything") else {
-        return;
-    };
+    let everything = peer("everything");
     let dir = temp_dir("http", "proxy-ts-idle");
     let upstream = free_port();
     let server = everything_over_http(&everything, upstream);
@@ -431,10 +417,7 @@ fn the_typescript_client_recorded_with_idle_replays_green_against_server_everyth
 /// recording dropped as the default, which this client requires).
 #[test]
 fn the_stateless_era_records_replays_and_serves_with_the_python_sdk_on_both_sides() {
-    let (Some(server), Some(client)) = (peer("python-modern-server"), peer("python-modern-client"))
-    else {
-        return;
-    };
+    let (server, client) = (peer("python-modern-server"), peer("python-modern-client"));
     let on = |port: u16| {
         let mut argv = server.clone();
         argv.push(port.to_string());
@@ -505,9 +488,7 @@ fn mark_resume(fixture: &Path, nth: usize) -> std::path::PathBuf {
 
 #[test]
 fn resumption_with_last_event_id_against_the_python_sdk_server_with_and_without_an_event_store() {
-    let Some(tour) = peer("python-tour") else {
-        return;
-    };
+    let tour = peer("python-tour");
     let dir = temp_dir("http", "resume-python");
     let upstream = free_port();
     let server = tour_over_http(&tour, upstream, &["--event-store"]);
@@ -538,9 +519,7 @@ fn resumption_with_last_event_id_against_the_python_sdk_server_with_and_without_
 
 #[test]
 fn resumption_against_server_everything_loses_the_rest_of_the_stream() {
-    let Some(everything) = peer("everything") else {
-        return;
-    };
+    let everything = peer("everything");
     let dir = temp_dir("http", "resume-everything");
     let server = |port: u16| everything_over_http(&everything, port);
     // A long call (a progress notification a second, four of them): the drop comes after

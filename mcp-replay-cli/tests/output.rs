@@ -366,16 +366,42 @@ fn diff_exits_0_without_change_and_1_for_an_unclassified_change_at_every_thresho
 
 #[test]
 fn diff_reads_rev_path_with_git_show() {
-    let in_git = Command::new("git")
-        .current_dir(workspace())
-        .args(["cat-file", "-e", "HEAD:fixtures/lookup_issue.jsonl"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !in_git {
-        eprintln!("skipped: not a git checkout with fixtures/lookup_issue.jsonl committed");
-        return;
-    }
+    // A repository of its own, so the test does not depend on how this one was checked out.
     let dir = temp_dir("diff-git");
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(repo.join("fixtures")).unwrap();
+    std::fs::copy(
+        workspace().join("fixtures/lookup_issue.jsonl"),
+        repo.join("fixtures/lookup_issue.jsonl"),
+    )
+    .unwrap();
+    for args in [
+        &["init", "-q"][..],
+        &["add", "fixtures/lookup_issue.jsonl"],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+            "commit",
+            "-qm",
+            "f",
+        ],
+    ] {
+        let status = Command::new("git").current_dir(&repo).args(args).status();
+        assert!(
+            status.as_ref().is_ok_and(|s| s.success()),
+            "git {args:?}: {status:?} (the test needs git on the PATH)"
+        );
+    }
+    let diff = |args: &[&str]| {
+        mcp_replay()
+            .current_dir(&repo)
+            .arg("diff")
+            .args(args)
+            .output()
+            .unwrap()
+    };
     let new = changed_tool_result(&dir);
     let committed = "HEAD:fixtures/lookup_issue.jsonl";
     let output = diff(&[committed, new.to_str().unwrap()]);

@@ -2,7 +2,7 @@
 //! with a real server (Python) THROUGH `mcp-replay record`; the fixture replays green against
 //! the same server and red against a changed one; the Python client runs offline against
 //! `mcp-replay serve`; mcporter recordings import and replay green against a live
-//! server-everything. Install the peers with `bash peers/install.sh` (CI does).
+//! server-everything. The peers are installed on first use (`mcp_replay_peers`).
 
 mod common;
 
@@ -25,9 +25,7 @@ fn cat(parts: &[&[String]]) -> Vec<String> {
 
 #[test]
 fn a_real_client_records_through_the_proxy_and_the_fixture_replays_green_then_red() {
-    let (Some(client), Some(server)) = (peer("python-client"), peer("python-server")) else {
-        return;
-    };
+    let (client, server) = (peer("python-client"), peer("python-server"));
     let dir = temp_dir("record");
     let fixture = dir.join("session.jsonl").display().to_string();
 
@@ -106,9 +104,7 @@ fn a_real_client_records_through_the_proxy_and_the_fixture_replays_green_then_re
 
 #[test]
 fn a_real_client_runs_offline_against_mcp_replay_serve() {
-    let Some(client) = peer("python-client") else {
-        return;
-    };
+    let client = peer("python-client");
     let fixture = workspace()
         .join("tests/fixtures/python/client_session.jsonl")
         .display()
@@ -153,9 +149,7 @@ fn a_real_client_runs_offline_against_mcp_replay_serve() {
 
 #[test]
 fn the_mcporter_recordings_import_and_replay_green_against_server_everything() {
-    let Some(everything) = peer("everything") else {
-        return;
-    };
+    let everything = peer("everything");
     let dir = temp_dir("import");
     for recording in ["echo", "multi-server", "v013-elicit-decline"] {
         let source = workspace().join(format!("tests/fixtures/mcporter/{recording}.ndjson"));

@@ -6,8 +6,8 @@
 //! error, and the report names the mismatch (exit 1). The Python client ends its session
 //! with a DELETE, the TypeScript client just goes away (the idle end).
 //!
-//! Each client runs `MCP_REPLAY_HTTP_RUNS` times in a row (3 unless set). The peers must be
-//! installed (`bash peers/install.sh`): a missing one fails the test.
+//! Each client runs `MCP_REPLAY_HTTP_RUNS` times in a row (3 unless set). The peers are
+//! installed on first use (`mcp_replay_peers`).
 
 mod common;
 

@@ -70,54 +70,23 @@ pub fn kinds(report: &Report) -> Vec<MismatchKind> {
     report.mismatches().iter().map(|m| m.kind()).collect()
 }
 
-/// The command that starts an external peer server installed by `peers/install.sh`, or
-/// `None` (with a notice) when the peers are not installed. Under CI a missing peer is an
-/// error, so the suite never passes by skipping.
-pub fn peer_server(which: &str) -> Option<tokio::process::Command> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("peers");
-    let (program, args): (std::path::PathBuf, Vec<std::path::PathBuf>) = match which {
-        "everything" => (
-            "node".into(),
-            vec![
-                root.join(
-                    "node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-                ),
-                "stdio".into(),
-            ],
-        ),
-        "python" => (
-            root.join("python/.venv/bin/python"),
-            vec![root.join("python/server.py")],
-        ),
-        "tour" => (
-            root.join("python/.venv/bin/python"),
-            vec![root.join("python/tour_server.py")],
-        ),
-        "python-changed" => (
-            root.join("python/.venv/bin/python"),
-            vec![
-                root.join("python/server.py"),
-                "--variant".into(),
-                "changed".into(),
-            ],
-        ),
+/// The command that starts an external peer server (`everything`: server-everything on
+/// Node; `python`, `python-changed`, `tour`: the Python SDK servers in `peers/python/`),
+/// installing the peers first if this checkout has not ([`mcp_replay_peers`]). A peer that
+/// cannot be installed fails the test.
+pub fn peer_server(which: &str) -> tokio::process::Command {
+    let argv = match which {
+        "everything" => mcp_replay_peers::everything(),
+        "python" => mcp_replay_peers::python("server.py"),
+        "tour" => mcp_replay_peers::python("tour_server.py"),
+        "python-changed" => {
+            let mut argv = mcp_replay_peers::python("server.py");
+            argv.extend(["--variant".into(), "changed".into()]);
+            argv
+        }
         other => panic!("unknown peer {other}"),
     };
-    let installed = if program.is_absolute() {
-        program.exists()
-    } else {
-        args[0].exists()
-    };
-    if !installed {
-        let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
-        assert!(
-            !ci,
-            "the {which} peer is not installed: CI must run `bash peers/install.sh` first"
-        );
-        eprintln!("SKIPPED: the {which} peer is not installed; run `bash peers/install.sh`");
-        return None;
-    }
-    let mut command = tokio::process::Command::new(program);
-    command.args(args);
-    Some(command)
+    let mut command = tokio::process::Command::new(&argv[0]);
+    command.args(&argv[1..]);
+    command
 }

@@ -61,71 +61,31 @@ pub fn text(output: &Output) -> (String, String) {
 }
 
 /// Program and arguments of an external peer (`python-server`, `python-client`,
-/// `python-tour`, `python-modern-server`, `python-modern-client`, `everything`), or `None` (with a notice) when `bash peers/install.sh` has
-/// not run; under CI a missing peer fails the test instead.
-pub fn peer(which: &str) -> Option<Vec<String>> {
-    let peers = workspace().join("peers");
-    let python = peers.join("python/.venv/bin/python");
-    let everything =
-        peers.join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let script = |name: &str| {
-        vec![
-            python.display().to_string(),
-            peers.join("python").join(name).display().to_string(),
-        ]
-    };
-    let (check, argv): (&Path, Vec<String>) = match which {
-        "python-server" => (&python, script("server.py")),
-        "python-client" => (&python, script("client.py")),
-        "python-tour" => (&python, script("tour_server.py")),
-        "python-modern-server" => (&python, script("modern_server.py")),
-        "python-modern-client" => (&python, script("modern_client.py")),
-        "everything" => (
-            &everything,
-            vec![
-                "node".into(),
-                everything.display().to_string(),
-                "stdio".into(),
-            ],
-        ),
+/// `python-tour`, `python-modern-server`, `python-modern-client`, `everything`), installing
+/// the peers first if this checkout has not ([`mcp_replay_peers`]). A peer that cannot be
+/// installed fails the test.
+pub fn peer(which: &str) -> Vec<String> {
+    match which {
+        "python-server" => mcp_replay_peers::python("server.py"),
+        "python-client" => mcp_replay_peers::python("client.py"),
+        "python-tour" => mcp_replay_peers::python("tour_server.py"),
+        "python-modern-server" => mcp_replay_peers::python("modern_server.py"),
+        "python-modern-client" => mcp_replay_peers::python("modern_client.py"),
+        "everything" => mcp_replay_peers::everything(),
         other => panic!("unknown peer {other}"),
-    };
-    if check.exists() {
-        return Some(argv);
     }
-    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
-    assert!(
-        !ci,
-        "the {which} peer is not installed: CI must run `bash peers/install.sh` first"
-    );
-    eprintln!("SKIPPED: the {which} peer is not installed; run `bash peers/install.sh`");
-    None
 }
 
 /// Program and arguments of a tour client (`python-tour-client`: the Python SDK's
 /// `peers/python/tour_client.py`, `ts-tour-client`: the TypeScript SDK's
-/// `peers/node/tour_client.mjs`), with `--tour everything`. Never skipped: a missing peer
-/// fails the test with a message naming `bash peers/install.sh`.
+/// `peers/node/tour_client.mjs`), with `--tour everything`, installing the peers first if
+/// needed.
 pub fn tour_client(which: &str) -> Vec<String> {
-    let peers = workspace().join("peers");
-    let (installed, argv) = match which {
-        "python-tour-client" => {
-            let python = peers.join("python/.venv/bin/python");
-            let script = peers.join("python/tour_client.py");
-            (python.clone(), vec![python, script])
-        }
-        "ts-tour-client" => (
-            peers.join("node/node_modules/@modelcontextprotocol/sdk/package.json"),
-            vec!["node".into(), peers.join("node/tour_client.mjs")],
-        ),
+    let mut argv = match which {
+        "python-tour-client" => mcp_replay_peers::python("tour_client.py"),
+        "ts-tour-client" => mcp_replay_peers::node("tour_client.mjs"),
         other => panic!("unknown tour client {other}"),
     };
-    assert!(
-        installed.exists(),
-        "the {which} peer is not installed ({} is missing): run `bash peers/install.sh` first",
-        installed.display()
-    );
-    let mut argv: Vec<String> = argv.iter().map(|p| p.display().to_string()).collect();
     argv.extend(["--tour".into(), "everything".into()]);
     argv
 }
