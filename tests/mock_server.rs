@@ -537,3 +537,57 @@ async fn an_rmcp_client_in_the_stateless_era_sends_the_param_headers_the_mock_ch
     let _ = std::fs::remove_file(&path);
     assert!(report.is_ok(), "{report}");
 }
+
+/// A placeholder the normalizer wrote stands for a value of a known shape: the client gets
+/// a fixed, valid value of that shape (the same in every run), never the placeholder, and
+/// its echo of that value in a later request still matches the recording.
+#[tokio::test]
+async fn a_served_placeholder_reaches_the_client_as_a_fixed_value_of_its_shape() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let fixture = Fixture::parse(concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"now","arguments":{}}}}"#, "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"at <TIMESTAMP>"}],"structuredContent":{"id":"<UUID>","file":"<TMP>/report.txt","<HOME>/key":1}}}}"#, "\n",
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"since","arguments":{"time":"<TIMESTAMP>","id":"<UUID>","file":"<TMP>/report.txt"}}}}"#, "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#, "\n",
+    ))
+    .unwrap();
+    let (transport, mock) = fixture.mock_server();
+    let (read, mut write) = tokio::io::split(transport);
+    let mut lines = BufReader::new(read).lines();
+    write
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"now\",\"arguments\":{}}}\n")
+        .await
+        .unwrap();
+    let reply: serde_json::Value =
+        serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    let tmp = std::env::temp_dir().display().to_string();
+    let tmp = tmp.trim_end_matches('/');
+    let home = std::env::var("HOME").unwrap();
+    assert_eq!(
+        reply["result"],
+        json!({
+            "content": [{"type": "text", "text": "at 2026-01-01T00:00:00.000Z"}],
+            "structuredContent": {
+                "id": "00000000-0000-4000-8000-000000000000",
+                "file": format!("{tmp}/report.txt"),
+                format!("{}/key", home.trim_end_matches('/')): 1
+            }
+        })
+    );
+    // The client sends back what it got.
+    let echo = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "since", "arguments": {
+        "time": "2026-01-01T00:00:00.000Z",
+        "id": reply["result"]["structuredContent"]["id"],
+        "file": reply["result"]["structuredContent"]["file"],
+    }}});
+    write
+        .write_all(format!("{echo}\n").as_bytes())
+        .await
+        .unwrap();
+    let reply: serde_json::Value =
+        serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(reply["result"], json!({"content": []}), "{reply}");
+    drop(write);
+    let report = mock.finish().await;
+    assert!(report.is_ok(), "{report}");
+}

@@ -471,9 +471,7 @@ fn the_stateless_era_writes_a_fixture_that_replays_in_that_era() {
 
 #[test]
 fn server_everything_echo_replays_green() {
-    let Some(server) = peer("everything") else {
-        return;
-    };
+    let server = peer("everything");
     let dir = temp_dir("everything");
     let fixture = dir.join("echo.jsonl");
     let output = call(&fixture, &["--tool", "echo", "message=hello"], &server);
@@ -484,9 +482,7 @@ fn server_everything_echo_replays_green() {
 
 #[test]
 fn the_python_sdk_server_replays_green() {
-    let Some(server) = peer("python-tour") else {
-        return;
-    };
+    let server = peer("python-tour");
     let dir = temp_dir("python");
     let fixture = dir.join("tour.jsonl");
     let output = call(
@@ -516,4 +512,84 @@ fn the_python_sdk_server_replays_green() {
 
 fn temp_dir(name: &str) -> PathBuf {
     common::temp_dir("call", name)
+}
+
+/// A stdio server (python3, no packages) whose one tool reads the file at `path`: the
+/// server sees which path the client really sent.
+const READ_SERVER: &str = r#"
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m["method"] == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "read", "version": "1"}}
+    elif m["method"] == "tools/list":
+        r = {"tools": [{"name": "read", "inputSchema": {"type": "object",
+             "properties": {"path": {"type": "string"}}}}]}
+    else:
+        path = m["params"]["arguments"]["path"]
+        try:
+            r = {"content": [{"type": "text", "text": open(path).read()}]}
+        except OSError:
+            r = {"content": [{"type": "text", "text": "cannot read " + path}], "isError": True}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+"#;
+
+/// Outside a Cargo project, `<WORKSPACE>` is the nearest folder above the fixture holding
+/// `.git` (else the fixture's folder), not the current folder: recorded in the project,
+/// the fixture replays green from two other folders, and the trace shows the path sent.
+#[test]
+fn a_path_recorded_outside_a_cargo_project_replays_from_any_folder() {
+    let base = std::env::temp_dir().join(format!("mcp-replay-ws-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let project = base.join("project");
+    let elsewhere = base.join("elsewhere");
+    for dir in [
+        project.join(".git"),
+        project.join("fixtures"),
+        elsewhere.clone(),
+    ] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::write(project.join("notes.txt"), "kept in the project").unwrap();
+    let server = ["python3".to_owned(), "-c".into(), READ_SERVER.into()];
+    let fixture = project.join("fixtures/read.jsonl");
+    let path = format!("path={}", project.join("notes.txt").display());
+    let output = mcp_replay()
+        .current_dir(&project)
+        .args(["call", "-o"])
+        .arg(&fixture)
+        .args(["--tool", "read", &path, "--"])
+        .args(&server)
+        .output()
+        .unwrap();
+    assert_ok(&output);
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        written.contains(r#""path":"<WORKSPACE>/notes.txt""#),
+        "{written}"
+    );
+    for cwd in [&elsewhere, &std::path::PathBuf::from("/")] {
+        let output = mcp_replay()
+            .current_dir(cwd)
+            .args(["replay", "--trace"])
+            .arg(&fixture)
+            .arg("--")
+            .args(&server)
+            .output()
+            .unwrap();
+        let (out, err) = text(&output);
+        assert!(
+            output.status.success(),
+            "from {}: {out}{err}",
+            cwd.display()
+        );
+        assert!(
+            err.contains(&format!("<WORKSPACE> = {}", project.display())),
+            "the trace names the path sent: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&base);
 }

@@ -210,22 +210,20 @@ pub fn rules_for(
     Ok(rules)
 }
 
-/// The folder `<WORKSPACE>` stands for, seen from `start`: the nearest folder at or above
-/// it whose `Cargo.toml` declares a `[workspace]`, else the nearest with a `Cargo.toml`
-/// (a crate of its own), else the current folder (a project in another language).
+/// The folder `<WORKSPACE>` stands for, seen from `start` (a fixture's folder): the
+/// nearest folder at or above it whose `Cargo.toml` declares a `[workspace]`, else the
+/// nearest with a `Cargo.toml` (a crate of its own), else the nearest holding `.git` (a
+/// project in another language), else `start` itself. It never depends on the current
+/// folder, so a fixture recorded in one folder replays from any other.
 pub fn workspace_root(start: &Path) -> PathBuf {
     let start = absolute(start);
     let manifest = |d: &Path| std::fs::read_to_string(d.join("Cargo.toml")).ok();
-    if let Some(root) = start
+    let found = start
         .ancestors()
         .find(|d| manifest(d).is_some_and(|t| t.lines().any(|l| l.trim() == "[workspace]")))
-    {
-        return root.to_owned();
-    }
-    match start.ancestors().find(|d| d.join("Cargo.toml").is_file()) {
-        Some(krate) => krate.to_owned(),
-        None => std::env::current_dir().unwrap_or(start),
-    }
+        .or_else(|| start.ancestors().find(|d| d.join("Cargo.toml").is_file()))
+        .or_else(|| start.ancestors().find(|d| d.join(".git").exists()));
+    found.map_or_else(|| start.clone(), Path::to_owned)
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -493,6 +491,20 @@ mod should {
         .unwrap();
         assert_eq!(workspace_root(&fixtures), root);
         assert_eq!(workspace_root(&krate), root);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn find_the_workspace_of_another_language_by_git_else_the_fixture_folder() {
+        let root = std::env::temp_dir().join(format!("mcp-replay-ws-git-{}", std::process::id()));
+        let fixtures = root.join("tests/fixtures");
+        std::fs::create_dir_all(&fixtures).unwrap();
+        // Nothing above marks a project (the temp folder holds no Cargo.toml or .git):
+        // the fixture's own folder, whatever the current folder is.
+        assert_eq!(workspace_root(&fixtures), fixtures);
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        assert_eq!(workspace_root(&fixtures), root);
+        assert_eq!(workspace_root(&root), root);
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

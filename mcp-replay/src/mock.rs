@@ -527,6 +527,7 @@ impl Mock<'_> {
                 MessageKind::Notification => {}
             }
             self.put_back_tokens(&mut message);
+            self.rules.concretize(&mut message);
             let pause = timing.and_then(|(t, scale)| {
                 let ms = (t.ms(entry.line())? - since).max(0.0) * scale;
                 Some(Duration::from_secs_f64(ms / 1000.0))

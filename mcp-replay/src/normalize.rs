@@ -232,6 +232,14 @@ impl Paths {
         self.prefixes.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
     }
 
+    /// The folder `placeholder` (`<WORKSPACE>`, `<HOME>`, `<TMP>`) stands for here.
+    pub(crate) fn folder(&self, placeholder: &str) -> Option<&str> {
+        self.prefixes
+            .iter()
+            .find(|(_, p)| *p == placeholder)
+            .map(|(folder, _)| folder.as_str())
+    }
+
     /// The placeholders of `s` (`<WORKSPACE>`, `<HOME>`, `<TMP>`) written back as this
     /// machine's folders: what a client message recorded elsewhere names here.
     pub(crate) fn expand<'a>(&self, s: &'a str) -> Cow<'a, str> {
@@ -240,7 +248,7 @@ impl Paths {
             if !out.contains(placeholder) {
                 continue;
             }
-            if let Some((folder, _)) = self.prefixes.iter().find(|(_, p)| *p == placeholder) {
+            if let Some(folder) = self.folder(placeholder) {
                 out = Cow::Owned(out.replace(placeholder, folder));
             }
         }
@@ -380,6 +388,55 @@ fn normalize_values(value: &mut Value, paths: &Paths) {
                     map.insert(k, v);
                 }
             }
+        }
+        _ => {}
+    }
+}
+
+/// What a served recording gives a client in place of a placeholder the default rules
+/// wrote, beside the folders (`<WORKSPACE>`, `<HOME>`, `<TMP>`, this machine's): a fixed,
+/// valid value of the shape it stands for, the same in every run, which the same rules
+/// normalize back to the placeholder when the client sends it again.
+pub const SERVED_VALUES: [(&str, &str); 3] = [
+    ("<TIMESTAMP>", "2026-01-01T00:00:00.000Z"),
+    ("<UUID>", "00000000-0000-4000-8000-000000000000"),
+    ("<SESSION_ID>", "mcp-replay-session"),
+];
+
+/// The placeholders of [`SERVED_VALUES`] and the folders of `paths` written as values, in
+/// every string and object key of `message`: a recorded server message as a client under
+/// test gets it.
+pub(crate) fn concretize(message: &mut Value, paths: &Paths) {
+    fn one(s: &str, paths: &Paths) -> Option<String> {
+        if !s.contains('<') {
+            return None;
+        }
+        let mut out = paths.expand(s);
+        for (placeholder, value) in SERVED_VALUES {
+            if out.contains(placeholder) {
+                out = Cow::Owned(out.replace(placeholder, value));
+            }
+        }
+        match out {
+            Cow::Owned(out) => Some(out),
+            Cow::Borrowed(_) => None,
+        }
+    }
+    match message {
+        Value::String(s) => {
+            if let Some(out) = one(s, paths) {
+                *s = out;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| concretize(v, paths)),
+        Value::Object(map) => {
+            if map.keys().any(|k| k.contains('<')) {
+                *map = std::mem::take(map)
+                    .into_iter()
+                    .map(|(k, v)| (one(&k, paths).unwrap_or(k), v))
+                    .collect();
+            }
+            map.values_mut().for_each(|v| concretize(v, paths));
         }
         _ => {}
     }

@@ -248,8 +248,6 @@ impl Rules {
         self.apply_user(message);
     }
 
-    /// For the replay's fast path: `Some(folders)` when only the default rules apply
-    /// (`Some(None)` when none do), `None` when there are rules of the user's.
     /// Writes the folder placeholders of a client message (`<WORKSPACE>`, `<HOME>`, `<TMP>`)
     /// back as this machine's folders before it is sent: a client that answered
     /// `roots/list` with `file:///tmp/project` recorded `file://<TMP>/project`, and the
@@ -267,6 +265,33 @@ impl Rules {
         }
     }
 
+    /// A recorded server message as a client under test gets it: the placeholders the
+    /// default rules write (`<TIMESTAMP>`, `<UUID>`, the folders, ...) become fixed values
+    /// of their shape ([`SERVED_VALUES`](crate::normalize::SERVED_VALUES)), which the same
+    /// rules normalize back when the client sends them again. Nothing changes without the
+    /// default rules.
+    pub(crate) fn concretize(&self, message: &mut Value) {
+        if self.defaults {
+            normalize::concretize(message, &self.paths);
+        }
+    }
+
+    /// The folders the placeholders of `text` stand for here, as `(placeholder, folder)`:
+    /// what the trace and the report show of a client message [`expand_paths`] rewrote.
+    ///
+    /// [`expand_paths`]: Rules::expand_paths
+    pub(crate) fn folders_in<'a>(
+        &'a self,
+        text: &'a str,
+    ) -> impl Iterator<Item = (&'static str, &'a str)> {
+        ["<WORKSPACE>", "<HOME>", "<TMP>"]
+            .into_iter()
+            .filter(|placeholder| text.contains(placeholder))
+            .filter_map(|placeholder| Some((placeholder, self.paths.folder(placeholder)?)))
+    }
+
+    /// For the replay's fast path: `Some(folders)` when only the default rules apply
+    /// (`Some(None)` when none do), `None` when there are rules of the user's.
     pub(crate) fn defaults_only(&self) -> Option<Option<Paths>> {
         self.user
             .is_empty()

@@ -86,6 +86,9 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
             .any(|p| entry.text().contains(p))
         {
             self.rules.expand_paths(&mut message);
+            for (placeholder, folder) in self.rules.folders_in(entry.text()) {
+                self.trace.line(format_args!("   {placeholder} = {folder}"));
+            }
         }
         self.write(&message, Some(entry.line()), what).await;
     }
