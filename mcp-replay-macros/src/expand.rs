@@ -46,10 +46,7 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
     let (entry, serve) = match &fixture.transport {
         Some(transport) => (quote!(run), serve_closure(fixture, transport)),
         // With `http`, the body makes the service the fixture replays against.
-        None => {
-            let block = &item.block;
-            (quote!(run_http), quote!(async move #block))
-        }
+        None => (quote!(run_http), typed_body(fixture)),
     };
     // The failure is raised here, in the test's own code, spanned at its name: a failing
     // test's panic points at the test function's file and line, not into mcp-replay.
@@ -118,15 +115,21 @@ fn some_or_none(value: Option<TokenStream>) -> TokenStream {
     }
 }
 
-/// The test's body as the serve closure, taking the transport parameter as written. With
-/// a return type, the body's value is bound to it so that `?` inside the body knows which
-/// error type to convert into.
+/// The test's body as the serve closure, taking the transport parameter as written.
 fn serve_closure(fixture: &Fixture, transport: &syn::PatType) -> TokenStream {
     let param_attrs = &transport.attrs;
     let pat = &transport.pat;
     let ty = &transport.ty;
+    let body = typed_body(fixture);
+    quote!(|#(#param_attrs)* #pat: #ty| #body)
+}
+
+/// The test's body as an `async move` block. With a return type, the body's value is bound
+/// to it, so that `?` inside the body knows which error type to convert into and a generic
+/// value (`StreamableHttpService::new(..)` under `http`) knows its parameters.
+fn typed_body(fixture: &Fixture) -> TokenStream {
     let block = &fixture.item.block;
-    let body = match &fixture.item.sig.output {
+    match &fixture.item.sig.output {
         ReturnType::Default => quote!(async move #block),
         ReturnType::Type(_, out) => quote! {
             async move {
@@ -134,8 +137,7 @@ fn serve_closure(fixture: &Fixture, transport: &syn::PatType) -> TokenStream {
                 __mcp_replay_out
             }
         },
-    };
-    quote!(|#(#param_attrs)* #pat: #ty| #body)
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,9 @@
 //! # #[derive(Default)]
 //! # struct DemoServer;
 //! # impl rmcp::ServerHandler for DemoServer {}
+//! # // `#[tokio::test]` as `#[tokio::main]`: outside `cargo test`'s own harness a test
+//! # // function is not compiled at all; this way its body is type-checked.
+//! # mod tokio { pub use ::tokio::{main as test, runtime}; }
 //!
 //! #[mcp_fixture("lookup_issue")]        // <CARGO_MANIFEST_DIR>/fixtures/lookup_issue.jsonl
 //! #[tokio::test]
@@ -123,6 +126,8 @@ pub use json::Difference;
 /// # #[derive(Default)]
 /// # struct DemoServer;
 /// # impl rmcp::ServerHandler for DemoServer {}
+/// # // `#[tokio::test]` as `#[tokio::main]`, so that the test functions are type-checked.
+/// # mod tokio { pub use ::tokio::{main as test, runtime}; }
 ///
 /// #[mcp_fixture("lookup_issue")]
 /// #[tokio::test]
@@ -152,6 +157,11 @@ pub use json::Difference;
 /// - `protocol = "2026-07-28"`: the protocol era to replay in.
 /// - `mock_server`: the other way round: the fixture plays the server and the test
 ///   body is the client under test.
+/// - `http` (cargo feature `http`): the fixture replays over Streamable HTTP, in
+///   process. The test takes no transport and returns the service to replay against,
+///   any tower `Service<http::Request<Full<Bytes>>>` such as rmcp's
+///   `StreamableHttpService`; its declared return type is kept, so a generic
+///   constructor infers its parameters from it.
 ///
 /// The function may return `()` or `Result<(), E>` with `E: Debug` (an `Err` is
 /// reported as a server failure); it must not be generic. The test becomes a

@@ -18,6 +18,8 @@ use tokio::process::Command;
 /// use mcp_replay::process::serve_command;
 /// use mcp_replay::{mcp_fixture, Transport};
 /// use tokio::process::Command;
+/// # // `#[tokio::test]` as `#[tokio::main]`, so that the test function is type-checked.
+/// # mod tokio { pub use ::tokio::{main as test, process, runtime}; }
 ///
 /// #[mcp_fixture("everything/echo")]
 /// #[tokio::test]
