@@ -591,3 +591,138 @@ async fn a_served_placeholder_reaches_the_client_as_a_fixed_value_of_its_shape()
     let report = mock.finish().await;
     assert!(report.is_ok(), "{report}");
 }
+
+/// The README's fixture has no recorded handshake: the mock answers the rmcp client's own
+/// `initialize` (and ignores its `initialized`) as a replay performs one for such a
+/// fixture, then plays the recording.
+#[tokio::test]
+async fn an_rmcp_client_gets_a_handshake_from_a_recording_without_one() {
+    let fixture = Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap();
+    let (transport, mock) = fixture.mock_server();
+    let client = App::default().serve(transport).await.unwrap();
+    let info = client.peer_info().expect("the handshake's result").clone();
+    assert!(info.capabilities.tools.is_some(), "{info:?}");
+    let result = client
+        .call_tool(tool(
+            "lookup_issue",
+            json!({"owner": "demo", "repo": "sample", "number": 42}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "Issue 42: example");
+    client.cancel().await.unwrap();
+    let report = mock.finish().await;
+    assert!(report.is_ok(), "{report}");
+}
+
+/// The same fixture through the attribute, as the README shows it.
+#[mcp_fixture("lookup_issue", mock_server)]
+#[tokio::test]
+async fn the_attribute_serves_a_recording_without_a_handshake(transport: Transport) {
+    let client = App::default().serve(transport).await.unwrap();
+    let result = client
+        .call_tool(tool(
+            "lookup_issue",
+            json!({"owner": "demo", "repo": "sample", "number": 42}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "Issue 42: example");
+    client.cancel().await.unwrap();
+}
+
+/// In the 2026-07-28 era the client's handshake is `server/discover`: answered too, with
+/// the versions, the recording's capabilities and `resultType`.
+#[tokio::test]
+async fn a_stateless_client_gets_server_discover_from_a_recording_without_one() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let fixture = Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap();
+    let (transport, mock) = fixture.mock_server();
+    let (read, mut write) = tokio::io::split(transport);
+    let mut lines = BufReader::new(read).lines();
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let discover =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}});
+    write
+        .write_all(format!("{discover}\n").as_bytes())
+        .await
+        .unwrap();
+    let reply: serde_json::Value =
+        serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(reply["id"], 1);
+    assert_eq!(reply["result"]["resultType"], "complete", "{reply}");
+    assert_eq!(
+        reply["result"]["capabilities"],
+        json!({"tools": {}}),
+        "{reply}"
+    );
+    assert!(reply["result"]["supportedVersions"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("2026-07-28")));
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "lookup_issue", "arguments": {"owner": "demo", "repo": "sample", "number": 42},
+        "_meta": meta}});
+    write
+        .write_all(format!("{call}\n").as_bytes())
+        .await
+        .unwrap();
+    let reply: serde_json::Value =
+        serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(
+        reply["result"]["content"][0]["text"], "Issue 42: example",
+        "{reply}"
+    );
+    drop(write);
+    let report = mock.finish().await;
+    assert!(report.is_ok(), "{report}");
+}
+
+/// A client body that panics after a wrong request: the failure has the panic and the
+/// mock's report of what the client did until then.
+#[tokio::test]
+async fn a_panicking_client_keeps_the_mocks_report() {
+    use mcp_replay::harness::{run_in, Spec};
+    use mcp_replay::update::UpdateMode;
+    let spec = Spec {
+        manifest_dir: env!("CARGO_MANIFEST_DIR"),
+        dir: "fixtures",
+        name: "lookup_issue",
+        test_path: "mock_server::a_panicking_client_keeps_the_mocks_report",
+        timeout_ms: None,
+        rules: None,
+        protocol: None,
+        mock_server: true,
+    };
+    let failure = run_in(spec, UpdateMode::No, |transport: Transport| async move {
+        let client = App::default().serve(transport).await.unwrap();
+        let wrong = client
+            .call_tool(tool("lookup_issue", json!({"number": 7})))
+            .await;
+        assert!(
+            wrong.is_err(),
+            "the mock refuses a request it does not have"
+        );
+        if wrong.is_err() {
+            panic!("the client gave up");
+        }
+    })
+    .await
+    .unwrap_err();
+    let message = failure.message();
+    assert!(
+        message.contains("the client panicked: the client gave up"),
+        "{message}"
+    );
+    assert!(message.contains("params at fixture line 1"), "{message}");
+}

@@ -188,6 +188,15 @@ impl Plan {
     }
 }
 
+/// The message of a panic's payload (a `&str` or a `String`, as `panic!` makes them).
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(a panic without a message)")
+}
+
 /// The rules of one replay, in order: the defaults (at the version `fixture`'s header
 /// pins, with `workspace` as `<WORKSPACE>`), then `folder`'s rules file
 /// ([`RULES_FILE`](crate::rules::RULES_FILE)), then `own`.
@@ -306,13 +315,25 @@ where
     if spec.mock_server {
         // Update mode does not apply: the client under test writes nothing to record.
         let (transport, mock) = fixture.mock_server_with(&rules);
-        let outcome = serve(transport).await.into_outcome();
+        // The client runs in a task of its own: when it panics, the mock's report of what
+        // the client did until then is still given, with the panic.
+        let client = match tokio::spawn(serve(transport)).await {
+            Ok(output) => output.into_outcome(),
+            Err(e) => Err(match e.try_into_panic() {
+                Ok(payload) => format!("the client panicked: {}", panic_text(payload.as_ref())),
+                Err(e) => format!("the client's task ended: {e}"),
+            }),
+        };
         let report = mock.finish().await.with_test_name(spec.test_path);
-        outcome?;
-        return if report.is_ok() {
-            Ok(())
-        } else {
-            Err(Failure(render(&report, false)))
+        return match (client, report.is_ok()) {
+            (Ok(()), true) => Ok(()),
+            (Ok(()), false) => Err(Failure(render(&report, false))),
+            (Err(why), true) => Err(Failure(format!("mcp-replay: {}: {why}", report.source()))),
+            (Err(why), false) => Err(Failure(format!(
+                "mcp-replay: {}: {why}\n\n{}",
+                report.source(),
+                render(&report, false)
+            ))),
         };
     }
     if mode != UpdateMode::No {

@@ -126,6 +126,44 @@ impl Fixture {
     }
 }
 
+/// The protocol versions of the handshake era, oldest first.
+const LEGACY_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+/// Who a synthesized handshake says the server is.
+fn server_info() -> Value {
+    json!({"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// The capabilities a synthesized handshake announces: those the recording's messages
+/// use (`tools/*` gives `tools`, `resources/subscribe` gives `resources.subscribe`, a log
+/// message or `logging/setLevel` gives `logging`, ...), so that a client which checks a
+/// capability before it calls finds it.
+fn capabilities_of(fixture: &Fixture) -> Value {
+    let mut capabilities = serde_json::Map::new();
+    for entry in fixture.entries() {
+        let Some(method) = entry.method() else {
+            continue;
+        };
+        let (name, detail) = match method.split('/').next().unwrap_or_default() {
+            "tools" => ("tools", None),
+            "prompts" => ("prompts", None),
+            "resources" if method == "resources/subscribe" => ("resources", Some("subscribe")),
+            "resources" => ("resources", None),
+            "logging" => ("logging", None),
+            "completion" => ("completions", None),
+            "notifications" if method == "notifications/message" => ("logging", None),
+            _ => continue,
+        };
+        let capability = capabilities
+            .entry(name)
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let (Some(detail), Value::Object(map)) = (detail, capability) {
+            map.insert(detail.into(), Value::Bool(true));
+        }
+    }
+    Value::Object(capabilities)
+}
+
 /// A result without `resultType` gets `"complete"`, the default the recording dropped
 /// (`result-type-default`): from 2026-07-28 on every result carries it, and the Python SDK
 /// client refuses one without it.
@@ -166,6 +204,11 @@ where
             .entries()
             .iter()
             .rposition(|e| e.direction() == Direction::ClientToServer),
+        synthesizes_handshake: fixture
+            .entries()
+            .iter()
+            .find(|e| e.direction() == Direction::ClientToServer)
+            .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover"))),
         stateless: false,
         mismatches: Vec::new(),
         outgoing: Vec::new(),
@@ -286,6 +329,10 @@ struct Mock<'f> {
     asked_version: Option<Value>,
     /// The index of the recording's last client message.
     last_client: Option<usize>,
+    /// Whether the recording starts without a handshake (its first client message is
+    /// neither `initialize` nor `server/discover`): the mock then answers the client's own
+    /// handshake itself, as a replay performs one for such a fixture.
+    synthesizes_handshake: bool,
     /// Whether the client speaks 2026-07-28 or later (the version in its requests' `_meta`):
     /// its results then carry `resultType`, which the recording dropped as the default.
     stateless: bool,
@@ -377,6 +424,9 @@ impl Mock<'_> {
             }
         };
         let live_id = message.get("id").cloned();
+        if self.synthesizes_handshake && self.handshake(&message) {
+            return;
+        }
         let Some(entry) = self.next_expected().cloned() else {
             self.fail(
                 Mismatch::new(
@@ -454,6 +504,59 @@ impl Mock<'_> {
         }
         self.position += 1;
         self.deliver();
+    }
+
+    /// Answers the client's handshake for a recording that has none (`initialize`,
+    /// `server/discover`, and `notifications/initialized`, which needs no answer); `false`
+    /// for any other message. Not compared: the recording says nothing about it.
+    fn handshake(&mut self, message: &Value) -> bool {
+        let method = message.get("method").and_then(Value::as_str);
+        let result = match method {
+            Some("notifications/initialized") if message.get("id").is_none() => return true,
+            Some("initialize") => {
+                self.note_version(message);
+                json!({
+                    "protocolVersion": self.legacy_version(),
+                    "capabilities": capabilities_of(self.fixture),
+                    "serverInfo": server_info(),
+                })
+            }
+            Some("server/discover") => {
+                self.note_version(message);
+                let mut versions: Vec<&str> = LEGACY_VERSIONS.to_vec();
+                versions.push(crate::replay::MODERN_PROTOCOL);
+                json!({
+                    "supportedVersions": versions,
+                    "capabilities": capabilities_of(self.fixture),
+                    "_meta": {"io.modelcontextprotocol/serverInfo": server_info()},
+                })
+            }
+            _ => return false,
+        };
+        let Some(id) = message.get("id").cloned() else {
+            return false;
+        };
+        let mut response = json!({"jsonrpc": "2.0", "id": id, "result": result});
+        if self.stateless {
+            put_back_result_type(&mut response);
+        }
+        self.outgoing.push((response, None));
+        true
+    }
+
+    /// The version a synthesized `initialize` answers: the client's, when it is a legacy
+    /// version a server of that era speaks, else the fixture's (or the default).
+    fn legacy_version(&self) -> String {
+        let asked = self.asked_version.as_ref().and_then(Value::as_str);
+        match asked {
+            Some(v) if LEGACY_VERSIONS.contains(&v) => v.to_owned(),
+            _ => self
+                .fixture
+                .protocol()
+                .filter(|v| LEGACY_VERSIONS.contains(v))
+                .unwrap_or(crate::replay::DEFAULT_PROTOCOL)
+                .to_owned(),
+        }
     }
 
     /// Maps the client's own progress token and cancelled request id onto the fixture's
