@@ -468,6 +468,50 @@ fn diff_of_a_tool_added_to_tools_list() {
     }
 }
 
+#[test]
+fn diff_names_breaking_the_most_severe_class_when_an_unknown_change_follows_it() {
+    let dir = temp_dir("diff-breaking-unknown");
+    let old = workspace().join("fixtures/handshake_and_tools_list.jsonl");
+    // `initialize` (line 2) answers another protocol version: breaking; a tool of
+    // `tools/list` (line 5) gains `_meta`: unknown. Breaking comes first, unknown last.
+    let lines: Vec<String> = std::fs::read_to_string(&old)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut entry: Value = serde_json::from_str(line).unwrap();
+            if let Some(version) = entry.pointer_mut("/message/result/protocolVersion") {
+                *version = "2025-06-18".into();
+            }
+            if let Some(tool) = entry.pointer_mut("/message/result/tools/0") {
+                tool["_meta"] = serde_json::json!({"x": 1});
+            }
+            entry.to_string()
+        })
+        .collect();
+    let new = dir.join("handshake_and_tools_list.jsonl");
+    std::fs::write(&new, lines.join("\n") + "\n").unwrap();
+    let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
+
+    let output = diff(&["--fail-on", "breaking", old, new]);
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("breaking: protocol version changed"), "{out}");
+    assert!(out.contains("unknown: tool `count_up`"), "{out}");
+    assert!(out.contains("\nMost severe class: breaking ("), "{out}");
+
+    let json = document(&diff(&["--format", "json", old, new]));
+    let entry = &json["fixtures"][0];
+    assert_eq!(entry["class"], "breaking", "{json:#}");
+    assert_eq!(entry["findings"][0]["severity"], "breaking");
+    assert_eq!(entry["findings"][1]["severity"], "unknown");
+
+    let junit_file = dir.join("diff.xml");
+    diff(&["--junit", junit_file.to_str().unwrap(), old, new]);
+    let suite = &junit(&junit_file).suites[0];
+    let failure = suite.cases[0].status.failure_as_ref();
+    assert_eq!(failure.failure_type, "breaking");
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     common::temp_dir("output", name)
 }
