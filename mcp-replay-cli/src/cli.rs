@@ -440,7 +440,8 @@ pub(crate) struct CheckArgs {
     /// Fixtures or folders [default: fixtures/ and tests/fixtures/ when they exist]
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Count fixtures that no .rs file under the current folder names as problems
+    /// Count unreferenced fixtures (no .rs file of their Cargo project names them) as
+    /// problems, not warnings
     #[arg(long)]
     pub strict: bool,
     #[command(flatten)]

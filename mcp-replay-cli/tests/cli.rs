@@ -324,6 +324,7 @@ fn serve_plays_a_fixture_to_a_client_on_stdio_and_fails_on_a_divergence() {
 #[test]
 fn check_names_every_problem_and_accept_reject_handle_pending_files() {
     let dir = temp_dir("check");
+    common::cargo_project(&dir, &[]);
     let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     std::fs::write(dir.join("good.jsonl"), &good).unwrap();
     std::fs::write(dir.join("good.jsonl.new"), &good).unwrap();
@@ -748,6 +749,117 @@ async fn the_attribute_and_the_command_record_a_fixture_alike() {
         "{by_attribute}"
     );
     assert_eq!(by_attribute, by_command);
+}
+
+/// `check ARGS` in `dir`: exit code and stdout.
+fn check_in(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let output = mcp_replay()
+        .current_dir(dir)
+        .arg("check")
+        .args(args)
+        .output()
+        .unwrap();
+    (output.status.code(), text(&output).0)
+}
+
+#[test]
+fn check_counts_each_finding_once_as_a_problem_or_a_warning() {
+    let dir = temp_dir("check-counts");
+    common::cargo_project(&dir, &[]);
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    std::fs::write(dir.join("one.jsonl"), &good).unwrap();
+    std::fs::write(dir.join("two.jsonl"), &good).unwrap();
+    std::fs::write(dir.join("one.jsonl.new"), &good).unwrap();
+    std::fs::write(dir.join("broken.jsonl"), "{\"direction\":\n").unwrap();
+    // Two problems (pending, invalid) and two unreferenced fixtures.
+    let (code, out) = check_in(&dir, &["."]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.ends_with("3 fixtures checked: 2 problems, 2 warnings\n"),
+        "{out}"
+    );
+    // --strict makes the unreferenced ones problems: no longer warnings as well.
+    let (code, out) = check_in(&dir, &["--strict", "."]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.ends_with("3 fixtures checked: 4 problems, 0 warnings\n"),
+        "{out}"
+    );
+    let json = mcp_replay()
+        .current_dir(&dir)
+        .args(["check", "--strict", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        (doc["problems"].as_u64(), doc["warnings"].as_u64()),
+        (Some(4), Some(0))
+    );
+}
+
+#[test]
+fn check_reports_a_file_named_twice_once() {
+    let dir = temp_dir("check-twice");
+    common::cargo_project(&dir, &["one"]);
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    std::fs::write(dir.join("one.jsonl"), &good).unwrap();
+    std::fs::write(dir.join("one.jsonl.new"), &good).unwrap();
+    for args in [
+        &["one.jsonl.new", "."][..],
+        &[".", "./one.jsonl.new", "one.jsonl.new"],
+        &["one.jsonl", "./one.jsonl", "one.jsonl.new"],
+    ] {
+        let (code, out) = check_in(&dir, args);
+        assert_eq!(code, Some(1), "{args:?}: {out}");
+        assert_eq!(
+            out.matches("pending re-recording").count(),
+            1,
+            "{args:?}: {out}"
+        );
+        assert!(
+            out.ends_with("1 fixtures checked: 1 problems, 0 warnings\n"),
+            "{args:?}: {out}"
+        );
+    }
+}
+
+#[test]
+fn check_looks_for_unreferenced_fixtures_only_in_a_cargo_project() {
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    // Outside any Cargo project (the system's temporary folder): no test to search, so no
+    // fixture is called unreferenced.
+    let outside =
+        std::env::temp_dir().join(format!("mcp-replay-check-outside-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&outside);
+    std::fs::create_dir_all(outside.join("fixtures")).unwrap();
+    assert!(
+        !outside.ancestors().any(|d| d.join("Cargo.toml").exists()),
+        "{} is inside a Cargo project: the test needs a folder outside one",
+        outside.display()
+    );
+    for name in ["a", "b", "c"] {
+        std::fs::write(outside.join(format!("fixtures/{name}.jsonl")), &good).unwrap();
+    }
+    let (code, out) = check_in(&outside, &["--strict"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(out, "3 fixtures checked: 0 problems, 0 warnings\n");
+    // In a Cargo project, a fixture its sources do not name is.
+    common::cargo_project(&outside, &["a", "fixtures/b"]);
+    let (code, out) = check_in(&outside, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("fixtures/c.jsonl: unreferenced: no .rs file of the Cargo project"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("a.jsonl") && !out.contains("b.jsonl"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("3 fixtures checked: 0 problems, 1 warnings\n"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&outside).unwrap();
 }
 
 fn temp_dir(name: &str) -> PathBuf {

@@ -200,6 +200,7 @@ fn replay_junit_loads_in_a_junit_parser_with_a_failure_per_failing_fixture() {
 #[test]
 fn check_json_lists_the_problems_per_fixture_and_junit_a_case_per_file() {
     let dir = temp_dir("check");
+    common::cargo_project(&dir, &[]);
     let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     std::fs::write(dir.join("good.jsonl"), &good).unwrap();
     std::fs::write(dir.join("good.jsonl.new"), &good).unwrap();
