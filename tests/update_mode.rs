@@ -178,7 +178,11 @@ async fn new_writes_a_pending_file_beside_the_fixture_and_fails_with_the_accept_
         .to_string();
     let pending = dir.join("fixtures/divide.jsonl.new");
     assert!(
-        failure.contains(&format!("mv {} {}", pending.display(), path.display())),
+        failure.contains(&format!("\n    mcp-replay accept {}\n", pending.display())),
+        "{failure}"
+    );
+    assert!(
+        failure.ends_with(&format!("\n    mcp-replay reject {}", pending.display())),
         "{failure}"
     );
     assert_eq!(

@@ -221,14 +221,14 @@ fn junit_case(path: &Path, found: &[Problem]) -> junit::Case {
 
 /// A `.jsonl.new` file: a re-recording waiting to be accepted or rejected.
 fn pending_problem(path: &Path) -> Problem {
+    let quoted = mcp_replay::harness::shell_quote(&path.display().to_string());
     Problem {
         kind: "pending",
         line: None,
         summary: format!(
-            "{}: pending re-recording: review it, then `mcp-replay accept {}` or `mcp-replay reject {}`",
+            "{}: pending re-recording: review it, then `mcp-replay accept {quoted}` or \
+             `mcp-replay reject {quoted}`",
             path.display(),
-            path.display(),
-            path.display()
         ),
         problem: true,
     }

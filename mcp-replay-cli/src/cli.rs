@@ -206,20 +206,15 @@ impl ServerArg {
         self.server.is_empty()
     }
 
-    /// The server command as one line a shell reads back.
+    /// The server command's words, as text.
+    pub fn words(&self) -> impl Iterator<Item = String> + '_ {
+        self.server.iter().map(|a| a.to_string_lossy().into_owned())
+    }
+
+    /// The server command as one line a shell runs as given (each word
+    /// [`harness::shell_quote`]d).
     pub fn line(&self) -> String {
-        self.server
-            .iter()
-            .map(|a| {
-                let a = a.to_string_lossy();
-                if a.is_empty() || a.contains([' ', '"', '\'']) {
-                    format!("{a:?}")
-                } else {
-                    a.into_owned()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+        harness::shell_line(self.words())
     }
 }
 

@@ -288,18 +288,21 @@ async fn replay_one(
                     fixture.replay_http_with(&rules, bridge).await
                 }
             };
-            let url = match &args.url {
-                Some(url) => format!(" --url {url}"),
-                None => String::new(),
-            };
-            let server = match args.server.is_empty() {
-                true => String::new(),
-                false => format!(" -- {}", args.server.line()),
-            };
-            let report = report.with_rerecord_command(format!(
-                "mcp-replay replay --update {}{url}{server}",
-                path.display()
-            ));
+            // Printed for pasting into a shell: every argument quoted as it needs.
+            let mut command = vec![
+                "mcp-replay".to_owned(),
+                "replay".into(),
+                "--update".into(),
+                path.display().to_string(),
+            ];
+            if let Some(url) = &args.url {
+                command.extend(["--url".into(), url.to_string()]);
+            }
+            if !args.server.is_empty() {
+                command.push("--".into());
+                command.extend(args.server.words());
+            }
+            let report = report.with_rerecord_command(harness::shell_line(command));
             let verdict = plan.conclude(&report);
             replayed = Some(report);
             verdict

@@ -751,6 +751,77 @@ async fn the_attribute_and_the_command_record_a_fixture_alike() {
     assert_eq!(by_attribute, by_command);
 }
 
+/// The command a report suggests on the line after `intro`, with its leading
+/// `mcp-replay` replaced by the binary under test, as `sh -c` would run it pasted.
+fn suggested(out: &str, intro: &str) -> String {
+    let line = out
+        .lines()
+        .skip_while(|l| !l.contains(intro))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no line after {intro:?}: {out}"))
+        .trim();
+    let rest = line
+        .strip_prefix("mcp-replay ")
+        .unwrap_or_else(|| panic!("not an mcp-replay command: {line}"));
+    format!("'{}' {rest}", env!("CARGO_BIN_EXE_mcp-replay"))
+}
+
+fn sh(line: &str) -> Output {
+    Command::new("sh").args(["-c", line]).output().unwrap()
+}
+
+#[test]
+fn the_commands_a_failed_replay_suggests_run_as_shown_in_a_shell() {
+    // A folder and a server command a shell would expand or split, unquoted.
+    let dir = temp_dir("quote").join("my $HOME 'fixtures'");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixture = dir.join("lookup.jsonl");
+    let drifted = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl"))
+        .unwrap()
+        .replace("Issue 42: example", "Issue 42: old text");
+    std::fs::write(&fixture, &drifted).unwrap();
+    let replay = |env: &[(&str, &str)]| {
+        mcp_replay()
+            .arg("replay")
+            .arg(&fixture)
+            .args(["--", "sh", "-c", "exec \"$0\""])
+            .arg(demo_server())
+            .envs(env.iter().copied())
+            .output()
+            .unwrap()
+    };
+    let failed = replay(&[]);
+    let (out, err) = text(&failed);
+    assert_eq!(failed.status.code(), Some(1), "{out}{err}");
+    let rerecord = suggested(&out, "re-record the fixture:");
+    assert!(rerecord.contains(" replay --update '"), "{rerecord}");
+    assert!(rerecord.contains(" -- sh -c 'exec \"$0\"' /"), "{rerecord}");
+    let ran = sh(&rerecord);
+    assert!(ran.status.success(), "{rerecord}: {:?}", text(&ran));
+    let recorded = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        recorded.contains("Issue 42: example") && !recorded.contains("old text"),
+        "re-recorded: {recorded}"
+    );
+
+    // MCP_FIXTURE_UPDATE=new: the pending file, and the accept command that takes it.
+    std::fs::write(&fixture, &drifted).unwrap();
+    let pending = replay(&[("MCP_FIXTURE_UPDATE", "new")]);
+    let (out, err) = text(&pending);
+    assert_eq!(pending.status.code(), Some(1), "{out}{err}");
+    let accept = suggested(&out, "then accept it with");
+    assert!(accept.contains(" accept '"), "{accept}");
+    assert!(accept.ends_with("lookup.jsonl.new'"), "{accept}");
+    let ran = sh(&accept);
+    assert!(ran.status.success(), "{accept}: {:?}", text(&ran));
+    assert_eq!(
+        std::fs::read_to_string(&fixture).unwrap(),
+        recorded,
+        "accepted"
+    );
+    assert!(!dir.join("lookup.jsonl.new").exists());
+}
+
 /// `check ARGS` in `dir`: exit code and stdout.
 fn check_in(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
     let output = mcp_replay()

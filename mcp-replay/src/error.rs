@@ -96,7 +96,7 @@ impl fmt::Display for Error {
                  Record one from a live session with `mcp-replay record -o {} -- <server command>`, or write \
                  its client lines by hand and re-record (see docs/fixture-format.md)",
                 path.display(),
-                path.display()
+                crate::harness::shell_quote(&path.display().to_string())
             ),
             Error::MissingFixture { path, test } => {
                 let filter = test
@@ -107,13 +107,14 @@ impl fmt::Display for Error {
                     f,
                     "fixture {path} does not exist.\n\
                      A fixture starts from its client lines. Let the command write them from a few words:\n  \
-                     mcp-replay call -o {path} --client-only --list-tools --tool NAME KEY=VALUE\n\
+                     mcp-replay call -o {quoted} --client-only --list-tools --tool NAME KEY=VALUE\n\
                      or write the client messages of one exchange by hand, one per line, e.g.\n  \
                      {{\"direction\":\"client->server\",\"message\":{{\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\
                      \"method\":\"tools/list\"}}}}\n\
                      then record the server's replies with:\n  MCP_FIXTURE_UPDATE=1 cargo test {filter}\n\
                      (see docs/fixture-format.md)",
-                    path = path.display()
+                    path = path.display(),
+                    quoted = crate::harness::shell_quote(&path.display().to_string())
                 )
             }
             Error::InvalidUpdateMode { value } => write!(

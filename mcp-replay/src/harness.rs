@@ -180,12 +180,45 @@ impl Plan {
             Written::Updated(p) => Ok(Verdict::Rerecorded(p)),
             Written::Pending(p) => Err(Failure(format!(
                 "{text}\n\nmcp-replay: wrote the new recording to {new}; review it, then accept it with\n    \
-                 mv {new} {old}",
+                 mcp-replay accept {quoted}\n\
+                 or reject it with\n    \
+                 mcp-replay reject {quoted}",
                 new = p.display(),
-                old = self.path.display()
+                quoted = shell_quote(&p.display().to_string())
             ))),
         }
     }
+}
+
+/// `arg` as one word a POSIX shell reads back unchanged: as it is when it holds only
+/// characters no shell treats specially (letters, digits, `_ - . / : = @ % + ,`), else in
+/// single quotes (each `'` written `'\''`), so that nothing in it is expanded (`$VAR`,
+/// `*`, `~`) or split (spaces). The commands mcp-replay prints for pasting (the re-record
+/// command of a failed replay, `mcp-replay accept PATH`) quote each argument with it.
+///
+/// ```
+/// use mcp_replay::harness::shell_quote;
+/// assert_eq!(shell_quote("fixtures/echo.jsonl"), "fixtures/echo.jsonl");
+/// assert_eq!(shell_quote("my fixtures/$HOME.jsonl"), "'my fixtures/$HOME.jsonl'");
+/// assert_eq!(shell_quote("it's"), r"'it'\''s'");
+/// assert_eq!(shell_quote(""), "''");
+/// ```
+pub fn shell_quote(arg: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
+    if !arg.is_empty() && arg.chars().all(plain) {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
+}
+
+/// `args` as one command line a POSIX shell runs as given: each [`shell_quote`]d, joined
+/// by spaces.
+pub fn shell_line<S: AsRef<str>>(args: impl IntoIterator<Item = S>) -> String {
+    args.into_iter()
+        .map(|a| shell_quote(a.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The rules of one replay, in order: the defaults (at the version `fixture`'s header
@@ -476,6 +509,30 @@ mod should {
         assert_eq!(fa.timeout(), Duration::from_millis(700));
         assert_eq!(fa, fc);
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn quote_for_the_shell_only_what_it_would_change() {
+        for plain in [
+            "echo.jsonl",
+            "fixtures/a-b_c.jsonl",
+            "--update",
+            "http://h:1/mcp",
+            "a=b",
+        ] {
+            assert_eq!(shell_quote(plain), plain);
+        }
+        assert_eq!(shell_quote("$HOME"), "'$HOME'");
+        assert_eq!(shell_quote("two words"), "'two words'");
+        assert_eq!(shell_quote("say \"hi\""), "'say \"hi\"'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote("~/x"), "'~/x'");
+        assert_eq!(shell_quote("*.jsonl"), "'*.jsonl'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(
+            shell_line(["sh", "-c", "exec \"$0\"", "./server"]),
+            "sh -c 'exec \"$0\"' ./server"
+        );
     }
 
     #[test]
