@@ -256,6 +256,7 @@ fn fixture_problem(path: &Path, sources: &mut Sources, strict: bool) -> Option<P
         let (kind, line) = match &e {
             Error::Parse { line, .. } => ("invalid", Some(*line)),
             Error::Secret { line, .. } => ("secret", Some(*line)),
+            Error::Empty { .. } => ("invalid", None),
             _ => ("unreadable", None),
         };
         Some(Problem {

@@ -4,7 +4,7 @@
 use crate::cli::{DiffArgs, Format};
 use crate::{junit, print_json, Fatal};
 use mcp_replay::contract::Class;
-use mcp_replay::{harness, output, Fixture};
+use mcp_replay::{harness, output, Error, Fixture};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -96,5 +96,9 @@ fn load(spec: &str) -> Result<(Fixture, PathBuf), Fatal> {
     let text = String::from_utf8(output.stdout)
         .map_err(|_| Fatal(format!("{spec}: the fixture is not UTF-8 text")))?;
     let fixture = Fixture::parse_named(&text, spec)?;
+    // As Fixture::load refuses a file with no message.
+    if fixture.entries().is_empty() {
+        return Err(Error::Empty { file: spec.into() }.into());
+    }
     Ok((fixture, PathBuf::from(file)))
 }

@@ -869,6 +869,45 @@ fn check_counts_each_finding_once_as_a_problem_or_a_warning() {
 }
 
 #[test]
+fn check_and_replay_refuse_a_fixture_with_no_message() {
+    let dir = temp_dir("empty");
+    common::cargo_project(&dir, &["empty", "header"]);
+    std::fs::write(dir.join("empty.jsonl"), "").unwrap();
+    std::fs::write(dir.join("header.jsonl"), "{\"mcp_replay\":1}\n").unwrap();
+    let (code, out) = check_in(&dir, &["."]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("./empty.jsonl: the fixture holds no message, so it pins nothing."),
+        "{out}"
+    );
+    assert!(
+        out.contains("./header.jsonl: the fixture holds no message"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("2 fixtures checked: 2 problems, 0 warnings\n"),
+        "{out}"
+    );
+    for name in ["empty.jsonl", "header.jsonl"] {
+        let output = mcp_replay()
+            .current_dir(&dir)
+            .args(["replay", name, "--"])
+            .arg(demo_server())
+            .output()
+            .unwrap();
+        let (out, err) = text(&output);
+        assert_ne!(output.status.code(), Some(0), "{out}{err}");
+        assert!(
+            out.contains(&format!(
+                "{name}: the fixture holds no message, so it pins nothing."
+            )),
+            "{out}"
+        );
+        assert!(!out.contains(": ok ("), "{out}");
+    }
+}
+
+#[test]
 fn check_reports_a_file_named_twice_once() {
     let dir = temp_dir("check-twice");
     common::cargo_project(&dir, &["one"]);

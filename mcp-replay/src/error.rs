@@ -27,6 +27,13 @@ pub enum Error {
         /// The test that asked for it, when known (`module::test_name`).
         test: Option<String>,
     },
+    /// The fixture file holds no message (it is empty, or holds only a header line): it
+    /// pins nothing, so it is refused rather than passed. A file of client lines alone is
+    /// not empty: re-recording fills in the server's side.
+    Empty {
+        /// The fixture file.
+        file: String,
+    },
     /// `MCP_FIXTURE_UPDATE` has a value mcp-replay does not know.
     InvalidUpdateMode {
         /// The value found.
@@ -117,6 +124,15 @@ impl fmt::Display for Error {
                     quoted = crate::harness::shell_quote(&path.display().to_string())
                 )
             }
+            Error::Empty { file } => write!(
+                f,
+                "{file}: the fixture holds no message, so it pins nothing.\n\
+                 Give it the client lines of one exchange (`mcp-replay call -o {quoted} --client-only \
+                 --list-tools` writes them, or write them by hand: see docs/fixture-format.md) and \
+                 record the server's replies (MCP_FIXTURE_UPDATE=1 cargo test, or \
+                 `mcp-replay replay --update`), or delete the file",
+                quoted = crate::harness::shell_quote(file)
+            ),
             Error::InvalidUpdateMode { value } => write!(
                 f,
                 "MCP_FIXTURE_UPDATE={value:?} is not a valid value; use one of: \

@@ -482,7 +482,8 @@ mod should {
         .unwrap();
         std::fs::write(
             fixtures.join("a.jsonl"),
-            "{\"mcp_replay\":1,\"rules\":1,\"timeout\":\"700ms\"}\n",
+            "{\"mcp_replay\":1,\"rules\":1,\"timeout\":\"700ms\"}\n\
+             {\"direction\":\"client->server\",\"message\":{\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\"method\":\"ping\"}}\n",
         )
         .unwrap();
         let manifest_dir: &'static str = Box::leak(krate.display().to_string().into_boxed_str());
