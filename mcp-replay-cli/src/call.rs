@@ -6,6 +6,7 @@
 //! `record`.
 
 use crate::cli::{positive_time, RulesArg, ServerArg};
+use crate::out::outln;
 use crate::Fatal;
 use clap::{ArgAction, ArgMatches, Args};
 use mcp_replay::fixture::{Direction, MessageKind};
@@ -781,7 +782,7 @@ impl Client {
                 "step {n} (`{what}`) did not complete: the server still asks for input"
             ));
         }
-        println!("{}\n", pretty(&shown));
+        outln!("{}\n", pretty(&shown));
         Ok(problems)
     }
 }

@@ -1,6 +1,7 @@
 //! `mcp-replay check`, `accept` and `reject`.
 
 use crate::cli::{CheckArgs, Format, PendingArgs};
+use crate::out::outln;
 use crate::{junit, print_json, Fatal};
 use mcp_replay::{output, Error, Fixture};
 use serde_json::{json, Value};
@@ -147,9 +148,9 @@ impl<'a> Found<'a> {
     /// The text report: each finding's sentence, then the counts.
     fn print_text(&self) {
         for p in self.all() {
-            println!("{}", p.summary);
+            outln!("{}", p.summary);
         }
-        println!(
+        outln!(
             "{} fixtures checked: {} problems, {} warnings",
             self.checked,
             self.problems(),
@@ -362,15 +363,15 @@ pub(crate) fn pending(args: PendingArgs, accept: bool) -> Result<ExitCode, Fatal
         if accept {
             std::fs::rename(&pending, &target)
                 .map_err(|e| Fatal(format!("accepting {}: {e}", pending.display())))?;
-            println!("accepted {} -> {}", pending.display(), target.display());
+            outln!("accepted {} -> {}", pending.display(), target.display());
         } else {
             std::fs::remove_file(&pending)
                 .map_err(|e| Fatal(format!("rejecting {}: {e}", pending.display())))?;
-            println!("rejected {}", pending.display());
+            outln!("rejected {}", pending.display());
         }
     }
     if found == 0 {
-        println!("no pending .jsonl.new files");
+        outln!("no pending .jsonl.new files");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,7 @@
 //! prints what [`mcp_replay::diff`] finds.
 
 use crate::cli::{DiffArgs, Format};
+use crate::out::outln;
 use crate::{junit, print_json, Fatal};
 use mcp_replay::contract::Class;
 use mcp_replay::{harness, output, Error, Fixture};
@@ -24,12 +25,12 @@ pub(crate) fn diff(args: DiffArgs) -> Result<ExitCode, Fatal> {
         Format::Json => print_json(&output::document("diff", vec![diff.to_json(threshold)]))?,
         Format::Text => {
             if harness::color_wanted(std::io::stdout().is_terminal()) {
-                println!("{diff:#}");
+                outln!("{diff:#}");
             } else {
-                println!("{diff}");
+                outln!("{diff}");
             }
             if !diff.is_ok() && !fails {
-                println!(
+                outln!(
                     "(exit 0: no finding reaches --fail-on {})",
                     threshold.name()
                 );

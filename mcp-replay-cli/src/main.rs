@@ -8,6 +8,7 @@ mod cli;
 mod diff;
 mod junit;
 mod net;
+mod out;
 mod proxy;
 mod record;
 mod serve;
@@ -22,6 +23,7 @@ use mcp_replay::mock::Timing;
 use mcp_replay::process::serve_command;
 use mcp_replay::update::{write_fixture, UpdateMode};
 use mcp_replay::{mcporter, output, Fixture, Report, Rules};
+use out::outln;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -44,6 +46,8 @@ async fn main() -> ExitCode {
         .unwrap_or_else(|e| cli::usage_error(e));
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| cli::usage_error(e));
     match run(cli.command, &matches).await {
+        // A reader that went away is no error; stdout that failed otherwise is (out.rs).
+        Ok(_) if out::failed().is_some() => ExitCode::from(2),
         Ok(code) => code,
         Err(Fatal(message)) => {
             eprintln!("mcp-replay: {message}");
@@ -69,11 +73,8 @@ async fn run(command: Command, matches: &ArgMatches) -> Result<ExitCode, Fatal> 
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "mcp-replay", &mut script);
-            use std::io::Write as _;
-            match std::io::stdout().write_all(&script) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-                _ => Ok(ExitCode::SUCCESS),
-            }
+            out::write_bytes(&script);
+            Ok(ExitCode::SUCCESS)
         }
     }
 }
@@ -102,18 +103,18 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
         let ms = outcome.elapsed.as_millis();
         if !json {
             match &outcome.failure {
-                None => println!(
+                None => outln!(
                     "mcp-replay: {}: {} ({ms} ms)",
                     path.display(),
                     paint(true, outcome.what)
                 ),
                 Some(report) => {
-                    println!(
+                    outln!(
                         "mcp-replay: {}: {} ({ms} ms)",
                         path.display(),
                         paint(false, "FAILED")
                     );
-                    println!("{report}\n");
+                    outln!("{report}\n");
                 }
             }
         }
@@ -127,7 +128,7 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
     } else {
         print_slowest(&outcomes);
         let summary = format!("{passed} passed, {failed} failed");
-        println!(
+        outln!(
             "\n{} ({:.1} s)",
             paint(failed == 0, &summary),
             started.elapsed().as_secs_f64()
@@ -180,19 +181,16 @@ fn print_slowest(outcomes: &[(&PathBuf, Outcome)]) {
             .take(3)
             .map(|(t, p)| format!("{} {} ms", p.display(), t.as_millis()))
             .collect();
-        println!("\nslowest: {}", slowest.join(", "));
+        outln!("\nslowest: {}", slowest.join(", "));
     }
 }
 
 /// Writes `document` to stdout, pretty, as the one thing there.
 pub(crate) fn print_json(document: &serde_json::Value) -> Result<(), Fatal> {
-    use std::io::Write as _;
     let mut text = serde_json::to_string_pretty(document)?;
     text.push('\n');
-    match std::io::stdout().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    out::write_bytes(text.as_bytes());
+    Ok(())
 }
 
 /// How one fixture's replay went.
@@ -349,7 +347,7 @@ fn import(args: ImportArgs) -> Result<ExitCode, Fatal> {
             output.join(format!("{}.jsonl", file_name(&server)))
         };
         write_fixture(&fixture, &path, UpdateMode::Always)?;
-        println!(
+        outln!(
             "mcp-replay: imported {} ({} messages) into {}",
             server,
             fixture.entries().len(),
