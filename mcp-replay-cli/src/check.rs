@@ -18,12 +18,20 @@ fn default_roots() -> Vec<PathBuf> {
         .collect()
 }
 
-fn roots(paths: &[PathBuf]) -> Vec<PathBuf> {
-    if paths.is_empty() {
+/// The paths given, or the default folders; a path that does not exist is an error
+/// (exit status 2: there is nothing to look at, unlike a file with a problem).
+fn roots(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Fatal> {
+    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+        return Err(Fatal(format!(
+            "{} does not exist (give fixtures or folders of fixtures)",
+            missing.display()
+        )));
+    }
+    Ok(if paths.is_empty() {
         default_roots()
     } else {
         paths.to_vec()
-    }
+    })
 }
 
 /// Every file below `roots` (a root may be a file), sorted, each once: `check a.jsonl .`
@@ -74,7 +82,7 @@ struct Problem {
 /// reports what it found as text or JSON, and as JUnit when asked; exit 1 on a problem.
 pub(crate) fn check(args: CheckArgs) -> Result<ExitCode, Fatal> {
     let started = Instant::now();
-    let roots = roots(&args.paths);
+    let roots = roots(&args.paths)?;
     if roots.is_empty() {
         return Err(Fatal(
             "no fixtures/ or tests/fixtures/ here: give the paths to check".into(),
@@ -344,7 +352,7 @@ fn referenced(path: &Path, sources: &str) -> bool {
 
 pub(crate) fn pending(args: PendingArgs, accept: bool) -> Result<ExitCode, Fatal> {
     let mut found = 0;
-    for path in walk(&roots(&args.paths)) {
+    for path in walk(&roots(&args.paths)?) {
         let name = name_of(&path);
         let pending = if name.ends_with(".jsonl.new") {
             path.clone()

@@ -97,9 +97,10 @@ fn load(spec: &str) -> Result<(Fixture, PathBuf), Fatal> {
     let text = String::from_utf8(output.stdout)
         .map_err(|_| Fatal(format!("{spec}: the fixture is not UTF-8 text")))?;
     let fixture = Fixture::parse_named(&text, spec)?;
-    // As Fixture::load refuses a file with no message.
+    // As Fixture::load refuses a file with no message, or one holding a secret.
     if fixture.entries().is_empty() {
         return Err(Error::Empty { file: spec.into() }.into());
     }
+    fixture.check_secrets()?;
     Ok((fixture, PathBuf::from(file)))
 }

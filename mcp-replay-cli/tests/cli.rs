@@ -223,7 +223,8 @@ fn record_refuses_to_write_a_session_that_leaked_a_token() {
         .arg("leaky");
     let output = run_with_input(command, &[INITIALIZE, INITIALIZED, JOB]);
     let (out, err) = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    // A recording refused for a secret is an output that could not be written, as in `call`.
+    assert_eq!(output.status.code(), Some(2), "{out}{err}");
     assert!(
         err.contains("refusing to write") && err.contains("rule github-pat"),
         "{err}"
@@ -399,7 +400,7 @@ fn every_command_has_help_with_an_example_and_mistakes_exit_2_with_a_reason() {
     }
     let top = mcp_replay().arg("--help").output().unwrap();
     assert!(text(&top).0.contains("Commands:"));
-    assert!(text(&top).0.contains("2  usage or I/O error"));
+    assert!(text(&top).0.contains("2  usage or input error"));
     let version = mcp_replay().arg("--version").output().unwrap();
     assert_eq!(
         text(&version).0.trim(),
@@ -520,7 +521,8 @@ fn a_failure_between_write_and_rename_leaves_the_old_fixture_and_no_temp_file() 
         .output()
         .unwrap();
     let (out, _) = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{out}");
+    // A re-recording that could not be written is an I/O error.
+    assert_eq!(output.status.code(), Some(2), "{out}");
     assert!(out.contains("failpoint error-before-rename"), "{out}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
     assert_eq!(
@@ -822,6 +824,45 @@ fn the_commands_a_failed_replay_suggests_run_as_shown_in_a_shell() {
     assert!(!dir.join("lookup.jsonl.new").exists());
 }
 
+#[test]
+fn replay_says_why_a_server_never_ran_or_ended_at_once_in_words() {
+    let fixture = workspace().join("fixtures/lookup_issue.jsonl");
+    // Never started: the command's error, as call and record say it; no report, no
+    // re-record advice.
+    let output = mcp_replay()
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--", "no-such-server-mcp-replay"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{out}{err}");
+    assert_eq!(out, "", "no report for a replay that never ran");
+    assert_eq!(
+        err.trim_end(),
+        "mcp-replay: could not start the server `no-such-server-mcp-replay`: No such file or \
+         directory (os error 2)"
+    );
+    // Started and exited at once: a server failure finding in the report's own words, not
+    // a Debug dump of an io::Error.
+    let output = mcp_replay()
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--", "sh", "-c", "exit 3"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("; the server \"sh\" exited with status 3\n"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("Custom {") && !out.contains("serve closure"),
+        "{out}"
+    );
+}
+
 /// `check ARGS` in `dir`: exit code and stdout.
 fn check_in(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
     let output = mcp_replay()
@@ -896,7 +937,7 @@ fn check_and_replay_refuse_a_fixture_with_no_message() {
             .output()
             .unwrap();
         let (out, err) = text(&output);
-        assert_ne!(output.status.code(), Some(0), "{out}{err}");
+        assert_eq!(output.status.code(), Some(2), "{out}{err}");
         assert!(
             out.contains(&format!(
                 "{name}: the fixture holds no message, so it pins nothing."

@@ -40,7 +40,8 @@ fn replay_drifted_and_a_passing_fixture(extra: &[&str]) -> Output {
 #[test]
 fn replay_format_json_writes_one_document_with_the_schemas_fields() {
     let output = replay_drifted_and_a_passing_fixture(&["--format", "json"]);
-    assert_eq!(output.status.code(), Some(1), "{:?}", text(&output));
+    // A fixture that does not exist is an input error: 2 over the drifted one's 1.
+    assert_eq!(output.status.code(), Some(2), "{:?}", text(&output));
     let doc = document(&output);
     assert_eq!(doc["mcp_replay_report"], 1);
     assert_eq!(doc["command"], "replay");
@@ -112,6 +113,7 @@ fn replay_format_json_writes_one_document_with_the_schemas_fields() {
     assert_eq!(fixtures[1]["findings"], serde_json::json!([]));
     // No replay at all: why, in `error`.
     assert_eq!(fixtures[2]["ok"], false);
+    assert_eq!(fixtures[2]["status"], "error");
     assert!(
         fixtures[2]["error"]
             .as_str()
@@ -128,9 +130,16 @@ fn replay_junit_loads_in_a_junit_parser_with_a_failure_per_failing_fixture() {
     let file = dir.join("junit.xml");
     let output = replay_drifted_and_a_passing_fixture(&["--junit", file.to_str().unwrap()]);
     let (out, _) = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert_eq!(output.status.code(), Some(2), "{out}");
     // The text report is still on stdout.
-    assert!(out.contains("1 passed, 2 failed"), "{out}");
+    assert!(
+        out.contains("1 passed, 2 failed, 1 of them not replayed ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("mcp-replay: missing/none.jsonl: ERROR ("),
+        "{out}"
+    );
     let report = junit(&file);
     assert_eq!(report.suites.len(), 1);
     let suite = &report.suites[0];

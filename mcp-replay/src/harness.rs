@@ -41,18 +41,40 @@ use std::time::Duration;
 /// Why a replay test failed: the whole report, or why there was no replay. Its `Display`
 /// is what the failing test prints.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure(String);
+pub struct Failure {
+    message: String,
+    error: bool,
+}
 
 impl Failure {
+    /// A failure that is a finding of the replay.
+    fn finding(message: String) -> Failure {
+        Failure {
+            message,
+            error: false,
+        }
+    }
+
     /// The failure message.
     pub fn message(&self) -> &str {
-        &self.0
+        &self.message
+    }
+
+    /// `true` when this is not a finding of the replay but an error of its input or output:
+    /// the fixture (or the rules beside it, or `MCP_FIXTURE_UPDATE`) could not be read, or
+    /// is invalid, empty or holds a secret, or the re-recording could not be written (a
+    /// secret in what the server sent, an I/O error). Every [`Error`] is one; a report
+    /// with findings, a re-recording refused because the replay cannot be trusted, and a
+    /// pending `.jsonl.new` are findings. `mcp-replay replay` exits 2 for an error, 1 for
+    /// a finding.
+    pub fn is_error(&self) -> bool {
+        self.error
     }
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -60,13 +82,17 @@ impl std::error::Error for Failure {}
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
-        Failure(e.to_string())
+        Failure {
+            message: e.to_string(),
+            error: true,
+        }
     }
 }
 
+/// A finding, as its message says it.
 impl From<String> for Failure {
     fn from(message: String) -> Self {
-        Failure(message)
+        Failure::finding(message)
     }
 }
 
@@ -165,12 +191,12 @@ impl Plan {
             return if report.is_ok() {
                 Ok(Verdict::Passed)
             } else {
-                Err(Failure(render(report, self.terminal)))
+                Err(Failure::finding(render(report, self.terminal)))
             };
         }
         let text = render(report, self.terminal);
         let Some(recorded) = report.recorded() else {
-            return Err(Failure(format!(
+            return Err(Failure::finding(format!(
                 "{text}\n\nThe fixture was NOT re-recorded: a timeout, id or server failure means the \
                  server's replies cannot be trusted as a recording. Fix the server first."
             )));
@@ -178,7 +204,7 @@ impl Plan {
         match write_fixture(recorded, &self.path, mode)? {
             Written::Unchanged(_) => Ok(Verdict::Passed),
             Written::Updated(p) => Ok(Verdict::Rerecorded(p)),
-            Written::Pending(p) => Err(Failure(format!(
+            Written::Pending(p) => Err(Failure::finding(format!(
                 "{text}\n\nmcp-replay: wrote the new recording to {new}; review it, then accept it with\n    \
                  mcp-replay accept {quoted}\n\
                  or reject it with\n    \
@@ -347,7 +373,7 @@ where
         return if report.is_ok() {
             Ok(())
         } else {
-            Err(Failure(render(&report, false)))
+            Err(Failure::finding(render(&report, false)))
         };
     }
     if mode != UpdateMode::No {
@@ -427,7 +453,7 @@ fn claim_for_update(path: &Path, test: &str) -> Result<(), Failure> {
     static CLAIMS: Lazy<Mutex<HashMap<PathBuf, String>>> = Lazy::new(Default::default);
     let mut claims = CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
     match claims.get(path) {
-        Some(owner) if owner != test => Err(Failure(format!(
+        Some(owner) if owner != test => Err(Failure::finding(format!(
             "fixture {} is re-recorded by two tests, {owner} and {test}: give each test its own fixture \
              (or re-record one test at a time: MCP_FIXTURE_UPDATE=1 cargo test {})",
             path.display(),
