@@ -1,7 +1,7 @@
 //! Servers that run as child processes over stdio (`serve_command`), including the
 //! failures only a process has: an exit status and a signal.
 
-use mcp_replay::process::serve_command;
+use mcp_replay::process::{serve_command, start_error};
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Transport};
 use std::time::Duration;
 use tokio::process::Command;
@@ -81,4 +81,35 @@ async fn a_server_that_cannot_start_is_a_server_failure() {
         report.to_string().contains("could not start the server"),
         "{report}"
     );
+}
+
+#[tokio::test]
+async fn start_error_tells_a_server_that_never_ran_from_one_that_failed() {
+    let outcome = |command: &'static str, args: &'static [&'static str]| async move {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        seed()
+            .replay(move |t| async move {
+                let ended = serve_command(t, Command::new(command).args(args)).await;
+                let _ = tx.send(ended);
+            })
+            .await;
+        rx.await.expect("the server ran to its end")
+    };
+    let never = outcome("/nonexistent/mcp-server", &[]).await.unwrap_err();
+    let start = start_error(&never).expect("a server that could not start");
+    assert_eq!(start.spawn_error().kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(
+        never.to_string(),
+        format!(
+            "could not start the server \"/nonexistent/mcp-server\": {}",
+            start.spawn_error()
+        )
+    );
+    // Its Debug (what a test returning io::Result shows) is the message, quoted.
+    assert!(
+        format!("{never:?}").contains("error: \"could not start the server"),
+        "{never:?}"
+    );
+    let failed = outcome("sh", &["-c", "exit 3"]).await.unwrap_err();
+    assert!(start_error(&failed).is_none(), "{failed}");
 }

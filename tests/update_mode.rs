@@ -59,6 +59,35 @@ fn put(dir: &Path, file: &str, text: &str) -> PathBuf {
 }
 
 #[tokio::test]
+async fn a_fixture_with_no_message_fails_naming_the_file_in_every_mode() {
+    let dir = temp_dir("empty");
+    for (name, text) in [("empty", ""), ("header", "{\"mcp_replay\":1}\n")] {
+        let path = put(&dir, &format!("{name}.jsonl"), text);
+        for mode in [UpdateMode::No, UpdateMode::Always, UpdateMode::New] {
+            let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
+            let failure = run_in(spec(&dir, name, None), mode, serve_demo)
+                .await
+                .expect_err("an empty fixture pins nothing: it must not pass");
+            assert!(
+                failure
+                    .to_string()
+                    .starts_with(&format!("{}: the fixture holds no message", path.display())),
+                "{mode:?}: {failure}"
+            );
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "untouched");
+        }
+    }
+    // A fixture of client lines only is what re-recording starts from.
+    let path = put(&dir, "client.jsonl", &client_lines("lookup_issue.jsonl"));
+    run_in(spec(&dir, "client", None), UpdateMode::Always, serve_demo)
+        .await
+        .unwrap();
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("\"server->client\""));
+}
+
+#[tokio::test]
 async fn always_records_from_client_lines_and_twice_gives_the_same_bytes() {
     let bundled = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -178,7 +207,11 @@ async fn new_writes_a_pending_file_beside_the_fixture_and_fails_with_the_accept_
         .to_string();
     let pending = dir.join("fixtures/divide.jsonl.new");
     assert!(
-        failure.contains(&format!("mv {} {}", pending.display(), path.display())),
+        failure.contains(&format!("\n    mcp-replay accept {}\n", pending.display())),
+        "{failure}"
+    );
+    assert!(
+        failure.ends_with(&format!("\n    mcp-replay reject {}", pending.display())),
         "{failure}"
     );
     assert_eq!(

@@ -6,6 +6,7 @@
 //! `record`.
 
 use crate::cli::{positive_time, RulesArg, ServerArg};
+use crate::out::outln;
 use crate::Fatal;
 use clap::{ArgAction, ArgMatches, Args};
 use mcp_replay::fixture::{Direction, MessageKind};
@@ -373,6 +374,26 @@ impl Answers {
 /// refused the handshake): no fixture is written.
 struct Stop(String);
 
+impl Stop {
+    /// The server went away before answering `what`: its pipes closed.
+    fn gone(what: &str) -> Stop {
+        Stop(format!("{GONE} before answering `{what}`"))
+    }
+
+    /// The reason, with how the server exited in place of "the server went away" when that
+    /// is known (`the server `false` exited with status 1 before answering `initialize``).
+    fn with_exit(self, exit: Option<&str>) -> String {
+        match (exit, self.0.strip_prefix(GONE)) {
+            (Some(exit), Some(rest)) => format!("{exit}{rest}"),
+            (Some(exit), None) => format!("{} ({exit})", self.0),
+            (None, _) => self.0,
+        }
+    }
+}
+
+/// How [`Stop::gone`] begins.
+const GONE: &str = "the server went away";
+
 /// The client side of the session: the server's pipes, the exchange so far, the era.
 struct Client {
     stdin: Option<ChildStdin>,
@@ -424,11 +445,7 @@ impl Client {
 
     /// Writes one message as a flushed line and records it.
     async fn send(&mut self, message: Value, what: &str) -> Result<(), Stop> {
-        let closed = || {
-            Stop(format!(
-                "the server closed its input (exited?) before answering `{what}`"
-            ))
-        };
+        let closed = || Stop::gone(what);
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(closed());
         };
@@ -463,11 +480,7 @@ impl Client {
                 )))
             }
             Ok(Ok(Some(line))) => line,
-            Ok(Ok(None) | Err(_)) => {
-                return Err(Stop(format!(
-                    "the server exited before answering `{waiting}`"
-                )))
-            }
+            Ok(Ok(None) | Err(_)) => return Err(Stop::gone(waiting)),
         };
         if line.trim().is_empty() {
             return Ok(None);
@@ -566,13 +579,23 @@ pub(crate) async fn call(args: CallArgs, matches: &ArgMatches) -> Result<ExitCod
     let (mut child, mut client) = start_server(&args, answers)?;
     let client_info = json!({"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")});
     let session = run_session(&mut client, &steps, protocol, modern, client_info).await;
-    let closed = finish(&mut child, client, args.timeout).await;
+    let program = ServerArg {
+        server: args.server.clone(),
+    }
+    .line();
+    let closed = finish(&mut child, client, args.timeout, &program).await;
     let mut problems = match session {
-        Ok(found) => found,
+        Ok(found) => {
+            if let Some(exit) = &closed.exit {
+                eprintln!("mcp-replay call: {exit} after its input closed");
+            }
+            found
+        }
         Err(stop) => {
+            // A server that exited before the exchange was complete: how it exited says why.
             eprintln!(
                 "mcp-replay call: {}: {output} not written (the exchange is incomplete)",
-                stop.0
+                stop.with_exit(closed.exit.as_deref())
             );
             return Ok(ExitCode::from(1));
         }
@@ -781,20 +804,27 @@ impl Client {
                 "step {n} (`{what}`) did not complete: the server still asks for input"
             ));
         }
-        println!("{}\n", pretty(&shown));
+        outln!("{}\n", pretty(&shown));
         Ok(problems)
     }
 }
 
-/// What [`finish`] hands back: the client (its exchange) and a problem to report.
+/// What [`finish`] hands back: the client (its exchange), a problem to report, and how
+/// the server exited when it was not a success (`the server `false` exited with status 1`).
 struct Finished {
     client: Client,
     problem: Option<String>,
+    exit: Option<String>,
 }
 
 /// Closes the server's input and waits (bounded) for it to exit; what it writes after its
 /// input closed is left out of the fixture (a replay closes the input last, too).
-async fn finish(child: &mut Child, mut client: Client, timeout: Duration) -> Finished {
+async fn finish(
+    child: &mut Child,
+    mut client: Client,
+    timeout: Duration,
+    program: &str,
+) -> Finished {
     drop(client.stdin.take());
     let deadline = Instant::now() + timeout;
     let mut late = 0usize;
@@ -813,10 +843,11 @@ async fn finish(child: &mut Child, mut client: Client, timeout: Duration) -> Fin
             if late == 1 { "" } else { "s" }
         );
     }
+    let mut exit = None;
     let problem = match drained {
         Ok(Ok(status)) if status.success() => None,
         Ok(Ok(status)) => {
-            eprintln!("mcp-replay call: the server exited with {status} after its input closed");
+            exit = Some(describe_exit(program, status));
             None
         }
         Ok(Err(e)) => Some(format!("waiting for the server: {e}")),
@@ -830,7 +861,26 @@ async fn finish(child: &mut Child, mut client: Client, timeout: Duration) -> Fin
             ))
         }
     };
-    Finished { client, problem }
+    Finished {
+        client,
+        problem,
+        exit,
+    }
+}
+
+/// `the server `PROGRAM` exited with status 3`, or `... was killed by signal 9`.
+fn describe_exit(program: &str, status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("the server `{program}` was killed by signal {signal}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("the server `{program}` exited with status {code}"),
+        None => format!("the server `{program}` ended: {status}"),
+    }
 }
 
 /// The fixture of the exchange: labels, normalization, era header; with `--client-only`

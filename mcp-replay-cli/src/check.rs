@@ -1,6 +1,7 @@
 //! `mcp-replay check`, `accept` and `reject`.
 
 use crate::cli::{CheckArgs, Format, PendingArgs};
+use crate::out::outln;
 use crate::{junit, print_json, Fatal};
 use mcp_replay::{output, Error, Fixture};
 use serde_json::{json, Value};
@@ -17,15 +18,24 @@ fn default_roots() -> Vec<PathBuf> {
         .collect()
 }
 
-fn roots(paths: &[PathBuf]) -> Vec<PathBuf> {
-    if paths.is_empty() {
+/// The paths given, or the default folders; a path that does not exist is an error
+/// (exit status 2: there is nothing to look at, unlike a file with a problem).
+fn roots(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Fatal> {
+    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+        return Err(Fatal(format!(
+            "{} does not exist (give fixtures or folders of fixtures)",
+            missing.display()
+        )));
+    }
+    Ok(if paths.is_empty() {
         default_roots()
     } else {
         paths.to_vec()
-    }
+    })
 }
 
-/// Every file below `roots` (a root may be a file), sorted.
+/// Every file below `roots` (a root may be a file), sorted, each once: `check a.jsonl .`
+/// or `check ./a.jsonl a.jsonl` names the same file twice (compared as canonical paths).
 fn walk(roots: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack: Vec<PathBuf> = roots.to_vec();
@@ -45,6 +55,8 @@ fn walk(roots: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     out.sort();
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
     out
 }
 
@@ -70,15 +82,15 @@ struct Problem {
 /// reports what it found as text or JSON, and as JUnit when asked; exit 1 on a problem.
 pub(crate) fn check(args: CheckArgs) -> Result<ExitCode, Fatal> {
     let started = Instant::now();
-    let roots = roots(&args.paths);
+    let roots = roots(&args.paths)?;
     if roots.is_empty() {
         return Err(Fatal(
             "no fixtures/ or tests/fixtures/ here: give the paths to check".into(),
         ));
     }
     let files = walk(&roots);
-    let sources = rust_sources();
-    let found = Found::gather(&files, &sources, args.strict);
+    let mut sources = Sources::default();
+    let found = Found::gather(&files, &mut sources, args.strict);
     match args.output.format {
         Format::Text => found.print_text(),
         Format::Json => print_json(&found.to_json())?,
@@ -103,7 +115,7 @@ struct Found<'a> {
 impl<'a> Found<'a> {
     /// Looks at each of `files` by its name: pending, temporary, or a fixture to load and
     /// look for in `sources`; other files are skipped.
-    fn gather(files: &'a [PathBuf], sources: &str, strict: bool) -> Found<'a> {
+    fn gather(files: &'a [PathBuf], sources: &mut Sources, strict: bool) -> Found<'a> {
         let mut found = Found {
             checked: 0,
             files: Vec::new(),
@@ -135,17 +147,18 @@ impl<'a> Found<'a> {
         self.all().filter(|p| p.problem).count()
     }
 
-    /// How many unreferenced fixtures, counted as problems or not.
+    /// How many warnings: findings that are not problems (`unreferenced` without
+    /// `--strict`). A finding counts once, as a problem or as a warning.
     fn warnings(&self) -> usize {
-        self.all().filter(|p| p.kind == "unreferenced").count()
+        self.all().filter(|p| !p.problem).count()
     }
 
     /// The text report: each finding's sentence, then the counts.
     fn print_text(&self) {
         for p in self.all() {
-            println!("{}", p.summary);
+            outln!("{}", p.summary);
         }
-        println!(
+        outln!(
             "{} fixtures checked: {} problems, {} warnings",
             self.checked,
             self.problems(),
@@ -217,14 +230,14 @@ fn junit_case(path: &Path, found: &[Problem]) -> junit::Case {
 
 /// A `.jsonl.new` file: a re-recording waiting to be accepted or rejected.
 fn pending_problem(path: &Path) -> Problem {
+    let quoted = mcp_replay::harness::shell_quote(&path.display().to_string());
     Problem {
         kind: "pending",
         line: None,
         summary: format!(
-            "{}: pending re-recording: review it, then `mcp-replay accept {}` or `mcp-replay reject {}`",
+            "{}: pending re-recording: review it, then `mcp-replay accept {quoted}` or \
+             `mcp-replay reject {quoted}`",
             path.display(),
-            path.display(),
-            path.display()
         ),
         problem: true,
     }
@@ -244,12 +257,15 @@ fn temporary_problem(path: &Path) -> Problem {
 }
 
 /// What is wrong with a fixture: it does not load (invalid, a secret, unreadable), or no
-/// source names it (a problem only when `strict`); `None` when nothing is.
-fn fixture_problem(path: &Path, sources: &str, strict: bool) -> Option<Problem> {
+/// Rust source of the Cargo project it is in names it (a problem only when `strict`; not
+/// looked for outside a Cargo project, where the tests that use it cannot be searched);
+/// `None` when nothing is.
+fn fixture_problem(path: &Path, sources: &mut Sources, strict: bool) -> Option<Problem> {
     if let Err(e) = Fixture::load(path) {
         let (kind, line) = match &e {
             Error::Parse { line, .. } => ("invalid", Some(*line)),
             Error::Secret { line, .. } => ("secret", Some(*line)),
+            Error::Empty { .. } => ("invalid", None),
             _ => ("unreadable", None),
         };
         Some(Problem {
@@ -258,29 +274,59 @@ fn fixture_problem(path: &Path, sources: &str, strict: bool) -> Option<Problem> 
             summary: e.to_string(),
             problem: true,
         })
-    } else if !referenced(path, sources) {
-        Some(Problem {
+    } else {
+        let (project, text) = sources.of(path)?;
+        (!referenced(path, text)).then(|| Problem {
             kind: "unreferenced",
             line: None,
             summary: format!(
-                "{}: unreferenced: no .rs file under this folder names it (delete it, or ignore this if a CLI run uses it)",
-                path.display()
+                "{}: unreferenced: no .rs file of the Cargo project {} names it (delete it, or \
+                 ignore this if a CLI run uses it)",
+                path.display(),
+                project.display()
             ),
             problem: strict,
         })
-    } else {
-        None
     }
 }
 
-/// The text of every `.rs` file under the current folder (not `target/`).
-fn rust_sources() -> String {
-    walk(&[PathBuf::from(".")])
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .filter_map(|p| std::fs::read_to_string(p).ok())
-        .collect::<Vec<_>>()
-        .join("\n")
+/// The Rust sources that may name a fixture, read once per Cargo project.
+#[derive(Default)]
+struct Sources {
+    /// The text of every `.rs` file of each project read so far (`None`: it has none).
+    projects: std::collections::HashMap<PathBuf, Option<String>>,
+}
+
+impl Sources {
+    /// The Cargo project `fixture` belongs to and the text of its `.rs` files (not
+    /// `target/`): the nearest folder above it whose `Cargo.toml` declares a `[workspace]`,
+    /// else the nearest with a `Cargo.toml`. `None` outside a Cargo project, or in one with
+    /// no `.rs` file: then no test can be searched for the fixture's name.
+    fn of(&mut self, fixture: &Path) -> Option<(PathBuf, &str)> {
+        let project = cargo_project(fixture)?;
+        let text = self.projects.entry(project.clone()).or_insert_with(|| {
+            let texts: Vec<String> = walk(std::slice::from_ref(&project))
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+                .filter_map(|p| std::fs::read_to_string(p).ok())
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n"))
+        });
+        Some((project, text.as_deref()?))
+    }
+}
+
+/// The Cargo project above `path`: the nearest folder whose `Cargo.toml` declares a
+/// `[workspace]`, else the nearest folder with a `Cargo.toml`, else `None`.
+fn cargo_project(path: &Path) -> Option<PathBuf> {
+    let path = std::path::absolute(path).ok()?;
+    let manifest = |d: &Path| std::fs::read_to_string(d.join("Cargo.toml")).ok();
+    let workspace = path
+        .ancestors()
+        .find(|d| manifest(d).is_some_and(|t| t.lines().any(|l| l.trim() == "[workspace]")));
+    workspace
+        .or_else(|| path.ancestors().find(|d| d.join("Cargo.toml").is_file()))
+        .map(Path::to_owned)
 }
 
 /// Is the fixture named by some source: as `"name"` (an attribute), `"dir/name"`, or as a
@@ -306,7 +352,7 @@ fn referenced(path: &Path, sources: &str) -> bool {
 
 pub(crate) fn pending(args: PendingArgs, accept: bool) -> Result<ExitCode, Fatal> {
     let mut found = 0;
-    for path in walk(&roots(&args.paths)) {
+    for path in walk(&roots(&args.paths)?) {
         let name = name_of(&path);
         let pending = if name.ends_with(".jsonl.new") {
             path.clone()
@@ -325,15 +371,15 @@ pub(crate) fn pending(args: PendingArgs, accept: bool) -> Result<ExitCode, Fatal
         if accept {
             std::fs::rename(&pending, &target)
                 .map_err(|e| Fatal(format!("accepting {}: {e}", pending.display())))?;
-            println!("accepted {} -> {}", pending.display(), target.display());
+            outln!("accepted {} -> {}", pending.display(), target.display());
         } else {
             std::fs::remove_file(&pending)
                 .map_err(|e| Fatal(format!("rejecting {}: {e}", pending.display())))?;
-            println!("rejected {}", pending.display());
+            outln!("rejected {}", pending.display());
         }
     }
     if found == 0 {
-        println!("no pending .jsonl.new files");
+        outln!("no pending .jsonl.new files");
     }
     Ok(ExitCode::SUCCESS)
 }

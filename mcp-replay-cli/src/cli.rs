@@ -9,12 +9,19 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The exit statuses, in every help text.
+/// The exit statuses, in every help text: the rule of docs/cli.md, "Exit status".
 pub(crate) const EXIT_CODES: &str = "\
-Exit status:
+Exit status (the most severe applies: 2 over 1 over 0):
   0  success: every fixture passed, or the command did its job
-  1  findings: a replay, serve, check or diff found a difference or a problem
-  2  usage or I/O error: a wrong option, a missing file, a server that could not start";
+  1  findings: what was tested did not do what was expected: a replay or serve found a
+     difference (a server that started, then failed or exited, is one), check a problem
+     in a fixture, diff a change that reaches --fail-on, call a JSON-RPC error or an
+     incomplete exchange, record a session with nothing to record
+  2  usage or input error, the command could not do its job: a wrong option; an input
+     file that does not exist, is unreadable, invalid or empty, or holds a secret (check
+     reports a problem in a file as a finding, 1); a server that could not start; an
+     output that could not be written (a recording that would hold a secret)
+  record exits with the server's own status when the server failed.";
 
 /// mcp-replay: regression tests that pin the protocol contract of MCP servers and clients.
 #[derive(Debug, Parser)]
@@ -39,7 +46,12 @@ pub(crate) enum Command {
     #[command(after_help = concat!(
         "Examples:\n",
         "  mcp-replay record -o fixtures/echo.jsonl -- node server.js\n",
-        "  (configure the client under test to launch this command as its server)"
+        "  (configure the client under test to launch this command as its server)\n",
+        "\n",
+        "Exit status: the server's own when it failed (the client sees what it would have);\n",
+        "after a clean exit 0 when the fixture was written, 1 when nothing crossed the proxy,\n",
+        "2 when it could not be written (it would hold a secret); 2 when the server could not\n",
+        "start."
     ))]
     Record(RecordArgs),
     /// Replay fixtures against a server started as a child process (one per fixture)
@@ -70,7 +82,8 @@ pub(crate) enum Command {
         "or --sampling-reply say otherwise.\n",
         "\n",
         "Exit 1 when a step got a JSON-RPC error (the fixture is written: it pins the error),\n",
-        "or when the server exited, did not answer or refused the handshake (nothing written)."
+        "or when the server exited, did not answer or refused the handshake (nothing written);\n",
+        "2 when the server could not start or the fixture would hold a secret (nothing written)."
     ))]
     Call(Box<crate::call::CallArgs>),
     /// Convert an mcporter recording (NDJSON with _meta.dir) into fixtures
@@ -94,8 +107,8 @@ pub(crate) enum Command {
         "client's DELETE, 2 s after the client's last connection closed, or on Ctrl-C or SIGTERM.\n",
         "\n",
         "The report goes to stderr when the session ends. Exit 0 when the client did what\n",
-        "the recording did, 1 on findings, 2 on a usage or I/O error (an address that cannot\n",
-        "be bound)."
+        "the recording did, 1 on findings, 2 on a usage or input error (a fixture that does\n",
+        "not exist, is invalid or holds a secret; an address that cannot be bound)."
     ))]
     Serve(ServeArgs),
     /// Lint fixtures: format, placeholders, secrets, pending and unreferenced files
@@ -103,7 +116,11 @@ pub(crate) enum Command {
         "Examples:\n",
         "  mcp-replay check\n",
         "  mcp-replay check --strict tests/fixtures\n",
-        "  mcp-replay check --format json --junit check.xml   (CI)"
+        "  mcp-replay check --format json --junit check.xml   (CI)\n",
+        "\n",
+        "Exit 1 when a file has a problem (invalid, empty, a secret, pending, temporary;\n",
+        "unreferenced with --strict): finding those is check's job. Exit 2 when a PATH does\n",
+        "not exist."
     ))]
     Check(CheckArgs),
     /// Compare two fixtures: what changed in the contract they pin, with the contract
@@ -124,7 +141,8 @@ pub(crate) enum Command {
         "with no contract class (a changed tools/call result, a message gone or added) counts\n",
         "as unknown, and unknown fails at every threshold: breaking fails on breaking and\n",
         "unknown findings, compatible also on compatible ones, cosmetic (the default) on any.\n",
-        "Exit 0 when no finding reaches it, 2 on a usage or I/O error."
+        "Exit 0 when no finding reaches it, 2 on a usage or input error (a fixture that does\n",
+        "not exist, is invalid or empty, or holds a secret)."
     ))]
     Diff(DiffArgs),
     /// Accept pending NAME.jsonl.new files (replace the fixtures with them)
@@ -206,20 +224,15 @@ impl ServerArg {
         self.server.is_empty()
     }
 
-    /// The server command as one line a shell reads back.
+    /// The server command's words, as text.
+    pub fn words(&self) -> impl Iterator<Item = String> + '_ {
+        self.server.iter().map(|a| a.to_string_lossy().into_owned())
+    }
+
+    /// The server command as one line a shell runs as given (each word
+    /// [`harness::shell_quote`]d).
     pub fn line(&self) -> String {
-        self.server
-            .iter()
-            .map(|a| {
-                let a = a.to_string_lossy();
-                if a.is_empty() || a.contains([' ', '"', '\'']) {
-                    format!("{a:?}")
-                } else {
-                    a.into_owned()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+        harness::shell_line(self.words())
     }
 }
 
@@ -440,7 +453,8 @@ pub(crate) struct CheckArgs {
     /// Fixtures or folders [default: fixtures/ and tests/fixtures/ when they exist]
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Count fixtures that no .rs file under the current folder names as problems
+    /// Count unreferenced fixtures (no .rs file of their Cargo project names them) as
+    /// problems, not warnings
     #[arg(long)]
     pub strict: bool,
     #[command(flatten)]

@@ -2,9 +2,10 @@
 //! prints what [`mcp_replay::diff`] finds.
 
 use crate::cli::{DiffArgs, Format};
+use crate::out::outln;
 use crate::{junit, print_json, Fatal};
 use mcp_replay::contract::Class;
-use mcp_replay::{harness, output, Fixture};
+use mcp_replay::{harness, output, Error, Fixture};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -24,12 +25,12 @@ pub(crate) fn diff(args: DiffArgs) -> Result<ExitCode, Fatal> {
         Format::Json => print_json(&output::document("diff", vec![diff.to_json(threshold)]))?,
         Format::Text => {
             if harness::color_wanted(std::io::stdout().is_terminal()) {
-                println!("{diff:#}");
+                outln!("{diff:#}");
             } else {
-                println!("{diff}");
+                outln!("{diff}");
             }
             if !diff.is_ok() && !fails {
-                println!(
+                outln!(
                     "(exit 0: no finding reaches --fail-on {})",
                     threshold.name()
                 );
@@ -96,5 +97,10 @@ fn load(spec: &str) -> Result<(Fixture, PathBuf), Fatal> {
     let text = String::from_utf8(output.stdout)
         .map_err(|_| Fatal(format!("{spec}: the fixture is not UTF-8 text")))?;
     let fixture = Fixture::parse_named(&text, spec)?;
+    // As Fixture::load refuses a file with no message, or one holding a secret.
+    if fixture.entries().is_empty() {
+        return Err(Error::Empty { file: spec.into() }.into());
+    }
+    fixture.check_secrets()?;
     Ok((fixture, PathBuf::from(file)))
 }

@@ -8,6 +8,7 @@ mod cli;
 mod diff;
 mod junit;
 mod net;
+mod out;
 mod proxy;
 mod record;
 mod serve;
@@ -19,12 +20,14 @@ use mcp_replay::harness;
 use mcp_replay::harness::{Plan, Verdict};
 use mcp_replay::http::bridge::Bridge;
 use mcp_replay::mock::Timing;
-use mcp_replay::process::serve_command;
+use mcp_replay::process::{self, serve_command};
 use mcp_replay::update::{write_fixture, UpdateMode};
 use mcp_replay::{mcporter, output, Fixture, Report, Rules};
+use out::outln;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A failure of the command itself (usage, I/O): exit status 2.
@@ -44,6 +47,8 @@ async fn main() -> ExitCode {
         .unwrap_or_else(|e| cli::usage_error(e));
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| cli::usage_error(e));
     match run(cli.command, &matches).await {
+        // A reader that went away is no error; stdout that failed otherwise is (out.rs).
+        Ok(_) if out::failed().is_some() => ExitCode::from(2),
         Ok(code) => code,
         Err(Fatal(message)) => {
             eprintln!("mcp-replay: {message}");
@@ -69,11 +74,8 @@ async fn run(command: Command, matches: &ArgMatches) -> Result<ExitCode, Fatal> 
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "mcp-replay", &mut script);
-            use std::io::Write as _;
-            match std::io::stdout().write_all(&script) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-                _ => Ok(ExitCode::SUCCESS),
-            }
+            out::write_bytes(&script);
+            Ok(ExitCode::SUCCESS)
         }
     }
 }
@@ -98,36 +100,34 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
     let started = Instant::now();
     let mut outcomes = Vec::new();
     for path in &args.fixtures {
-        let outcome = replay_one(&args, own.as_ref(), path, mode, terminal).await;
+        let outcome = replay_one(&args, own.as_ref(), path, mode, terminal).await?;
         let ms = outcome.elapsed.as_millis();
         if !json {
-            match &outcome.failure {
-                None => println!(
-                    "mcp-replay: {}: {} ({ms} ms)",
-                    path.display(),
-                    paint(true, outcome.what)
-                ),
-                Some(report) => {
-                    println!(
-                        "mcp-replay: {}: {} ({ms} ms)",
-                        path.display(),
-                        paint(false, "FAILED")
-                    );
-                    println!("{report}\n");
-                }
+            let word = match (&outcome.failure, outcome.error) {
+                (None, _) => paint(true, outcome.what),
+                (Some(_), false) => paint(false, "FAILED"),
+                (Some(_), true) => paint(false, "ERROR"),
+            };
+            outln!("mcp-replay: {}: {word} ({ms} ms)", path.display());
+            if let Some(report) = &outcome.failure {
+                outln!("{report}\n");
             }
         }
         outcomes.push((path, outcome));
     }
     let failed = outcomes.iter().filter(|(_, o)| o.failure.is_some()).count();
+    let errors = outcomes.iter().filter(|(_, o)| o.error).count();
     let passed = args.fixtures.len() - failed;
     if json {
         let fixtures = outcomes.iter().map(|(p, o)| o.to_json(p)).collect();
         print_json(&output::document("replay", fixtures))?;
     } else {
         print_slowest(&outcomes);
-        let summary = format!("{passed} passed, {failed} failed");
-        println!(
+        let mut summary = format!("{passed} passed, {failed} failed");
+        if errors > 0 {
+            summary.push_str(&format!(", {errors} of them not replayed"));
+        }
+        outln!(
             "\n{} ({:.1} s)",
             paint(failed == 0, &summary),
             started.elapsed().as_secs_f64()
@@ -137,10 +137,12 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
         let cases: Vec<junit::Case> = outcomes.iter().map(|(p, o)| o.junit_case(p)).collect();
         junit::write(file, &cases, started.elapsed())?;
     }
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    // The most severe outcome decides (docs/cli.md, "Exit status"): an input error over a
+    // finding.
+    Ok(match (errors, failed) {
+        (0, 0) => ExitCode::SUCCESS,
+        (0, _) => ExitCode::from(1),
+        _ => ExitCode::from(2),
     })
 }
 
@@ -180,19 +182,16 @@ fn print_slowest(outcomes: &[(&PathBuf, Outcome)]) {
             .take(3)
             .map(|(t, p)| format!("{} {} ms", p.display(), t.as_millis()))
             .collect();
-        println!("\nslowest: {}", slowest.join(", "));
+        outln!("\nslowest: {}", slowest.join(", "));
     }
 }
 
 /// Writes `document` to stdout, pretty, as the one thing there.
 pub(crate) fn print_json(document: &serde_json::Value) -> Result<(), Fatal> {
-    use std::io::Write as _;
     let mut text = serde_json::to_string_pretty(document)?;
     text.push('\n');
-    match std::io::stdout().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    out::write_bytes(text.as_bytes());
+    Ok(())
 }
 
 /// How one fixture's replay went.
@@ -201,6 +200,10 @@ struct Outcome {
     what: &'static str,
     /// The whole report (or why there was no replay), when it failed.
     failure: Option<String>,
+    /// The failure is an error of the input or of a write, not a finding
+    /// ([`harness::Failure::is_error`]): the fixture was not replayed (or its
+    /// re-recording not written), exit status 2.
+    error: bool,
     /// The replay's report, when there was a replay.
     report: Option<Report>,
     elapsed: Duration,
@@ -216,9 +219,10 @@ impl Outcome {
         };
         entry["fixture"] = path.display().to_string().into();
         entry["ok"] = self.failure.is_none().into();
-        entry["status"] = match self.failure {
-            None => self.what,
-            Some(_) => "failed",
+        entry["status"] = match (&self.failure, self.error) {
+            (None, _) => self.what,
+            (Some(_), false) => "failed",
+            (Some(_), true) => "error",
         }
         .into();
         entry["time_ms"] = (self.elapsed.as_millis() as u64).into();
@@ -235,11 +239,13 @@ impl Outcome {
     fn junit_case(&self, path: &Path) -> junit::Case {
         let outcome = match (&self.failure, &self.report) {
             (None, _) => junit::Verdict::Passed,
-            (Some(text), Some(report)) if !report.is_ok() => junit::Verdict::Failure {
-                message: output::headline(report.mismatches()),
-                kind: "mismatch".into(),
-                text: text.clone(),
-            },
+            (Some(text), Some(report)) if !report.is_ok() && !self.error => {
+                junit::Verdict::Failure {
+                    message: output::headline(report.mismatches()),
+                    kind: "mismatch".into(),
+                    text: text.clone(),
+                }
+            }
             (Some(text), _) => junit::Verdict::Error {
                 message: text.lines().next().unwrap_or_default().to_owned(),
                 text: text.clone(),
@@ -254,15 +260,27 @@ impl Outcome {
     }
 }
 
+/// How the server under test ended, in the report's words: its own message (`the server
+/// "false" exited with status 1`), not the Debug form a `Result<(), io::Error>` gives.
+struct ServerEnded(Result<(), String>);
+
+impl mcp_replay::ServeOutput for ServerEnded {
+    fn into_outcome(self) -> Result<(), String> {
+        self.0
+    }
+}
+
 /// Replays one fixture, resolved exactly as `#[mcp_fixture]` resolves it ([`Plan`]);
 /// `terminal`: the report goes to a terminal (in color unless the environment says not).
+/// A server that could not be started is no finding of this fixture but the command's
+/// error (exit status 2): then `Err`, and no fixture after it is replayed.
 async fn replay_one(
     args: &ReplayArgs,
     own: Option<&Rules>,
     path: &Path,
     mode: UpdateMode,
     terminal: bool,
-) -> Outcome {
+) -> Result<Outcome, Fatal> {
     let started = Instant::now();
     let mut plan = Plan::new(path, mode);
     plan.timeout = args.timeout;
@@ -276,46 +294,81 @@ async fn replay_one(
         Ok((fixture, rules)) => {
             let report = match &args.url {
                 None => {
-                    let mut command = args.server.command();
-                    fixture
-                        .replay_with(&rules, move |transport| async move {
-                            serve_command(transport, &mut command).await
-                        })
-                        .await
+                    let not_started = Arc::new(Mutex::new(None));
+                    let report = replay_child(&fixture, &rules, &args.server, &not_started).await;
+                    let not_started = not_started.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    if let Some(message) = not_started {
+                        return Err(Fatal(message));
+                    }
+                    report
                 }
                 Some(url) => {
                     let bridge = Bridge::new(net::HttpClient::new()).endpoint(url.clone());
                     fixture.replay_http_with(&rules, bridge).await
                 }
             };
-            let url = match &args.url {
-                Some(url) => format!(" --url {url}"),
-                None => String::new(),
-            };
-            let server = match args.server.is_empty() {
-                true => String::new(),
-                false => format!(" -- {}", args.server.line()),
-            };
-            let report = report.with_rerecord_command(format!(
-                "mcp-replay replay --update {}{url}{server}",
-                path.display()
-            ));
+            // Printed for pasting into a shell: every argument quoted as it needs.
+            let mut command = vec![
+                "mcp-replay".to_owned(),
+                "replay".into(),
+                "--update".into(),
+                path.display().to_string(),
+            ];
+            if let Some(url) = &args.url {
+                command.extend(["--url".into(), url.to_string()]);
+            }
+            if !args.server.is_empty() {
+                command.push("--".into());
+                command.extend(args.server.words());
+            }
+            let report = report.with_rerecord_command(harness::shell_line(command));
             let verdict = plan.conclude(&report);
             replayed = Some(report);
             verdict
         }
     };
-    let (what, failure) = match verdict {
-        Ok(Verdict::Passed) => ("ok", None),
-        Ok(Verdict::Rerecorded(_)) => ("re-recorded", None),
-        Err(failure) => ("", Some(failure.to_string())),
+    let (what, failure, error) = match verdict {
+        Ok(Verdict::Passed) => ("ok", None, false),
+        Ok(Verdict::Rerecorded(_)) => ("re-recorded", None, false),
+        Err(failure) => ("", Some(failure.to_string()), failure.is_error()),
     };
-    Outcome {
+    Ok(Outcome {
         what,
         failure,
+        error,
         report: replayed,
         elapsed: started.elapsed(),
-    }
+    })
+}
+
+/// Replays `fixture` against `server` started as a child process on stdio. When it could
+/// not be started, `not_started` receives the message the command ends with (as `call` and
+/// `record` say it).
+async fn replay_child(
+    fixture: &Fixture,
+    rules: &Rules,
+    server: &cli::ServerArg,
+    not_started: &Arc<Mutex<Option<String>>>,
+) -> Report {
+    let mut command = server.command();
+    let line = server.line();
+    let slot = Arc::clone(not_started);
+    fixture
+        .replay_with(rules, move |transport| async move {
+            let ended = serve_command(transport, &mut command).await;
+            ServerEnded(ended.map_err(|e| match process::start_error(&e) {
+                Some(start) => {
+                    let message = format!(
+                        "could not start the server `{line}`: {}",
+                        start.spawn_error()
+                    );
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(message.clone());
+                    message
+                }
+                None => e.to_string(),
+            }))
+        })
+        .await
 }
 
 fn import(args: ImportArgs) -> Result<ExitCode, Fatal> {
@@ -346,7 +399,7 @@ fn import(args: ImportArgs) -> Result<ExitCode, Fatal> {
             output.join(format!("{}.jsonl", file_name(&server)))
         };
         write_fixture(&fixture, &path, UpdateMode::Always)?;
-        println!(
+        outln!(
             "mcp-replay: imported {} ({} messages) into {}",
             server,
             fixture.entries().len(),

@@ -122,10 +122,9 @@ pub(crate) async fn record_http(
         asked: tokio::sync::watch::Sender::new(false),
     });
     serve_until_end(&listener, &proxy, args.idle).await;
-    Ok(if write_capture(&proxy.capture, args, &rules) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    Ok(match write_capture(&proxy.capture, args, &rules) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(unsaved) => ExitCode::from(unsaved.exit_code()),
     })
 }
 

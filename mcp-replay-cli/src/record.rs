@@ -62,24 +62,44 @@ pub(crate) async fn record(args: RecordArgs) -> Result<ExitCode, Fatal> {
     Ok(exit_like(status, write_capture(&capture, &args, &rules)))
 }
 
+/// Why a recording was not written.
+pub(crate) enum Unsaved {
+    /// No JSON-RPC message crossed the proxy: the session had nothing to record (a
+    /// finding, exit status 1).
+    Nothing(String),
+    /// The fixture (or the raw capture, or the timing file) could not be written: it
+    /// would hold a secret, or an I/O error (exit status 2, as for any refused output).
+    Error(String),
+}
+
+impl Unsaved {
+    /// The command's exit status for it (docs/cli.md, "Exit status").
+    pub(crate) fn exit_code(&self) -> u8 {
+        match self {
+            Unsaved::Nothing(_) => 1,
+            Unsaved::Error(_) => 2,
+        }
+    }
+}
+
 /// Writes what the capture holds as the fixture (and the raw capture and timing file when
-/// asked), saying on stderr what went wrong; whether it was written.
+/// asked), saying on stderr what went wrong.
 pub(crate) fn write_capture(
     capture: &Capture,
     args: &RecordArgs,
     rules: &mcp_replay::Rules,
-) -> bool {
+) -> Result<(), Unsaved> {
     let lines = std::mem::take(&mut *capture.lock().unwrap_or_else(|e| e.into_inner()));
     let output = args.output.display().to_string();
     let raw = args.raw.as_ref().map(|p| p.display().to_string());
     let saved = save(&lines, &output, raw.as_deref(), rules).and_then(|times| match &args.timing {
-        Some(timing) => write_timing(&timing.display().to_string(), &times),
+        Some(timing) => write_timing(&timing.display().to_string(), &times).map_err(Unsaved::Error),
         None => Ok(()),
     });
-    if let Err(message) = &saved {
+    if let Err(Unsaved::Nothing(message) | Unsaved::Error(message)) = &saved {
         eprintln!("mcp-replay record: {message}");
     }
-    saved.is_ok()
+    saved
 }
 
 /// Copies bytes unchanged, flushing each read, and tees complete lines into the capture.
@@ -159,9 +179,11 @@ async fn wait_forwarding_signals(
     Ok(child.wait().await?)
 }
 
-/// The server's exit status as ours; a server killed by a signal makes us end by the same
-/// signal. A failed recording turns a clean exit into status 1.
-fn exit_like(status: std::process::ExitStatus, saved: bool) -> ExitCode {
+/// The server's exit status as ours (the client that launched the proxy sees what the
+/// server's would have been); a server killed by a signal makes us end by the same signal.
+/// After a clean exit, a recording that was not written decides: 1 when there was nothing
+/// to record, 2 when it could not be written (a secret, an I/O error).
+fn exit_like(status: std::process::ExitStatus, saved: Result<(), Unsaved>) -> ExitCode {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
@@ -174,10 +196,10 @@ fn exit_like(status: std::process::ExitStatus, saved: bool) -> ExitCode {
             return ExitCode::from(128u8.saturating_add(signal as u8));
         }
     }
-    match status.code() {
-        Some(0) if !saved => ExitCode::from(1),
-        Some(code) => ExitCode::from(code.clamp(0, 255) as u8),
-        None => ExitCode::from(1),
+    match (status.code(), saved) {
+        (Some(0), Err(unsaved)) => ExitCode::from(unsaved.exit_code()),
+        (Some(code), _) => ExitCode::from(code.clamp(0, 255) as u8),
+        (None, _) => ExitCode::from(1),
     }
 }
 
@@ -189,7 +211,7 @@ fn save(
     output: &str,
     raw: Option<&str>,
     rules: &mcp_replay::Rules,
-) -> Result<Vec<(usize, Duration)>, String> {
+) -> Result<Vec<(usize, Duration)>, Unsaved> {
     let mut messages = Vec::new();
     let mut times = Vec::new();
     for (i, (direction, bytes, time)) in lines.iter().enumerate() {
@@ -209,18 +231,20 @@ fn save(
         }
     }
     if let Some(raw) = raw {
-        write_raw(raw, &messages).map_err(|e| format!("writing the raw capture {raw}: {e}"))?;
+        write_raw(raw, &messages)
+            .map_err(|e| Unsaved::Error(format!("writing the raw capture {raw}: {e}")))?;
         eprintln!(
             "mcp-replay record: {raw} holds the UNREDACTED capture (tokens, paths, personal data): keep it private and never commit it"
         );
     }
     if messages.is_empty() {
-        return Err(format!(
+        return Err(Unsaved::Nothing(format!(
             "nothing to record: no JSON-RPC message crossed the proxy, {output} not written"
-        ));
+        )));
     }
-    let fixture = fixture_from_exchange(messages, rules, output).map_err(|e| e.to_string())?;
-    write_fixture(&fixture, Path::new(output), UpdateMode::Always).map_err(|e| e.to_string())?;
+    let unsaved = |e: mcp_replay::Error| Unsaved::Error(e.to_string());
+    let fixture = fixture_from_exchange(messages, rules, output).map_err(unsaved)?;
+    write_fixture(&fixture, Path::new(output), UpdateMode::Always).map_err(unsaved)?;
     eprintln!(
         "mcp-replay record: wrote {output} ({} messages)",
         fixture.entries().len()

@@ -223,7 +223,8 @@ fn record_refuses_to_write_a_session_that_leaked_a_token() {
         .arg("leaky");
     let output = run_with_input(command, &[INITIALIZE, INITIALIZED, JOB]);
     let (out, err) = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    // A recording refused for a secret is an output that could not be written, as in `call`.
+    assert_eq!(output.status.code(), Some(2), "{out}{err}");
     assert!(
         err.contains("refusing to write") && err.contains("rule github-pat"),
         "{err}"
@@ -324,6 +325,7 @@ fn serve_plays_a_fixture_to_a_client_on_stdio_and_fails_on_a_divergence() {
 #[test]
 fn check_names_every_problem_and_accept_reject_handle_pending_files() {
     let dir = temp_dir("check");
+    common::cargo_project(&dir, &[]);
     let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     std::fs::write(dir.join("good.jsonl"), &good).unwrap();
     std::fs::write(dir.join("good.jsonl.new"), &good).unwrap();
@@ -398,7 +400,7 @@ fn every_command_has_help_with_an_example_and_mistakes_exit_2_with_a_reason() {
     }
     let top = mcp_replay().arg("--help").output().unwrap();
     assert!(text(&top).0.contains("Commands:"));
-    assert!(text(&top).0.contains("2  usage or I/O error"));
+    assert!(text(&top).0.contains("2  usage or input error"));
     let version = mcp_replay().arg("--version").output().unwrap();
     assert_eq!(
         text(&version).0.trim(),
@@ -519,7 +521,8 @@ fn a_failure_between_write_and_rename_leaves_the_old_fixture_and_no_temp_file() 
         .output()
         .unwrap();
     let (out, _) = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{out}");
+    // A re-recording that could not be written is an I/O error.
+    assert_eq!(output.status.code(), Some(2), "{out}");
     assert!(out.contains("failpoint error-before-rename"), "{out}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
     assert_eq!(
@@ -748,6 +751,266 @@ async fn the_attribute_and_the_command_record_a_fixture_alike() {
         "{by_attribute}"
     );
     assert_eq!(by_attribute, by_command);
+}
+
+/// The command a report suggests on the line after `intro`, with its leading
+/// `mcp-replay` replaced by the binary under test, as `sh -c` would run it pasted.
+fn suggested(out: &str, intro: &str) -> String {
+    let line = out
+        .lines()
+        .skip_while(|l| !l.contains(intro))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no line after {intro:?}: {out}"))
+        .trim();
+    let rest = line
+        .strip_prefix("mcp-replay ")
+        .unwrap_or_else(|| panic!("not an mcp-replay command: {line}"));
+    format!("'{}' {rest}", env!("CARGO_BIN_EXE_mcp-replay"))
+}
+
+fn sh(line: &str) -> Output {
+    Command::new("sh").args(["-c", line]).output().unwrap()
+}
+
+#[test]
+fn the_commands_a_failed_replay_suggests_run_as_shown_in_a_shell() {
+    // A folder and a server command a shell would expand or split, unquoted.
+    let dir = temp_dir("quote").join("my $HOME 'fixtures'");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixture = dir.join("lookup.jsonl");
+    let drifted = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl"))
+        .unwrap()
+        .replace("Issue 42: example", "Issue 42: old text");
+    std::fs::write(&fixture, &drifted).unwrap();
+    let replay = |env: &[(&str, &str)]| {
+        mcp_replay()
+            .arg("replay")
+            .arg(&fixture)
+            .args(["--", "sh", "-c", "exec \"$0\""])
+            .arg(demo_server())
+            .envs(env.iter().copied())
+            .output()
+            .unwrap()
+    };
+    let failed = replay(&[]);
+    let (out, err) = text(&failed);
+    assert_eq!(failed.status.code(), Some(1), "{out}{err}");
+    let rerecord = suggested(&out, "re-record the fixture:");
+    assert!(rerecord.contains(" replay --update '"), "{rerecord}");
+    assert!(rerecord.contains(" -- sh -c 'exec \"$0\"' /"), "{rerecord}");
+    let ran = sh(&rerecord);
+    assert!(ran.status.success(), "{rerecord}: {:?}", text(&ran));
+    let recorded = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        recorded.contains("Issue 42: example") && !recorded.contains("old text"),
+        "re-recorded: {recorded}"
+    );
+
+    // MCP_FIXTURE_UPDATE=new: the pending file, and the accept command that takes it.
+    std::fs::write(&fixture, &drifted).unwrap();
+    let pending = replay(&[("MCP_FIXTURE_UPDATE", "new")]);
+    let (out, err) = text(&pending);
+    assert_eq!(pending.status.code(), Some(1), "{out}{err}");
+    let accept = suggested(&out, "then accept it with");
+    assert!(accept.contains(" accept '"), "{accept}");
+    assert!(accept.ends_with("lookup.jsonl.new'"), "{accept}");
+    let ran = sh(&accept);
+    assert!(ran.status.success(), "{accept}: {:?}", text(&ran));
+    assert_eq!(
+        std::fs::read_to_string(&fixture).unwrap(),
+        recorded,
+        "accepted"
+    );
+    assert!(!dir.join("lookup.jsonl.new").exists());
+}
+
+#[test]
+fn replay_says_why_a_server_never_ran_or_ended_at_once_in_words() {
+    let fixture = workspace().join("fixtures/lookup_issue.jsonl");
+    // Never started: the command's error, as call and record say it; no report, no
+    // re-record advice.
+    let output = mcp_replay()
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--", "no-such-server-mcp-replay"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{out}{err}");
+    assert_eq!(out, "", "no report for a replay that never ran");
+    assert_eq!(
+        err.trim_end(),
+        "mcp-replay: could not start the server `no-such-server-mcp-replay`: No such file or \
+         directory (os error 2)"
+    );
+    // Started and exited at once: a server failure finding in the report's own words, not
+    // a Debug dump of an io::Error.
+    let output = mcp_replay()
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--", "sh", "-c", "exit 3"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("; the server \"sh\" exited with status 3\n"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("Custom {") && !out.contains("serve closure"),
+        "{out}"
+    );
+}
+
+/// `check ARGS` in `dir`: exit code and stdout.
+fn check_in(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let output = mcp_replay()
+        .current_dir(dir)
+        .arg("check")
+        .args(args)
+        .output()
+        .unwrap();
+    (output.status.code(), text(&output).0)
+}
+
+#[test]
+fn check_counts_each_finding_once_as_a_problem_or_a_warning() {
+    let dir = temp_dir("check-counts");
+    common::cargo_project(&dir, &[]);
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    std::fs::write(dir.join("one.jsonl"), &good).unwrap();
+    std::fs::write(dir.join("two.jsonl"), &good).unwrap();
+    std::fs::write(dir.join("one.jsonl.new"), &good).unwrap();
+    std::fs::write(dir.join("broken.jsonl"), "{\"direction\":\n").unwrap();
+    // Two problems (pending, invalid) and two unreferenced fixtures.
+    let (code, out) = check_in(&dir, &["."]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.ends_with("3 fixtures checked: 2 problems, 2 warnings\n"),
+        "{out}"
+    );
+    // --strict makes the unreferenced ones problems: no longer warnings as well.
+    let (code, out) = check_in(&dir, &["--strict", "."]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.ends_with("3 fixtures checked: 4 problems, 0 warnings\n"),
+        "{out}"
+    );
+    let json = mcp_replay()
+        .current_dir(&dir)
+        .args(["check", "--strict", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        (doc["problems"].as_u64(), doc["warnings"].as_u64()),
+        (Some(4), Some(0))
+    );
+}
+
+#[test]
+fn check_and_replay_refuse_a_fixture_with_no_message() {
+    let dir = temp_dir("empty");
+    common::cargo_project(&dir, &["empty", "header"]);
+    std::fs::write(dir.join("empty.jsonl"), "").unwrap();
+    std::fs::write(dir.join("header.jsonl"), "{\"mcp_replay\":1}\n").unwrap();
+    let (code, out) = check_in(&dir, &["."]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("./empty.jsonl: the fixture holds no message, so it pins nothing."),
+        "{out}"
+    );
+    assert!(
+        out.contains("./header.jsonl: the fixture holds no message"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("2 fixtures checked: 2 problems, 0 warnings\n"),
+        "{out}"
+    );
+    for name in ["empty.jsonl", "header.jsonl"] {
+        let output = mcp_replay()
+            .current_dir(&dir)
+            .args(["replay", name, "--"])
+            .arg(demo_server())
+            .output()
+            .unwrap();
+        let (out, err) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{out}{err}");
+        assert!(
+            out.contains(&format!(
+                "{name}: the fixture holds no message, so it pins nothing."
+            )),
+            "{out}"
+        );
+        assert!(!out.contains(": ok ("), "{out}");
+    }
+}
+
+#[test]
+fn check_reports_a_file_named_twice_once() {
+    let dir = temp_dir("check-twice");
+    common::cargo_project(&dir, &["one"]);
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    std::fs::write(dir.join("one.jsonl"), &good).unwrap();
+    std::fs::write(dir.join("one.jsonl.new"), &good).unwrap();
+    for args in [
+        &["one.jsonl.new", "."][..],
+        &[".", "./one.jsonl.new", "one.jsonl.new"],
+        &["one.jsonl", "./one.jsonl", "one.jsonl.new"],
+    ] {
+        let (code, out) = check_in(&dir, args);
+        assert_eq!(code, Some(1), "{args:?}: {out}");
+        assert_eq!(
+            out.matches("pending re-recording").count(),
+            1,
+            "{args:?}: {out}"
+        );
+        assert!(
+            out.ends_with("1 fixtures checked: 1 problems, 0 warnings\n"),
+            "{args:?}: {out}"
+        );
+    }
+}
+
+#[test]
+fn check_looks_for_unreferenced_fixtures_only_in_a_cargo_project() {
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    // Outside any Cargo project (the system's temporary folder): no test to search, so no
+    // fixture is called unreferenced.
+    let outside =
+        std::env::temp_dir().join(format!("mcp-replay-check-outside-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&outside);
+    std::fs::create_dir_all(outside.join("fixtures")).unwrap();
+    assert!(
+        !outside.ancestors().any(|d| d.join("Cargo.toml").exists()),
+        "{} is inside a Cargo project: the test needs a folder outside one",
+        outside.display()
+    );
+    for name in ["a", "b", "c"] {
+        std::fs::write(outside.join(format!("fixtures/{name}.jsonl")), &good).unwrap();
+    }
+    let (code, out) = check_in(&outside, &["--strict"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(out, "3 fixtures checked: 0 problems, 0 warnings\n");
+    // In a Cargo project, a fixture its sources do not name is.
+    common::cargo_project(&outside, &["a", "fixtures/b"]);
+    let (code, out) = check_in(&outside, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("fixtures/c.jsonl: unreferenced: no .rs file of the Cargo project"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("a.jsonl") && !out.contains("b.jsonl"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("3 fixtures checked: 0 problems, 1 warnings\n"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&outside).unwrap();
 }
 
 fn temp_dir(name: &str) -> PathBuf {

@@ -40,7 +40,8 @@ fn replay_drifted_and_a_passing_fixture(extra: &[&str]) -> Output {
 #[test]
 fn replay_format_json_writes_one_document_with_the_schemas_fields() {
     let output = replay_drifted_and_a_passing_fixture(&["--format", "json"]);
-    assert_eq!(output.status.code(), Some(1), "{:?}", text(&output));
+    // A fixture that does not exist is an input error: 2 over the drifted one's 1.
+    assert_eq!(output.status.code(), Some(2), "{:?}", text(&output));
     let doc = document(&output);
     assert_eq!(doc["mcp_replay_report"], 1);
     assert_eq!(doc["command"], "replay");
@@ -112,6 +113,7 @@ fn replay_format_json_writes_one_document_with_the_schemas_fields() {
     assert_eq!(fixtures[1]["findings"], serde_json::json!([]));
     // No replay at all: why, in `error`.
     assert_eq!(fixtures[2]["ok"], false);
+    assert_eq!(fixtures[2]["status"], "error");
     assert!(
         fixtures[2]["error"]
             .as_str()
@@ -128,9 +130,16 @@ fn replay_junit_loads_in_a_junit_parser_with_a_failure_per_failing_fixture() {
     let file = dir.join("junit.xml");
     let output = replay_drifted_and_a_passing_fixture(&["--junit", file.to_str().unwrap()]);
     let (out, _) = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert_eq!(output.status.code(), Some(2), "{out}");
     // The text report is still on stdout.
-    assert!(out.contains("1 passed, 2 failed"), "{out}");
+    assert!(
+        out.contains("1 passed, 2 failed, 1 of them not replayed ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("mcp-replay: missing/none.jsonl: ERROR ("),
+        "{out}"
+    );
     let report = junit(&file);
     assert_eq!(report.suites.len(), 1);
     let suite = &report.suites[0];
@@ -200,6 +209,7 @@ fn replay_junit_loads_in_a_junit_parser_with_a_failure_per_failing_fixture() {
 #[test]
 fn check_json_lists_the_problems_per_fixture_and_junit_a_case_per_file() {
     let dir = temp_dir("check");
+    common::cargo_project(&dir, &[]);
     let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     std::fs::write(dir.join("good.jsonl"), &good).unwrap();
     std::fs::write(dir.join("good.jsonl.new"), &good).unwrap();
@@ -492,6 +502,50 @@ fn diff_of_a_tool_added_to_tools_list() {
             text(&strict)
         );
     }
+}
+
+#[test]
+fn diff_names_breaking_the_most_severe_class_when_an_unknown_change_follows_it() {
+    let dir = temp_dir("diff-breaking-unknown");
+    let old = workspace().join("fixtures/handshake_and_tools_list.jsonl");
+    // `initialize` (line 2) answers another protocol version: breaking; a tool of
+    // `tools/list` (line 5) gains `_meta`: unknown. Breaking comes first, unknown last.
+    let lines: Vec<String> = std::fs::read_to_string(&old)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut entry: Value = serde_json::from_str(line).unwrap();
+            if let Some(version) = entry.pointer_mut("/message/result/protocolVersion") {
+                *version = "2025-06-18".into();
+            }
+            if let Some(tool) = entry.pointer_mut("/message/result/tools/0") {
+                tool["_meta"] = serde_json::json!({"x": 1});
+            }
+            entry.to_string()
+        })
+        .collect();
+    let new = dir.join("handshake_and_tools_list.jsonl");
+    std::fs::write(&new, lines.join("\n") + "\n").unwrap();
+    let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
+
+    let output = diff(&["--fail-on", "breaking", old, new]);
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("breaking: protocol version changed"), "{out}");
+    assert!(out.contains("unknown: tool `count_up`"), "{out}");
+    assert!(out.contains("\nMost severe class: breaking ("), "{out}");
+
+    let json = document(&diff(&["--format", "json", old, new]));
+    let entry = &json["fixtures"][0];
+    assert_eq!(entry["class"], "breaking", "{json:#}");
+    assert_eq!(entry["findings"][0]["severity"], "breaking");
+    assert_eq!(entry["findings"][1]["severity"], "unknown");
+
+    let junit_file = dir.join("diff.xml");
+    diff(&["--junit", junit_file.to_str().unwrap(), old, new]);
+    let suite = &junit(&junit_file).suites[0];
+    let failure = suite.cases[0].status.failure_as_ref();
+    assert_eq!(failure.failure_type, "breaking");
 }
 
 fn temp_dir(name: &str) -> PathBuf {

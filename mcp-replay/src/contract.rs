@@ -15,7 +15,9 @@ mod schema;
 mod tests;
 
 /// What a change means for a client that depends on the contract. Ordered by severity:
-/// `Cosmetic < Compatible < Unknown < Breaking`.
+/// `Cosmetic < Compatible < Unknown < Breaking`. This order (the derived `Ord`) is the one
+/// definition of "most severe" that the replay's report, `mcp-replay diff`'s summary, its
+/// JSON `class`, its JUnit failure `type` and `--fail-on` (through [`Class::reaches`]) use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Class {
     /// Text for people only: a title, a description, annotation hints, icons.
@@ -40,16 +42,25 @@ impl Class {
         }
     }
 
+    /// Every class, least severe first (the order of `Ord`).
+    pub const ALL: [Class; 4] = [
+        Class::Cosmetic,
+        Class::Compatible,
+        Class::Unknown,
+        Class::Breaking,
+    ];
+
     /// The class named `name`, as [`Class::name`] spells it.
     pub fn parse(name: &str) -> Option<Class> {
-        [
-            Class::Cosmetic,
-            Class::Compatible,
-            Class::Unknown,
-            Class::Breaking,
-        ]
-        .into_iter()
-        .find(|c| c.name() == name)
+        Class::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// Does a change of this class reach the gate `threshold` (`--fail-on`)? A class at
+    /// or above it in the severity order does, and [`Class::Unknown`] reaches every gate:
+    /// a change that cannot be judged may be breaking. So `breaking` fails on breaking and
+    /// unknown changes, `compatible` also on compatible ones, `cosmetic` on every change.
+    pub fn reaches(self, threshold: Class) -> bool {
+        self == Class::Unknown || self >= threshold
     }
 }
 

@@ -88,12 +88,10 @@ impl Diff {
         self
     }
 
-    /// The most severe [`severity`] among the findings, `None` when there are none.
+    /// The most severe [`severity`] among the findings (in [`Class`]'s order: `breaking`
+    /// above `unknown`), `None` when there are none.
     pub fn class(&self) -> Option<Class> {
-        self.mismatches
-            .iter()
-            .map(severity)
-            .max_by_key(|c| rank(*c))
+        self.mismatches.iter().map(severity).max()
     }
 
     /// Does some finding reach `threshold` (see [`reaches`])? `mcp-replay diff --fail-on`
@@ -139,21 +137,10 @@ pub fn severity(m: &Mismatch) -> Class {
     m.class().unwrap_or(Class::Unknown)
 }
 
-/// Does a finding of class `class` reach the gate `threshold`? A class at or above it
-/// does, and [`Class::Unknown`] reaches every gate: a change that cannot be judged may be
-/// breaking. So `breaking` fails on breaking and unknown findings, `compatible` also on
-/// compatible ones, `cosmetic` on every finding.
+/// Does a finding of class `class` reach the gate `threshold`? [`Class::reaches`]: a class
+/// at or above it does, and [`Class::Unknown`] reaches every gate.
 pub fn reaches(class: Class, threshold: Class) -> bool {
-    class == Class::Unknown || rank(class) >= rank(threshold)
-}
-
-/// Severity for gating: unknown counts as breaking.
-fn rank(class: Class) -> u8 {
-    match class {
-        Class::Cosmetic => 0,
-        Class::Compatible => 1,
-        Class::Unknown | Class::Breaking => 2,
-    }
+    class.reaches(threshold)
 }
 
 /// Compares `old` with `new`, both normalized with `rules` first (see the
@@ -796,6 +783,35 @@ mod should {
         };
         assert!(mixed.fails_at(Class::Breaking));
         assert_eq!(mixed.class(), Some(Class::Unknown));
+    }
+
+    #[test]
+    fn name_breaking_the_most_severe_class_beside_an_unknown_finding_in_either_order() {
+        let breaking = {
+            let mut m = Mismatch::new(MismatchKind::Result, Some(2), "the response differs");
+            m.changes = vec![contract::Change {
+                class: Class::Breaking,
+                description: "tool `gone` removed".into(),
+                path: ".tools[0]".into(),
+            }];
+            m
+        };
+        // No contract class: its severity is unknown.
+        let unknown = Mismatch::new(MismatchKind::Result, Some(4), "the response differs");
+        for mismatches in [
+            vec![breaking.clone(), unknown.clone()],
+            vec![unknown.clone(), breaking.clone()],
+        ] {
+            let d = Diff {
+                old: "a".into(),
+                new: "b".into(),
+                mismatches,
+            };
+            assert_eq!(d.class(), Some(Class::Breaking));
+            assert_eq!(d.to_json(Class::Breaking)["class"], "breaking");
+            let text = d.to_string();
+            assert!(text.contains("\nMost severe class: breaking ("), "{text}");
+        }
     }
 
     #[test]

@@ -27,6 +27,13 @@ pub enum Error {
         /// The test that asked for it, when known (`module::test_name`).
         test: Option<String>,
     },
+    /// The fixture file holds no message (it is empty, or holds only a header line): it
+    /// pins nothing, so it is refused rather than passed. A file of client lines alone is
+    /// not empty: re-recording fills in the server's side.
+    Empty {
+        /// The fixture file.
+        file: String,
+    },
     /// `MCP_FIXTURE_UPDATE` has a value mcp-replay does not know.
     InvalidUpdateMode {
         /// The value found.
@@ -96,7 +103,7 @@ impl fmt::Display for Error {
                  Record one from a live session with `mcp-replay record -o {} -- <server command>`, or write \
                  its client lines by hand and re-record (see docs/fixture-format.md)",
                 path.display(),
-                path.display()
+                crate::harness::shell_quote(&path.display().to_string())
             ),
             Error::MissingFixture { path, test } => {
                 let filter = test
@@ -107,15 +114,25 @@ impl fmt::Display for Error {
                     f,
                     "fixture {path} does not exist.\n\
                      A fixture starts from its client lines. Let the command write them from a few words:\n  \
-                     mcp-replay call -o {path} --client-only --list-tools --tool NAME KEY=VALUE\n\
+                     mcp-replay call -o {quoted} --client-only --list-tools --tool NAME KEY=VALUE\n\
                      or write the client messages of one exchange by hand, one per line, e.g.\n  \
                      {{\"direction\":\"client->server\",\"message\":{{\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\
                      \"method\":\"tools/list\"}}}}\n\
                      then record the server's replies with:\n  MCP_FIXTURE_UPDATE=1 cargo test {filter}\n\
                      (see docs/fixture-format.md)",
-                    path = path.display()
+                    path = path.display(),
+                    quoted = crate::harness::shell_quote(&path.display().to_string())
                 )
             }
+            Error::Empty { file } => write!(
+                f,
+                "{file}: the fixture holds no message, so it pins nothing.\n\
+                 Give it the client lines of one exchange (`mcp-replay call -o {quoted} --client-only \
+                 --list-tools` writes them, or write them by hand: see docs/fixture-format.md) and \
+                 record the server's replies (MCP_FIXTURE_UPDATE=1 cargo test, or \
+                 `mcp-replay replay --update`), or delete the file",
+                quoted = crate::harness::shell_quote(file)
+            ),
             Error::InvalidUpdateMode { value } => write!(
                 f,
                 "MCP_FIXTURE_UPDATE={value:?} is not a valid value; use one of: \

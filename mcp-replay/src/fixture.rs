@@ -282,8 +282,9 @@ impl Fixture {
     pub const DEFAULT_PACE: Duration = Duration::from_millis(2);
 
     /// Reads and parses a fixture file, and refuses one that holds a secret
-    /// ([`Fixture::check_secrets`]). A missing file is [`Error::MissingFixture`], whose
-    /// message says how to create one.
+    /// ([`Fixture::check_secrets`]) or no message at all ([`Error::Empty`]: it would pin
+    /// nothing; client lines alone are fine, re-recording adds the server's). A missing
+    /// file is [`Error::MissingFixture`], whose message says how to create one.
     pub fn load(path: impl AsRef<Path>) -> Result<Fixture, Error> {
         use std::io::BufRead;
         let path = path.as_ref();
@@ -315,6 +316,11 @@ impl Fixture {
             }
         }
         let mut fixture = parser.finish();
+        if fixture.entries.is_empty() {
+            return Err(Error::Empty {
+                file: path.display().to_string(),
+            });
+        }
         fixture.path = Some(path.to_owned());
         fixture.resume_points()?;
         Ok(fixture)
@@ -339,7 +345,8 @@ impl Fixture {
     }
 
     /// Parses fixture text; errors name the line and column (the file is `<string>`).
-    /// Unlike [`Fixture::load`] it does not scan for secrets.
+    /// Unlike [`Fixture::load`] it does not scan for secrets, and takes a text with no
+    /// message (a fixture built in code may start empty).
     pub fn parse(text: &str) -> Result<Fixture, Error> {
         Fixture::parse_named(text, "<string>")
     }
@@ -1245,6 +1252,37 @@ mod should {
         r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"text":"Issue 42: example","type":"text"}]}}}"#,
         "\n"
     );
+
+    #[test]
+    fn refuse_to_load_a_file_with_no_message_and_load_one_of_client_lines() {
+        let dir = std::env::temp_dir().join(format!("mcp-replay-empty-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let client_line = SEED.lines().next().unwrap();
+        for (name, text) in [
+            ("empty.jsonl", ""),
+            ("blank.jsonl", "\n\n"),
+            ("header.jsonl", "{\"mcp_replay\":1}\n"),
+        ] {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            let e = Fixture::load(&path).unwrap_err();
+            assert!(matches!(e, Error::Empty { .. }), "{name}: {e:?}");
+            assert!(
+                e.to_string().starts_with(&format!(
+                    "{}: the fixture holds no message, so it pins nothing.",
+                    path.display()
+                )),
+                "{e}"
+            );
+        }
+        // Client lines alone are a fixture to re-record.
+        let path = dir.join("client.jsonl");
+        std::fs::write(&path, format!("{{\"mcp_replay\":1}}\n{client_line}\n")).unwrap();
+        assert_eq!(Fixture::load(&path).unwrap().entries().len(), 1);
+        // Text in code may start empty.
+        assert!(Fixture::parse("").unwrap().entries().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn parse_the_seed_fixture_and_write_it_canonically() {

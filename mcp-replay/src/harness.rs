@@ -41,18 +41,40 @@ use std::time::Duration;
 /// Why a replay test failed: the whole report, or why there was no replay. Its `Display`
 /// is what the failing test prints.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure(String);
+pub struct Failure {
+    message: String,
+    error: bool,
+}
 
 impl Failure {
+    /// A failure that is a finding of the replay.
+    fn finding(message: String) -> Failure {
+        Failure {
+            message,
+            error: false,
+        }
+    }
+
     /// The failure message.
     pub fn message(&self) -> &str {
-        &self.0
+        &self.message
+    }
+
+    /// `true` when this is not a finding of the replay but an error of its input or output:
+    /// the fixture (or the rules beside it, or `MCP_FIXTURE_UPDATE`) could not be read, or
+    /// is invalid, empty or holds a secret, or the re-recording could not be written (a
+    /// secret in what the server sent, an I/O error). Every [`Error`] is one; a report
+    /// with findings, a re-recording refused because the replay cannot be trusted, and a
+    /// pending `.jsonl.new` are findings. `mcp-replay replay` exits 2 for an error, 1 for
+    /// a finding.
+    pub fn is_error(&self) -> bool {
+        self.error
     }
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -60,13 +82,17 @@ impl std::error::Error for Failure {}
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
-        Failure(e.to_string())
+        Failure {
+            message: e.to_string(),
+            error: true,
+        }
     }
 }
 
+/// A finding, as its message says it.
 impl From<String> for Failure {
     fn from(message: String) -> Self {
-        Failure(message)
+        Failure::finding(message)
     }
 }
 
@@ -165,12 +191,12 @@ impl Plan {
             return if report.is_ok() {
                 Ok(Verdict::Passed)
             } else {
-                Err(Failure(render(report, self.terminal)))
+                Err(Failure::finding(render(report, self.terminal)))
             };
         }
         let text = render(report, self.terminal);
         let Some(recorded) = report.recorded() else {
-            return Err(Failure(format!(
+            return Err(Failure::finding(format!(
                 "{text}\n\nThe fixture was NOT re-recorded: a timeout, id or server failure means the \
                  server's replies cannot be trusted as a recording. Fix the server first."
             )));
@@ -178,11 +204,13 @@ impl Plan {
         match write_fixture(recorded, &self.path, mode)? {
             Written::Unchanged(_) => Ok(Verdict::Passed),
             Written::Updated(p) => Ok(Verdict::Rerecorded(p)),
-            Written::Pending(p) => Err(Failure(format!(
+            Written::Pending(p) => Err(Failure::finding(format!(
                 "{text}\n\nmcp-replay: wrote the new recording to {new}; review it, then accept it with\n    \
-                 mv {new} {old}",
+                 mcp-replay accept {quoted}\n\
+                 or reject it with\n    \
+                 mcp-replay reject {quoted}",
                 new = p.display(),
-                old = self.path.display()
+                quoted = shell_quote(&p.display().to_string())
             ))),
         }
     }
@@ -195,6 +223,37 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
         .copied()
         .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
         .unwrap_or("(a panic without a message)")
+}
+
+/// `arg` as one word a POSIX shell reads back unchanged: as it is when it holds only
+/// characters no shell treats specially (letters, digits, `_ - . / : = @ % + ,`), else in
+/// single quotes (each `'` written `'\''`), so that nothing in it is expanded (`$VAR`,
+/// `*`, `~`) or split (spaces). The commands mcp-replay prints for pasting (the re-record
+/// command of a failed replay, `mcp-replay accept PATH`) quote each argument with it.
+///
+/// ```
+/// use mcp_replay::harness::shell_quote;
+/// assert_eq!(shell_quote("fixtures/echo.jsonl"), "fixtures/echo.jsonl");
+/// assert_eq!(shell_quote("my fixtures/$HOME.jsonl"), "'my fixtures/$HOME.jsonl'");
+/// assert_eq!(shell_quote("it's"), r"'it'\''s'");
+/// assert_eq!(shell_quote(""), "''");
+/// ```
+pub fn shell_quote(arg: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
+    if !arg.is_empty() && arg.chars().all(plain) {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
+}
+
+/// `args` as one command line a POSIX shell runs as given: each [`shell_quote`]d, joined
+/// by spaces.
+pub fn shell_line<S: AsRef<str>>(args: impl IntoIterator<Item = S>) -> String {
+    args.into_iter()
+        .map(|a| shell_quote(a.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The rules of one replay, in order: the defaults (at the version `fixture`'s header
@@ -327,9 +386,12 @@ where
         let report = mock.finish().await.with_test_name(spec.test_path);
         return match (client, report.is_ok()) {
             (Ok(()), true) => Ok(()),
-            (Ok(()), false) => Err(Failure(render(&report, false))),
-            (Err(why), true) => Err(Failure(format!("mcp-replay: {}: {why}", report.source()))),
-            (Err(why), false) => Err(Failure(format!(
+            (Ok(()), false) => Err(Failure::finding(render(&report, false))),
+            (Err(why), true) => Err(Failure::finding(format!(
+                "mcp-replay: {}: {why}",
+                report.source()
+            ))),
+            (Err(why), false) => Err(Failure::finding(format!(
                 "mcp-replay: {}: {why}\n\n{}",
                 report.source(),
                 render(&report, false)
@@ -413,7 +475,7 @@ fn claim_for_update(path: &Path, test: &str) -> Result<(), Failure> {
     static CLAIMS: Lazy<Mutex<HashMap<PathBuf, String>>> = Lazy::new(Default::default);
     let mut claims = CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
     match claims.get(path) {
-        Some(owner) if owner != test => Err(Failure(format!(
+        Some(owner) if owner != test => Err(Failure::finding(format!(
             "fixture {} is re-recorded by two tests, {owner} and {test}: give each test its own fixture \
              (or re-record one test at a time: MCP_FIXTURE_UPDATE=1 cargo test {})",
             path.display(),
@@ -468,7 +530,8 @@ mod should {
         .unwrap();
         std::fs::write(
             fixtures.join("a.jsonl"),
-            "{\"mcp_replay\":1,\"rules\":1,\"timeout\":\"700ms\"}\n",
+            "{\"mcp_replay\":1,\"rules\":1,\"timeout\":\"700ms\"}\n\
+             {\"direction\":\"client->server\",\"message\":{\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\"method\":\"ping\"}}\n",
         )
         .unwrap();
         let manifest_dir: &'static str = Box::leak(krate.display().to_string().into_boxed_str());
@@ -495,6 +558,30 @@ mod should {
         assert_eq!(fa.timeout(), Duration::from_millis(700));
         assert_eq!(fa, fc);
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn quote_for_the_shell_only_what_it_would_change() {
+        for plain in [
+            "echo.jsonl",
+            "fixtures/a-b_c.jsonl",
+            "--update",
+            "http://h:1/mcp",
+            "a=b",
+        ] {
+            assert_eq!(shell_quote(plain), plain);
+        }
+        assert_eq!(shell_quote("$HOME"), "'$HOME'");
+        assert_eq!(shell_quote("two words"), "'two words'");
+        assert_eq!(shell_quote("say \"hi\""), "'say \"hi\"'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote("~/x"), "'~/x'");
+        assert_eq!(shell_quote("*.jsonl"), "'*.jsonl'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(
+            shell_line(["sh", "-c", "exec \"$0\"", "./server"]),
+            "sh -c 'exec \"$0\"' ./server"
+        );
     }
 
     #[test]

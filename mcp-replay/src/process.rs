@@ -9,7 +9,8 @@ use tokio::process::Command;
 
 /// Starts `command` as the server under test and connects its stdin/stdout to `transport`
 /// (stderr passes through). Returns when the server exits: `Ok` on a zero exit status,
-/// otherwise an error that names the status or the signal.
+/// otherwise an error that names the status or the signal. A server that could not be
+/// started at all is an error holding a [`CouldNotStart`] ([`start_error`] finds it).
 ///
 /// When the harness closes the transport, the server's stdin is closed (an MCP server over
 /// stdio ends then). If this future is dropped, the child is killed.
@@ -35,10 +36,13 @@ pub async fn serve_command(transport: Transport, command: &mut Command) -> io::R
         .stderr(Stdio::inherit())
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| {
+        .map_err(|source| {
             io::Error::new(
-                e.kind(),
-                format!("could not start the server {program}: {e}"),
+                source.kind(),
+                CouldNotStart {
+                    program: program.clone(),
+                    source,
+                },
             )
         })?;
     let mut stdin = child.stdin.take().expect("stdin is piped");
@@ -92,4 +96,50 @@ pub(crate) fn describe_exit(program: &str, status: std::process::ExitStatus) -> 
         Some(code) => format!("the server {program} exited with status {code}"),
         None => format!("the server {program} ended: {status}"),
     }
+}
+
+/// Why [`serve_command`] could not start the server (the program was not found, is not
+/// executable, ...): inside the `io::Error` it returns, so that a runner can tell a server
+/// that never ran from one that ran and failed. Its `Display` is `could not start the
+/// server "PROGRAM": ERROR`.
+pub struct CouldNotStart {
+    program: String,
+    source: io::Error,
+}
+
+/// As its message, quoted: inside an `io::Error`'s `Debug` (what a test returning
+/// `io::Result` shows) it reads as the message did before it had a type.
+impl std::fmt::Debug for CouldNotStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.to_string())
+    }
+}
+
+impl CouldNotStart {
+    /// The error of the spawn itself, e.g. `No such file or directory (os error 2)`.
+    pub fn spawn_error(&self) -> &io::Error {
+        &self.source
+    }
+}
+
+impl std::fmt::Display for CouldNotStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "could not start the server {}: {}",
+            self.program, self.source
+        )
+    }
+}
+
+impl std::error::Error for CouldNotStart {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// The [`CouldNotStart`] inside an error of [`serve_command`], when the server could not
+/// be started; `None` when it started (and then failed, or the error is another).
+pub fn start_error(error: &io::Error) -> Option<&CouldNotStart> {
+    error.get_ref()?.downcast_ref::<CouldNotStart>()
 }

@@ -353,7 +353,8 @@ impl Report {
     }
 
     /// Replaces the re-record command at the end of the report (for runners that are not
-    /// `cargo test`, such as a CLI).
+    /// `cargo test`, such as a CLI). It is printed for pasting into a shell: build it with
+    /// [`shell_line`](crate::harness::shell_line) so that it runs as shown.
     pub fn with_rerecord_command(mut self, command: impl Into<String>) -> Self {
         self.rerecord = Some(command.into());
         self
@@ -364,11 +365,10 @@ impl Report {
         if let Some(command) = &self.rerecord {
             return command.clone();
         }
-        let filter = self
-            .test
-            .as_deref()
-            .map(test_filter)
-            .unwrap_or("<test name>");
+        let filter = match self.test.as_deref() {
+            Some(test) => crate::harness::shell_quote(test_filter(test)),
+            None => "<test name>".into(),
+        };
         format!("MCP_FIXTURE_UPDATE=1 cargo test {filter}")
     }
 }

@@ -52,6 +52,20 @@ pub fn temp_dir(prefix: &str, name: &str) -> PathBuf {
     dir
 }
 
+/// Makes `dir` a Cargo project of its own: a `[workspace]` manifest and one test source
+/// that names each of `fixtures` as `#[mcp_fixture("name")]` would. `check` then searches
+/// that source, not the repository's (which names the test fixtures' files too), for the
+/// fixtures below `dir`.
+pub fn cargo_project(dir: &Path, fixtures: &[&str]) {
+    std::fs::write(dir.join("Cargo.toml"), "[workspace]\n").expect("a manifest");
+    std::fs::create_dir_all(dir.join("tests")).expect("a tests folder");
+    let source: String = fixtures
+        .iter()
+        .map(|name| format!("#[mcp_fixture(\"{name}\")]\n"))
+        .collect();
+    std::fs::write(dir.join("tests/fixtures.rs"), source).expect("a test source");
+}
+
 /// stdout and stderr as text.
 pub fn text(output: &Output) -> (String, String) {
     (

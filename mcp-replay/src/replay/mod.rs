@@ -540,8 +540,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         MismatchKind::Timeout,
                         Some(entries[r].line()),
                         format!(
-                            "no response to {} (sent as id {live}) within {}",
-                            describe_request(&entries[request]),
+                            "no response to {} within {}",
+                            describe_sent(&entries[request], live),
                             ms(self.timeout)
                         ),
                     )
@@ -554,8 +554,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         MismatchKind::Timeout,
                         Some(entries[entry].line()),
                         format!(
-                            "no response to {} (sent as id {live}) within {}",
-                            describe_request(&entries[entry]),
+                            "no response to {} within {}",
+                            describe_sent(&entries[entry], live),
                             ms(self.timeout)
                         ),
                     ));
@@ -589,18 +589,16 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             .map(|a| match *a {
                 Awaited::Response(r) => {
                     let request = entries[r].answers().unwrap_or_default();
+                    let live = self.ledger.live(request).unwrap_or_default();
                     format!(
-                        "response to {} (sent as id {}) (line {})",
-                        describe_request(&entries[request]),
-                        self.ledger.live(request).unwrap_or_default(),
+                        "the response to {} expected at line {}",
+                        describe_sent(&entries[request], live),
                         entries[r].line()
                     )
                 }
-                Awaited::Answer(live, e) => format!(
-                    "response to {} (sent as id {live}) (line {})",
-                    describe_request(&entries[e]),
-                    entries[e].line()
-                ),
+                Awaited::Answer(live, e) => {
+                    format!("the response to {}", describe_sent(&entries[e], live))
+                }
                 Awaited::Want(w) | Awaited::Loose(w) => {
                     let e = self.model.wants[w].entry;
                     format!("{} (line {})", describe(&entries[e]), entries[e].line())
@@ -1531,6 +1529,15 @@ fn result_changes(method: &str, expected: &Value, actual: &Value) -> Vec<Change>
 fn describe_request(entry: &Entry) -> String {
     format!(
         "`{}` (line {})",
+        entry.method().unwrap_or("?"),
+        entry.line()
+    )
+}
+
+/// A request the replay sent: `` `tools/call` (line 5, sent as id 3) ``.
+fn describe_sent(entry: &Entry, live: i64) -> String {
+    format!(
+        "`{}` (line {}, sent as id {live})",
         entry.method().unwrap_or("?"),
         entry.line()
     )
