@@ -224,6 +224,35 @@ async fn new_writes_a_pending_file_beside_the_fixture_and_fails_with_the_accept_
         .contains("division by zero"));
 }
 
+/// An unchanged server writes nothing in any mode: `new` neither writes `NAME.jsonl.new`
+/// nor fails, and a pending file left by an earlier run is gone once the server gives what
+/// the fixture says again.
+#[tokio::test]
+async fn an_unchanged_server_writes_nothing_in_every_mode() {
+    let dir = temp_dir("unchanged-every-mode");
+    let bundled = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/divide_by_zero.jsonl"
+    ))
+    .unwrap();
+    let path = put(&dir, "divide.jsonl", &bundled);
+    let pending = dir.join("fixtures/divide.jsonl.new");
+    std::fs::write(&pending, "stale\n").unwrap();
+    for mode in [UpdateMode::No, UpdateMode::Always, UpdateMode::New] {
+        let outcome = run_in(spec(&dir, "divide", None), mode, serve_demo).await;
+        assert!(outcome.is_ok(), "{mode:?}: {outcome:?}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), bundled, "{mode:?}");
+        if mode == UpdateMode::New {
+            assert!(!pending.exists(), "the stale pending file is gone");
+        }
+    }
+    // Through the writer itself too.
+    let report = Fixture::load(&path).unwrap().replay(serve_demo).await;
+    let written = write_fixture(report.recorded().unwrap(), &path, UpdateMode::New).unwrap();
+    assert_eq!(written, Written::Unchanged(path.clone()));
+    assert!(!pending.exists());
+}
+
 #[tokio::test]
 async fn a_replay_that_timed_out_is_never_written() {
     let dir = temp_dir("timeout");

@@ -187,7 +187,12 @@ impl Plan {
         let mode = self.mode;
         // Accepted contract changes pass, yet a re-recording writes what the server sent.
         let unchanged = report.is_ok() && report.accepted().is_empty();
-        if mode == UpdateMode::No || (unchanged && mode == UpdateMode::Always) {
+        // An unchanged server writes nothing, in every mode (a stale pending file of an
+        // earlier run no longer says what the server does: it goes).
+        if unchanged && mode == UpdateMode::New {
+            crate::update::remove_pending(&self.path)?;
+        }
+        if mode == UpdateMode::No || unchanged {
             return if report.is_ok() {
                 Ok(Verdict::Passed)
             } else {

@@ -73,15 +73,15 @@ pub fn write_fixture(fixture: &Fixture, path: &Path, mode: UpdateMode) -> Result
         });
     }
     let target = match mode {
-        UpdateMode::New => {
-            let mut name = path.as_os_str().to_owned();
-            name.push(".new");
-            PathBuf::from(name)
-        }
+        UpdateMode::New => pending_path(path),
         _ => path.to_owned(),
     };
-    if mode != UpdateMode::New && same_text(fixture, path) {
-        return Ok(Written::Unchanged(target));
+    // What the fixture already says is not a change, in `new` mode too.
+    if same_text(fixture, path) {
+        if mode == UpdateMode::New {
+            remove_pending(path)?;
+        }
+        return Ok(Written::Unchanged(path.to_owned()));
     }
     write_atomically(&target, |file| {
         fixture.each_line(|line| file.write_all(line.as_bytes()))
@@ -90,6 +90,25 @@ pub fn write_fixture(fixture: &Fixture, path: &Path, mode: UpdateMode) -> Result
         UpdateMode::New => Written::Pending(target),
         _ => Written::Updated(target),
     })
+}
+
+/// `PATH.new`: where [`UpdateMode::New`] writes the recording of the fixture at `path`.
+pub fn pending_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".new");
+    PathBuf::from(name)
+}
+
+/// Removes the pending recording of the fixture at `path` ([`pending_path`]), if any: once
+/// the server gives what the fixture says again, it is stale.
+pub fn remove_pending(path: &Path) -> Result<(), Error> {
+    match std::fs::remove_file(pending_path(path)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(
+            format!("removing {}", pending_path(path).display()),
+            e,
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Does the file at `path` hold exactly the fixture's canonical text? Compared line by
