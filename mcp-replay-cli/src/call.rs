@@ -43,6 +43,16 @@ pub(crate) struct CallArgs {
     /// Step: list the server's prompts (prompts/list)
     #[arg(long, action = ArgAction::Append, num_args = 0, default_missing_value = "true")]
     pub list_prompts: Vec<bool>,
+    /// Step: list the server's resource templates (resources/templates/list)
+    #[arg(long, action = ArgAction::Append, num_args = 0, default_missing_value = "true")]
+    pub list_resource_templates: Vec<bool>,
+    /// Step: set the server's log level (logging/setLevel), e.g. debug, info, warning
+    #[arg(long, value_name = "LEVEL")]
+    pub log_level: Vec<String>,
+    /// Ask for progress on the preceding --tool: its request carries _meta.progressToken,
+    /// so the server may send notifications/progress while it runs
+    #[arg(long, action = ArgAction::Append, num_args = 0, default_missing_value = "true")]
+    pub progress: Vec<bool>,
     /// Step: call a tool (tools/call); its arguments follow it
     #[arg(long, value_name = "NAME")]
     pub tool: Vec<String>,
@@ -104,8 +114,12 @@ enum Step {
     ListResources,
     /// `--list-prompts`
     ListPrompts,
-    /// `--tool NAME` and its arguments
-    Tool(String, Map<String, Value>),
+    /// `--list-resource-templates`
+    ListResourceTemplates,
+    /// `--log-level LEVEL`
+    SetLevel(String),
+    /// `--tool NAME`, its arguments, and its progress token (`--progress` after it)
+    Tool(String, Map<String, Value>, Option<Value>),
     /// `--resource URI`
     Resource(String),
     /// `--prompt NAME` and its arguments
@@ -119,6 +133,8 @@ impl Step {
             Step::ListTools => "tools/list",
             Step::ListResources => "resources/list",
             Step::ListPrompts => "prompts/list",
+            Step::ListResourceTemplates => "resources/templates/list",
+            Step::SetLevel(_) => "logging/setLevel",
             Step::Tool(..) => "tools/call",
             Step::Resource(_) => "resources/read",
             Step::Prompt(..) => "prompts/get",
@@ -128,8 +144,19 @@ impl Step {
     /// The request's params (`None` for the lists, which take none).
     fn params(&self) -> Option<Value> {
         match self {
-            Step::ListTools | Step::ListResources | Step::ListPrompts => None,
-            Step::Tool(name, arguments) => Some(json!({"name": name, "arguments": arguments})),
+            Step::ListTools
+            | Step::ListResources
+            | Step::ListPrompts
+            | Step::ListResourceTemplates => None,
+            Step::SetLevel(level) => Some(json!({"level": level})),
+            Step::Tool(name, arguments, None) => {
+                Some(json!({"name": name, "arguments": arguments}))
+            }
+            Step::Tool(name, arguments, Some(token)) => Some(json!({
+                "name": name,
+                "arguments": arguments,
+                "_meta": {"progressToken": token}
+            })),
             Step::Resource(uri) => Some(json!({"uri": uri})),
             Step::Prompt(name, arguments) if arguments.is_empty() => Some(json!({"name": name})),
             Step::Prompt(name, arguments) => Some(json!({"name": name, "arguments": arguments})),
@@ -139,7 +166,8 @@ impl Step {
     /// `tools/call echo`, `resources/read file:///x`, `tools/list`.
     fn describe(&self) -> String {
         match self {
-            Step::Tool(name, _) | Step::Prompt(name, _) => format!("{} {name}", self.method()),
+            Step::Tool(name, ..) | Step::Prompt(name, _) => format!("{} {name}", self.method()),
+            Step::SetLevel(level) => format!("{} {level}", self.method()),
             Step::Resource(uri) => format!("{} {uri}", self.method()),
             _ => self.method().to_owned(),
         }
@@ -148,7 +176,7 @@ impl Step {
     /// The arguments this step takes, if it takes any.
     fn arguments_mut(&mut self) -> Option<&mut Map<String, Value>> {
         match self {
-            Step::Tool(_, arguments) | Step::Prompt(_, arguments) => Some(arguments),
+            Step::Tool(_, arguments, _) | Step::Prompt(_, arguments) => Some(arguments),
             _ => None,
         }
     }
@@ -162,6 +190,8 @@ enum Piece {
     Object(String),
     /// `KEY=VALUE` or `KEY:=JSON`, unparsed.
     Pair(String),
+    /// `--progress`.
+    Progress,
 }
 
 /// A valued option: its clap id, its values, and what each value is.
@@ -182,13 +212,18 @@ fn steps(args: &CallArgs, matches: &ArgMatches) -> Result<Vec<Step>, Fatal> {
                 let (key, value) = pair(&text)?;
                 (text, Map::from_iter([(key, value)]))
             }
+            Piece::Progress => {
+                ask_progress(&mut steps)?;
+                continue;
+            }
         };
         attach(&mut steps, &what, arguments)?;
     }
     if steps.is_empty() {
         return Err(Fatal(
             "no step to run: give at least one of --list-tools, --list-resources, \
-             --list-prompts, --tool NAME, --resource URI, --prompt NAME"
+             --list-prompts, --list-resource-templates, --log-level LEVEL, --tool NAME, \
+             --resource URI, --prompt NAME"
                 .into(),
         ));
     }
@@ -208,6 +243,7 @@ fn pieces(args: &CallArgs, matches: &ArgMatches) -> Vec<(usize, Piece)> {
         ("list_tools", Step::ListTools),
         ("list_resources", Step::ListResources),
         ("list_prompts", Step::ListPrompts),
+        ("list_resource_templates", Step::ListResourceTemplates),
     ] {
         pieces.extend(
             indices(id)
@@ -215,9 +251,17 @@ fn pieces(args: &CallArgs, matches: &ArgMatches) -> Vec<(usize, Piece)> {
                 .map(|i| (i, Piece::Step(step.clone()))),
         );
     }
-    let valued: [Valued; 5] = [
+    pieces.extend(
+        indices("progress")
+            .into_iter()
+            .map(|i| (i, Piece::Progress)),
+    );
+    let valued: [Valued; 6] = [
         ("tool", &args.tool, |n| {
-            Piece::Step(Step::Tool(n, Map::new()))
+            Piece::Step(Step::Tool(n, Map::new(), None))
+        }),
+        ("log_level", &args.log_level, |l| {
+            Piece::Step(Step::SetLevel(l))
         }),
         ("resource", &args.resource, |u| {
             Piece::Step(Step::Resource(u))
@@ -267,6 +311,29 @@ fn attach(steps: &mut [Step], what: &str, arguments: Map<String, Value>) -> Resu
     };
     into.extend(arguments);
     Ok(())
+}
+
+/// `--progress`: the last step, a `--tool`, asks for progress with a token of its own
+/// (`progress-N` for the Nth tool that asks), which the fixture keeps as a label.
+fn ask_progress(steps: &mut [Step]) -> Result<(), Fatal> {
+    let asked = steps
+        .iter()
+        .filter(|s| matches!(s, Step::Tool(_, _, Some(_))))
+        .count();
+    match steps.last_mut() {
+        Some(Step::Tool(_, _, token @ None)) => {
+            *token = Some(Value::String(format!("progress-{}", asked + 1)));
+            Ok(())
+        }
+        Some(Step::Tool(name, ..)) => Err(Fatal(format!(
+            "--progress is given twice for --tool {name}"
+        ))),
+        _ => Err(Fatal(
+            "--progress asks for the progress of a tool call: put it after the --tool it is \
+             for (e.g. --tool reindex --progress)"
+                .into(),
+        )),
+    }
 }
 
 /// `KEY=VALUE` (a string) or `KEY:=JSON` (typed), the httpie convention.
@@ -627,9 +694,14 @@ fn write_offline(
     let fixture = build_fixture(offline_exchange(steps, modern), rules, output, args)?;
     write_fixture(&fixture, &args.output, UpdateMode::Always)?;
     eprintln!(
-        "mcp-replay call: wrote {output} ({} client messages, no server run: record the \
+        "mcp-replay call: wrote {output} ({n} client message{s}, no server run: record the \
          server's side with MCP_FIXTURE_UPDATE=1 cargo test, or mcp-replay replay --update)",
-        fixture.entries().len()
+        n = fixture.entries().len(),
+        s = if fixture.entries().len() == 1 {
+            ""
+        } else {
+            "s"
+        }
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -1011,8 +1083,8 @@ mod should {
 
     fn tool(name: &str, arguments: Value) -> Step {
         match arguments {
-            Value::Object(map) => Step::Tool(name.into(), map),
-            _ => Step::Tool(name.into(), Map::new()),
+            Value::Object(map) => Step::Tool(name.into(), map, None),
+            _ => Step::Tool(name.into(), Map::new(), None),
         }
     }
 
@@ -1054,6 +1126,71 @@ mod should {
                 Step::Prompt("p".into(), Map::from_iter([("k".into(), json!("v"))])),
             ]
         );
+    }
+
+    #[test]
+    fn ask_for_progress_a_log_level_and_resource_templates() {
+        let steps = parse(&[
+            "mcp-replay",
+            "call",
+            "-o",
+            "f.jsonl",
+            "--log-level",
+            "debug",
+            "--list-resource-templates",
+            "--tool",
+            "reindex",
+            "--progress",
+            "depth:=2",
+            "--tool",
+            "echo",
+            "--tool",
+            "count",
+            "--progress",
+            "--client-only",
+        ])
+        .unwrap();
+        assert_eq!(
+            steps,
+            vec![
+                Step::SetLevel("debug".into()),
+                Step::ListResourceTemplates,
+                Step::Tool(
+                    "reindex".into(),
+                    Map::from_iter([("depth".into(), json!(2))]),
+                    Some(json!("progress-1"))
+                ),
+                tool("echo", json!({})),
+                Step::Tool("count".into(), Map::new(), Some(json!("progress-2"))),
+            ]
+        );
+        assert_eq!(
+            steps[2].params(),
+            Some(
+                json!({"name": "reindex", "arguments": {"depth": 2}, "_meta": {"progressToken": "progress-1"}})
+            )
+        );
+        assert_eq!(steps[0].params(), Some(json!({"level": "debug"})));
+        assert_eq!(steps[0].method(), "logging/setLevel");
+        assert_eq!(steps[1].method(), "resources/templates/list");
+        for (argv, why) in [
+            (
+                &["--list-tools", "--progress"][..],
+                "after the --tool it is for",
+            ),
+            (
+                &["--progress", "--tool", "t"][..],
+                "after the --tool it is for",
+            ),
+            (&["--tool", "t", "--progress", "--progress"][..], "twice"),
+        ] {
+            let argv: Vec<&str> = ["mcp-replay", "call", "-o", "f", "--client-only"]
+                .into_iter()
+                .chain(argv.iter().copied())
+                .collect();
+            let error = parse(&argv).unwrap_err();
+            assert!(error.contains(why), "{argv:?}: {error}");
+        }
     }
 
     #[test]

@@ -593,3 +593,49 @@ fn a_path_recorded_outside_a_cargo_project_replays_from_any_folder() {
     }
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// `--client-only` writes what an in-process fixture needs without hand-editing: a log
+/// level, the resource templates, and a tool call that asks for progress; re-recorded
+/// against the demo server, the progress stream is pinned and replays green.
+#[test]
+fn client_only_asks_for_progress_a_log_level_and_resource_templates() {
+    let dir = temp_dir("client-only-progress");
+    let fixture = dir.join("progress.jsonl");
+    let output = mcp_replay()
+        .args(["call", "-o"])
+        .arg(&fixture)
+        .args([
+            "--client-only",
+            "--log-level",
+            "debug",
+            "--list-resource-templates",
+            "--tool",
+            "count_up",
+            "to:=3",
+            "--progress",
+        ])
+        .output()
+        .unwrap();
+    assert_ok(&output);
+    assert!(
+        text(&output).1.contains("(3 client messages,"),
+        "{:?}",
+        text(&output)
+    );
+    assert_eq!(
+        client_methods(&fixture),
+        ["logging/setLevel", "resources/templates/list", "tools/call"]
+    );
+    assert_ok(&replay(&fixture, &["--update"], &demo(&[])));
+    let progress = lines(&fixture)
+        .iter()
+        .filter(|v| v["message"]["method"] == "notifications/progress")
+        .count();
+    assert_eq!(
+        progress,
+        3,
+        "{}",
+        std::fs::read_to_string(&fixture).unwrap()
+    );
+    assert_ok(&replay(&fixture, &[], &demo(&[])));
+}
