@@ -170,10 +170,19 @@ impl Plan {
         }
         let text = render(report, self.terminal);
         let Some(recorded) = report.recorded() else {
-            return Err(Failure(format!(
-                "{text}\n\nThe fixture was NOT re-recorded: a timeout, id or server failure means the \
+            let stray = report
+                .mismatches()
+                .iter()
+                .any(|m| m.kind() == crate::MismatchKind::StrayOutput);
+            let why = if stray {
+                "The fixture was NOT re-recorded: the server writes lines on stdout that are not \
+                 JSON-RPC messages. Fix the server, or allow them explicitly with \
+                 \"allow_stray_output\": true in the fixture header (then re-record)."
+            } else {
+                "The fixture was NOT re-recorded: a timeout, id or server failure means the \
                  server's replies cannot be trusted as a recording. Fix the server first."
-            )));
+            };
+            return Err(Failure(format!("{text}\n\n{why}")));
         };
         match write_fixture(recorded, &self.path, mode)? {
             Written::Unchanged(_) => Ok(Verdict::Passed),

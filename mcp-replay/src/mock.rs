@@ -214,6 +214,7 @@ where
         )),
         mismatches: mock.mismatches,
         accepted: Vec::new(),
+        notes: Vec::new(),
         recorded: None,
     }
 }
