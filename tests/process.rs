@@ -244,3 +244,13 @@ async fn a_child_that_prints_a_banner_is_stray_output_unless_the_fixture_allows_
     assert!(report.is_ok(), "{report}");
     assert_eq!(report.notes().len(), 1, "{report}");
 }
+
+#[mcp_fixture("lookup_issue", allow_stray_output)]
+#[tokio::test]
+async fn the_attribute_allows_a_banner_when_asked(transport: Transport) -> std::io::Result<()> {
+    serve_command(
+        transport,
+        &mut edge_server(&["--banner", "Edge server 1.0 on stdio"]),
+    )
+    .await
+}

@@ -671,6 +671,8 @@ impl Fixture {
     /// assert!(fixture.header().allow_stray_output);
     /// assert_eq!(fixture.to_jsonl(), "{\"mcp_replay\":1,\"allow_stray_output\":true}\n");
     /// ```
+    ///
+    /// The messages' [`line`](Entry::line)s are those of the file with the header line.
     pub fn with_header_key(mut self, key: &str, value: Value) -> Result<Fixture, Error> {
         let mut raw = self
             .raw_header
@@ -683,6 +685,12 @@ impl Fixture {
             column: 1,
             message,
         })?;
+        if self.raw_header.is_none() {
+            // A header line is new: every message moves one line down.
+            for entry in &mut self.entries {
+                entry.line += 1;
+            }
+        }
         self.raw_header = Some(raw);
         Ok(self)
     }
@@ -1473,6 +1481,40 @@ mod should {
         assert!(
             parse_err(r#"{"mcp_replay":1,"timeout_ms":5,"timeout":"2s"}"#).contains("not both")
         );
+    }
+
+    #[test]
+    fn read_the_switches_of_how_a_session_ends() {
+        let f = Fixture::parse(concat!(
+            r#"{"mcp_replay":1,"strict_exit":true,"allow_stray_output":true}"#,
+            "\n"
+        ))
+        .unwrap();
+        assert!(f.header().strict_exit && f.header().allow_stray_output);
+        assert!(parse_err(r#"{"mcp_replay":1,"strict_exit":"yes"}"#)
+            .contains("\"strict_exit\" must be true or false"));
+        let code = Fixture::parse("").unwrap().with_strict_exit(true);
+        assert!(code.header().strict_exit && !code.header().allow_stray_output);
+        assert_eq!(code.to_jsonl(), "", "an override is not written");
+    }
+
+    #[test]
+    fn add_a_header_line_that_is_written_and_moves_the_messages_down() {
+        let f = Fixture::parse(SEED).unwrap();
+        assert_eq!(f.entries()[0].line(), 1);
+        let f = f
+            .with_header_key("allow_stray_output", Value::Bool(true))
+            .unwrap();
+        assert!(f.header().allow_stray_output);
+        assert_eq!(f.entries()[0].line(), 2);
+        let text = f.to_jsonl();
+        assert!(text.starts_with("{\"mcp_replay\":1,\"allow_stray_output\":true}\n"));
+        assert_eq!(Fixture::parse(&text).unwrap().entries()[0].line(), 2);
+        // A second key keeps the lines where they are, and a bad value is refused.
+        let f = f.with_header_key("strict_exit", Value::Bool(true)).unwrap();
+        assert_eq!(f.entries()[0].line(), 2);
+        let e = f.with_header_key("strict_exit", Value::from(1)).unwrap_err();
+        assert!(e.to_string().contains("must be true or false"), "{e}");
     }
 
     #[test]

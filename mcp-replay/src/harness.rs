@@ -104,6 +104,12 @@ pub struct Plan {
     /// The report goes to a terminal: colored unless the environment says otherwise
     /// ([`color_wanted`]).
     pub terminal: bool,
+    /// A server that needed a signal to stop after its input closed is a finding, as
+    /// with the header's `"strict_exit": true` ([`Fixture::with_strict_exit`]).
+    pub strict_exit: bool,
+    /// Lines on stdout that are not JSON-RPC messages are allowed (a note), as with the
+    /// header's `"allow_stray_output": true` ([`Fixture::with_stray_output_allowed`]).
+    pub allow_stray_output: bool,
 }
 
 impl Plan {
@@ -122,6 +128,8 @@ impl Plan {
             mode,
             trace: None,
             terminal: false,
+            strict_exit: false,
+            allow_stray_output: false,
         }
     }
 
@@ -146,6 +154,12 @@ impl Plan {
         }
         if let Some(on) = self.trace {
             fixture = fixture.with_trace(on);
+        }
+        if self.strict_exit {
+            fixture = fixture.with_strict_exit(true);
+        }
+        if self.allow_stray_output {
+            fixture = fixture.with_stray_output_allowed(true);
         }
         if self.mode == UpdateMode::No {
             fixture = fixture.without_recording();
@@ -266,6 +280,9 @@ pub struct Spec {
     pub protocol: Option<&'static str>,
     /// `mock_server`: the fixture plays the server and the test body is the client.
     pub mock_server: bool,
+    /// `allow_stray_output`: lines on stdout that are not JSON-RPC messages are a note,
+    /// not a finding (as the header's `"allow_stray_output": true`).
+    pub allow_stray_output: bool,
 }
 
 impl Spec {
@@ -288,6 +305,8 @@ impl Spec {
             mode,
             trace: None,
             terminal: false,
+            strict_exit: false,
+            allow_stray_output: self.allow_stray_output,
         }
     }
 }
@@ -471,6 +490,7 @@ mod should {
             rules: None,
             protocol: None,
             mock_server: false,
+            allow_stray_output: false,
         };
         let attribute = spec.plan(UpdateMode::No);
         // The command, started from another folder with a relative path.

@@ -152,6 +152,10 @@ pub use json::Difference;
 /// - `protocol = "2026-07-28"`: the protocol era to replay in.
 /// - `mock_server`: the other way round: the fixture plays the server and the test
 ///   body is the client under test.
+/// - `allow_stray_output`: lines the server writes on stdout that are not JSON-RPC
+///   messages (a banner, logs: a server in a child process may print them) are a note
+///   in the report instead of a [`MismatchKind::StrayOutput`] finding, as with the
+///   fixture header's `"allow_stray_output": true`.
 ///
 /// The function may return `()` or `Result<(), E>` with `E: Debug` (an `Err` is
 /// reported as a server failure); it must not be generic. The test becomes a
