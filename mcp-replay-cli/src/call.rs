@@ -859,7 +859,9 @@ async fn finish(child: &mut Child, mut client: Client, timeout: Duration) -> Fin
     let problem = match stopped {
         Ok((status, Stopped::Exited)) => {
             if !status.success() {
-                eprintln!("mcp-replay call: the server exited with {status} after its input closed");
+                eprintln!(
+                    "mcp-replay call: the server exited with {status} after its input closed"
+                );
             }
             None
         }

@@ -96,9 +96,8 @@ pub(crate) fn write_capture(
     let raw = args.raw.as_ref().map(|p| p.display().to_string());
     let allow = args.stray.allow_stray_output;
     let saved = save(&lines, &output, raw.as_deref(), rules, allow).and_then(|saved| {
-        match &args.timing {
-            Some(timing) => write_timing(&timing.display().to_string(), &saved.times)?,
-            None => {}
+        if let Some(timing) = &args.timing {
+            write_timing(&timing.display().to_string(), &saved.times)?;
         }
         Ok(saved.stray)
     });

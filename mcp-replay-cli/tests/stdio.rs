@@ -101,7 +101,12 @@ impl PidFile {
 
 fn replay(args: &[&str], server: &[String]) -> Command {
     let mut command = mcp_replay();
-    command.arg("replay").args(args).arg(seed()).arg("--").args(server);
+    command
+        .arg("replay")
+        .args(args)
+        .arg(seed())
+        .arg("--")
+        .args(server);
     command
 }
 
@@ -117,7 +122,10 @@ fn replay_reports_a_response_written_twice_every_time() {
     let (out, err) = text(&output);
     assert_eq!(output.status.code(), Some(1), "{out}{err}");
     let caught = out.matches(": 1 mismatch (1 id)\n").count();
-    assert_eq!(caught, 40, "the duplicate was reported in {caught} of 40: {out}");
+    assert_eq!(
+        caught, 40,
+        "the duplicate was reported in {caught} of 40: {out}"
+    );
     assert!(out.contains("0 passed, 40 failed"), "{out}");
 }
 
@@ -287,7 +295,11 @@ fn replay_fails_on_a_banner_on_stdout_unless_allowed() {
     let copy = dir.join("lookup.jsonl");
     std::fs::copy(seed(), &copy).unwrap();
     let mut update = mcp_replay();
-    update.args(["replay", "--update"]).arg(&copy).arg("--").args(&server);
+    update
+        .args(["replay", "--update"])
+        .arg(&copy)
+        .arg("--")
+        .args(&server);
     let (output, _) = run(update, &[]);
     let (out, _) = text(&output);
     assert_eq!(output.status.code(), Some(1), "{out}");
@@ -397,7 +409,10 @@ fn serve_fails_on_a_client_line_that_is_not_json_rpc_unless_allowed() {
     let (output, _) = run(strict, &input);
     let (out, err) = text(&output);
     assert_eq!(output.status.code(), Some(1), "{out}{err}");
-    assert!(out.contains(r#""code":-32700"#), "a parse error answers it: {out}");
+    assert!(
+        out.contains(r#""code":-32700"#),
+        "a parse error answers it: {out}"
+    );
     assert!(out.contains("Issue 42: example"), "{out}");
     assert!(
         err.contains(

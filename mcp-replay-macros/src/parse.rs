@@ -236,15 +236,15 @@ fn parse_option(options: &mut Options, meta: &Meta, errors: &mut Vec<syn::Error>
                 "`http` is a flag: write #[mcp_fixture(\"name\", http)]",
             )),
         }),
-        Some("allow_stray_output") => {
-            set(&mut options.allow_stray_output, meta, errors, |_| match meta {
+        Some("allow_stray_output") => set(&mut options.allow_stray_output, meta, errors, |_| {
+            match meta {
                 Meta::Path(_) => Ok(()),
                 _ => Err(syn::Error::new_spanned(
                     meta,
                     "`allow_stray_output` is a flag: write #[mcp_fixture(\"name\", allow_stray_output)]",
                 )),
-            })
-        }
+            }
+        }),
         _ => errors.push(syn::Error::new_spanned(
             meta.path(),
             format!(

@@ -1513,7 +1513,9 @@ mod should {
         // A second key keeps the lines where they are, and a bad value is refused.
         let f = f.with_header_key("strict_exit", Value::Bool(true)).unwrap();
         assert_eq!(f.entries()[0].line(), 2);
-        let e = f.with_header_key("strict_exit", Value::from(1)).unwrap_err();
+        let e = f
+            .with_header_key("strict_exit", Value::from(1))
+            .unwrap_err();
         assert!(e.to_string().contains("must be true or false"), "{e}");
     }
 

@@ -88,6 +88,7 @@
 pub mod contract;
 pub mod diff;
 mod error;
+mod excerpt;
 mod fast;
 pub mod fixture;
 pub mod harness;

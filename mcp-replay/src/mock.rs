@@ -4,8 +4,8 @@
 
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::{compact, json_eq};
-use crate::report::{Mismatch, MismatchKind, Report};
 use crate::record::StrayLines;
+use crate::report::{Mismatch, MismatchKind, Report};
 use crate::rules::Rules;
 pub use crate::timing::Timing;
 use crate::transport::{read_lines, write_line, Incoming, Transport};

@@ -2,6 +2,7 @@
 
 use crate::contract::{Change, Class};
 use crate::error::test_filter;
+use crate::excerpt::{excerpts, WIDTH};
 use crate::fixture::Fixture;
 use crate::json::{compact, differences, pretty, Difference};
 use serde_json::Value;
@@ -227,14 +228,25 @@ impl fmt::Display for Mismatch {
                 &[]
             };
             for d in paths {
+                write!(f, "\n    at {}", d.path)?;
+                if let (Some(Value::String(e)), Some(Value::String(a))) = (&d.expected, &d.actual) {
+                    // Around the first difference, with carets under what differs.
+                    let [e, a] = excerpts(e, a, WIDTH);
+                    write!(
+                        f,
+                        "\n      expected: {red}{}\n                {}{reset}\
+                         \n      actual:   {green}{}\n                {}{reset}",
+                        e.text, e.marks, a.text, a.marks
+                    )?;
+                    continue;
+                }
                 let show = |v: &Option<Value>| {
                     v.as_ref()
-                        .map_or("(absent)".to_owned(), |v| compact(v, 100))
+                        .map_or("(absent)".to_owned(), |v| compact(v, WIDTH))
                 };
                 write!(
                     f,
-                    "\n    at {}\n      expected: {red}{}{reset}\n      actual:   {green}{}{reset}",
-                    d.path,
+                    "\n      expected: {red}{}{reset}\n      actual:   {green}{}{reset}",
                     show(&d.expected),
                     show(&d.actual)
                 )?;
@@ -473,6 +485,33 @@ mod should {
             notes: Vec::new(),
             recorded: None,
         }
+    }
+
+    #[test]
+    fn show_a_late_difference_in_a_long_string_around_it_with_carets_under_it() {
+        let stem = "The current time in Pacific/Kiritimati is 2025-06-01T10:30:00, ".repeat(2);
+        let expected = json!({"result": {"text": format!("{stem}offset +13.0h")}});
+        let actual = json!({"result": {"text": format!("{stem}offset +14.0h")}});
+        let m = Mismatch::new(MismatchKind::Result, Some(2), "differs").compare(&expected, &actual);
+        let text = m.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| *l == "    at .result.text")
+            .unwrap();
+        assert_eq!(
+            lines[at + 1..at + 5],
+            [
+                "      expected: …is 2025-06-01T10:30:00, The current time in Pacific/Kiritimati is 2025-06-01T10:30:00, offset +13.0h\"",
+                "                                                                                                                 ^",
+                "      actual:   …is 2025-06-01T10:30:00, The current time in Pacific/Kiritimati is 2025-06-01T10:30:00, offset +14.0h\"",
+                "                                                                                                                 ^",
+            ],
+            "{text}"
+        );
+        // The same in color, the carets in the colors of their lines.
+        let colored = format!("{m:#}");
+        assert!(colored.contains("\x1b[31m…is 2025-06-01"), "{colored}");
     }
 
     #[test]
