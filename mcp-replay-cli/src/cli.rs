@@ -70,7 +70,9 @@ pub(crate) enum Command {
         "or --sampling-reply say otherwise.\n",
         "\n",
         "Exit 1 when a step got a JSON-RPC error (the fixture is written: it pins the error),\n",
-        "or when the server exited, did not answer or refused the handshake (nothing written)."
+        "when the server wrote lines on stdout that are not JSON-RPC messages (written without\n",
+        "them; --allow-stray-output allows them), or when the server exited, did not answer or\n",
+        "refused the handshake (nothing written)."
     ))]
     Call(Box<crate::call::CallArgs>),
     /// Convert an mcporter recording (NDJSON with _meta.dir) into fixtures
