@@ -335,6 +335,7 @@ fn macro_once(rt: &Runtime) -> Duration {
                 rules: None,
                 protocol: None,
                 mock_server: false,
+                allow_stray_output: false,
             };
             mcp_replay::harness::run_in(spec, mcp_replay::update::UpdateMode::No, serve_demo)
                 .await

@@ -378,6 +378,7 @@ async fn pass_and_rerecord_an_accepted_change_through_the_rules_file() {
         rules: None,
         protocol: None,
         mock_server: false,
+        allow_stray_output: false,
     };
     let drifted = |t| serve(Variant::DescriptionOnly, t);
     run_in(spec(), UpdateMode::No, drifted)

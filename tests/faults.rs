@@ -45,29 +45,53 @@ async fn writes_raw(transport: Transport, bytes: Vec<u8>) {
 }
 
 #[tokio::test]
-async fn a_json_line_that_is_not_json_rpc_is_a_server_failure() {
+async fn a_json_line_that_is_not_json_rpc_is_stray_output() {
     let report = seed()
         .replay(|t| writes_raw(t, b"{\"hello\":\"world\"}\n".to_vec()))
         .await;
-    assert_eq!(kinds(&report), [MismatchKind::ServerFailure], "{report}");
+    assert_eq!(kinds(&report), [MismatchKind::StrayOutput], "{report}");
     assert!(
-        report.mismatches()[0]
-            .summary()
-            .contains("not a JSON-RPC message"),
+        report.mismatches()[0].summary().contains(
+            r#"the server wrote 1 line on stdout that is not a JSON-RPC message: "{\"hello\":\"world\"}""#
+        ),
         "{report}"
     );
 }
 
 #[tokio::test]
-async fn a_line_that_is_not_utf8_is_a_server_failure() {
+async fn a_line_that_is_not_utf8_is_stray_output() {
     let report = seed()
         .replay(|t| writes_raw(t, b"\xff\xfe not text\n".to_vec()))
         .await;
-    assert_eq!(kinds(&report), [MismatchKind::ServerFailure], "{report}");
+    assert_eq!(kinds(&report), [MismatchKind::StrayOutput], "{report}");
     assert!(
-        report.mismatches()[0].summary().contains("not UTF-8"),
+        report.mismatches()[0].summary().contains("not text"),
         "{report}"
     );
+}
+
+#[tokio::test]
+async fn lines_that_are_not_json_rpc_are_one_finding_and_a_note_where_the_fixture_allows_them() {
+    let banner = b"Starting server v1.2\nlistening on stdio\n{\"level\":\"info\"}\n".to_vec();
+    let report = seed().replay(|t| writes_raw(t, banner.clone())).await;
+    assert_eq!(kinds(&report), [MismatchKind::StrayOutput], "{report}");
+    assert!(
+        report.mismatches()[0].summary().starts_with(
+            r#"the server wrote 3 lines on stdout that are not JSON-RPC messages; the first: "Starting server v1.2""#
+        ),
+        "{report}"
+    );
+    assert!(
+        report.recorded().is_none(),
+        "a re-recording must not drop them silently"
+    );
+    let allowed = seed()
+        .with_stray_output_allowed(true)
+        .replay(|t| writes_raw(t, banner))
+        .await;
+    assert!(allowed.is_ok(), "{allowed}");
+    assert_eq!(allowed.notes().len(), 1, "{allowed:?}");
+    assert!(allowed.notes()[0].contains("3 lines"), "{allowed:?}");
 }
 
 #[tokio::test]
@@ -181,5 +205,32 @@ async fn a_server_refusing_the_session_setup_is_a_server_failure_naming_its_erro
             .contains("refused the harness's `initialize`")
             && finding.summary().contains("unsupported protocol version"),
         "{report}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_response_written_twice_is_an_id_finding_every_time() {
+    // The second copy follows the first in the same write: whether the replay has read it
+    // when the last expected message came must not matter.
+    let mut caught = 0;
+    for _ in 0..40 {
+        let report = seed()
+            .replay(|t| {
+                scripted(t, |m| {
+                    let answer = result(
+                        m,
+                        json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
+                    );
+                    vec![answer.clone(), answer]
+                })
+            })
+            .await;
+        if kinds(&report) == [MismatchKind::Id] {
+            caught += 1;
+        }
+    }
+    assert_eq!(
+        caught, 40,
+        "the duplicate was reported in {caught} of 40 replays"
     );
 }

@@ -282,10 +282,10 @@ async fn a_server_that_closes_early_is_a_server_failure() {
 }
 
 #[tokio::test]
-async fn a_line_that_is_not_json_is_a_server_failure() {
+async fn a_line_that_is_not_json_is_stray_output() {
     let report =
         replay_work(|r| vec!["this is not json".into(), progress(), log("half"), done(r)]).await;
-    assert_eq!(kinds(&report), [MismatchKind::ServerFailure]);
+    assert_eq!(kinds(&report), [MismatchKind::StrayOutput]);
     assert!(
         report.mismatches()[0]
             .summary()

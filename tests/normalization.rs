@@ -34,6 +34,7 @@ fn spec(dir: &Path, name: &'static str) -> Spec {
         rules: None,
         protocol: None,
         mock_server: false,
+        allow_stray_output: false,
     }
 }
 

@@ -113,3 +113,175 @@ async fn start_error_tells_a_server_that_never_ran_from_one_that_failed() {
     let failed = outcome("sh", &["-c", "exit 3"]).await.unwrap_err();
     assert!(start_error(&failed).is_none(), "{failed}");
 }
+
+/// `tests/servers/edge_server.py` with `args`, on python3.
+fn edge_server(args: &[&str]) -> Command {
+    let mut command = Command::new("python3");
+    command
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/servers/edge_server.py"
+        ))
+        .args(args);
+    command
+}
+
+/// A file for the server's process id, and a way to read it once the replay is over.
+struct PidFile(std::path::PathBuf);
+
+impl PidFile {
+    fn new(name: &str) -> PidFile {
+        let path =
+            std::env::temp_dir().join(format!("mcp-replay-{name}-{}.pid", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        PidFile(path)
+    }
+
+    fn arg(&self) -> String {
+        self.0.display().to_string()
+    }
+
+    /// Whether the process that wrote the file still exists (a zombie counts: it was not
+    /// reaped).
+    #[cfg(target_os = "linux")]
+    fn alive(&self) -> bool {
+        let pid = std::fs::read_to_string(&self.0).expect("the server wrote its pid");
+        std::path::Path::new(&format!("/proc/{}", pid.trim())).exists()
+    }
+}
+
+impl Drop for PidFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Replays the seed (timeout 500 ms, so a stop grace of 500 ms) against the edge server.
+async fn replay_edge(fixture: Fixture, args: Vec<String>) -> (mcp_replay::Report, Duration) {
+    let started = std::time::Instant::now();
+    let report = fixture
+        .replay(|t| async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            serve_command(t, &mut edge_server(&args)).await
+        })
+        .await;
+    (report, started.elapsed())
+}
+
+fn quick_seed() -> Fixture {
+    seed().with_timeout(Duration::from_millis(500))
+}
+
+#[tokio::test]
+async fn a_server_that_keeps_running_after_its_input_closed_is_stopped_with_sigterm_and_noted() {
+    let pid = PidFile::new("ignores-eof");
+    let args = vec!["--ignore-eof".into(), "--pid-file".into(), pid.arg()];
+    let (report, took) = replay_edge(quick_seed(), args).await;
+    assert!(report.is_ok(), "{report}");
+    assert_eq!(
+        report.notes(),
+        ["the server did not exit within 500 ms after its input closed: stopped with SIGTERM"],
+        "{report}"
+    );
+    assert!(
+        report.to_string().contains("note: the server did not exit"),
+        "{report}"
+    );
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+    #[cfg(target_os = "linux")]
+    assert!(!pid.alive(), "the server is still there");
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_sigterm_too_is_stopped_with_sigkill_and_noted() {
+    let pid = PidFile::new("ignores-term");
+    let args = vec!["--ignore-term".into(), "--pid-file".into(), pid.arg()];
+    let (report, took) = replay_edge(quick_seed(), args).await;
+    assert!(report.is_ok(), "{report}");
+    assert_eq!(report.notes().len(), 1, "{report}");
+    assert!(
+        report.notes()[0].ends_with("nor within 500 ms after SIGTERM: stopped with SIGKILL"),
+        "{report}"
+    );
+    assert!(took < Duration::from_secs(4), "took {took:?}");
+    #[cfg(target_os = "linux")]
+    assert!(!pid.alive(), "the server is still there");
+}
+
+#[tokio::test]
+async fn with_strict_exit_a_server_that_needed_a_signal_is_a_finding() {
+    let header = concat!(
+        r#"{"mcp_replay":1,"strict_exit":true,"timeout":"500ms"}"#,
+        "\n"
+    );
+    let text = format!(
+        "{header}{}",
+        std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/lookup_issue.jsonl"
+        ))
+        .unwrap()
+    );
+    let strict = Fixture::parse(&text).unwrap();
+    let (report, _) = replay_edge(strict, vec!["--ignore-eof".into()]).await;
+    let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
+    assert_eq!(kinds, [MismatchKind::ServerFailure], "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .contains("stopped with SIGTERM"),
+        "{report}"
+    );
+    assert!(report.notes().is_empty(), "{report}");
+    // The same asked for in code.
+    let (report, _) = replay_edge(
+        quick_seed().with_strict_exit(true),
+        vec!["--ignore-eof".into()],
+    )
+    .await;
+    assert!(!report.is_ok(), "{report}");
+}
+
+#[tokio::test]
+async fn a_server_that_exits_when_its_input_closes_is_not_signalled() {
+    let (report, took) = replay_edge(quick_seed(), vec![]).await;
+    assert!(report.is_ok(), "{report}");
+    assert!(report.notes().is_empty(), "{report}");
+    assert!(took < Duration::from_millis(1500), "took {took:?}");
+}
+
+#[tokio::test]
+async fn a_child_that_answers_twice_is_an_id_finding_every_time() {
+    for run in 0..10 {
+        let (report, _) = replay_edge(quick_seed(), vec!["--twice".into()]).await;
+        let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
+        assert_eq!(kinds, [MismatchKind::Id], "run {run}: {report}");
+    }
+}
+
+#[tokio::test]
+async fn a_child_that_prints_a_banner_is_stray_output_unless_the_fixture_allows_it() {
+    let banner = vec!["--banner".into(), "Edge server 1.0 on stdio".into()];
+    let (report, _) = replay_edge(quick_seed(), banner.clone()).await;
+    let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
+    assert_eq!(kinds, [MismatchKind::StrayOutput], "{report}");
+    assert!(
+        report.mismatches()[0].summary().contains(
+            r#"1 line on stdout that is not a JSON-RPC message: "Edge server 1.0 on stdio""#
+        ),
+        "{report}"
+    );
+    let (report, _) = replay_edge(quick_seed().with_stray_output_allowed(true), banner).await;
+    assert!(report.is_ok(), "{report}");
+    assert_eq!(report.notes().len(), 1, "{report}");
+}
+
+#[mcp_fixture("lookup_issue", allow_stray_output)]
+#[tokio::test]
+async fn the_attribute_allows_a_banner_when_asked(transport: Transport) -> std::io::Result<()> {
+    serve_command(
+        transport,
+        &mut edge_server(&["--banner", "Edge server 1.0 on stdio"]),
+    )
+    .await
+}

@@ -29,6 +29,7 @@ fn spec(dir: &Path, name: &'static str, timeout_ms: Option<u64>) -> Spec {
         rules: None,
         protocol: None,
         mock_server: false,
+        allow_stray_output: false,
     }
 }
 

@@ -5,12 +5,13 @@
 //! answers, and the exchange goes through the same normalization and secret check as
 //! `record`.
 
-use crate::cli::{positive_time, RulesArg, ServerArg};
+use crate::cli::{positive_time, RulesArg, ServerArg, StrayArg};
 use crate::out::outln;
 use crate::Fatal;
 use clap::{ArgAction, ArgMatches, Args};
 use mcp_replay::fixture::{Direction, MessageKind};
-use mcp_replay::record::fixture_from_exchange;
+use mcp_replay::process::{stop, Stopped, STOP_GRACE};
+use mcp_replay::record::{fixture_from_exchange, StrayLines, ALLOW_STRAY_OUTPUT};
 use mcp_replay::update::{write_fixture, UpdateMode};
 use mcp_replay::Fixture;
 use serde_json::{json, Map, Value};
@@ -93,6 +94,8 @@ pub(crate) struct CallArgs {
     /// assistant text [default: refuse]
     #[arg(long, value_name = "TEXT")]
     pub sampling_reply: Option<String>,
+    #[command(flatten)]
+    pub stray: StrayArg,
     #[command(flatten)]
     pub rules: RulesArg,
     /// The server to start, after `--` (e.g. -- node server.js); with --client-only it may
@@ -471,6 +474,8 @@ struct Client {
     answers: Answers,
     /// The stateless era's `_meta` identity keys, sent with every request.
     identity: Option<Map<String, Value>>,
+    /// The lines the server wrote that are not JSON-RPC messages (left out).
+    stray: StrayLines,
 }
 
 impl Client {
@@ -555,10 +560,7 @@ impl Client {
         match serde_json::from_str::<Value>(&line) {
             Ok(v) if MessageKind::of(&v).is_ok() => Ok(Some(v)),
             _ => {
-                eprintln!(
-                    "mcp-replay call: left out a line the server wrote on stdout: not a JSON-RPC message: {}",
-                    shorten(&line)
-                );
+                self.stray.push(line.as_bytes());
                 Ok(None)
             }
         }
@@ -667,8 +669,25 @@ pub(crate) async fn call(args: CallArgs, matches: &ArgMatches) -> Result<ExitCod
             return Ok(ExitCode::from(1));
         }
     };
-    let Client { exchange, .. } = closed.client;
+    let Client {
+        exchange, stray, ..
+    } = closed.client;
     problems.extend(closed.problem);
+    if let Some(description) = stray.describe("the server", "stdout") {
+        if args.stray.allow_stray_output {
+            eprintln!(
+                "mcp-replay call: note: {description} (left out; allowed: the fixture's header \
+                 says \"{ALLOW_STRAY_OUTPUT}\": true)"
+            );
+        } else {
+            problems.push(format!(
+                "{description}: MCP's stdio transport carries only JSON-RPC messages on stdout, \
+                 and a replay of {output} fails on them the same way (they are left out of it); \
+                 fix the server, or call with --allow-stray-output (the fixture's header then \
+                 says \"{ALLOW_STRAY_OUTPUT}\": true)"
+            ));
+        }
+    }
     let fixture = build_fixture(exchange, &rules, &output, &args)?;
     write_fixture(&fixture, &args.output, UpdateMode::Always)?;
     let what = if args.client_only {
@@ -731,6 +750,7 @@ fn start_server(args: &CallArgs, answers: Answers) -> Result<(Child, Client), Fa
         timeout: args.timeout,
         identity: None,
         answers,
+        stray: StrayLines::default(),
     };
     Ok((child, client))
 }
@@ -889,8 +909,10 @@ struct Finished {
     exit: Option<String>,
 }
 
-/// Closes the server's input and waits (bounded) for it to exit; what it writes after its
-/// input closed is left out of the fixture (a replay closes the input last, too).
+/// Closes the server's input and stops it as MCP's stdio shutdown says ([`stop`]: a grace
+/// of [`STOP_GRACE`], or `timeout` if shorter, then SIGTERM, then SIGKILL), reading what
+/// it still writes meanwhile: messages are left out of the fixture (with a note: a replay
+/// reports them), lines that are not JSON-RPC messages count as stray output.
 async fn finish(
     child: &mut Child,
     mut client: Client,
@@ -898,40 +920,61 @@ async fn finish(
     program: &str,
 ) -> Finished {
     drop(client.stdin.take());
-    let deadline = Instant::now() + timeout;
+    let grace = STOP_GRACE.min(timeout);
     let mut late = 0usize;
-    let drained = tokio::time::timeout_at(deadline, async {
-        while let Ok(Some(line)) = client.lines.next_line().await {
-            if !line.trim().is_empty() {
-                late += 1;
+    let stopped = {
+        let (lines, stray) = (&mut client.lines, &mut client.stray);
+        let reading = async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                match serde_json::from_str::<Value>(&line) {
+                    Ok(v) if MessageKind::of(&v).is_ok() => late += 1,
+                    _ => stray.push(line.as_bytes()),
+                }
             }
+        };
+        let stopping = stop(child, grace);
+        tokio::pin!(reading, stopping);
+        let mut read_all = false;
+        let stopped = loop {
+            tokio::select! {
+                stopped = &mut stopping => break stopped,
+                () = &mut reading, if !read_all => read_all = true,
+            }
+        };
+        if !read_all {
+            // A process the server started may hold its output open: a moment, not a hang.
+            let _ = tokio::time::timeout(Duration::from_millis(500), &mut reading).await;
         }
-        child.wait().await
-    })
-    .await;
+        stopped
+    };
     if late > 0 {
         eprintln!(
-            "mcp-replay call: left out {late} line{} the server wrote after its input closed",
-            if late == 1 { "" } else { "s" }
+            "mcp-replay call: left out {late} message{} the server wrote after its input closed \
+             (a replay reports {} as unexpected)",
+            if late == 1 { "" } else { "s" },
+            if late == 1 { "it" } else { "them" }
         );
     }
     let mut exit = None;
-    let problem = match drained {
-        Ok(Ok(status)) if status.success() => None,
-        Ok(Ok(status)) => {
-            exit = Some(describe_exit(program, status));
+    let problem = match stopped {
+        Ok((status, Stopped::Exited)) => {
+            if !status.success() {
+                exit = Some(describe_exit(program, status));
+            }
             None
         }
-        Ok(Err(e)) => Some(format!("waiting for the server: {e}")),
-        Err(_) => {
-            let _ = child.start_kill();
-            let _ = child.wait().await;
-            Some(format!(
-                "the server did not exit within {} after its input closed (stopped it); \
-                 a replay reports that too (an MCP server ends when its input closes)",
-                ms(timeout)
-            ))
+        Ok((_, how)) => {
+            if let Some(note) = how.describe(grace) {
+                eprintln!(
+                    "mcp-replay call: note: {note} (a replay notes it too; `replay --strict-exit` fails it)"
+                );
+            }
+            None
         }
+        Err(e) => Some(format!("stopping the server: {e}")),
     };
     Finished {
         client,
@@ -966,8 +1009,16 @@ fn build_fixture(
 ) -> Result<Fixture, Fatal> {
     let fixture = fixture_from_exchange(exchange, rules, output)?;
     let mut text = String::new();
+    let mut header = Map::new();
     if let Some(protocol) = &args.protocol {
-        text.push_str(&json!({"mcp_replay": 1, "protocol": protocol}).to_string());
+        header.insert("protocol".into(), json!(protocol));
+    }
+    if args.stray.allow_stray_output {
+        header.insert(ALLOW_STRAY_OUTPUT.into(), json!(true));
+    }
+    if !header.is_empty() {
+        header.insert("mcp_replay".into(), json!(1));
+        text.push_str(&Value::Object(header).to_string());
         text.push('\n');
     }
     let modern = args

@@ -82,8 +82,13 @@ pub(crate) enum Command {
         "or --sampling-reply say otherwise.\n",
         "\n",
         "Exit 1 when a step got a JSON-RPC error (the fixture is written: it pins the error),\n",
-        "or when the server exited, did not answer or refused the handshake (nothing written);\n",
-        "2 when the server could not start or the fixture would hold a secret (nothing written)."
+        "when the server wrote lines on stdout that are not JSON-RPC messages (written without
+",
+        "them; --allow-stray-output allows them), or when the server exited, did not answer or
+",
+        "refused the handshake (nothing written); 2 when the server could not start or the
+",
+        "fixture would hold a secret (nothing written)."
     ))]
     Call(Box<crate::call::CallArgs>),
     /// Convert an mcporter recording (NDJSON with _meta.dir) into fixtures
@@ -203,6 +208,16 @@ impl RulesArg {
     }
 }
 
+/// `--allow-stray-output`, for `record`, `call`, `replay` and `serve`.
+#[derive(Debug, Args)]
+pub(crate) struct StrayArg {
+    /// Tolerate lines on stdio that are not JSON-RPC messages (a server's banner or logs on
+    /// stdout; for serve, the client's): a note instead of a failure. record and call
+    /// write "allow_stray_output": true into the fixture's header so its replay does too
+    #[arg(long)]
+    pub allow_stray_output: bool,
+}
+
 /// The server command after `--`.
 #[derive(Debug, Args)]
 pub(crate) struct ServerArg {
@@ -300,6 +315,8 @@ pub(crate) struct RecordArgs {
     #[arg(long, value_name = "TIME", requires = "listen", value_parser = positive_time)]
     pub idle: Option<Duration>,
     #[command(flatten)]
+    pub stray: StrayArg,
+    #[command(flatten)]
     pub rules: RulesArg,
     #[command(flatten)]
     pub server: ServerArg,
@@ -329,6 +346,12 @@ pub(crate) struct ReplayArgs {
     /// `-- SERVER` too, start it first and wait until URL answers
     #[arg(long, value_name = "URL", value_parser = crate::net::parse_url)]
     pub url: Option<http::Uri>,
+    /// Fail a server that had to be stopped with SIGTERM or SIGKILL after its input closed
+    /// (as the header's "strict_exit": true) [default: a note]
+    #[arg(long)]
+    pub strict_exit: bool,
+    #[command(flatten)]
+    pub stray: StrayArg,
     #[command(flatten)]
     pub rules: RulesArg,
     #[command(flatten)]
@@ -428,6 +451,8 @@ pub(crate) struct ServeArgs {
     /// The recorded times [default: FIXTURE with .timing.jsonl in place of .jsonl]
     #[arg(long, value_name = "FILE")]
     pub timing_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub stray: StrayArg,
     #[command(flatten)]
     pub rules: RulesArg,
 }

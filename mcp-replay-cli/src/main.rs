@@ -109,8 +109,16 @@ async fn replay(args: ReplayArgs) -> Result<ExitCode, Fatal> {
                 (Some(_), true) => paint(false, "ERROR"),
             };
             outln!("mcp-replay: {}: {word} ({ms} ms)", path.display());
-            if let Some(report) = &outcome.failure {
-                outln!("{report}\n");
+            match &outcome.failure {
+                Some(report) => outln!(
+                    "{report}
+"
+                ),
+                None => {
+                    for note in outcome.report.iter().flat_map(Report::notes) {
+                        outln!("    note: {note}");
+                    }
+                }
             }
         }
         outcomes.push((path, outcome));
@@ -215,7 +223,7 @@ impl Outcome {
     fn to_json(&self, path: &Path) -> serde_json::Value {
         let mut entry = match &self.report {
             Some(report) => report.to_json(),
-            None => serde_json::json!({"findings": []}),
+            None => serde_json::json!({"findings": [], "notes": []}),
         };
         entry["fixture"] = path.display().to_string().into();
         entry["ok"] = self.failure.is_none().into();
@@ -288,6 +296,8 @@ async fn replay_one(
     plan.trace = args.trace.then_some(true);
     plan.rules = own.cloned();
     plan.terminal = terminal;
+    plan.strict_exit = args.strict_exit;
+    plan.allow_stray_output = args.stray.allow_stray_output;
     let mut replayed = None;
     let verdict = match plan.prepare() {
         Err(failure) => Err(failure),
@@ -454,6 +464,9 @@ async fn serve(args: ServeArgs) -> Result<ExitCode, Fatal> {
     }
     if let Some(timeout) = args.timeout {
         fixture = fixture.with_timeout(timeout);
+    }
+    if args.stray.allow_stray_output {
+        fixture = fixture.with_stray_output_allowed(true);
     }
     if let TimingScale(Some(scale)) = args.timing {
         let file = match &args.timing_file {

@@ -3,7 +3,8 @@
 use crate::cli::RecordArgs;
 use crate::Fatal;
 use mcp_replay::fixture::{Direction, MessageKind};
-use mcp_replay::record::fixture_from_exchange;
+use mcp_replay::process::{stop, Stopped, STOP_GRACE};
+use mcp_replay::record::{fixture_from_exchange, StrayLines, ALLOW_STRAY_OUTPUT};
 use mcp_replay::update::{write_fixture, UpdateMode};
 use serde_json::Value;
 use std::path::Path;
@@ -54,19 +55,40 @@ pub(crate) async fn record(args: RecordArgs) -> Result<ExitCode, Fatal> {
         Direction::ServerToClient,
     ));
 
-    let status = wait_forwarding_signals(&mut child).await?;
-    // The server's output is complete once it exited; our stdin may stay open.
-    let _ = server_to_client.await;
-    client_to_server.abort();
-
-    Ok(exit_like(status, write_capture(&capture, &args, &rules)))
+    let (status, how) = wait_forwarding_signals(&mut child, client_to_server).await?;
+    // The server's output is complete once it was reaped, unless a process it started
+    // holds the pipe: then a moment more, not a hang.
+    let mut server_to_client = server_to_client;
+    if tokio::time::timeout(Duration::from_millis(500), &mut server_to_client)
+        .await
+        .is_err()
+    {
+        server_to_client.abort();
+    }
+    let saved = write_capture(&capture, &args, &rules);
+    Ok(match how.describe(STOP_GRACE) {
+        // Its status is the signal's: the recording is whole, and how it stopped is a note.
+        Some(note) => {
+            eprintln!(
+                "mcp-replay record: note: {note} (a replay notes it too; `replay --strict-exit` fails it)"
+            );
+            match saved {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(unsaved) => ExitCode::from(unsaved.exit_code()),
+            }
+        }
+        None => exit_like(status, saved),
+    })
 }
 
-/// Why a recording was not written.
+/// Why a recording did not go as it should (its message is already on stderr).
 pub(crate) enum Unsaved {
     /// No JSON-RPC message crossed the proxy: the session had nothing to record (a
     /// finding, exit status 1).
     Nothing(String),
+    /// The fixture was written, without the lines the server wrote on stdout that are
+    /// not JSON-RPC messages: a finding (exit status 1), unless `--allow-stray-output`.
+    Stray(String),
     /// The fixture (or the raw capture, or the timing file) could not be written: it
     /// would hold a secret, or an I/O error (exit status 2, as for any refused output).
     Error(String),
@@ -76,14 +98,16 @@ impl Unsaved {
     /// The command's exit status for it (docs/cli.md, "Exit status").
     pub(crate) fn exit_code(&self) -> u8 {
         match self {
-            Unsaved::Nothing(_) => 1,
+            Unsaved::Nothing(_) | Unsaved::Stray(_) => 1,
             Unsaved::Error(_) => 2,
         }
     }
 }
 
 /// Writes what the capture holds as the fixture (and the raw capture and timing file when
-/// asked), saying on stderr what went wrong.
+/// asked), saying on stderr what went wrong. Whether all went well: the fixture written,
+/// and no line from the server that is not a JSON-RPC message (unless
+/// `--allow-stray-output`: then the fixture's header allows them, and its replay too).
 pub(crate) fn write_capture(
     capture: &Capture,
     args: &RecordArgs,
@@ -92,14 +116,39 @@ pub(crate) fn write_capture(
     let lines = std::mem::take(&mut *capture.lock().unwrap_or_else(|e| e.into_inner()));
     let output = args.output.display().to_string();
     let raw = args.raw.as_ref().map(|p| p.display().to_string());
-    let saved = save(&lines, &output, raw.as_deref(), rules).and_then(|times| match &args.timing {
-        Some(timing) => write_timing(&timing.display().to_string(), &times).map_err(Unsaved::Error),
-        None => Ok(()),
+    let allow = args.stray.allow_stray_output;
+    let saved = save(&lines, &output, raw.as_deref(), rules, allow).and_then(|saved| {
+        if let Some(timing) = &args.timing {
+            write_timing(&timing.display().to_string(), &saved.times).map_err(Unsaved::Error)?;
+        }
+        Ok(saved.stray)
     });
-    if let Err(Unsaved::Nothing(message) | Unsaved::Error(message)) = &saved {
-        eprintln!("mcp-replay record: {message}");
+    let stray = match saved {
+        Err(unsaved) => {
+            let (Unsaved::Nothing(message) | Unsaved::Stray(message) | Unsaved::Error(message)) =
+                &unsaved;
+            eprintln!("mcp-replay record: {message}");
+            return Err(unsaved);
+        }
+        Ok(stray) => stray,
+    };
+    let Some(description) = stray.describe("the server", "stdout") else {
+        return Ok(());
+    };
+    if allow {
+        eprintln!(
+            "mcp-replay record: note: {description} (left out; allowed: the fixture's header says \"{ALLOW_STRAY_OUTPUT}\": true)"
+        );
+        return Ok(());
     }
-    saved
+    let message = format!(
+        "{description}: MCP's stdio transport carries only JSON-RPC \
+         messages on stdout, and a replay of {output} fails on them the same way; they are \
+         left out of it. Fix the server, or record with --allow-stray-output (the fixture's \
+         header then says \"{ALLOW_STRAY_OUTPUT}\": true); exit status 1"
+    );
+    eprintln!("mcp-replay record: {message}");
+    Err(Unsaved::Stray(message))
 }
 
 /// Copies bytes unchanged, flushing each read, and tees complete lines into the capture.
@@ -147,10 +196,14 @@ async fn pump<R, W>(
     let _ = to.shutdown().await;
 }
 
+/// Waits for the server while it runs, forwarding SIGINT, SIGTERM and SIGHUP to it; once
+/// the client closed the proxy's stdin (`client_done`: the server's stdin is closed then
+/// too), MCP's stdio shutdown ([`stop`]). Its exit status, and how it ended.
 #[cfg(unix)]
 async fn wait_forwarding_signals(
     child: &mut tokio::process::Child,
-) -> Result<std::process::ExitStatus, Fatal> {
+    mut client_done: tokio::task::JoinHandle<()>,
+) -> Result<(std::process::ExitStatus, Stopped), Fatal> {
     use tokio::signal::unix::{signal, SignalKind};
     let mut interrupt = signal(SignalKind::interrupt())?;
     let mut terminate = signal(SignalKind::terminate())?;
@@ -158,7 +211,8 @@ async fn wait_forwarding_signals(
     let pid = child.id().map(|p| p as libc::pid_t);
     loop {
         let forward = tokio::select! {
-            status = child.wait() => return Ok(status?),
+            status = child.wait() => return Ok((status?, Stopped::Exited)),
+            _ = &mut client_done => break,
             _ = interrupt.recv() => libc::SIGINT,
             _ = terminate.recv() => libc::SIGTERM,
             _ = hangup.recv() => libc::SIGHUP,
@@ -170,19 +224,26 @@ async fn wait_forwarding_signals(
             }
         }
     }
+    Ok(stop(child, STOP_GRACE).await?)
 }
 
 #[cfg(not(unix))]
 async fn wait_forwarding_signals(
     child: &mut tokio::process::Child,
-) -> Result<std::process::ExitStatus, Fatal> {
-    Ok(child.wait().await?)
+    client_done: tokio::task::JoinHandle<()>,
+) -> Result<(std::process::ExitStatus, Stopped), Fatal> {
+    tokio::select! {
+        status = child.wait() => return Ok((status?, Stopped::Exited)),
+        _ = client_done => {}
+    }
+    Ok(stop(child, STOP_GRACE).await?)
 }
 
 /// The server's exit status as ours (the client that launched the proxy sees what the
 /// server's would have been); a server killed by a signal makes us end by the same signal.
-/// After a clean exit, a recording that was not written decides: 1 when there was nothing
-/// to record, 2 when it could not be written (a secret, an I/O error).
+/// After a clean exit, a recording that did not go well decides: 1 when there was nothing
+/// to record or the server wrote stray lines on stdout, 2 when it could not be written (a
+/// secret, an I/O error).
 fn exit_like(status: std::process::ExitStatus, saved: Result<(), Unsaved>) -> ExitCode {
     #[cfg(unix)]
     {
@@ -203,17 +264,26 @@ fn exit_like(status: std::process::ExitStatus, saved: Result<(), Unsaved>) -> Ex
     }
 }
 
+/// What [`save`] wrote: the fixture line of each message with its time, and the lines
+/// from the server that are not JSON-RPC messages (left out).
+struct Saved {
+    times: Vec<(usize, Duration)>,
+    stray: StrayLines,
+}
+
 /// Normalizes the capture and writes the fixture (refusing it if a secret remains); with
-/// `raw`, also writes the unredacted capture with owner-only permissions. The fixture line
-/// of each message with its time.
+/// `raw`, also writes the unredacted capture with owner-only permissions; with
+/// `allow_stray`, the fixture's header allows lines that are not JSON-RPC messages.
 fn save(
     lines: &[(Direction, Vec<u8>, Duration)],
     output: &str,
     raw: Option<&str>,
     rules: &mcp_replay::Rules,
-) -> Result<Vec<(usize, Duration)>, Unsaved> {
+    allow_stray: bool,
+) -> Result<Saved, Unsaved> {
     let mut messages = Vec::new();
     let mut times = Vec::new();
+    let mut stray = StrayLines::default();
     for (i, (direction, bytes, time)) in lines.iter().enumerate() {
         let text = String::from_utf8_lossy(bytes);
         if text.trim().is_empty() {
@@ -224,6 +294,7 @@ fn save(
                 messages.push((*direction, v));
                 times.push(*time);
             }
+            _ if *direction == Direction::ServerToClient => stray.push(bytes),
             _ => eprintln!(
                 "mcp-replay record: left out line {} ({direction}): not a JSON-RPC message (a cut-off or log line)",
                 i + 1
@@ -243,18 +314,24 @@ fn save(
         )));
     }
     let unsaved = |e: mcp_replay::Error| Unsaved::Error(e.to_string());
-    let fixture = fixture_from_exchange(messages, rules, output).map_err(unsaved)?;
+    let mut fixture = fixture_from_exchange(messages, rules, output).map_err(unsaved)?;
+    if allow_stray {
+        fixture = fixture
+            .with_header_key(ALLOW_STRAY_OUTPUT, Value::Bool(true))
+            .map_err(unsaved)?;
+    }
     write_fixture(&fixture, Path::new(output), UpdateMode::Always).map_err(unsaved)?;
     eprintln!(
         "mcp-replay record: wrote {output} ({} messages)",
         fixture.entries().len()
     );
-    Ok(fixture
+    let times = fixture
         .entries()
         .iter()
         .map(|e| e.line())
         .zip(times)
-        .collect())
+        .collect();
+    Ok(Saved { times, stray })
 }
 
 /// `record --timing FILE`: when each message of the fixture crossed the proxy, one

@@ -726,6 +726,7 @@ async fn the_attribute_and_the_command_record_a_fixture_alike() {
         rules: None,
         protocol: None,
         mock_server: false,
+        allow_stray_output: false,
     };
     let server = demo_server();
     run_in(spec, UpdateMode::Always, move |transport| async move {

@@ -89,6 +89,7 @@ fn spec(fixture: &Fixture, ident: &syn::Ident) -> TokenStream {
     };
     let protocol = some_or_none(fixture.protocol.as_ref().map(|v| quote!(#v)));
     let mock_server = fixture.mock_server;
+    let allow_stray_output = fixture.allow_stray_output;
     quote! {
         ::mcp_replay::__private::Spec {
             manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
@@ -103,6 +104,7 @@ fn spec(fixture: &Fixture, ident: &syn::Ident) -> TokenStream {
             rules: #rules,
             protocol: #protocol,
             mock_server: #mock_server,
+            allow_stray_output: #allow_stray_output,
         }
     }
 }
@@ -177,6 +179,7 @@ mod should {
                         rules: ::core::option::Option::None,
                         protocol: ::core::option::Option::None,
                         mock_server: false,
+                        allow_stray_output: false,
                     },
                     |transport: Transport| async move {
                         let server = DemoServer::default().serve(transport).await.unwrap();
@@ -228,6 +231,7 @@ mod should {
                         rules: ::core::option::Option::None,
                         protocol: ::core::option::Option::None,
                         mock_server: false,
+                        allow_stray_output: false,
                     },
                     |mut t: mcp_replay::Transport| async move {
                         drop(t);
@@ -272,6 +276,7 @@ mod should {
                         rules: ::core::option::Option::None,
                         protocol: ::core::option::Option::None,
                         mock_server: false,
+                        allow_stray_output: false,
                     },
                     |transport: Transport| async move {
                         let __mcp_replay_out: Result<(), String> = (async move {

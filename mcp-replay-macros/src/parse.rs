@@ -14,7 +14,8 @@ use syn::{Attribute, Expr, ExprLit, ExprPath, FnArg, ItemFn, Lit, LitInt, LitStr
 use syn::{Signature, Token};
 
 /// The option keys `#[mcp_fixture]` accepts after the name.
-const KEYS: &str = "`dir`, `timeout_ms`, `rules`, `protocol`, `mock_server` and `http`";
+const KEYS: &str =
+    "`dir`, `timeout_ms`, `rules`, `protocol`, `mock_server`, `http` and `allow_stray_output`";
 
 /// A validated `#[mcp_fixture(...)]` use: everything [`crate::expand`] needs.
 pub struct Fixture {
@@ -30,6 +31,8 @@ pub struct Fixture {
     pub protocol: Option<LitStr>,
     /// `mock_server`: the fixture plays the server, the test body is the client.
     pub mock_server: bool,
+    /// `allow_stray_output`: lines that are not JSON-RPC messages are a note, not a finding.
+    pub allow_stray_output: bool,
     /// The decorated function, attributes included, exactly as written.
     pub item: ItemFn,
     /// The function's one parameter, the transport (pattern and type).
@@ -53,6 +56,7 @@ struct Options {
     protocol: Slot<LitStr>,
     mock_server: Slot<()>,
     http: Slot<()>,
+    allow_stray_output: Slot<()>,
 }
 
 /// One comma-separated attribute argument: a bare literal (the name) or `key = value`.
@@ -113,6 +117,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::E
                 rules: options.rules.flatten(),
                 protocol: options.protocol.flatten(),
                 mock_server: options.mock_server.is_some(),
+                allow_stray_output: options.allow_stray_output.is_some(),
                 item,
                 transport,
             })
@@ -230,6 +235,15 @@ fn parse_option(options: &mut Options, meta: &Meta, errors: &mut Vec<syn::Error>
                 meta,
                 "`http` is a flag: write #[mcp_fixture(\"name\", http)]",
             )),
+        }),
+        Some("allow_stray_output") => set(&mut options.allow_stray_output, meta, errors, |_| {
+            match meta {
+                Meta::Path(_) => Ok(()),
+                _ => Err(syn::Error::new_spanned(
+                    meta,
+                    "`allow_stray_output` is a flag: write #[mcp_fixture(\"name\", allow_stray_output)]",
+                )),
+            }
         }),
         _ => errors.push(syn::Error::new_spanned(
             meta.path(),
@@ -601,7 +615,8 @@ mod should {
     fn accept_every_option() {
         let fixture = ok(
             quote! { "issues/lookup", dir = "tests/fixtures", timeout_ms = 20u64,
-            rules = crate::rules::loose, protocol = "2026-07-28", mock_server, },
+            rules = crate::rules::loose, protocol = "2026-07-28", mock_server,
+            allow_stray_output, },
             item(),
         );
         let value = |lit: Option<LitStr>| lit.map(|lit| lit.value()).unwrap_or_default();
@@ -612,6 +627,7 @@ mod should {
         assert_eq!(quote!(#rules).to_string(), "crate :: rules :: loose");
         assert_eq!(value(fixture.protocol), "2026-07-28");
         assert!(fixture.mock_server);
+        assert!(fixture.allow_stray_output);
     }
 
     /// `refused!(args: (ARGS) => "needle", ...)` (on [`item`]) or `refused!(fns:
@@ -658,6 +674,7 @@ mod should {
             ("a", dir(x)) => "`dir` takes a value: write dir = \"fixtures\"",
             ("a", protocol = "modern") => "a date string: write protocol = \"2026-07-28\"",
             ("a", mock_server = true) => "`mock_server` is a flag",
+            ("a", allow_stray_output = true) => "`allow_stray_output` is a flag",
             ("a", rules = "loose") => "`rules` names a function that returns the rules",
             ("a", rules = make(1)) => "`rules` names a function",
             ("a", dir =) => "expected",

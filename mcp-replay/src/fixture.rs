@@ -205,6 +205,13 @@ pub struct Header {
     /// Streamable HTTP drops the SSE stream they came on and resumes it with
     /// `Last-Event-ID` (see [`Fixture::resume_points`]); other replays ignore it.
     pub http_resume: Vec<usize>,
+    /// `"strict_exit"`: a server that had to be stopped with a signal after its input
+    /// closed is a finding, not a note (see [`process::stop`](crate::process::stop)).
+    pub strict_exit: bool,
+    /// `"allow_stray_output"`: lines the server writes on stdout that are not JSON-RPC
+    /// messages (a banner, logs) are a note, not a finding (see
+    /// [`StrayLines`](crate::record::StrayLines)).
+    pub allow_stray_output: bool,
 }
 
 /// A drop point of the header's `"http_resume"`, as a replay over HTTP recognises it: the
@@ -256,7 +263,7 @@ impl PartialEq for ServerRequestHandler {
 }
 
 /// The keys a header line may have.
-const HEADER_KEYS: [&str; 13] = [
+const HEADER_KEYS: [&str; 15] = [
     "mcp_replay",
     "protocol",
     "timeout",
@@ -270,6 +277,8 @@ const HEADER_KEYS: [&str; 13] = [
     "accept",
     "description",
     "http_resume",
+    "strict_exit",
+    "allow_stray_output",
 ];
 
 impl Fixture {
@@ -638,6 +647,59 @@ impl Fixture {
     pub fn with_timeout(mut self, timeout: Duration) -> Fixture {
         self.timeout = Some(timeout);
         self
+    }
+
+    /// With `true`, a server that had to be stopped with a signal after its input closed
+    /// is a [`ServerFailure`](crate::MismatchKind::ServerFailure) finding instead of a
+    /// note, as the header's `"strict_exit": true` says (`mcp-replay replay
+    /// --strict-exit`). Not written into the file by a re-recording.
+    pub fn with_strict_exit(mut self, strict: bool) -> Fixture {
+        self.header.strict_exit = strict;
+        self
+    }
+
+    /// With `true`, lines the server writes on stdout that are not JSON-RPC messages are
+    /// a note instead of a [`StrayOutput`](crate::MismatchKind::StrayOutput) finding, as
+    /// the header's `"allow_stray_output": true` says (`--allow-stray-output`,
+    /// `#[mcp_fixture(.., allow_stray_output)]`). For [`mock_server`](Fixture::mock_server):
+    /// the lines the client writes. Not written into the file by a re-recording.
+    pub fn with_stray_output_allowed(mut self, allowed: bool) -> Fixture {
+        self.header.allow_stray_output = allowed;
+        self
+    }
+
+    /// Sets `key` of the header line to `value`, as the file will say it (a header line
+    /// is added when there is none): checked as a header read from a file is.
+    ///
+    /// ```
+    /// use mcp_replay::Fixture;
+    ///
+    /// let fixture = Fixture::parse("").unwrap().with_header_key("allow_stray_output", true.into()).unwrap();
+    /// assert!(fixture.header().allow_stray_output);
+    /// assert_eq!(fixture.to_jsonl(), "{\"mcp_replay\":1,\"allow_stray_output\":true}\n");
+    /// ```
+    ///
+    /// The messages' [`line`](Entry::line)s are those of the file with the header line.
+    pub fn with_header_key(mut self, key: &str, value: Value) -> Result<Fixture, Error> {
+        let mut raw = self
+            .raw_header
+            .clone()
+            .unwrap_or_else(|| Map::from_iter([("mcp_replay".to_owned(), Value::from(1))]));
+        raw.insert(key.to_owned(), value);
+        self.header = parse_header(&raw).map_err(|message| Error::Parse {
+            file: self.source.clone(),
+            line: 1,
+            column: 1,
+            message,
+        })?;
+        if self.raw_header.is_none() {
+            // A header line is new: every message moves one line down.
+            for entry in &mut self.entries {
+                entry.line += 1;
+            }
+        }
+        self.raw_header = Some(raw);
+        Ok(self)
     }
 
     /// The canonical JSONL text of this fixture: deterministic key order, one message a
@@ -1054,6 +1116,8 @@ fn parse_header(obj: &Map<String, Value>) -> Result<Header, String> {
             "strict_response_order" => header.strict_response_order = switch(key, v)?,
             "allow_secrets" => header.allow_secrets = allowed_secrets(v)?,
             "http_resume" => header.http_resume = line_numbers(key, v)?,
+            "strict_exit" => header.strict_exit = switch(key, v)?,
+            "allow_stray_output" => header.allow_stray_output = switch(key, v)?,
             _ => {
                 return Err(format!(
                     "unknown header key {key:?}; valid keys: {}",
@@ -1455,6 +1519,42 @@ mod should {
         assert!(
             parse_err(r#"{"mcp_replay":1,"timeout_ms":5,"timeout":"2s"}"#).contains("not both")
         );
+    }
+
+    #[test]
+    fn read_the_switches_of_how_a_session_ends() {
+        let f = Fixture::parse(concat!(
+            r#"{"mcp_replay":1,"strict_exit":true,"allow_stray_output":true}"#,
+            "\n"
+        ))
+        .unwrap();
+        assert!(f.header().strict_exit && f.header().allow_stray_output);
+        assert!(parse_err(r#"{"mcp_replay":1,"strict_exit":"yes"}"#)
+            .contains("\"strict_exit\" must be true or false"));
+        let code = Fixture::parse("").unwrap().with_strict_exit(true);
+        assert!(code.header().strict_exit && !code.header().allow_stray_output);
+        assert_eq!(code.to_jsonl(), "", "an override is not written");
+    }
+
+    #[test]
+    fn add_a_header_line_that_is_written_and_moves_the_messages_down() {
+        let f = Fixture::parse(SEED).unwrap();
+        assert_eq!(f.entries()[0].line(), 1);
+        let f = f
+            .with_header_key("allow_stray_output", Value::Bool(true))
+            .unwrap();
+        assert!(f.header().allow_stray_output);
+        assert_eq!(f.entries()[0].line(), 2);
+        let text = f.to_jsonl();
+        assert!(text.starts_with("{\"mcp_replay\":1,\"allow_stray_output\":true}\n"));
+        assert_eq!(Fixture::parse(&text).unwrap().entries()[0].line(), 2);
+        // A second key keeps the lines where they are, and a bad value is refused.
+        let f = f.with_header_key("strict_exit", Value::Bool(true)).unwrap();
+        assert_eq!(f.entries()[0].line(), 2);
+        let e = f
+            .with_header_key("strict_exit", Value::from(1))
+            .unwrap_err();
+        assert!(e.to_string().contains("must be true or false"), "{e}");
     }
 
     #[test]

@@ -130,6 +130,12 @@ pub struct Plan {
     /// The report goes to a terminal: colored unless the environment says otherwise
     /// ([`color_wanted`]).
     pub terminal: bool,
+    /// A server that needed a signal to stop after its input closed is a finding, as
+    /// with the header's `"strict_exit": true` ([`Fixture::with_strict_exit`]).
+    pub strict_exit: bool,
+    /// Lines on stdout that are not JSON-RPC messages are allowed (a note), as with the
+    /// header's `"allow_stray_output": true` ([`Fixture::with_stray_output_allowed`]).
+    pub allow_stray_output: bool,
 }
 
 impl Plan {
@@ -148,6 +154,8 @@ impl Plan {
             mode,
             trace: None,
             terminal: false,
+            strict_exit: false,
+            allow_stray_output: false,
         }
     }
 
@@ -172,6 +180,12 @@ impl Plan {
         }
         if let Some(on) = self.trace {
             fixture = fixture.with_trace(on);
+        }
+        if self.strict_exit {
+            fixture = fixture.with_strict_exit(true);
+        }
+        if self.allow_stray_output {
+            fixture = fixture.with_stray_output_allowed(true);
         }
         if self.mode == UpdateMode::No {
             fixture = fixture.without_recording();
@@ -201,10 +215,19 @@ impl Plan {
         }
         let text = render(report, self.terminal);
         let Some(recorded) = report.recorded() else {
-            return Err(Failure::finding(format!(
-                "{text}\n\nThe fixture was NOT re-recorded: a timeout, id or server failure means the \
+            let stray = report
+                .mismatches()
+                .iter()
+                .any(|m| m.kind() == crate::MismatchKind::StrayOutput);
+            let why = if stray {
+                "The fixture was NOT re-recorded: the server writes lines on stdout that are not \
+                 JSON-RPC messages. Fix the server, or allow them explicitly with \
+                 \"allow_stray_output\": true in the fixture header (then re-record)."
+            } else {
+                "The fixture was NOT re-recorded: a timeout, id or server failure means the \
                  server's replies cannot be trusted as a recording. Fix the server first."
-            )));
+            };
+            return Err(Failure::finding(format!("{text}\n\n{why}")));
         };
         match write_fixture(recorded, &self.path, mode)? {
             Written::Unchanged(_) => Ok(Verdict::Passed),
@@ -328,6 +351,9 @@ pub struct Spec {
     pub protocol: Option<&'static str>,
     /// `mock_server`: the fixture plays the server and the test body is the client.
     pub mock_server: bool,
+    /// `allow_stray_output`: lines on stdout that are not JSON-RPC messages are a note,
+    /// not a finding (as the header's `"allow_stray_output": true`).
+    pub allow_stray_output: bool,
 }
 
 impl Spec {
@@ -350,6 +376,8 @@ impl Spec {
             mode,
             trace: None,
             terminal: false,
+            strict_exit: false,
+            allow_stray_output: self.allow_stray_output,
         }
     }
 }
@@ -549,6 +577,7 @@ mod should {
             rules: None,
             protocol: None,
             mock_server: false,
+            allow_stray_output: false,
         };
         let attribute = spec.plan(UpdateMode::No);
         // The command, started from another folder with a relative path.

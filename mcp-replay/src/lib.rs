@@ -91,6 +91,7 @@
 pub mod contract;
 pub mod diff;
 mod error;
+mod excerpt;
 mod fast;
 pub mod fixture;
 pub mod harness;
@@ -162,6 +163,10 @@ pub use json::Difference;
 ///   any tower `Service<http::Request<Full<Bytes>>>` such as rmcp's
 ///   `StreamableHttpService`; its declared return type is kept, so a generic
 ///   constructor infers its parameters from it.
+/// - `allow_stray_output`: lines the server writes on stdout that are not JSON-RPC
+///   messages (a banner, logs: a server in a child process may print them) are a note
+///   in the report instead of a [`MismatchKind::StrayOutput`] finding, as with the
+///   fixture header's `"allow_stray_output": true`.
 ///
 /// The function may return `()` or `Result<(), E>` with `E: Debug` (an `Err` is
 /// reported as a server failure); it must not be generic. The test becomes a

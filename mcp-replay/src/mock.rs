@@ -4,6 +4,7 @@
 
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::{compact, json_eq};
+use crate::record::StrayLines;
 use crate::report::{Mismatch, MismatchKind, Report};
 use crate::rules::Rules;
 pub use crate::timing::Timing;
@@ -211,6 +212,7 @@ where
             .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover"))),
         stateless: false,
         mismatches: Vec::new(),
+        stray: StrayLines::default(),
         outgoing: Vec::new(),
     };
     mock.deliver();
@@ -247,6 +249,7 @@ where
     reader_task.abort();
     let _ = writer.shutdown().await;
     mock.unused();
+    let notes = mock.stray_output().into_iter().collect();
     Report {
         source: fixture.source().to_owned(),
         test: None,
@@ -257,6 +260,7 @@ where
         )),
         mismatches: mock.mismatches,
         accepted: Vec::new(),
+        notes,
         recorded: None,
     }
 }
@@ -337,6 +341,8 @@ struct Mock<'f> {
     /// its results then carry `resultType`, which the recording dropped as the default.
     stateless: bool,
     mismatches: Vec<Mismatch>,
+    /// The lines the client wrote that are not JSON-RPC messages.
+    stray: StrayLines,
     /// What to write next, each with its recorded pause since the client message it
     /// answers (with [`Fixture::with_timing`]).
     outgoing: Vec<(Value, Option<Duration>)>,
@@ -350,20 +356,16 @@ impl Mock<'_> {
     /// One line from the client.
     fn take(&mut self, event: Incoming) {
         match event {
-            Incoming::Invalid {
-                line,
-                reason,
-                excerpt,
-            } => {
-                self.fail(Mismatch::new(
-                    MismatchKind::Unexpected,
-                    None,
-                    format!("line {line} of the client's output is {reason}: {excerpt:?}"),
-                ));
-                self.outgoing.push((
-                    json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}),
-                    None,
-                ));
+            Incoming::Invalid { excerpt, .. } => {
+                self.stray.push(excerpt.as_bytes());
+                // JSON-RPC's answer to a line that is not JSON, unless such lines are
+                // allowed (then they are left alone, as an SDK server does).
+                if !self.fixture.header().allow_stray_output {
+                    self.outgoing.push((
+                        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}),
+                        None,
+                    ));
+                }
             }
             Incoming::Message(message) => self.receive(message),
             // The mock reads without the fast path (`read_lines(.., None)`).
@@ -411,15 +413,8 @@ impl Mock<'_> {
     fn receive(&mut self, mut message: Value) {
         let kind = match MessageKind::of(&message) {
             Ok(kind) => kind,
-            Err(reason) => {
-                self.fail(
-                    Mismatch::new(
-                        MismatchKind::Unexpected,
-                        None,
-                        format!("the client sent a line that is not JSON-RPC: {reason}"),
-                    )
-                    .actual(&message),
-                );
+            Err(_) => {
+                self.stray.push(message.to_string().as_bytes());
                 return;
             }
         };
@@ -734,6 +729,24 @@ impl Mock<'_> {
     }
 
     /// Recorded client messages never received, reported once at the end.
+    /// The one finding about the client's lines that are not JSON-RPC messages, or (where
+    /// the fixture allows them) the note about them.
+    fn stray_output(&mut self) -> Option<String> {
+        let description = self.stray.describe("the client", "the server's stdin")?;
+        if self.fixture.header().allow_stray_output {
+            return Some(format!("{description} (allowed by \"allow_stray_output\")"));
+        }
+        self.fail(Mismatch::new(
+            MismatchKind::StrayOutput,
+            None,
+            format!(
+                "{description}: MCP's stdio transport carries only JSON-RPC messages; \
+                 allow them with \"allow_stray_output\": true in the fixture header"
+            ),
+        ));
+        None
+    }
+
     fn unused(&mut self) {
         let entries = self.fixture.entries();
         let rest: Vec<&Entry> = entries[self.position.min(entries.len())..]

@@ -23,7 +23,7 @@
 //!
 //! ```text
 //! {"mcp_replay_report": 1, "command": "replay"|"check"|"diff",
-//!  "fixtures": [{"fixture": PATH, "ok": BOOL, "findings": [FINDING...], ...}],
+//!  "fixtures": [{"fixture": PATH, "ok": BOOL, "findings": [FINDING...], "notes": [TEXT...], ...}],
 //!  "passed": N, "failed": M}
 //! FINDING: {"kind", "line", "summary", "expected", "actual",
 //!           "differences": [{"path", "expected", "actual"}],
@@ -56,12 +56,14 @@ pub fn document(command: &str, fixtures: Vec<Value>) -> Value {
 
 impl Report {
     /// This report as one entry of a document's `fixtures`:
-    /// `{"fixture": SOURCE, "ok": BOOL, "findings": [...]}` (see [`Mismatch::to_json`]).
+    /// `{"fixture": SOURCE, "ok": BOOL, "findings": [...], "notes": [TEXT...]}` (see
+    /// [`Mismatch::to_json`] and [`Report::notes`]).
     pub fn to_json(&self) -> Value {
         json!({
             "fixture": self.source(),
             "ok": self.is_ok(),
             "findings": self.mismatches().iter().map(Mismatch::to_json).collect::<Vec<_>>(),
+            "notes": self.notes(),
         })
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::contract::{Change, Class};
 use crate::error::test_filter;
+use crate::excerpt::{excerpts, WIDTH};
 use crate::fixture::Fixture;
 use crate::json::{compact, differences, pretty, Difference};
 use serde_json::Value;
@@ -32,11 +33,15 @@ pub enum MismatchKind {
     /// Over Streamable HTTP: the transport broke its contract (a status, a content type,
     /// the session header, malformed SSE), whatever the MCP messages were.
     Http,
+    /// The server wrote lines on stdout that are not JSON-RPC messages (a banner, logs):
+    /// one finding for all of them, unless the fixture allows them (header
+    /// `"allow_stray_output": true`). For `mcp-replay serve`: the client did, on its stdin.
+    StrayOutput,
 }
 
 impl MismatchKind {
     /// The name used in reports: `method`, `params`, `result`, `id`, `notification order`,
-    /// `missing`, `unexpected`, `timeout`, `server failure`, `http`.
+    /// `missing`, `unexpected`, `timeout`, `server failure`, `http`, `stray output`.
     pub fn name(self) -> &'static str {
         match self {
             MismatchKind::Method => "method",
@@ -49,6 +54,7 @@ impl MismatchKind {
             MismatchKind::Timeout => "timeout",
             MismatchKind::ServerFailure => "server failure",
             MismatchKind::Http => "http",
+            MismatchKind::StrayOutput => "stray output",
         }
     }
 }
@@ -222,14 +228,25 @@ impl fmt::Display for Mismatch {
                 &[]
             };
             for d in paths {
+                write!(f, "\n    at {}", d.path)?;
+                if let (Some(Value::String(e)), Some(Value::String(a))) = (&d.expected, &d.actual) {
+                    // Around the first difference, with carets under what differs.
+                    let [e, a] = excerpts(e, a, WIDTH);
+                    write!(
+                        f,
+                        "\n      expected: {red}{}\n                {}{reset}\
+                         \n      actual:   {green}{}\n                {}{reset}",
+                        e.text, e.marks, a.text, a.marks
+                    )?;
+                    continue;
+                }
                 let show = |v: &Option<Value>| {
                     v.as_ref()
-                        .map_or("(absent)".to_owned(), |v| compact(v, 100))
+                        .map_or("(absent)".to_owned(), |v| compact(v, WIDTH))
                 };
                 write!(
                     f,
-                    "\n    at {}\n      expected: {red}{}{reset}\n      actual:   {green}{}{reset}",
-                    d.path,
+                    "\n      expected: {red}{}{reset}\n      actual:   {green}{}{reset}",
                     show(&d.expected),
                     show(&d.actual)
                 )?;
@@ -304,6 +321,7 @@ pub struct Report {
     pub(crate) rerecord: Option<String>,
     pub(crate) mismatches: Vec<Mismatch>,
     pub(crate) accepted: Vec<Mismatch>,
+    pub(crate) notes: Vec<String>,
     pub(crate) recorded: Option<Fixture>,
 }
 
@@ -323,6 +341,13 @@ impl Report {
     /// header's `"accept"`). A re-recording writes them as the server sent them.
     pub fn accepted(&self) -> &[Mismatch] {
         &self.accepted
+    }
+
+    /// What is worth knowing but is no finding, e.g. that the server had to be stopped
+    /// with SIGTERM after its input closed, or that it wrote lines on stdout that the
+    /// fixture allows. Written under the report, whether it is ok or not.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The fixture this report is about (file path, or `<string>`).
@@ -384,7 +409,7 @@ impl fmt::Display for Report {
                 let s = if n == 1 { "" } else { "s" };
                 write!(f, " ({n} changed result{s}, every change accepted)")?;
             }
-            return Ok(());
+            return write_notes(f, &self.notes);
         }
         writeln!(
             f,
@@ -393,12 +418,25 @@ impl fmt::Display for Report {
             headline(&self.mismatches)
         )?;
         write_findings(f, &self.mismatches)?;
+        if !self.notes.is_empty() {
+            f.write_str("\nNotes:")?;
+            write_notes(f, &self.notes)?;
+            f.write_str("\n")?;
+        }
         write!(
             f,
             "\nIf the new behaviour is right, re-record the fixture:\n    {}",
             self.rerecord_command()
         )
     }
+}
+
+/// One `note: ...` line per note, each on a line of its own.
+pub(crate) fn write_notes(f: &mut fmt::Formatter<'_>, notes: &[String]) -> fmt::Result {
+    for note in notes {
+        write!(f, "\n    note: {note}")?;
+    }
+    Ok(())
 }
 
 /// `4 mismatches (2 result, 1 notification order, 1 missing)`: how many findings of each
@@ -444,8 +482,36 @@ mod should {
             mismatches: vec![Mismatch::new(MismatchKind::Result, Some(2), "differs")
                 .compare(&json!({"result": {"n": 1}}), &json!({"result": {"n": 2}}))],
             accepted: Vec::new(),
+            notes: Vec::new(),
             recorded: None,
         }
+    }
+
+    #[test]
+    fn show_a_late_difference_in_a_long_string_around_it_with_carets_under_it() {
+        let stem = "The current time in Pacific/Kiritimati is 2025-06-01T10:30:00, ".repeat(2);
+        let expected = json!({"result": {"text": format!("{stem}offset +13.0h")}});
+        let actual = json!({"result": {"text": format!("{stem}offset +14.0h")}});
+        let m = Mismatch::new(MismatchKind::Result, Some(2), "differs").compare(&expected, &actual);
+        let text = m.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| *l == "    at .result.text")
+            .unwrap();
+        assert_eq!(
+            lines[at + 1..at + 5],
+            [
+                "      expected: …is 2025-06-01T10:30:00, The current time in Pacific/Kiritimati is 2025-06-01T10:30:00, offset +13.0h\"",
+                "                                                                                                                 ^",
+                "      actual:   …is 2025-06-01T10:30:00, The current time in Pacific/Kiritimati is 2025-06-01T10:30:00, offset +14.0h\"",
+                "                                                                                                                 ^",
+            ],
+            "{text}"
+        );
+        // The same in color, the carets in the colors of their lines.
+        let colored = format!("{m:#}");
+        assert!(colored.contains("\x1b[31m…is 2025-06-01"), "{colored}");
     }
 
     #[test]

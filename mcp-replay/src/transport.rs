@@ -3,7 +3,9 @@
 use serde_json::Value;
 use std::io;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::Duration;
 use tokio::io::{
     AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, ReadBuf,
 };
@@ -20,13 +22,80 @@ const PIPE_CAPACITY: usize = 64 * 1024;
 #[derive(Debug)]
 pub struct Transport {
     inner: DuplexStream,
+    stopping: Stopping,
 }
 
 impl Transport {
     /// A connected pair: the server's [`Transport`] and the harness's end of the pipe.
     pub(crate) fn pair() -> (Transport, DuplexStream) {
+        let (transport, harness, _) = Transport::pair_stopping(crate::process::STOP_GRACE);
+        (transport, harness)
+    }
+
+    /// [`Transport::pair`], and what the server's end tells the harness about how the
+    /// server stopped; a child process gets `grace` to exit at each step of its stop.
+    pub(crate) fn pair_stopping(grace: Duration) -> (Transport, DuplexStream, Stopping) {
         let (server, harness) = tokio::io::duplex(PIPE_CAPACITY);
-        (Transport { inner: server }, harness)
+        let stopping = Stopping(Arc::new(Mutex::new(StopState {
+            grace,
+            child: false,
+            forced: None,
+        })));
+        let transport = Transport {
+            inner: server,
+            stopping: stopping.clone(),
+        };
+        (transport, harness, stopping)
+    }
+
+    /// What this end shares with the harness about the server's stop.
+    pub(crate) fn stopping(&self) -> Stopping {
+        self.stopping.clone()
+    }
+}
+
+/// What the server's end of the pipe tells the harness about how the server stops:
+/// [`serve_command`](crate::process::serve_command) says a child process serves it (the
+/// harness then waits for its stop sequence) and whether it needed a signal.
+#[derive(Debug, Clone)]
+pub(crate) struct Stopping(Arc<Mutex<StopState>>);
+
+#[derive(Debug)]
+struct StopState {
+    grace: Duration,
+    child: bool,
+    forced: Option<String>,
+}
+
+impl Stopping {
+    fn state(&self) -> std::sync::MutexGuard<'_, StopState> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How long a child process has to exit after its input closed (and after SIGTERM).
+    pub(crate) fn grace(&self) -> Duration {
+        self.state().grace
+    }
+
+    /// A child process serves the pipe: it is stopped within
+    /// [`process::stop_bound`](crate::process::stop_bound) of its input closing.
+    pub(crate) fn set_child(&self) {
+        self.state().child = true;
+    }
+
+    /// Whether a child process serves the pipe.
+    pub(crate) fn is_child(&self) -> bool {
+        self.state().child
+    }
+
+    /// The child did not exit by itself after its input closed: how it was stopped.
+    pub(crate) fn set_forced(&self, how: String) {
+        self.state().forced = Some(how);
+    }
+
+    /// How the child was stopped, when it needed a signal.
+    pub(crate) fn forced(&self) -> Option<String> {
+        self.state().forced.clone()
     }
 }
 

@@ -31,9 +31,10 @@ use crate::contract::{self, Change, Class, CONTRACT_METHODS};
 use crate::fast::FastResponse;
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::{compact, json_eq};
+use crate::record::StrayLines;
 use crate::report::{Mismatch, MismatchKind, Report};
 use crate::rules::Rules;
-use crate::transport::{read_lines, Incoming};
+use crate::transport::{read_lines, Incoming, Stopping};
 use align::{How, Span};
 use causal::Model;
 use expected::Expected;
@@ -103,13 +104,14 @@ enum Awaited {
     Loose(usize),
 }
 
-/// Runs one replay over a reader/writer pair connected to the server.
+/// Runs one replay over a reader/writer pair connected to the server; `stopping` is what
+/// the server's end of the pipe says about how the server stopped.
 pub(crate) async fn run<R, W>(
     fixture: &Fixture,
     rules: &Rules,
-    reader: R,
-    writer: W,
+    (reader, writer): (R, W),
     server: Option<ServerTask>,
+    stopping: Stopping,
 ) -> Report
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -118,6 +120,7 @@ where
     let (tx, events) = mpsc::unbounded_channel();
     let reader_task = tokio::spawn(read_lines(reader, tx, rules.defaults_only()));
     let mut driver = Driver::new(fixture, rules, events, writer, server);
+    driver.stopping = Some(stopping);
     driver.drive().await;
     reader_task.abort();
     driver.into_report()
@@ -132,8 +135,15 @@ struct Driver<'f, W> {
     events: mpsc::UnboundedReceiver<Incoming>,
     writer: W,
     server: Option<ServerTask>,
+    /// What the server's end of the pipe says about how the server stopped.
+    stopping: Option<Stopping>,
+    /// The server task did not end in time after its input was closed.
+    server_stuck: Option<Duration>,
     /// Why the server ended, once known.
     server_outcome: Option<Result<(), String>>,
+    /// The lines the server wrote that are not JSON-RPC messages.
+    stray: StrayLines,
+    notes: Vec<String>,
     /// Set once the server's output closed (with the read error, if any).
     closed: Option<Option<String>>,
     /// Set when the replay cannot go on (nothing more is sent).
@@ -226,7 +236,11 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             events,
             writer,
             server,
+            stopping: None,
+            server_stuck: None,
             server_outcome: None,
+            stray: StrayLines::default(),
+            notes: Vec::new(),
             closed: None,
             aborted: false,
             seq: 0,
@@ -271,6 +285,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             rerecord: None,
             mismatches: self.mismatches,
             accepted: self.accepted,
+            notes: self.notes,
             recorded,
         }
     }
@@ -278,7 +293,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
     fn fail(&mut self, mismatch: Mismatch) {
         if matches!(
             mismatch.kind,
-            MismatchKind::Timeout | MismatchKind::ServerFailure | MismatchKind::Id
+            MismatchKind::Timeout
+                | MismatchKind::ServerFailure
+                | MismatchKind::Id
+                | MismatchKind::StrayOutput
         ) {
             self.recordable = false;
         }
@@ -344,8 +362,9 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         if !self.aborted {
             self.await_the_rest().await;
         }
-        self.conclude();
         self.shutdown().await;
+        self.conclude();
+        self.judge_the_end();
     }
 
     /// After the last client message: waits for what may still come (responses, server
@@ -751,16 +770,11 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         _ => self.take_other(kind, message),
                     }
                 }
-                Err(reason) => self.fail(
-                    Mismatch::new(
-                        MismatchKind::ServerFailure,
-                        None,
-                        format!(
-                            "the server wrote a JSON line that is not a JSON-RPC message: {reason}"
-                        ),
-                    )
-                    .actual(&message),
-                ),
+                Err(reason) => {
+                    self.trace
+                        .received(&message, format_args!("not a JSON-RPC message: {reason}"));
+                    self.stray.push(message.to_string().as_bytes());
+                }
             },
             Incoming::Response(response) => {
                 self.seq += 1;
@@ -770,11 +784,13 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 line,
                 reason,
                 excerpt,
-            } => self.fail(Mismatch::new(
-                MismatchKind::ServerFailure,
-                None,
-                format!("line {line} of the server's output is {reason}: {excerpt:?}"),
-            )),
+            } => {
+                if self.trace.on() {
+                    self.trace
+                        .line(format_args!("<- line {line} is {reason}: {excerpt:?}"));
+                }
+                self.stray.push(excerpt.as_bytes());
+            }
             Incoming::Closed(error) => {
                 self.trace.line("<- the server closed its output");
                 if self.closed.is_none() {
@@ -1326,23 +1342,88 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         }
     }
 
-    /// Closes the server's input and waits for it to end.
+    /// Closes the server's input, takes everything the server still writes until its
+    /// output closes (a duplicate or late message is judged like any other), and waits for
+    /// the server to end: within the timeout, or for a child process that
+    /// [`serve_command`](crate::process::serve_command) runs, within its stop sequence.
     async fn shutdown(&mut self) {
         let _ = self.writer.shutdown().await;
+        self.trace.line("-> closed the server's input");
+        let child = self.stopping.as_ref().filter(|s| s.is_child());
+        let bound = match child {
+            // A moment more than serve_command takes: it stops the child by itself.
+            Some(s) => crate::process::serve_bound(s.grace()) + Duration::from_secs(1),
+            None => self.timeout,
+        };
+        let deadline = Instant::now() + bound;
+        while self.closed.is_none() {
+            let Some(event) = self.next_event(deadline).await else {
+                break;
+            };
+            if self.aborted {
+                // Nothing more is judged, but the output is read to its end.
+                if let Incoming::Closed(error) = event {
+                    self.closed = Some(error);
+                }
+            } else {
+                self.accept(event);
+            }
+        }
+        // The input is closed: a server request that came now goes unanswered.
+        self.pending.clear();
         if let Some(task) = self.server.take() {
-            match tokio::time::timeout(self.timeout, task).await {
+            match tokio::time::timeout_at(deadline, task).await {
                 Ok(joined) => {
                     self.server_outcome = Some(joined.map_err(join_error).and_then(|r| r))
                 }
-                Err(_) => self.fail(Mismatch::new(
+                Err(_) => self.server_stuck = Some(bound),
+            }
+        }
+    }
+
+    /// The findings and notes of how the session ended: a server that did not stop, that
+    /// needed a signal, that failed, or that wrote lines that are not JSON-RPC messages.
+    fn judge_the_end(&mut self) {
+        let header = self.fixture.header();
+        if let Some(description) = self.stray.describe("the server", "stdout") {
+            if header.allow_stray_output {
+                self.notes
+                    .push(format!("{description} (allowed by \"allow_stray_output\")"));
+            } else {
+                self.fail(Mismatch::new(
+                    MismatchKind::StrayOutput,
+                    None,
+                    format!(
+                        "{description}: MCP's stdio transport carries only JSON-RPC messages \
+                         on stdout (logs belong on stderr); fix the server, or allow them with \
+                         \"allow_stray_output\": true in the fixture header"
+                    ),
+                ));
+            }
+        }
+        if let Some(bound) = self.server_stuck {
+            self.fail(Mismatch::new(
+                MismatchKind::ServerFailure,
+                None,
+                format!(
+                    "the server did not stop within {} after its input was closed \
+                     (an MCP server ends when its input closes)",
+                    ms(bound)
+                ),
+            ));
+        }
+        if let Some(forced) = self.stopping.as_ref().and_then(Stopping::forced) {
+            if header.strict_exit {
+                self.fail(Mismatch::new(
                     MismatchKind::ServerFailure,
                     None,
                     format!(
-                        "the server did not stop within {} after its input was closed \
-                         (an MCP server ends when its input closes)",
-                        ms(self.timeout)
+                        "{forced} (an MCP server ends when its input closes; the fixture \
+                         asks for that with \"strict_exit\")"
                     ),
-                )),
+                ));
+            } else {
+                self.notes.push(forced);
             }
         }
         let already = self.mismatches.iter().any(|m| {

@@ -50,12 +50,14 @@ impl Fixture {
         Fut: Future<Output = O> + Send + 'static,
         O: ServeOutput,
     {
-        let (transport, harness) = Transport::pair();
+        // A child process gets the stop grace, or the timeout when that is shorter.
+        let grace = crate::process::STOP_GRACE.min(self.timeout());
+        let (transport, harness, stopping) = Transport::pair_stopping(grace);
         let serving = serve(transport);
         // Boxed once here: a server's future is often tens of kilobytes (rmcp's is), and
         // spawning it unboxed copies it several times.
         let server = tokio::spawn(Box::pin(async move { serving.await.into_outcome() }));
-        let (reader, writer) = tokio::io::split(harness);
-        super::run(self, rules, reader, writer, Some(server)).await
+        let pipe = tokio::io::split(harness);
+        super::run(self, rules, pipe, Some(server), stopping).await
     }
 }
