@@ -703,6 +703,7 @@ async fn a_panicking_client_keeps_the_mocks_report() {
         rules: None,
         protocol: None,
         mock_server: true,
+        allow_stray_output: false,
     };
     let failure = run_in(spec, UpdateMode::No, |transport: Transport| async move {
         let client = App::default().serve(transport).await.unwrap();
