@@ -591,6 +591,25 @@ fn a_path_recorded_outside_a_cargo_project_replays_from_any_folder() {
             "the trace names the path sent: {err}"
         );
     }
+    // A failing report says what the placeholder stood for.
+    std::fs::remove_file(project.join("notes.txt")).unwrap();
+    let output = mcp_replay()
+        .current_dir(&elsewhere)
+        .arg("replay")
+        .arg(&fixture)
+        .arg("--")
+        .args(&server)
+        .output()
+        .unwrap();
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "<WORKSPACE> in the client messages was sent as {}",
+            project.display()
+        )),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&base);
 }
 

@@ -144,6 +144,9 @@ struct Driver<'f, W> {
     /// The lines the server wrote that are not JSON-RPC messages.
     stray: StrayLines,
     notes: Vec<String>,
+    /// The folder placeholders the client messages sent were written with, and the folder
+    /// each stood for: a failing report says what the server was really sent.
+    folders: Vec<(&'static str, String)>,
     /// Set once the server's output closed (with the read error, if any).
     closed: Option<Option<String>>,
     /// Set when the replay cannot go on (nothing more is sent).
@@ -241,6 +244,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             server_outcome: None,
             stray: StrayLines::default(),
             notes: Vec::new(),
+            folders: Vec::new(),
             closed: None,
             aborted: false,
             seq: 0,
@@ -279,6 +283,14 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             _ => None,
         };
         self.trace.end(self.mismatches.len());
+        if !self.mismatches.is_empty() {
+            for (placeholder, folder) in &self.folders {
+                self.notes.push(format!(
+                    "{placeholder} in the client messages was sent as {folder} (the folder \
+                     placeholders: docs/normalization.md)"
+                ));
+            }
+        }
         Report {
             source: self.fixture.source().to_owned(),
             test: None,

@@ -88,6 +88,9 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
             self.rules.expand_paths(&mut message);
             for (placeholder, folder) in self.rules.folders_in(entry.text()) {
                 self.trace.line(format_args!("   {placeholder} = {folder}"));
+                if !self.folders.iter().any(|(p, _)| *p == placeholder) {
+                    self.folders.push((placeholder, folder.to_owned()));
+                }
             }
         }
         self.write(&message, Some(entry.line()), what).await;
