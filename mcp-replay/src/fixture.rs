@@ -206,7 +206,7 @@ pub struct Header {
     /// `Last-Event-ID` (see [`Fixture::resume_points`]); other replays ignore it.
     pub http_resume: Vec<usize>,
     /// `"strict_exit"`: a server that had to be stopped with a signal after its input
-    /// closed is a finding, not a note (see [`process::stop`](crate::process::stop)).
+    /// closed is a finding, not a note (see `process::stop`, cargo feature `process`).
     pub strict_exit: bool,
     /// `"allow_stray_output"`: lines the server writes on stdout that are not JSON-RPC
     /// messages (a banner, logs) are a note, not a finding (see

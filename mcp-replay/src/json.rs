@@ -29,9 +29,87 @@ fn num_eq(x: &Number, y: &Number) -> bool {
         return a == b;
     }
     match (x.as_f64(), y.as_f64()) {
-        (Some(a), Some(b)) => a == b,
+        (Some(a), Some(b)) => a == b || ulps_apart(a, b) <= FLOAT_ULPS,
         _ => false,
     }
+}
+
+/// How many units in the last place two floats may be apart and still compare equal.
+/// serde_json parses floats best-effort unless its `float_roundtrip` feature is on (which
+/// mcp-replay does not force on a user's build): the same text always parses to the same
+/// value, but the text written for a value may read back one unit off for an extreme value
+/// (about 1 in 600 random bit patterns, at exponents beyond ±100; never a value like 0.1,
+/// 2.5 or 1e-3). Two units of slack make such a fixture compare equal to its server.
+const FLOAT_ULPS: u64 = 2;
+
+/// The distance between two finite floats of the same sign in units in the last place
+/// (`u64::MAX` otherwise).
+fn ulps_apart(a: f64, b: f64) -> u64 {
+    if !a.is_finite() || !b.is_finite() || a.is_sign_negative() != b.is_sign_negative() {
+        return u64::MAX;
+    }
+    a.to_bits().abs_diff(b.to_bits())
+}
+
+/// Writes a float as the shortest text that this build's serde_json reads back as the same
+/// value, so that a fixture rewritten from what it parsed keeps its bytes (re-recording an
+/// unchanged server writes nothing): the shortest round-trip form when it reads back
+/// (always, with serde_json's `float_roundtrip`; almost always without), else the first of
+/// 16 to 19 significant digits, or a neighbour in the last digit, that does. A value no
+/// text reads back as (a few extreme ones) is written as the text of the value its shortest
+/// form reads back as, which does: one unit in the last place away, so it compares equal
+/// ([`FLOAT_ULPS`]) and is written the same from then on.
+fn write_float(out: &mut String, mut f: f64) {
+    for _ in 0..4 {
+        let Some(shortest) = serde_json::Number::from_f64(f).map(|n| n.to_string()) else {
+            out.push_str("null");
+            return;
+        };
+        if let Some(text) = std::iter::once(shortest.clone())
+            .chain((15..=18).flat_map(move |digits| {
+                let text = format!("{f:.digits$e}");
+                std::iter::once(text.clone()).chain(last_digit_neighbours(text))
+            }))
+            .find(|text| read_float(text) == Some(f.to_bits()))
+        {
+            out.push_str(&text);
+            return;
+        }
+        match read_float(&shortest) {
+            Some(bits) => f = f64::from_bits(bits),
+            None => break,
+        }
+    }
+    let shortest = serde_json::Number::from_f64(f).map(|n| n.to_string());
+    out.push_str(shortest.as_deref().unwrap_or("null"));
+}
+
+/// The bits of the float `text` reads as, read as a fixture line is: a value, not an
+/// `f64` (serde_json parses the two with different code, which can differ in the last
+/// place).
+fn read_float(text: &str) -> Option<u64> {
+    serde_json::from_str::<Value>(text)
+        .ok()?
+        .as_f64()
+        .map(f64::to_bits)
+}
+
+/// `1.2345e7` with its last mantissa digit moved by 1 to 3 either way, where that stays a
+/// number of the same length (`1.2346e7`, `1.2344e7`, ...).
+fn last_digit_neighbours(text: String) -> impl Iterator<Item = String> {
+    let end = text.find(['e', 'E']).unwrap_or(text.len());
+    let last = text[..end].bytes().last().filter(u8::is_ascii_digit);
+    [1i8, -1, 2, -2, 3, -3]
+        .into_iter()
+        .filter_map(move |delta| {
+            let digit = i8::try_from(last? - b'0').ok()? + delta;
+            (0..=9).contains(&digit).then(|| {
+                let mut moved = text[..end - 1].to_owned();
+                moved.push(char::from(b'0' + digit as u8));
+                moved.push_str(&text[end..]);
+                moved
+            })
+        })
 }
 
 /// One place where two JSON values differ.
@@ -257,10 +335,10 @@ pub(crate) fn write_tree<T: Tree>(out: &mut String, node: &T) {
     match node.shape() {
         Shape::Null => out.push_str("null"),
         Shape::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        // Numbers print the same in every serde_json configuration.
-        Shape::Number(n) => {
-            serde_json::to_writer(Append(out), n).expect("serde_json writes numbers")
-        }
+        Shape::Number(n) => match n.as_f64().filter(|_| n.is_f64()) {
+            Some(f) => write_float(out, f),
+            None => serde_json::to_writer(Append(out), n).expect("serde_json writes numbers"),
+        },
         Shape::String(s) => write_string(out, s),
         Shape::Array(items) => {
             out.push('[');
@@ -471,11 +549,42 @@ mod should {
 
         #[test]
         fn write_strings_and_numbers_as_serde_json_does(s in "\\PC*|[\"\\\\\u{0}-\u{1f}\u{7f}é]{0,6}", n in proptest::num::f64::NORMAL, i in proptest::num::i64::ANY) {
-            for value in [json!(s), json!(n), json!(i), json!({"b": [s, n], "a": i})] {
+            for value in [json!(s), json!(i), json!({"b": [s], "a": i})] {
                 let mut out = String::new();
                 write_canonical(&mut out, &value);
                 proptest::prop_assert_eq!(&out, &serde_json::to_string(&value).unwrap());
             }
+            // A float: serde_json's shortest text whenever this build reads that back;
+            // always a text that compares equal to it.
+            let mut out = String::new();
+            write_canonical(&mut out, &json!(n));
+            let shortest = serde_json::to_string(&json!(n)).unwrap();
+            let back: Value = serde_json::from_str(&out).unwrap();
+            let read: Value = serde_json::from_str(&shortest).unwrap();
+            if read.as_f64().map(f64::to_bits) == Some(n.to_bits()) {
+                proptest::prop_assert_eq!(&out, &shortest);
+            }
+            proptest::prop_assert!(json_eq(&back, &json!(n)), "{} for {}", out, n);
+        }
+
+        /// What this build's serde_json parsed, written and parsed again, is the same
+        /// value and then the same text: a fixture rewritten from itself keeps its bytes.
+        #[test]
+        fn write_a_parsed_float_so_that_it_reads_back_the_same(
+            n in proptest::num::f64::POSITIVE
+                | proptest::num::f64::NEGATIVE
+                | proptest::num::f64::NORMAL
+                | proptest::num::f64::SUBNORMAL
+                | proptest::num::f64::ZERO
+        ) {
+            let parsed: Value = serde_json::from_str(&serde_json::to_string(&json!(n)).unwrap()).unwrap();
+            let mut once = String::new();
+            write_canonical(&mut once, &parsed);
+            let again: Value = serde_json::from_str(&once).unwrap();
+            proptest::prop_assert!(json_eq(&again, &parsed), "{} for {}", once, n);
+            let mut twice = String::new();
+            write_canonical(&mut twice, &again);
+            proptest::prop_assert_eq!(&twice, &once);
         }
     }
 }

@@ -1,16 +1,26 @@
-//! Serving a [`Transport`] through a server that runs as a child process over stdio, so
-//! `cargo test` can pin a Node, Python or any other server too; and MCP's stdio shutdown
-//! ([`stop`]), which the `mcp-replay` command follows too.
+//! Serving a [`Transport`](crate::Transport) through a server that runs as a child process
+//! over stdio, so `cargo test` can pin a Node, Python or any other server too; and MCP's
+//! stdio shutdown (`stop`), which the `mcp-replay` command follows too.
+//!
+//! Spawning processes (`serve_command`, `stop`, `start_error`) needs the cargo feature
+//! `process` (`mcp-replay = { version = "0.1", features = ["process"] }`): it turns on
+//! tokio's `process`, which an in-process test does not need, and which would otherwise
+//! rebuild tokio and what depends on it for every user's test build.
 
+#[cfg(feature = "process")]
 use crate::transport::Transport;
+#[cfg(feature = "process")]
 use std::io;
+#[cfg(feature = "process")]
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
+#[cfg(feature = "process")]
 use tokio::io::AsyncWriteExt;
+#[cfg(feature = "process")]
 use tokio::process::{Child, Command};
 
 /// How long a server has to exit once its input closed before it gets SIGTERM, and then
-/// again before SIGKILL ([`stop`]). A replay uses its timeout instead when that is
+/// again before SIGKILL (`stop`). A replay uses its timeout instead when that is
 /// shorter.
 pub const STOP_GRACE: Duration = Duration::from_secs(2);
 
@@ -18,7 +28,7 @@ pub const STOP_GRACE: Duration = Duration::from_secs(2);
 /// started may hold the pipe open.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(500);
 
-/// How a child process ended once its input was closed ([`stop`]).
+/// How a child process ended once its input was closed (`stop`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stopped {
     /// It exited by itself within the grace period, as MCP's stdio shutdown asks.
@@ -54,6 +64,7 @@ impl Stopped {
     }
 }
 
+#[cfg(feature = "process")]
 /// MCP's stdio shutdown of a server whose stdin the caller has just closed: waits `grace`
 /// for it to exit; then sends SIGTERM and waits `grace` again; then SIGKILL (on other
 /// platforms than Unix, a kill straight after the first `grace`). The child is always
@@ -88,7 +99,7 @@ pub async fn stop(child: &mut Child, grace: Duration) -> io::Result<(ExitStatus,
     }
 }
 
-/// The longest [`stop`] takes with `grace`.
+/// The longest `stop` takes with `grace`.
 pub fn stop_bound(grace: Duration) -> Duration {
     grace * 3
 }
@@ -98,6 +109,7 @@ pub(crate) fn serve_bound(grace: Duration) -> Duration {
     stop_bound(grace) + DRAIN_AFTER_EXIT
 }
 
+#[cfg(feature = "process")]
 /// Starts `command` as the server under test and connects its stdin/stdout to `transport`
 /// (stderr passes through). Returns when the server exits: `Ok` on a zero exit status,
 /// otherwise an error that names the status or the signal. A server that could not be
@@ -187,6 +199,7 @@ pub async fn serve_command(transport: Transport, command: &mut Command) -> io::R
     Err(io::Error::other(describe_exit(&program, status)))
 }
 
+#[cfg(feature = "process")]
 /// `the server "node" exited with status 3` or `... was killed by signal 9 (SIGKILL)`.
 pub(crate) fn describe_exit(program: &str, status: std::process::ExitStatus) -> String {
     #[cfg(unix)]
@@ -211,6 +224,7 @@ pub(crate) fn describe_exit(program: &str, status: std::process::ExitStatus) -> 
     }
 }
 
+#[cfg(feature = "process")]
 /// Why [`serve_command`] could not start the server (the program was not found, is not
 /// executable, ...): inside the `io::Error` it returns, so that a runner can tell a server
 /// that never ran from one that ran and failed. Its `Display` is `could not start the
@@ -220,6 +234,7 @@ pub struct CouldNotStart {
     source: io::Error,
 }
 
+#[cfg(feature = "process")]
 /// As its message, quoted: inside an `io::Error`'s `Debug` (what a test returning
 /// `io::Result` shows) it reads as the message did before it had a type.
 impl std::fmt::Debug for CouldNotStart {
@@ -228,6 +243,7 @@ impl std::fmt::Debug for CouldNotStart {
     }
 }
 
+#[cfg(feature = "process")]
 impl CouldNotStart {
     /// The error of the spawn itself, e.g. `No such file or directory (os error 2)`.
     pub fn spawn_error(&self) -> &io::Error {
@@ -235,6 +251,7 @@ impl CouldNotStart {
     }
 }
 
+#[cfg(feature = "process")]
 impl std::fmt::Display for CouldNotStart {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -245,12 +262,14 @@ impl std::fmt::Display for CouldNotStart {
     }
 }
 
+#[cfg(feature = "process")]
 impl std::error::Error for CouldNotStart {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.source)
     }
 }
 
+#[cfg(feature = "process")]
 /// The [`CouldNotStart`] inside an error of [`serve_command`], when the server could not
 /// be started; `None` when it started (and then failed, or the error is another).
 pub fn start_error(error: &io::Error) -> Option<&CouldNotStart> {

@@ -22,6 +22,8 @@ const PIPE_CAPACITY: usize = 64 * 1024;
 #[derive(Debug)]
 pub struct Transport {
     inner: DuplexStream,
+    /// Read by `process::serve_command` (cargo feature `process`).
+    #[cfg_attr(not(feature = "process"), allow(dead_code))]
     stopping: Stopping,
 }
 
@@ -49,6 +51,7 @@ impl Transport {
     }
 
     /// What this end shares with the harness about the server's stop.
+    #[cfg_attr(not(feature = "process"), allow(dead_code))]
     pub(crate) fn stopping(&self) -> Stopping {
         self.stopping.clone()
     }
@@ -79,6 +82,7 @@ impl Stopping {
 
     /// A child process serves the pipe: it is stopped within
     /// [`process::stop_bound`](crate::process::stop_bound) of its input closing.
+    #[cfg_attr(not(feature = "process"), allow(dead_code))]
     pub(crate) fn set_child(&self) {
         self.state().child = true;
     }
@@ -89,6 +93,7 @@ impl Stopping {
     }
 
     /// The child did not exit by itself after its input closed: how it was stopped.
+    #[cfg_attr(not(feature = "process"), allow(dead_code))]
     pub(crate) fn set_forced(&self, how: String) {
         self.state().forced = Some(how);
     }
