@@ -1,9 +1,12 @@
 //! The same fixtures in both protocol eras: the legacy handshake (2025-11-25) and the
 //! stateless 2026-07-28 revision, where every request carries its identity in `_meta`.
 
-use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Transport};
+use mcp_replay::harness::{run_in, Spec};
+use mcp_replay::update::UpdateMode;
+use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Rules, Transport};
 use mcp_replay_demo::DemoServer;
 use rmcp::ServiceExt;
+use std::path::{Path, PathBuf};
 
 async fn serve(transport: Transport) {
     let server = DemoServer::default().serve(transport).await.unwrap();
@@ -32,20 +35,209 @@ async fn discover_then_call(transport: Transport) {
     serve(transport).await;
 }
 
+/// `fixtures/list_and_read.jsonl`, in the legacy era (the harness performs the handshake):
+/// `tools/list`, `resources/list`, a `resources/read` and one of a resource that does not
+/// exist. The same file passes in the stateless era below.
+#[mcp_fixture("list_and_read")]
+#[tokio::test]
+async fn lists_and_reads_in_the_legacy_era(transport: Transport) {
+    serve(transport).await;
+}
+
+/// The same fixture in the stateless era, where rmcp adds `cacheScope` and `ttlMs` to
+/// every list and read result and answers the missing resource with `-32602`, not
+/// `-32002`: the default rules `cache-hints` and `resource-not-found-code` (version 2)
+/// write both eras alike.
+#[mcp_fixture("list_and_read", protocol = "2026-07-28")]
+#[tokio::test]
+async fn lists_and_reads_in_the_stateless_era(transport: Transport) {
+    serve(transport).await;
+}
+
+fn bundled(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// The differences of a replay of `fixture` with `rules`, as the paths of every result
+/// finding, sorted.
+async fn result_differences(fixture: &Fixture, rules: &Rules) -> Vec<String> {
+    let report = fixture.replay_with(rules, serve).await;
+    let mut paths: Vec<String> = report
+        .mismatches()
+        .iter()
+        .inspect(|m| assert_eq!(m.kind(), MismatchKind::Result, "{report}"))
+        .flat_map(|m| m.differences().iter().map(|d| d.path.clone()))
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// The server's answers differ between the eras, and only in what the version 2 rules
+/// write alike: pinned to the defaults of version 1, the fixture (written with version 2)
+/// fails in the stateless era on exactly the caching hints of the three list and read
+/// results, and in the legacy era on exactly the error code of the missing resource.
+#[tokio::test]
+async fn the_eras_differ_in_the_cache_hints_and_the_not_found_code_alone() {
+    let legacy = Fixture::parse(&bundled("list_and_read.jsonl")).unwrap();
+    let stateless = legacy.clone().with_protocol("2026-07-28");
+    let v1 = Rules::default().version(1);
+    assert_eq!(
+        result_differences(&stateless, &v1).await,
+        [
+            ".result.cacheScope",
+            ".result.cacheScope",
+            ".result.cacheScope",
+            ".result.ttlMs",
+            ".result.ttlMs",
+            ".result.ttlMs"
+        ]
+    );
+    assert_eq!(result_differences(&legacy, &v1).await, [".error.code"]);
+    for fixture in [&legacy, &stateless] {
+        assert!(result_differences(fixture, &Rules::default())
+            .await
+            .is_empty());
+    }
+}
+
+/// A fresh folder under the target directory.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("eras-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("fixtures")).unwrap();
+    dir
+}
+
+fn spec(dir: &Path, protocol: Option<&'static str>) -> Spec {
+    Spec {
+        manifest_dir: Box::leak(dir.display().to_string().into_boxed_str()),
+        dir: "fixtures",
+        name: "list_and_read",
+        test_path: "eras::some_test",
+        timeout_ms: None,
+        rules: None,
+        protocol,
+        mock_server: false,
+    }
+}
+
+/// What `MCP_FIXTURE_UPDATE=1 cargo test` does to a suite that replays one fixture in
+/// both eras: re-recorded from its client lines in one era, the fixture is the bundled one,
+/// and it passes in the other era, re-recording there too, without a byte changed. Each
+/// era first, so the order the two tests run in does not matter.
+#[tokio::test]
+async fn one_fixture_re_records_in_one_era_and_passes_unchanged_in_the_other() {
+    let client_lines: String = bundled("list_and_read.jsonl")
+        .lines()
+        .filter(|l| l.contains("\"client->server\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for (first, then) in [(None, Some("2026-07-28")), (Some("2026-07-28"), None)] {
+        let dir = temp_dir(first.unwrap_or("legacy"));
+        let path = dir.join("fixtures/list_and_read.jsonl");
+        std::fs::write(&path, &client_lines).unwrap();
+        run_in(spec(&dir, first), UpdateMode::Always, serve)
+            .await
+            .unwrap();
+        let recorded = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            recorded,
+            bundled("list_and_read.jsonl"),
+            "recorded in {first:?}"
+        );
+        for mode in [UpdateMode::No, UpdateMode::Always] {
+            run_in(spec(&dir, then), mode, serve)
+                .await
+                .unwrap_or_else(|e| panic!("{then:?}, {mode:?}: {e}"));
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                recorded,
+                "{then:?}, {mode:?}: the file changed"
+            );
+        }
+    }
+}
+
+/// Adds `cacheScope` to the discovery result of `fixtures/discover_and_call.jsonl` (the
+/// default rules dropped it from the recording).
+fn discover_with_cache_scope(scope: &str, header: Option<&str>) -> String {
+    let text = bundled("discover_and_call.jsonl");
+    assert!(
+        !text.contains("cacheScope"),
+        "the recording has no caching hint"
+    );
+    let body = text.replacen(
+        "\"capabilities\":{\"logging\"",
+        &format!("\"cacheScope\":\"{scope}\",\"capabilities\":{{\"logging\""),
+        1,
+    );
+    match header {
+        Some(header) => format!("{header}\n{body}"),
+        None => body,
+    }
+}
+
 #[tokio::test]
 async fn a_changed_discovery_result_is_a_result_finding() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/fixtures/discover_and_call.jsonl"
-    );
-    let text = std::fs::read_to_string(path)
-        .unwrap()
-        .replace("\"cacheScope\":\"private\"", "\"cacheScope\":\"public\"");
+    let text = bundled("discover_and_call.jsonl").replace("\"logging\":{},", "");
     let report = Fixture::parse(&text).unwrap().replay(serve).await;
     let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
     assert_eq!(kinds, [MismatchKind::Result], "{report}");
     assert_eq!(
         report.mismatches()[0].differences()[0].path,
-        ".result.cacheScope"
+        ".result.capabilities.logging"
     );
+}
+
+/// Under the defaults of version 2 the caching hints are not compared: a fixture that
+/// says `"cacheScope": "public"` (the server sends `"private"`) passes.
+#[tokio::test]
+async fn a_changed_cache_scope_is_no_finding_under_the_newest_defaults() {
+    let fixture = Fixture::parse(&discover_with_cache_scope("public", None)).unwrap();
+    let report = fixture.replay(serve).await;
+    assert!(report.is_ok(), "{report}");
+}
+
+/// A user who wants the caching hints pinned still can: by the fixture's header
+/// (`"rules": 1`, the defaults before version 2) or by turning the rule off
+/// (`Rules::default().without("cache-hints")`). Either way a changed `cacheScope` is a
+/// result finding again, and the right one passes.
+#[tokio::test]
+async fn cache_hints_are_compared_when_pinned_to_rules_1_or_with_the_rule_off() {
+    let pinned = Some(r#"{"mcp_replay":1,"rules":1}"#);
+    for (text, rules) in [
+        (
+            discover_with_cache_scope("public", pinned),
+            Rules::default(),
+        ),
+        (
+            discover_with_cache_scope("public", None),
+            Rules::default().without("cache-hints"),
+        ),
+    ] {
+        let fixture = Fixture::parse(&text).unwrap();
+        let report = fixture.replay_with(&rules, serve).await;
+        let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
+        assert_eq!(kinds, [MismatchKind::Result], "{report}");
+        let paths: Vec<&str> = report.mismatches()[0]
+            .differences()
+            .iter()
+            .map(|d| d.path.as_str())
+            .collect();
+        // The server also sends `ttlMs`, which this fixture lacks.
+        assert_eq!(paths, [".result.cacheScope", ".result.ttlMs"], "{report}");
+    }
+    let text = discover_with_cache_scope("private", pinned).replacen(
+        "\"cacheScope\":\"private\",",
+        "\"cacheScope\":\"private\",\"ttlMs\":0,",
+        1,
+    );
+    let report = Fixture::parse(&text).unwrap().replay(serve).await;
+    assert!(report.is_ok(), "{report}");
 }

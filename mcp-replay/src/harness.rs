@@ -256,9 +256,11 @@ pub fn shell_line<S: AsRef<str>>(args: impl IntoIterator<Item = S>) -> String {
         .join(" ")
 }
 
-/// The rules of one replay, in order: the defaults (at the version `fixture`'s header
-/// pins, with `workspace` as `<WORKSPACE>`), then `folder`'s rules file
-/// ([`RULES_FILE`](crate::rules::RULES_FILE)), then `own`.
+/// The rules of one replay, in order: the defaults (with `workspace` as `<WORKSPACE>`),
+/// then `folder`'s rules file ([`RULES_FILE`](crate::rules::RULES_FILE)), then `own`. The
+/// version of the defaults is the one `fixture`'s header pins (`"rules": N`, what the
+/// fixture was written with), else the one `own` pins, else the rules file's, else the
+/// newest.
 pub fn rules_for(
     fixture: Option<&Fixture>,
     folder: &Path,
@@ -266,14 +268,14 @@ pub fn rules_for(
     own: Option<&Rules>,
 ) -> Result<Rules, Error> {
     let mut rules = Rules::default().workspace(workspace);
-    if let Some(version) = fixture.and_then(|f| f.header().rules_version) {
-        rules = rules.version(version);
-    }
     if let Some(file) = Rules::load_folder(folder)? {
         rules = rules.merge(&file);
     }
     if let Some(own) = own {
         rules = rules.merge(own);
+    }
+    if let Some(version) = fixture.and_then(|f| f.header().rules_version) {
+        rules = rules.version(version);
     }
     Ok(rules)
 }

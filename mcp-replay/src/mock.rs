@@ -189,6 +189,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
 {
+    let rules = &*rules.for_fixture(fixture);
     let (tx, mut events) = mpsc::unbounded_channel();
     let reader_task = tokio::spawn(read_lines(reader, tx, None));
     let mut mock = Mock {
