@@ -119,7 +119,10 @@ fn spec(dir: &Path, protocol: Option<&'static str>) -> Spec {
         manifest_dir: Box::leak(dir.display().to_string().into_boxed_str()),
         dir: "fixtures",
         name: "list_and_read",
-        test_path: "eras::some_test",
+        test_path: match protocol {
+            None => "eras::lists_and_reads_in_the_legacy_era",
+            Some(_) => "eras::lists_and_reads_in_the_stateless_era",
+        },
         timeout_ms: None,
         rules: None,
         protocol,
@@ -127,41 +130,109 @@ fn spec(dir: &Path, protocol: Option<&'static str>) -> Spec {
     }
 }
 
-/// What `MCP_FIXTURE_UPDATE=1 cargo test` does to a suite that replays one fixture in
-/// both eras: re-recorded from its client lines in one era, the fixture is the bundled one,
-/// and it passes in the other era, re-recording there too, without a byte changed. Each
-/// era first, so the order the two tests run in does not matter.
-#[tokio::test]
-async fn one_fixture_re_records_in_one_era_and_passes_unchanged_in_the_other() {
-    let client_lines: String = bundled("list_and_read.jsonl")
-        .lines()
+fn client_lines(text: &str) -> String {
+    text.lines()
         .filter(|l| l.contains("\"client->server\""))
         .map(|l| format!("{l}\n"))
-        .collect();
+        .collect()
+}
+
+/// What `MCP_FIXTURE_UPDATE=1 cargo test` does to a suite whose two tests replay one
+/// fixture in the two eras (as the two `lists_and_reads_*` tests above): the first test
+/// to come re-records it from its client lines, giving the bundled file; the other waits,
+/// then passes in its era against the file as it is, not a byte changed. Each era first,
+/// so the order the tests run in does not matter.
+#[tokio::test]
+async fn one_fixture_re_records_in_one_era_and_passes_unchanged_in_the_other() {
+    let bundled_text = bundled("list_and_read.jsonl");
     for (first, then) in [(None, Some("2026-07-28")), (Some("2026-07-28"), None)] {
         let dir = temp_dir(first.unwrap_or("legacy"));
         let path = dir.join("fixtures/list_and_read.jsonl");
-        std::fs::write(&path, &client_lines).unwrap();
+        std::fs::write(&path, client_lines(&bundled_text)).unwrap();
         run_in(spec(&dir, first), UpdateMode::Always, serve)
             .await
             .unwrap();
         let recorded = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(recorded, bundled_text, "recorded in {first:?}");
+        let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+        run_in(spec(&dir, then), UpdateMode::Always, serve)
+            .await
+            .unwrap_or_else(|e| panic!("{then:?}: {e}"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), recorded);
         assert_eq!(
-            recorded,
-            bundled("list_and_read.jsonl"),
-            "recorded in {first:?}"
+            std::fs::metadata(&path).unwrap().modified().unwrap(),
+            modified,
+            "{then:?}: the file was written again"
         );
-        for mode in [UpdateMode::No, UpdateMode::Always] {
-            run_in(spec(&dir, then), mode, serve)
-                .await
-                .unwrap_or_else(|e| panic!("{then:?}, {mode:?}: {e}"));
-            assert_eq!(
-                std::fs::read_to_string(&path).unwrap(),
-                recorded,
-                "{then:?}, {mode:?}: the file changed"
-            );
+        // And in a later run, compare only, in either era.
+        for era in [first, then] {
+            let mut compare = spec(&dir, era);
+            compare.test_path = "eras::a_later_run";
+            run_in(compare, UpdateMode::No, serve).await.unwrap();
         }
     }
+}
+
+/// The two tests at once, as `cargo test` runs them, on a stale fixture (a recorded
+/// answer that the server no longer gives): one re-records, the other waits and passes,
+/// and the file is the bundled one.
+#[tokio::test]
+async fn both_eras_re_record_one_stale_fixture_at_once() {
+    let bundled_text = bundled("list_and_read.jsonl");
+    let stale = bundled_text.replace("demo server is for.", "demo server was for.");
+    assert_ne!(stale, bundled_text);
+    let dir = temp_dir("at-once");
+    let path = dir.join("fixtures/list_and_read.jsonl");
+    std::fs::write(&path, &stale).unwrap();
+    let (legacy, stateless) = tokio::join!(
+        run_in(spec(&dir, None), UpdateMode::Always, serve),
+        run_in(spec(&dir, Some("2026-07-28")), UpdateMode::Always, serve),
+    );
+    legacy.unwrap();
+    stateless.unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), bundled_text);
+}
+
+/// Under the defaults of version 1 the eras cannot share the fixture, and the update run
+/// says so instead of letting the last recording win: the test that comes second gets
+/// different answers from the file the first one wrote, and its failure names both.
+#[tokio::test]
+async fn eras_that_cannot_share_a_fixture_fail_the_update_run_naming_both_tests() {
+    fn version_1() -> Rules {
+        Rules::default().version(1)
+    }
+    let dir = temp_dir("version-1");
+    let path = dir.join("fixtures/list_and_read.jsonl");
+    std::fs::write(&path, client_lines(&bundled("list_and_read.jsonl"))).unwrap();
+    let mut legacy = spec(&dir, None);
+    legacy.rules = Some(version_1);
+    let mut stateless = spec(&dir, Some("2026-07-28"));
+    stateless.rules = Some(version_1);
+    run_in(legacy, UpdateMode::Always, serve).await.unwrap();
+    let recorded = std::fs::read_to_string(&path).unwrap();
+    assert!(recorded.contains("-32002") && !recorded.contains("ttlMs"));
+    let failure = run_in(stateless, UpdateMode::Always, serve)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        failure.starts_with(&format!(
+            "mcp-replay: eras::lists_and_reads_in_the_stateless_era replays {}, which \
+             eras::lists_and_reads_in_the_legacy_era re-records in this run",
+            path.display()
+        )),
+        "{failure}"
+    );
+    assert!(
+        failure.contains("give each test its own fixture"),
+        "{failure}"
+    );
+    assert!(failure.contains("4 mismatches (4 result)"), "{failure}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        recorded,
+        "untouched"
+    );
 }
 
 /// Adds `cacheScope` to the discovery result of `fixtures/discover_and_call.jsonl` (the

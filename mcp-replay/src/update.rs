@@ -73,11 +73,7 @@ pub fn write_fixture(fixture: &Fixture, path: &Path, mode: UpdateMode) -> Result
         });
     }
     let target = match mode {
-        UpdateMode::New => {
-            let mut name = path.as_os_str().to_owned();
-            name.push(".new");
-            PathBuf::from(name)
-        }
+        UpdateMode::New => pending_path(path),
         _ => path.to_owned(),
     };
     if mode != UpdateMode::New && same_text(fixture, path) {
@@ -90,6 +86,14 @@ pub fn write_fixture(fixture: &Fixture, path: &Path, mode: UpdateMode) -> Result
         UpdateMode::New => Written::Pending(target),
         _ => Written::Updated(target),
     })
+}
+
+/// Where [`UpdateMode::New`] writes the recording of the fixture at `path`:
+/// `NAME.jsonl.new` beside it.
+pub(crate) fn pending_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".new");
+    PathBuf::from(name)
 }
 
 /// Does the file at `path` hold exactly the fixture's canonical text? Compared line by
