@@ -551,6 +551,30 @@ mod should {
     use super::*;
 
     #[test]
+    fn let_the_fixture_header_pin_the_rules_version_over_the_tests_and_the_folders() {
+        let folder =
+            std::env::temp_dir().join(format!("mcp-replay-rules-for-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(crate::rules::RULES_FILE), r#"{"version": 1}"#).unwrap();
+        let line =
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":1,"method":"ping"}}"#;
+        let plain = Fixture::parse(line).unwrap();
+        let pinned = Fixture::parse(&format!("{{\"mcp_replay\":1,\"rules\":1}}\n{line}")).unwrap();
+        let own = Rules::default().version(2);
+        let version = |fixture: &Fixture, own: Option<&Rules>| {
+            rules_for(Some(fixture), &folder, &folder, own)
+                .unwrap()
+                .rules_version()
+        };
+        assert_eq!(version(&plain, None), 1, "the folder's rules file");
+        assert_eq!(version(&plain, Some(&own)), 2, "the test's own rules");
+        assert_eq!(version(&pinned, Some(&own)), 1, "the fixture's header");
+        std::fs::remove_file(folder.join(crate::rules::RULES_FILE)).unwrap();
+        assert_eq!(version(&plain, None), crate::rules::RULES_VERSION);
+        let _ = std::fs::remove_dir(&folder);
+    }
+
+    #[test]
     fn color_as_no_color_and_clicolor_force_say() {
         let env = |pairs: &'static [(&'static str, &'static str)]| {
             move |key: &str| {
