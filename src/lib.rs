@@ -19,6 +19,10 @@
 //! - `job_status` returns a random job id, the current time and a temp path: not
 //!   deterministic on purpose, the default normalization rules pin it.
 //!
+//! and two text resources ([`RESOURCES`]), `demo://readme` and `demo://tools`; reading any
+//! other URI is the protocol's resource-not-found error (`-32002`, which rmcp answers as
+//! `-32602` from protocol 2026-07-28 on).
+//!
 //! ```no_run
 //! use mcp_replay_demo::DemoServer;
 //! use rmcp::ServiceExt;
@@ -38,10 +42,14 @@ use std::sync::{Mutex, PoisonError};
 use rmcp::{
     handler::server::{router::tool::ToolRouter, wrapper::Parameters},
     model::{
-        CallToolResult, ContentBlock, Implementation, ProgressNotificationParam, RequestMetaObject,
-        ServerCapabilities, ServerConfig,
+        CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
+        ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse,
+        ReadResourceResult, RequestMetaObject, Resource, ResourceContents, ServerCapabilities,
+        ServerConfig,
     },
-    schemars, tool, tool_handler, tool_router, ErrorData, Peer, RoleServer, ServerHandler,
+    schemars,
+    service::RequestContext,
+    tool, tool_handler, tool_router, ErrorData, Peer, RoleServer, ServerHandler,
 };
 use serde::Deserialize;
 
@@ -60,6 +68,35 @@ pub const SERVER_VERSION: &str = "1.0.0";
 /// The instructions the demo server returns from `initialize`.
 pub const INSTRUCTIONS: &str = "Deterministic demo server for mcp-replay fixtures. \
 Tools: lookup_issue, count_up (reports progress and logs), divide, echo, job_status.";
+
+/// A text resource of the demo server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DemoResource {
+    /// Its URI, e.g. `demo://readme`.
+    pub uri: &'static str,
+    /// Its name in `resources/list`.
+    pub name: &'static str,
+    /// Its description in `resources/list`.
+    pub description: &'static str,
+    /// What `resources/read` returns (`text/plain`).
+    pub text: &'static str,
+}
+
+/// The resources the demo server lists and reads, in the order it lists them.
+pub const RESOURCES: [DemoResource; 2] = [
+    DemoResource {
+        uri: "demo://readme",
+        name: "readme",
+        description: "What the demo server is for.",
+        text: "The bundled demo server of mcp-replay: every answer is deterministic, so fixtures pin it.",
+    },
+    DemoResource {
+        uri: "demo://tools",
+        name: "tools",
+        description: "The demo server's tools, one a line.",
+        text: "lookup_issue\ncount_up\ndivide\necho\njob_status\n",
+    },
+];
 
 /// The logger name of the `notifications/message` sent by `count_up`.
 pub const LOGGER: &str = "demo";
@@ -330,6 +367,7 @@ impl ServerHandler for DemoServer {
         #[expect(deprecated, reason = "the demo exercises MCP logging (SEP-2577)")]
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_resources()
             .enable_logging()
             .build();
         ServerConfig::new(capabilities)
@@ -337,11 +375,44 @@ impl ServerHandler for DemoServer {
             .with_instructions(INSTRUCTIONS)
     }
 
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(
+            RESOURCES
+                .iter()
+                .map(|r| {
+                    Resource::new(r.uri, r.name)
+                        .with_description(r.description)
+                        .with_mime_type("text/plain")
+                })
+                .collect(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        match RESOURCES.iter().find(|r| r.uri == request.uri) {
+            Some(r) => {
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(r.text, r.uri)]).into())
+            }
+            None => Err(ErrorData::resource_not_found(
+                format!("resource not found: {}", request.uri),
+                Some(serde_json::json!({ "uri": request.uri })),
+            )),
+        }
+    }
+
     #[expect(deprecated, reason = "the demo exercises MCP logging (SEP-2577)")]
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: rmcp::service::RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let rank = severity(request.level);
         *self
@@ -618,6 +689,53 @@ mod tests {
         assert_eq!(
             client.recv_until_response(3).await[0]["error"]["code"],
             -32602
+        );
+    }
+
+    /// The resources, and the one fact of rmcp the `resource-not-found-code` rule is
+    /// about: a missing resource is `-32002` in the legacy era, `-32602` in the stateless
+    /// one, with the same message and data.
+    #[tokio::test]
+    async fn resources_in_both_eras() {
+        let mut legacy = RawClient::start(DemoServer::default());
+        legacy.initialize().await;
+        legacy
+            .send(r#"{"jsonrpc":"2.0","id":2,"method":"resources/list"}"#)
+            .await;
+        let list = legacy.recv_until_response(2).await;
+        let uris: Vec<&str> = list[0]["result"]["resources"]
+            .as_array()
+            .expect("resources")
+            .iter()
+            .map(|r| r["uri"].as_str().expect("uri"))
+            .collect();
+        assert_eq!(uris, ["demo://readme", "demo://tools"]);
+        legacy
+            .send(r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"demo://tools"}}"#)
+            .await;
+        let read = legacy.recv_until_response(3).await;
+        assert_eq!(read[0]["result"]["contents"][0]["text"], RESOURCES[1].text);
+        let missing = r#""method":"resources/read","params":{"uri":"demo://none""#;
+        legacy
+            .send(&format!(r#"{{"jsonrpc":"2.0","id":4,{missing}}}}}"#))
+            .await;
+        let legacy_error = legacy.recv_until_response(4).await[0]["error"].clone();
+        assert_eq!(legacy_error["code"], -32002);
+
+        let mut stateless = RawClient::start(DemoServer::default());
+        stateless
+            .send(&format!(
+                r#"{{"jsonrpc":"2.0","id":4,{missing},"_meta":{{{STATELESS_META_FIELDS}}}}}}}"#
+            ))
+            .await;
+        let mut stateless_error = stateless.recv_until_response(4).await[0]["error"].clone();
+        assert_eq!(stateless_error["code"], -32602);
+        stateless_error["code"] = json!(-32002);
+        assert_eq!(stateless_error, legacy_error);
+        assert_eq!(
+            legacy_error["data"],
+            json!({"uri": "demo://none"}),
+            "{legacy_error}"
         );
     }
 

@@ -112,7 +112,7 @@ mod http_echo {
     }
 }
 
-/// `docs/normalization.md`, example 1.
+/// `docs/normalization.md`, example 2 ("In code, for one test").
 #[rustfmt::skip]
 mod normalization_rules {
     // Compiled, not run (the fixture belongs to the reader's project): `#[tokio::test]`
@@ -130,6 +130,7 @@ mod normalization_rules {
             .compute(".result.structuredContent.count", |v, _path| { // computed from value and path
                 serde_json::json!(if v.as_u64() > Some(0) { "<SOME>" } else { "<NONE>" })
             })
+            .remove(".result._meta[\"x-trace\"]")                   // says nothing: delete it
             .sort(".result.tools")                                  // order not guaranteed
             .unordered("notifications/message")                     // may arrive in any order
     }
@@ -137,6 +138,23 @@ mod normalization_rules {
     #[mcp_fixture("report", rules = rules)]
     #[tokio::test]
     async fn report(transport: Transport) { /* serve */ }
+}
+
+/// `docs/normalization.md`, example 1 ("Versions").
+#[rustfmt::skip]
+mod normalization_without_cache_hints {
+    use mcp_replay::Rules;
+
+    // Compare `cacheScope` and `ttlMs` again; the error codes of both eras stay one.
+    fn rules() -> Rules {
+        Rules::default().without("cache-hints")
+    }
+
+    #[test]
+    fn turns_the_one_rule_off() {
+        let rules = rules();
+        assert!(!rules.applies("cache-hints") && rules.applies("resource-not-found-code"));
+    }
 }
 
 /// The documents outside `docs/` whose Rust examples this file holds (every file of
@@ -203,5 +221,5 @@ fn every_rust_example_in_the_docs_is_here() {
             );
         }
     }
-    assert_eq!(count, 6, "a new example: add it to this file's modules");
+    assert_eq!(count, 7, "a new example: add it to this file's modules");
 }

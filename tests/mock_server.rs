@@ -688,6 +688,110 @@ async fn a_stateless_client_gets_server_discover_from_a_recording_without_one() 
     assert!(report.is_ok(), "{report}");
 }
 
+/// The `cache-hints` rule dropped `ttlMs` and `cacheScope` from the recording; a client in
+/// the 2026-07-28 era, whose schema requires them on list and read results (the Python SDK
+/// client refuses a result without them), gets `ttlMs: 0` and `cacheScope: "private"` on
+/// each, and on the discovery result; hints the recording kept are served as recorded; a
+/// legacy client gets none, and an error stays an error.
+#[tokio::test]
+async fn a_stateless_client_gets_cache_hints_on_list_and_read_results() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/list_and_read.jsonl"
+    ))
+    .unwrap();
+    assert!(!text.contains("ttlMs") && !text.contains("cacheScope"));
+    // A recording that kept one hint (as one written with `"rules": 1` does).
+    let text = text.replacen(
+        "\"resources\":[",
+        "\"cacheScope\":\"public\",\"resources\":[",
+        1,
+    );
+    let fixture = Fixture::parse(&text).unwrap();
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    for stateless in [true, false] {
+        let (transport, mock) = fixture.mock_server();
+        let (read, mut write) = tokio::io::split(transport);
+        let mut lines = BufReader::new(read).lines();
+        let handshake = if stateless {
+            json!({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": meta}})
+        } else {
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}})
+        };
+        let requests = [
+            handshake,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "resources/list", "params": {}}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "demo://readme"}}),
+            json!({"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {"uri": "demo://missing"}}),
+        ];
+        let mut replies = Vec::new();
+        for (i, mut request) in requests.into_iter().enumerate() {
+            if stateless && i > 0 {
+                request["params"]["_meta"] = meta.clone();
+            }
+            if !stateless && i == 1 {
+                let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+                write
+                    .write_all(format!("{initialized}\n").as_bytes())
+                    .await
+                    .unwrap();
+            }
+            write
+                .write_all(format!("{request}\n").as_bytes())
+                .await
+                .unwrap();
+            let reply: serde_json::Value =
+                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            replies.push(reply);
+        }
+        let hints: Vec<_> = replies
+            .iter()
+            .map(|r| {
+                (
+                    r["result"]["ttlMs"].clone(),
+                    r["result"]["cacheScope"].clone(),
+                )
+            })
+            .collect();
+        let none = (json!(null), json!(null));
+        let private = (json!(0), json!("private"));
+        if stateless {
+            assert_eq!(
+                hints,
+                [
+                    private.clone(),
+                    private.clone(),
+                    (json!(0), json!("public")),
+                    private,
+                    none
+                ],
+                "{replies:?}"
+            );
+        } else {
+            assert_eq!(
+                hints,
+                [
+                    none.clone(),
+                    none.clone(),
+                    (json!(null), json!("public")),
+                    none.clone(),
+                    none
+                ],
+                "{replies:?}"
+            );
+        }
+        assert_eq!(replies[4]["error"]["code"], -32602, "{}", replies[4]);
+        drop(write);
+        let report = mock.finish().await;
+        assert!(report.is_ok(), "{report}");
+    }
+}
+
 /// A client body that panics after a wrong request: the failure has the panic and the
 /// mock's report of what the client did until then.
 #[tokio::test]

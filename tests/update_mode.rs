@@ -355,27 +355,82 @@ fn a_failed_write_leaves_the_old_content_and_no_temp_file() {
     );
 }
 
+/// Two tests of one run that replay the same fixture (in two eras, over two transports):
+/// the first re-records it, the second waits for it, then compares with what it wrote
+/// and passes without writing. Run at once, as `cargo test` runs them.
 #[tokio::test]
-async fn two_tests_re_recording_the_same_fixture_are_a_clear_error() {
+async fn two_tests_of_one_fixture_re_record_it_once() {
     let dir = temp_dir("same");
-    put(&dir, "shared.jsonl", &client_lines("lookup_issue.jsonl"));
+    let path = put(
+        &dir,
+        "shared.jsonl",
+        &client_lines("count_up_progress.jsonl"),
+    );
     let mut first = spec(&dir, "shared", None);
     first.test_path = "update_mode::first";
     let mut second = spec(&dir, "shared", None);
     second.test_path = "update_mode::second";
-    run_in(first, UpdateMode::Always, serve_demo).await.unwrap();
-    let failure = run_in(second, UpdateMode::Always, serve_demo)
-        .await
-        .unwrap_err()
-        .to_string();
-    assert!(
-        failure.contains("is re-recorded by two tests, update_mode::first and update_mode::second"),
-        "{failure}"
+    let (a, b) = tokio::join!(
+        run_in(first, UpdateMode::Always, serve_demo),
+        run_in(second, UpdateMode::Always, serve_demo),
     );
-    assert!(
-        failure.contains("give each test its own fixture"),
-        "{failure}"
-    );
+    a.unwrap();
+    b.unwrap();
+    let bundled = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/count_up_progress.jsonl"
+    ))
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), bundled);
+}
+
+/// Two tests of one fixture whose servers answer differently cannot both be pinned by it:
+/// the second, replayed against what the first wrote, fails naming both tests, and the
+/// file stays as the first wrote it (no last write wins). In `new` mode the second
+/// compares with the first one's pending recording.
+#[tokio::test]
+async fn two_tests_of_one_fixture_that_get_different_answers_are_a_clear_error() {
+    async fn serve_other(transport: Transport) {
+        let server = mcp_replay_demo::ProtocolServer::default()
+            .serve(transport)
+            .await
+            .unwrap();
+        let _ = server.waiting().await;
+    }
+    for mode in [UpdateMode::Always, UpdateMode::New] {
+        let dir = temp_dir(&format!("different-{mode:?}"));
+        let path = put(&dir, "shared.jsonl", &client_lines("lookup_issue.jsonl"));
+        let mut first = spec(&dir, "shared", None);
+        first.test_path = "update_mode::first";
+        let mut second = spec(&dir, "shared", None);
+        second.test_path = "update_mode::second";
+        let owner = run_in(first, mode, serve_demo).await;
+        assert_eq!(owner.is_ok(), mode == UpdateMode::Always, "{owner:?}");
+        let written = std::fs::read_to_string(&path).unwrap();
+        let failure = run_in(second, mode, serve_other)
+            .await
+            .unwrap_err()
+            .to_string();
+        let compared = match mode {
+            UpdateMode::New => format!("{}.new", path.display()),
+            _ => path.display().to_string(),
+        };
+        assert!(
+            failure.starts_with(&format!(
+                "mcp-replay: update_mode::second replays {compared}, which update_mode::first re-records in this run"
+            )),
+            "{mode:?}: {failure}"
+        );
+        assert!(
+            failure.contains("give each test its own fixture"),
+            "{failure}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            written,
+            "untouched"
+        );
+    }
 }
 
 #[tokio::test]

@@ -235,10 +235,10 @@ fn the_bundled_fixtures_replay_over_http_against_the_rmcp_demo_server_in_each_mo
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     let fixtures: Vec<&Path> = fixtures.iter().map(|p| p.as_path()).collect();
-    assert_eq!(fixtures.len(), 6);
+    assert_eq!(fixtures.len(), 7);
     for mode in [None, Some("json"), Some("stateless")] {
         let (ran, _) = replay_over_http(&fixtures, &[], |port| demo_over_http(port, mode));
-        ran.assert_green(6);
+        ran.assert_green(7);
     }
 }
 

@@ -5,20 +5,25 @@
 //! over this module's borrowed tree, a `json::Tree`); what is particular here is only the
 //! parse and the decision to answer.
 //!
-//! It applies the default rules that drop a `result` member holding its default
-//! (`"isError": false`, `"resultType": "complete"`), and otherwise only takes messages the
-//! rules leave unchanged: it says `None` for anything else (a request or notification, a
-//! string id, a string or key the rules would rewrite, a `result` member a rule replaces
+//! It applies the default rules in force that drop a `result` member (`"isError": false`,
+//! `"resultType": "complete"`, the caching hints `cacheScope` and `ttlMs`) and the one that
+//! rewrites an error's code (`resource-not-found-code`), and otherwise only takes messages
+//! the rules leave unchanged: it says `None` for anything else (a request or notification,
+//! a string id, a string or key the rules would rewrite, a `result` member a rule replaces
 //! such as `requestState`, a session id, a duplicate key, invalid JSON), and the replay then
 //! takes the general path. The rules themselves are not coded here: the `result` rules are
-//! `normalize::RESULT_RULES`, the string rules `normalize::normalize_str`, the session-id
-//! rule `normalize::is_session_id_key`, each consulted by the general path too.
+//! `normalize::RESULT_RULES`, the error code's `normalize::rewritten_code`, the string rules
+//! `normalize::normalize_str`, the session-id rule `normalize::is_session_id_key`, which
+//! rules are in force `normalize::Defaults::in_force`, each consulted by the general path
+//! too.
 //! The property tests below check that whenever it answers, it answers exactly what the
 //! general path (`parse`, `normalize_server`, `write_message`) gives; the `fast_path` fuzz
 //! target checks the same on arbitrary lines.
 
 use crate::json::{write_members, Shape, Tree, MESSAGE_KEY_ORDER};
-use crate::normalize::{is_session_id_key, normalize_str, Paths, RESULT_RULES};
+use crate::normalize::{
+    is_session_id_key, normalize_str, rewritten_code, Defaults, Paths, RESULT_RULES, TASK_KEY,
+};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -40,23 +45,40 @@ pub(crate) struct FastResponse {
 /// the id comes next).
 pub(crate) const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
 
-/// The canonical text of `line` when it is a response with an integer id that the
-/// default rules (with `paths`; `None` when no rule applies at all) leave unchanged.
-pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse> {
+/// The canonical text of `line`, normalized by `defaults` (`None` when no rule applies at
+/// all), when it is a response with an integer id that the rules leave unchanged but for
+/// dropped `result` members and a rewritten error code.
+pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastResponse> {
     let Node::Object(mut members) = serde_json::from_str::<Node<'_>>(line).ok()? else {
         return None;
     };
+    let paths = defaults.map(|d| &d.paths);
     sort_unique(&mut members)?;
     for (key, value) in &mut members {
         if !unchanged(key, paths) || !value.settle(paths) {
             return None;
         }
     }
-    if paths.is_some() {
-        // The rules that drop a `result` member holding its default (`is-error-default`,
-        // `result-type-default`).
+    if let Some(defaults) = defaults {
+        // The rules that drop a `result` member (`is-error-default`,
+        // `result-type-default`, `cache-hints`).
         if let Some((_, Node::Object(result))) = members.iter_mut().find(|(k, _)| k == "result") {
-            result.retain(|(k, v)| !RESULT_RULES.iter().any(|rule| rule.drops(k, v)));
+            let task = result.iter().any(|(k, _)| k == TASK_KEY);
+            result.retain(|(k, v)| {
+                !RESULT_RULES
+                    .iter()
+                    .any(|rule| rule.drops(k, v, task) && defaults.in_force(rule.name))
+            });
+        }
+        // `resource-not-found-code`.
+        if defaults.in_force("resource-not-found-code") {
+            if let Some((_, Node::Object(error))) = members.iter_mut().find(|(k, _)| k == "error") {
+                if let Some((_, Node::Number(code))) = error.iter_mut().find(|(k, _)| k == "code") {
+                    if let Some(modern) = rewritten_code(code) {
+                        *code = modern.into();
+                    }
+                }
+            }
         }
     }
     // The envelope, in one pass over the sorted members.
@@ -102,20 +124,30 @@ pub(crate) fn response(line: &str, paths: Option<&Paths>) -> Option<FastResponse
     })
 }
 
-/// Checks the fast path against the general path on `line`, with and without the default
-/// rules (with `paths`): where the fast path answers, the general path (serde_json's parse,
-/// `normalize_server`, `write_message`) must accept the line and write the same text.
-/// `Err` says how they disagree. For the property tests and the fuzzer.
+/// Checks the fast path against the general path on `line`, with the default rules of
+/// every version (over the example machine's folders), with each switchable rule turned
+/// off, and without any rule: where the fast path answers, the general path (serde_json's
+/// parse, `normalize_server`, `write_message`) must accept the line and write the same
+/// text. `Err` says how they disagree. For the property tests and the fuzzer.
 #[cfg(any(test, feature = "internals"))]
-pub(crate) fn agrees_with_general(line: &str, paths: &Paths) -> Result<(), String> {
-    for paths in [Some(paths), None] {
-        let Some(fast) = response(line, paths) else {
+pub(crate) fn agrees_with_general(line: &str) -> Result<(), String> {
+    let mut all: Vec<Option<Defaults>> = (1..=crate::rules::RULES_VERSION)
+        .map(|version| Some(Defaults::example(version)))
+        .collect();
+    for name in crate::normalize::SWITCHABLE_RULES {
+        let mut defaults = Defaults::example(crate::rules::RULES_VERSION);
+        defaults.turn_off(name);
+        all.push(Some(defaults));
+    }
+    all.push(None);
+    for defaults in &all {
+        let Some(fast) = response(line, defaults.as_ref()) else {
             continue;
         };
         let mut value: serde_json::Value = serde_json::from_str(line)
             .map_err(|e| format!("the fast path took a line serde_json refuses ({e}): {line}"))?;
-        if let Some(paths) = paths {
-            crate::normalize::normalize_server(&mut value, paths);
+        if let Some(defaults) = defaults {
+            crate::normalize::normalize_server(&mut value, defaults);
         }
         let mut general = String::new();
         crate::json::write_message(&mut general, &value);
@@ -286,15 +318,15 @@ mod should {
     use proptest::prelude::*;
     use serde_json::{json, Value};
 
-    fn paths() -> Paths {
-        Paths::example()
+    fn defaults() -> Defaults {
+        Defaults::example(crate::rules::RULES_VERSION)
     }
 
     /// What the general path writes for `line`.
-    fn general(line: &str, paths: Option<&Paths>) -> String {
+    fn general(line: &str, defaults: Option<&Defaults>) -> String {
         let mut value: Value = serde_json::from_str(line).unwrap();
-        if let Some(paths) = paths {
-            crate::normalize::normalize_server(&mut value, paths);
+        if let Some(defaults) = defaults {
+            crate::normalize::normalize_server(&mut value, defaults);
         }
         let mut out = String::new();
         write_message(&mut out, &value);
@@ -304,9 +336,9 @@ mod should {
     #[test]
     fn write_a_plain_response_canonically() {
         let line = r#"{"result":{"content":[{"type":"text","text":"hi \"5\"\n"}],"n":1.50},"id":7,"jsonrpc":"2.0"}"#;
-        let fast = response(line, Some(&paths())).unwrap();
+        let fast = response(line, Some(&defaults())).unwrap();
         assert_eq!(fast.id, 7);
-        assert_eq!(fast.text, general(line, Some(&paths())));
+        assert_eq!(fast.text, general(line, Some(&defaults())));
         assert_eq!(&fast.text[..fast.id_end], r#"{"jsonrpc":"2.0","id":7"#);
     }
 
@@ -316,9 +348,46 @@ mod should {
             r#"{"jsonrpc":"2.0","id":1,"result":{"isError":false,"resultType":"complete","n":[]}}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{"isError":true,"resultType":"input_required"}}"#,
         ] {
-            let fast = response(line, Some(&paths())).unwrap();
-            assert_eq!(fast.text, general(line, Some(&paths())));
+            let fast = response(line, Some(&defaults())).unwrap();
+            assert_eq!(fast.text, general(line, Some(&defaults())));
         }
+    }
+
+    #[test]
+    fn drop_the_cache_hints_and_rewrite_the_resource_not_found_code_as_the_version_says() {
+        let v1 = Defaults::example(1);
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"cacheScope":"private","tools":[],"ttlMs":0,"resultType":"complete"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"taskId":"t","ttlMs":60000,"cacheScope":"private"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"resource not found"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32002.0,"message":"resource not found"}}"#,
+        ] {
+            let fast = response(line, Some(&defaults())).unwrap();
+            assert_eq!(fast.text, general(line, Some(&defaults())), "{line}");
+            let fast = response(line, Some(&v1)).unwrap();
+            assert_eq!(fast.text, general(line, Some(&v1)), "{line}");
+        }
+        let line =
+            r#"{"jsonrpc":"2.0","id":1,"result":{"cacheScope":"private","tools":[],"ttlMs":0}}"#;
+        assert_eq!(
+            response(line, Some(&defaults())).unwrap().text,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#
+        );
+        assert_eq!(
+            response(line, Some(&v1)).unwrap().text,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"cacheScope":"private","tools":[],"ttlMs":0}}"#
+        );
+        let line = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"m"}}"#;
+        assert_eq!(
+            response(line, Some(&defaults())).unwrap().text,
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"m"}}"#
+        );
+        let mut off = defaults();
+        off.turn_off("resource-not-found-code");
+        assert_eq!(
+            response(line, Some(&off)).unwrap().text,
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"m"}}"#
+        );
     }
 
     #[test]
@@ -339,7 +408,7 @@ mod should {
             r#"[1]"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{}"#,
         ] {
-            assert_eq!(response(line, Some(&paths())), None, "{line}");
+            assert_eq!(response(line, Some(&defaults())), None, "{line}");
         }
         // With no rules at all, only the structure matters.
         let line = r#"{"jsonrpc":"2.0","id":1,"result":{"at":"2026-05-16T12:00:00Z"}}"#;
@@ -358,6 +427,8 @@ mod should {
             Just(json!("/home/ada/work/proj/src")),
             Just(json!("<REQUEST_ID:2>")),
             Just(json!("complete")),
+            Just(json!(-32002)),
+            Just(json!(-32002.0)),
         ]
     }
 
@@ -370,6 +441,10 @@ mod should {
                         "[a-zA-Z_/:.\\-]{0,12}",
                         Just("isError".to_owned()),
                         Just("resultType".to_owned()),
+                        Just("cacheScope".to_owned()),
+                        Just("ttlMs".to_owned()),
+                        Just("taskId".to_owned()),
+                        Just("code".to_owned()),
                         Just("mcp-session-id".to_owned())
                     ],
                     inner,
@@ -386,23 +461,24 @@ mod should {
             id in any::<i64>(),
             result in tree(),
             error in any::<bool>(),
-            rules in any::<bool>(),
+            version in 0..=crate::rules::RULES_VERSION,
         ) {
             let body = if error { "error" } else { "result" };
             let line = serde_json::to_string(&json!({"jsonrpc": "2.0", "id": id, body: result})).unwrap();
-            let p = paths();
-            let paths = rules.then_some(&p);
-            if let Some(fast) = response(&line, paths) {
+            let d = Defaults::example(version.max(1));
+            // Version 0: no default rule at all.
+            let defaults = (version > 0).then_some(&d);
+            if let Some(fast) = response(&line, defaults) {
                 prop_assert_eq!(fast.id, id);
-                prop_assert_eq!(&fast.text, &general(&line, paths));
+                prop_assert_eq!(&fast.text, &general(&line, defaults));
                 prop_assert_eq!(&fast.text[..fast.id_end], format!("{HEAD}{id}"));
             }
-            prop_assert_eq!(agrees_with_general(&line, &p), Ok(()));
+            prop_assert_eq!(agrees_with_general(&line), Ok(()));
         }
 
         #[test]
         fn never_take_a_line_serde_json_refuses(line in "[{}\\[\\]\":,0-9a-z. \\\\-]{0,40}") {
-            prop_assert_eq!(agrees_with_general(&line, &paths()), Ok(()));
+            prop_assert_eq!(agrees_with_general(&line), Ok(()));
         }
     }
 }

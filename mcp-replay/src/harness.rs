@@ -25,7 +25,7 @@
 //! # Ok(()) }
 //! ```
 
-use crate::error::{test_filter, Error};
+use crate::error::Error;
 use crate::fixture::Fixture;
 use crate::replay::ServeOutput;
 use crate::report::Report;
@@ -284,9 +284,11 @@ pub fn shell_line<S: AsRef<str>>(args: impl IntoIterator<Item = S>) -> String {
         .join(" ")
 }
 
-/// The rules of one replay, in order: the defaults (at the version `fixture`'s header
-/// pins, with `workspace` as `<WORKSPACE>`), then `folder`'s rules file
-/// ([`RULES_FILE`](crate::rules::RULES_FILE)), then `own`.
+/// The rules of one replay, in order: the defaults (with `workspace` as `<WORKSPACE>`),
+/// then `folder`'s rules file ([`RULES_FILE`](crate::rules::RULES_FILE)), then `own`. The
+/// version of the defaults is the one `fixture`'s header pins (`"rules": N`, what the
+/// fixture was written with), else the one `own` pins, else the rules file's, else the
+/// newest.
 pub fn rules_for(
     fixture: Option<&Fixture>,
     folder: &Path,
@@ -294,14 +296,14 @@ pub fn rules_for(
     own: Option<&Rules>,
 ) -> Result<Rules, Error> {
     let mut rules = Rules::default().workspace(workspace);
-    if let Some(version) = fixture.and_then(|f| f.header().rules_version) {
-        rules = rules.version(version);
-    }
     if let Some(file) = Rules::load_folder(folder)? {
         rules = rules.merge(&file);
     }
     if let Some(own) = own {
         rules = rules.merge(own);
+    }
+    if let Some(version) = fixture.and_then(|f| f.header().rules_version) {
+        rules = rules.version(version);
     }
     Ok(rules)
 }
@@ -403,8 +405,8 @@ where
     O: ServeOutput,
 {
     let plan = spec.plan(mode);
-    let (fixture, rules) = plan.prepare()?;
     if spec.mock_server {
+        let (fixture, rules) = plan.prepare()?;
         // Update mode does not apply: the client under test writes nothing to record.
         let (transport, mock) = fixture.mock_server_with(&rules);
         // The client runs in a task of its own: when it panics, the mock's report of what
@@ -431,17 +433,14 @@ where
             ))),
         };
     }
-    if mode != UpdateMode::No {
-        claim_for_update(&plan.path, spec.test_path)?;
-    }
+    let claim = claim_for_update(&plan, spec.test_path).await;
+    let plan = claim.plan(plan);
+    let (fixture, rules) = plan.prepare()?;
     let report = fixture
         .replay_with(&rules, serve)
         .await
         .with_test_name(spec.test_path);
-    if let Verdict::Rerecorded(path) = plan.conclude(&report)? {
-        eprintln!("mcp-replay: re-recorded {}", path.display());
-    }
-    Ok(())
+    claim.conclude(&plan, &report, spec.test_path)
 }
 
 /// Whether to write reports with ANSI colors (`{:#}`), as the conventions say: never when
@@ -484,39 +483,98 @@ where
 {
     let mode = UpdateMode::from_env()?;
     let plan = spec.plan(mode);
+    let claim = claim_for_update(&plan, spec.test_path).await;
+    let plan = claim.plan(plan);
     let (fixture, rules) = plan.prepare()?;
-    if mode != UpdateMode::No {
-        claim_for_update(&plan.path, spec.test_path)?;
-    }
     let bridge = crate::http::bridge::Bridge::new(service.await);
     let report = fixture
         .replay_http_with(&rules, bridge)
         .await
         .with_test_name(spec.test_path);
-    if let Verdict::Rerecorded(path) = plan.conclude(&report)? {
-        eprintln!("mcp-replay: re-recorded {}", path.display());
-    }
-    Ok(())
+    claim.conclude(&plan, &report, spec.test_path)
 }
 
-/// Two tests of one run re-recording the same fixture would race for the file: the
-/// second is refused, naming both.
-fn claim_for_update(path: &Path, test: &str) -> Result<(), Failure> {
+/// What a test may do with its fixture in update mode. Several tests of one run may replay
+/// one fixture (the same fixture in both protocol eras, over the pipe and over HTTP): the
+/// first to come re-records it, and the others wait until it is done, then only compare
+/// with the file it left, so they never race for the file, and a recording that one of
+/// them would write differently is a finding naming both, never a silent last write.
+enum Claim {
+    /// Compare only (no update mode), or the test that re-records the fixture in this run;
+    /// the guard (if any) makes the others wait until it is done.
+    Own(Option<tokio::sync::OwnedMutexGuard<()>>),
+    /// Another test of this run re-records the fixture (`owner`), and is done: compare
+    /// with what it left.
+    After { owner: String },
+}
+
+/// The claim of `test` on `plan`'s fixture; in update mode the first test claiming a
+/// fixture owns it, a later one waits until the owner is done.
+async fn claim_for_update(plan: &Plan, test: &str) -> Claim {
     use once_cell::sync::Lazy;
     use std::collections::HashMap;
-    use std::sync::Mutex;
-    static CLAIMS: Lazy<Mutex<HashMap<PathBuf, String>>> = Lazy::new(Default::default);
-    let mut claims = CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
-    match claims.get(path) {
-        Some(owner) if owner != test => Err(Failure::finding(format!(
-            "fixture {} is re-recorded by two tests, {owner} and {test}: give each test its own fixture \
-             (or re-record one test at a time: MCP_FIXTURE_UPDATE=1 cargo test {})",
-            path.display(),
-            test_filter(test)
-        ))),
-        _ => {
-            claims.insert(path.to_owned(), test.to_owned());
-            Ok(())
+    use std::sync::{Arc, Mutex};
+    type Owners = HashMap<PathBuf, (String, Arc<tokio::sync::Mutex<()>>)>;
+    static CLAIMS: Lazy<Mutex<Owners>> = Lazy::new(Default::default);
+    if plan.mode == UpdateMode::No {
+        return Claim::Own(None);
+    }
+    let (owner, lock) = {
+        let mut claims = CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
+        match claims.get(&plan.path) {
+            Some((owner, lock)) => (owner.clone(), lock.clone()),
+            None => {
+                // Locked before anyone else can see it: the owner goes first.
+                let lock = Arc::new(tokio::sync::Mutex::new(()));
+                let guard = lock.clone().try_lock_owned().expect("a new lock is free");
+                claims.insert(plan.path.clone(), (test.to_owned(), lock));
+                return Claim::Own(Some(guard));
+            }
+        }
+    };
+    let guard = lock.lock_owned().await;
+    if owner == test {
+        Claim::Own(Some(guard))
+    } else {
+        Claim::After { owner }
+    }
+}
+
+impl Claim {
+    /// The plan this claim replays: `plan`, or for a test after the owner, a comparison
+    /// with the file the owner left (in `new` mode its pending `NAME.jsonl.new`, if it
+    /// wrote one).
+    fn plan(&self, mut plan: Plan) -> Plan {
+        if let Claim::After { .. } = self {
+            if plan.mode == UpdateMode::New {
+                let pending = crate::update::pending_path(&plan.path);
+                if pending.is_file() {
+                    plan.path = pending;
+                }
+            }
+            plan.mode = UpdateMode::No;
+        }
+        plan
+    }
+
+    /// Applies the plan's update mode to a finished replay; for a test after the owner,
+    /// a difference says that the two tests cannot share the fixture.
+    fn conclude(self, plan: &Plan, report: &Report, test: &str) -> Result<(), Failure> {
+        match self {
+            Claim::Own(_guard) => {
+                if let Verdict::Rerecorded(path) = plan.conclude(report)? {
+                    eprintln!("mcp-replay: re-recorded {}", path.display());
+                }
+                Ok(())
+            }
+            Claim::After { .. } if report.is_ok() => Ok(()),
+            Claim::After { owner } => Err(Failure::finding(format!(
+                "mcp-replay: {test} replays {path}, which {owner} re-records in this run: replayed \
+                 after it, against the file as it left it, {test} gets different answers \
+                 (below), so one fixture cannot pin both; give each test its own fixture\n\n{}",
+                render(report, false),
+                path = plan.path.display(),
+            ))),
         }
     }
 }
@@ -524,6 +582,30 @@ fn claim_for_update(path: &Path, test: &str) -> Result<(), Failure> {
 #[cfg(test)]
 mod should {
     use super::*;
+
+    #[test]
+    fn let_the_fixture_header_pin_the_rules_version_over_the_tests_and_the_folders() {
+        let folder =
+            std::env::temp_dir().join(format!("mcp-replay-rules-for-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(crate::rules::RULES_FILE), r#"{"version": 1}"#).unwrap();
+        let line =
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":1,"method":"ping"}}"#;
+        let plain = Fixture::parse(line).unwrap();
+        let pinned = Fixture::parse(&format!("{{\"mcp_replay\":1,\"rules\":1}}\n{line}")).unwrap();
+        let own = Rules::default().version(2);
+        let version = |fixture: &Fixture, own: Option<&Rules>| {
+            rules_for(Some(fixture), &folder, &folder, own)
+                .unwrap()
+                .rules_version()
+        };
+        assert_eq!(version(&plain, None), 1, "the folder's rules file");
+        assert_eq!(version(&plain, Some(&own)), 2, "the test's own rules");
+        assert_eq!(version(&pinned, Some(&own)), 1, "the fixture's header");
+        std::fs::remove_file(folder.join(crate::rules::RULES_FILE)).unwrap();
+        assert_eq!(version(&plain, None), crate::rules::RULES_VERSION);
+        let _ = std::fs::remove_dir(&folder);
+    }
 
     #[test]
     fn color_as_no_color_and_clicolor_force_say() {

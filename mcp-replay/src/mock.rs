@@ -176,6 +176,40 @@ fn put_back_result_type(message: &mut Value) {
     }
 }
 
+/// The results that carry caching hints from 2026-07-28 on (`ttlMs` and `cacheScope` are
+/// required there), which the `cache-hints` rule drops from a recording.
+const CACHEABLE_METHODS: [&str; 6] = [
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+];
+
+/// A complete result of a [`CACHEABLE_METHODS`] request without its caching hints gets
+/// `ttlMs: 0` and `cacheScope: "private"` (stale at once, for this client alone: what the
+/// recording cannot promise, it does not), the values rmcp's and the Python SDK's servers
+/// fill in. From 2026-07-28 on they are required, and the Python SDK client refuses a
+/// result without them. Hints the recording kept (version 1 of the rules) stay.
+fn put_back_cache_hints(message: &mut Value, method: Option<&str>) {
+    if !method.is_some_and(|m| CACHEABLE_METHODS.contains(&m)) {
+        return;
+    }
+    if let Some(Value::Object(result)) = message.get_mut("result") {
+        if result
+            .get("resultType")
+            .is_some_and(|t| t.as_str() != Some("complete"))
+        {
+            return;
+        }
+        result.entry("ttlMs").or_insert_with(|| json!(0));
+        result
+            .entry("cacheScope")
+            .or_insert_with(|| Value::String("private".into()));
+    }
+}
+
 /// Serves the fixture's server side on a reader/writer pair until the client closes it
 /// or `stop` fires; `played` turns true once the client has sent every recorded message.
 pub(crate) async fn run<R, W>(
@@ -190,6 +224,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
 {
+    let rules = &*rules.for_fixture(fixture);
     let (tx, mut events) = mpsc::unbounded_channel();
     let reader_task = tokio::spawn(read_lines(reader, tx, None));
     let mut mock = Mock {
@@ -338,7 +373,8 @@ struct Mock<'f> {
     /// handshake itself, as a replay performs one for such a fixture.
     synthesizes_handshake: bool,
     /// Whether the client speaks 2026-07-28 or later (the version in its requests' `_meta`):
-    /// its results then carry `resultType`, which the recording dropped as the default.
+    /// its results then carry `resultType`, which the recording dropped as the default, and
+    /// its list and read results the caching hints.
     stateless: bool,
     mismatches: Vec<Mismatch>,
     /// The lines the client wrote that are not JSON-RPC messages.
@@ -534,6 +570,7 @@ impl Mock<'_> {
         let mut response = json!({"jsonrpc": "2.0", "id": id, "result": result});
         if self.stateless {
             put_back_result_type(&mut response);
+            put_back_cache_hints(&mut response, method);
         }
         self.outgoing.push((response, None));
         true
@@ -614,6 +651,8 @@ impl Mock<'_> {
                     self.follow_negotiation(entry, &mut message);
                     if self.stateless {
                         put_back_result_type(&mut message);
+                        let method = entry.answers().and_then(|r| entries[r].method());
+                        put_back_cache_hints(&mut message, method);
                     }
                 }
                 MessageKind::Request => {

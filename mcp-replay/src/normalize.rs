@@ -12,46 +12,141 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::path::Path;
 
-/// The default rules of version 1, by name, with what they do.
-pub const DEFAULT_RULES: [(&str, &str); 9] = [
-    ("is-error-default", "drops `result.isError: false`, MCP's default for tool results"),
+/// The default rules, by name, with the version of the defaults that added each and what
+/// it does. A fixture whose header pins `"rules": N` gets the rules added in versions up
+/// to `N` (`docs/normalization.md`, "Versions").
+pub const DEFAULT_RULES: [(&str, u64, &str); 11] = [
+    ("is-error-default", 1, "drops `result.isError: false`, MCP's default for tool results"),
     (
         "result-type-default",
+        1,
         "drops `result.resultType: \"complete\"`, the 2026-07-28 default, so one fixture passes in both eras",
     ),
     (
+        "cache-hints",
+        2,
+        "drops the caching hints `cacheScope` and `ttlMs` of a `result` (2026-07-28 adds them to \
+         every list, read and `server/discover` result), so one fixture passes in both eras; \
+         a task's `ttlMs` (a result with `taskId`) stays",
+    ),
+    (
+        "resource-not-found-code",
+        2,
+        "the error code `-32002` (resource not found before 2026-07-28) becomes `-32602`, the \
+         code 2026-07-28 answers with, so one fixture passes in both eras",
+    ),
+    (
         "request-state",
+        1,
         "the opaque `requestState` of an `input_required` result (and of the client's retry) becomes \
          `<REQUEST_STATE>`; the harness sends the server's latest actual state in its place",
     ),
-    ("timestamp", "RFC 3339 / ISO 8601 date-times inside strings become `<TIMESTAMP>`"),
-    ("uuid", "UUIDs inside strings become `<UUID>`"),
+    ("timestamp", 1, "RFC 3339 / ISO 8601 date-times inside strings become `<TIMESTAMP>`"),
+    ("uuid", 1, "UUIDs inside strings become `<UUID>`"),
     (
         "paths",
+        1,
         "absolute paths under the workspace root, the home folder and the temp folder become \
          `<WORKSPACE>`, `<HOME>`, `<TMP>` (the rest of the path stays)",
     ),
-        (
+    (
         "client-identity",
+        1,
         "in client messages: `clientInfo` and `protocolVersion` of `initialize` and the \
          `io.modelcontextprotocol/clientInfo` and `/protocolVersion` keys of `_meta` become \
          `<CLIENT_INFO>` and `<PROTOCOL_VERSION>`; capabilities stay (servers behave by them)",
     ),
-    ("session-id", "the value of any `Mcp-Session-Id` key becomes `<SESSION_ID>`"),
+    ("session-id", 1, "the value of any `Mcp-Session-Id` key becomes `<SESSION_ID>`"),
     (
         "ids",
+        1,
         "request ids and progress tokens become the fixture's labels (`<REQUEST_ID>`, \
          `<PROGRESS_TOKEN>`), per direction (done by the replay driver)",
     ),
 ];
+
+/// The default rules that [`Rules::without`](crate::Rules::without) may turn off: the
+/// ones on one member of a `result` or `error` whose value the harness never needs.
+pub const SWITCHABLE_RULES: [&str; 4] = [
+    "is-error-default",
+    "result-type-default",
+    "cache-hints",
+    "resource-not-found-code",
+];
+
+/// The default rules in force for one replay: their version, the ones turned off, and
+/// this machine's folders (for `paths`). What the general path ([`normalize_server`]) and
+/// the replay's fast path (`fast.rs`) both consult.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Defaults {
+    /// The folders the `paths` rule replaces.
+    pub paths: Paths,
+    /// The version of the defaults (1 up to `RULES_VERSION`).
+    version: u64,
+    /// The rules turned off (names from [`SWITCHABLE_RULES`]).
+    off: Vec<&'static str>,
+}
+
+impl Defaults {
+    /// The newest defaults, none turned off, with these folders.
+    pub(crate) fn new(paths: Paths) -> Defaults {
+        Defaults {
+            paths,
+            version: crate::rules::RULES_VERSION,
+            off: Vec::new(),
+        }
+    }
+
+    /// The version of the defaults.
+    pub(crate) fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Sets the version (checked by the caller).
+    pub(crate) fn set_version(&mut self, version: u64) {
+        self.version = version;
+    }
+
+    /// Turns off a rule of [`SWITCHABLE_RULES`] (checked by the caller).
+    pub(crate) fn turn_off(&mut self, name: &'static str) {
+        if !self.off.contains(&name) {
+            self.off.push(name);
+        }
+    }
+
+    /// The rules turned off.
+    pub(crate) fn off(&self) -> &[&'static str] {
+        &self.off
+    }
+
+    /// Is the default rule `name` in force: added at or before this version, and not
+    /// turned off?
+    pub(crate) fn in_force(&self, name: &str) -> bool {
+        !self.off.contains(&name)
+            && DEFAULT_RULES
+                .iter()
+                .any(|(rule, since, _)| *rule == name && *since <= self.version)
+    }
+
+    /// The defaults of one version over the example machine's folders, for tests and the
+    /// fuzzer.
+    #[cfg(any(test, feature = "internals"))]
+    pub(crate) fn example(version: u64) -> Defaults {
+        Defaults {
+            version,
+            ..Defaults::new(Paths::example())
+        }
+    }
+}
 
 /// The placeholder of the `request-state` rule.
 const REQUEST_STATE: &str = "<REQUEST_STATE>";
 
 /// The default rules on the members of a server's `result`, by their names in
 /// [`DEFAULT_RULES`]: the one definition that the general path ([`normalize_server`]) and
-/// the replay's fast path for responses (`fast.rs`) both consult.
-pub(crate) const RESULT_RULES: [ResultRule; 3] = [
+/// the replay's fast path for responses (`fast.rs`) both consult, each asking
+/// [`Defaults::in_force`] first.
+pub(crate) const RESULT_RULES: [ResultRule; 5] = [
     ResultRule {
         name: "is-error-default",
         key: "isError",
@@ -63,17 +158,31 @@ pub(crate) const RESULT_RULES: [ResultRule; 3] = [
         action: ResultAction::DropDefault(Scalar::Str("complete")),
     },
     ResultRule {
+        name: "cache-hints",
+        key: "cacheScope",
+        action: ResultAction::DropHint,
+    },
+    ResultRule {
+        name: "cache-hints",
+        key: "ttlMs",
+        action: ResultAction::DropHint,
+    },
+    ResultRule {
         name: "request-state",
         key: "requestState",
         action: ResultAction::Pin(REQUEST_STATE),
     },
 ];
 
+/// The key that makes a `result` a task (the tasks extension flattens a task into the
+/// `result` of `tools/call` and `tasks/get`): its `ttlMs` is how long the server keeps
+/// the task, data rather than a caching hint.
+pub(crate) const TASK_KEY: &str = "taskId";
+
 /// A default rule on one member of a server's `result`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ResultRule {
     /// Its name in [`DEFAULT_RULES`] (a test checks that it is there).
-    #[cfg_attr(not(test), allow(dead_code))]
     pub name: &'static str,
     /// The member's key.
     pub key: &'static str,
@@ -86,6 +195,9 @@ pub(crate) struct ResultRule {
 pub(crate) enum ResultAction {
     /// Drops the member when it holds this value, the protocol's default.
     DropDefault(Scalar),
+    /// Drops the member whatever it holds, except from a task (a `result` with
+    /// [`TASK_KEY`]).
+    DropHint,
     /// Replaces the member's value, whatever it is, with this placeholder.
     Pin(&'static str),
 }
@@ -109,12 +221,15 @@ impl Scalar {
 }
 
 impl ResultRule {
-    /// Does this rule drop the member `key: value` of a `result`?
-    pub(crate) fn drops<T: Tree>(&self, key: &str, value: &T) -> bool {
-        match self.action {
-            ResultAction::DropDefault(default) => key == self.key && default.is(value),
-            ResultAction::Pin(_) => false,
-        }
+    /// Does this rule drop the member `key: value` of a `result` (`task`: the result has
+    /// [`TASK_KEY`])? The caller asks [`Defaults::in_force`] too.
+    pub(crate) fn drops<T: Tree>(&self, key: &str, value: &T, task: bool) -> bool {
+        key == self.key
+            && match self.action {
+                ResultAction::DropDefault(default) => default.is(value),
+                ResultAction::DropHint => !task,
+                ResultAction::Pin(_) => false,
+            }
     }
 
     /// Does this rule replace the value of member `key` of a `result`?
@@ -125,8 +240,12 @@ impl ResultRule {
     /// Applies the rule to a `result` object.
     fn apply(&self, result: &mut Map<String, Value>) {
         match self.action {
-            ResultAction::DropDefault(default) => {
-                if result.get(self.key).is_some_and(|v| default.is(v)) {
+            ResultAction::DropDefault(_) | ResultAction::DropHint => {
+                let task = result.contains_key(TASK_KEY);
+                if result
+                    .get(self.key)
+                    .is_some_and(|v| self.drops(self.key, v, task))
+                {
                     result.remove(self.key);
                 }
             }
@@ -137,6 +256,19 @@ impl ResultRule {
             }
         }
     }
+}
+
+/// The `resource-not-found-code` rule: the error code a server answered a missing
+/// resource with before 2026-07-28 (MCP's `-32002`), and the one it answers with from
+/// 2026-07-28 on (JSON-RPC's invalid params, `-32602`, SEP-2164), which the rule writes
+/// for both. The other way round is impossible: `-32602` is every invalid-params error.
+pub(crate) const RESOURCE_NOT_FOUND: (i64, i64) = (-32002, -32602);
+
+/// The code the `resource-not-found-code` rule writes in place of an error's `code`, if
+/// it rewrites it (compared by numeric value: `-32002.0` is `-32002`).
+pub(crate) fn rewritten_code(code: &serde_json::Number) -> Option<i64> {
+    let (legacy, modern) = RESOURCE_NOT_FOUND;
+    (code.as_f64() == Some(legacy as f64)).then_some(modern)
 }
 
 /// Does the `session-id` rule replace the value under this key?
@@ -301,18 +433,31 @@ fn path_may_start_after(before: &str) -> bool {
     }
 }
 
-/// Applies the default rules to a server message.
-pub fn normalize_server(message: &mut Value, paths: &Paths) {
+/// Applies the default rules in force to a server message.
+pub(crate) fn normalize_server(message: &mut Value, defaults: &Defaults) {
     if let Some(result) = message.get_mut("result").and_then(Value::as_object_mut) {
         for rule in &RESULT_RULES {
-            rule.apply(result);
+            if defaults.in_force(rule.name) {
+                rule.apply(result);
+            }
         }
     }
-    normalize_values(message, paths);
+    if defaults.in_force("resource-not-found-code") {
+        if let Some(code) = message.pointer_mut("/error/code") {
+            if let Some(modern) = match code {
+                Value::Number(n) => rewritten_code(n),
+                _ => None,
+            } {
+                *code = Value::from(modern);
+            }
+        }
+    }
+    normalize_values(message, &defaults.paths);
 }
 
 /// Applies the default rules to a client message (adds `client-identity`).
-pub fn normalize_client(message: &mut Value, paths: &Paths) {
+pub(crate) fn normalize_client(message: &mut Value, defaults: &Defaults) {
+    let paths = &defaults.paths;
     let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
     if let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
         if initialize {
@@ -508,8 +653,12 @@ mod should {
     }
 
     fn server(v: Value) -> Value {
+        server_at(crate::rules::RULES_VERSION, v)
+    }
+
+    fn server_at(version: u64, v: Value) -> Value {
         let mut v = v;
-        normalize_server(&mut v, &paths());
+        normalize_server(&mut v, &Defaults::example(version));
         v
     }
 
@@ -517,26 +666,93 @@ mod should {
     fn name_each_result_rule_after_a_default_rule() {
         for rule in RESULT_RULES {
             assert!(
-                DEFAULT_RULES.iter().any(|(name, _)| *name == rule.name),
+                DEFAULT_RULES.iter().any(|(name, _, _)| *name == rule.name),
                 "{}",
                 rule.name
             );
         }
-        let names: Vec<&str> = DEFAULT_RULES.iter().map(|(name, _)| *name).collect();
+        for name in SWITCHABLE_RULES {
+            assert!(DEFAULT_RULES.iter().any(|(n, _, _)| *n == name), "{name}");
+        }
+        let names: Vec<(&str, u64)> = DEFAULT_RULES.iter().map(|(n, v, _)| (*n, *v)).collect();
         assert_eq!(
             names,
             [
-                "is-error-default",
-                "result-type-default",
-                "request-state",
-                "timestamp",
-                "uuid",
-                "paths",
-                "client-identity",
-                "session-id",
-                "ids"
+                ("is-error-default", 1),
+                ("result-type-default", 1),
+                ("cache-hints", 2),
+                ("resource-not-found-code", 2),
+                ("request-state", 1),
+                ("timestamp", 1),
+                ("uuid", 1),
+                ("paths", 1),
+                ("client-identity", 1),
+                ("session-id", 1),
+                ("ids", 1)
             ]
         );
+        assert!(DEFAULT_RULES
+            .iter()
+            .all(|(_, since, _)| (1..=crate::rules::RULES_VERSION).contains(since)));
+    }
+
+    #[test]
+    fn drop_the_cache_hints_of_any_result_but_a_tasks_from_version_2() {
+        let list = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [], "cacheScope": "private", "ttlMs": 0}});
+        assert_eq!(
+            server(list.clone()),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}})
+        );
+        let discover = json!({"result": {"supportedVersions": ["2026-07-28"], "cacheScope": "public", "ttlMs": 60000}});
+        assert_eq!(
+            server(discover),
+            json!({"result": {"supportedVersions": ["2026-07-28"]}})
+        );
+        // A task's `ttlMs` is how long the server keeps it: data, not a caching hint.
+        let task = json!({"result": {"taskId": "t1", "status": "working", "ttlMs": 60000, "resultType": "task"}});
+        assert_eq!(server(task.clone()), task);
+        // Only the `result`'s own members: a tool's output may hold such keys as data.
+        let nested = json!({"result": {"structuredContent": {"ttlMs": 5, "cacheScope": "x"}}});
+        assert_eq!(server(nested.clone()), nested);
+        // Version 1 keeps them, as it always did.
+        assert_eq!(server_at(1, list.clone()), list);
+    }
+
+    #[test]
+    fn write_the_resource_not_found_code_of_both_eras_as_the_2026_one_from_version_2() {
+        let legacy = json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32002, "message": "resource not found: demo://none", "data": {"uri": "demo://none"}}});
+        let modern = json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "resource not found: demo://none", "data": {"uri": "demo://none"}}});
+        assert_eq!(server(legacy.clone()), modern);
+        assert_eq!(server(modern.clone()), modern);
+        let float = json!({"error": {"code": -32002.0, "message": "m"}});
+        assert_eq!(
+            server(float),
+            json!({"error": {"code": -32602, "message": "m"}})
+        );
+        // Other codes, and a `code` that is not the error's, stay.
+        for other in [
+            json!({"error": {"code": -32601, "message": "m"}}),
+            json!({"result": {"code": -32002}}),
+            json!({"error": {"code": "-32002"}}),
+        ] {
+            assert_eq!(server(other.clone()), other);
+        }
+        assert_eq!(server_at(1, legacy.clone()), legacy);
+    }
+
+    #[test]
+    fn apply_a_switchable_rule_only_while_it_is_on() {
+        let mut defaults = Defaults::example(2);
+        defaults.turn_off("cache-hints");
+        let mut m = json!({"result": {"cacheScope": "private", "ttlMs": 0, "isError": false}, "error": {"code": -32002}});
+        normalize_server(&mut m, &defaults);
+        assert_eq!(
+            m,
+            json!({"result": {"cacheScope": "private", "ttlMs": 0}, "error": {"code": -32602}})
+        );
+        assert!(!defaults.in_force("cache-hints") && defaults.in_force("resource-not-found-code"));
+        assert!(!Defaults::example(1).in_force("resource-not-found-code"));
+        assert!(!Defaults::example(2).in_force("no-such-rule"));
     }
 
     #[test]
@@ -579,7 +795,7 @@ mod should {
         );
         let mut retry =
             json!({"method": "tools/call", "params": {"name": "x", "requestState": "opaque.123"}});
-        normalize_client(&mut retry, &paths());
+        normalize_client(&mut retry, &Defaults::example(2));
         assert_eq!(retry["params"]["requestState"], "<REQUEST_STATE>");
     }
 
@@ -627,7 +843,7 @@ mod should {
     fn replace_client_identity_in_client_messages_only() {
         let mut init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {"roots": {}}, "clientInfo": {"name": "c", "version": "9"}}});
-        normalize_client(&mut init, &paths());
+        normalize_client(&mut init, &Defaults::example(2));
         assert_eq!(
             init["params"],
             json!({"protocolVersion": "<PROTOCOL_VERSION>", "capabilities": {"roots": {}}, "clientInfo": "<CLIENT_INFO>"})
@@ -637,7 +853,7 @@ mod should {
             "io.modelcontextprotocol/clientInfo": {"name": "c"},
             "io.modelcontextprotocol/clientCapabilities": {},
             "progressToken": 1}}});
-        normalize_client(&mut call, &paths());
+        normalize_client(&mut call, &Defaults::example(2));
         assert_eq!(
             call["params"]["_meta"],
             json!({"io.modelcontextprotocol/protocolVersion": "<PROTOCOL_VERSION>",

@@ -4,7 +4,7 @@
 use crate::contract::Class;
 use crate::error::Error;
 use crate::json::write_canonical;
-use crate::normalize::{self, is_placeholder, Paths};
+use crate::normalize::{self, is_placeholder, Defaults, Paths};
 use crate::selector::Selector;
 use regex::Regex;
 use serde_json::Value;
@@ -12,11 +12,12 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use crate::normalize::DEFAULT_RULES;
+pub use crate::normalize::{DEFAULT_RULES, SWITCHABLE_RULES};
 
 /// The newest version of the default rules. A fixture header's `"rules": N` pins an older
-/// one, so fixtures recorded before the defaults grew keep passing.
-pub const RULES_VERSION: u64 = 1;
+/// one, so fixtures recorded before the defaults grew keep passing. Version 2 added
+/// `cache-hints` and `resource-not-found-code` (see [`DEFAULT_RULES`]).
+pub const RULES_VERSION: u64 = 2;
 
 /// The name of the rules file that applies to every fixture in its folder.
 pub const RULES_FILE: &str = "mcp-replay.rules.json";
@@ -28,6 +29,7 @@ enum Action {
     Replace(Value),
     Compute(Arc<ComputeFn>),
     Regex(Regex, String),
+    Remove,
     Sort,
 }
 
@@ -61,9 +63,13 @@ struct UserRule {
 /// at the offending character: rules are written by hand in test code.
 #[derive(Clone)]
 pub struct Rules {
-    version: u64,
+    /// The default rules' version, the ones turned off, the folders of `paths`.
+    base: Defaults,
+    /// Are the default rules applied at all?
     defaults: bool,
-    paths: Paths,
+    /// Was the version pinned ([`Rules::version`], a rules file's `"version"`)? Then
+    /// [`merge`](Rules::merge) carries it over.
+    pinned: bool,
     user: Vec<UserRule>,
     unordered: Vec<String>,
     accept: Vec<Class>,
@@ -72,9 +78,9 @@ pub struct Rules {
 impl Default for Rules {
     fn default() -> Self {
         Rules {
-            version: RULES_VERSION,
+            base: Defaults::new(Paths::of_this_machine(None)),
             defaults: true,
-            paths: Paths::of_this_machine(None),
+            pinned: false,
             user: Vec::new(),
             unordered: Vec::new(),
             accept: Vec::new(),
@@ -92,14 +98,16 @@ impl fmt::Debug for Rules {
                     Action::Replace(v) => format!("replace with {v}"),
                     Action::Compute(_) => "compute".into(),
                     Action::Regex(re, with) => format!("regex {:?} -> {with:?}", re.as_str()),
+                    Action::Remove => "remove".into(),
                     Action::Sort => "sort".into(),
                 };
                 format!("{} {action}", r.selector.as_str())
             })
             .collect();
         f.debug_struct("Rules")
-            .field("version", &self.version)
+            .field("version", &self.base.version())
             .field("defaults", &self.defaults)
+            .field("off", &self.base.off())
             .field("user", &user)
             .field("unordered", &self.unordered)
             .field("accept", &self.accept)
@@ -120,7 +128,17 @@ impl Rules {
         }
     }
 
-    /// Pins the version of the default rules (1 up to [`RULES_VERSION`]).
+    /// Pins the version of the default rules (1 up to [`RULES_VERSION`]): only the rules
+    /// added up to that version apply ([`DEFAULT_RULES`] says which version added each).
+    /// A fixture header's `"rules": N` wins over it.
+    ///
+    /// ```
+    /// use mcp_replay::Rules;
+    ///
+    /// // `cacheScope` and `ttlMs` are compared again, as before version 2.
+    /// let rules = Rules::default().version(1);
+    /// assert_eq!(rules.rules_version(), 1);
+    /// ```
     ///
     /// # Panics
     /// On an unknown version.
@@ -129,18 +147,46 @@ impl Rules {
             (1..=RULES_VERSION).contains(&version),
             "mcp-replay knows default rules versions 1 to {RULES_VERSION}, not {version}"
         );
-        self.version = version;
+        self.base.set_version(version);
+        self.pinned = true;
         self
     }
 
     /// The version of the default rules in force.
     pub fn rules_version(&self) -> u64 {
-        self.version
+        self.base.version()
+    }
+
+    /// Turns off one default rule, by its name in [`SWITCHABLE_RULES`]: `cache-hints`
+    /// (compare `cacheScope` and `ttlMs` again, and give up passing in both eras),
+    /// `resource-not-found-code`, `is-error-default` or `result-type-default`. The other
+    /// default rules stay in force, at the version in force.
+    ///
+    /// ```
+    /// use mcp_replay::Rules;
+    ///
+    /// let rules = Rules::default().without("cache-hints");
+    /// assert!(!rules.applies("cache-hints") && rules.applies("resource-not-found-code"));
+    /// ```
+    ///
+    /// # Panics
+    /// On a name that is not in [`SWITCHABLE_RULES`].
+    pub fn without(mut self, rule: &str) -> Rules {
+        let name = switchable(rule).unwrap_or_else(|e| panic!("{e}"));
+        self.base.turn_off(name);
+        self
+    }
+
+    /// Does the default rule `rule` (a name in [`DEFAULT_RULES`]) apply: the defaults are
+    /// on, the version in force has it, and it was not turned off with
+    /// [`without`](Rules::without)?
+    pub fn applies(&self, rule: &str) -> bool {
+        self.defaults && self.base.in_force(rule)
     }
 
     /// Names the workspace root the `paths` rule replaces with `<WORKSPACE>`.
     pub fn workspace(mut self, root: impl AsRef<Path>) -> Rules {
-        self.paths.add(root.as_ref(), "<WORKSPACE>");
+        self.base.paths.add(root.as_ref(), "<WORKSPACE>");
         self
     }
 
@@ -175,6 +221,34 @@ impl Rules {
         self.user.push(UserRule {
             selector: selector(selector_text),
             action: Action::Regex(re, replacement.to_owned()),
+        });
+        self
+    }
+
+    /// Deletes every object member and array element the selector matches: for a field
+    /// that says nothing about the server under test, where a placeholder would still pin
+    /// that it is there. `.result._meta["x-trace"]` removes one key; `.result.items[]`
+    /// every element of a list (the list stays, empty). Nothing below a deleted member is
+    /// looked at; the message's `jsonrpc`, `id` and `method` stay, as for every user rule.
+    ///
+    /// ```
+    /// use mcp_replay::Rules;
+    ///
+    /// let rules = Rules::default().remove(".result.debug, .result.content[].annotations");
+    /// ```
+    ///
+    /// # Panics
+    /// On an invalid selector, and on one whose last step is one array element (`[0]`) or
+    /// a range with an end (`[0:2]`): removing it again would remove the next one, and a
+    /// rule must be idempotent. `[]` (every element) and `[2:]` (from 2 on) are fine.
+    pub fn remove(mut self, selector_text: &str) -> Rules {
+        let selector = selector(selector_text);
+        if let Some(why) = selector.why_not_removable() {
+            panic!("{why}");
+        }
+        self.user.push(UserRule {
+            selector,
+            action: Action::Remove,
         });
         self
     }
@@ -219,9 +293,17 @@ impl Rules {
         self.accept.contains(&class)
     }
 
-    /// Adds `other`'s user rules, unordered methods and accepted classes after these (a
-    /// folder's rules file, then a test's own rules).
+    /// Adds `other`'s user rules, unordered methods, accepted classes and default rules
+    /// turned off after these (a folder's rules file, then a test's own rules); a version
+    /// `other` pins replaces this one.
     pub fn merge(mut self, other: &Rules) -> Rules {
+        if other.pinned {
+            self.base.set_version(other.base.version());
+            self.pinned = true;
+        }
+        for &name in other.base.off() {
+            self.base.turn_off(name);
+        }
         self.user.extend(other.user.iter().cloned());
         for m in &other.unordered {
             self = self.unordered(m);
@@ -232,10 +314,22 @@ impl Rules {
         self
     }
 
+    /// These rules at the version `fixture`'s header pins (`"rules": N`, what it was
+    /// written with), which wins over any other: what every replay and mock of the fixture
+    /// uses, however it was started.
+    pub(crate) fn for_fixture(&self, fixture: &crate::Fixture) -> std::borrow::Cow<'_, Rules> {
+        match fixture.header().rules_version {
+            Some(version) if version != self.base.version() => {
+                std::borrow::Cow::Owned(self.clone().version(version))
+            }
+            _ => std::borrow::Cow::Borrowed(self),
+        }
+    }
+
     /// Normalizes a message the server sent (or a fixture's expected server message).
     pub fn normalize_server(&self, message: &mut Value) {
         if self.defaults {
-            normalize::normalize_server(message, &self.paths);
+            normalize::normalize_server(message, &self.base);
         }
         self.apply_user(message);
     }
@@ -243,7 +337,7 @@ impl Rules {
     /// Normalizes a client message being recorded or imported.
     pub fn normalize_client(&self, message: &mut Value) {
         if self.defaults {
-            normalize::normalize_client(message, &self.paths);
+            normalize::normalize_client(message, &self.base);
         }
         self.apply_user(message);
     }
@@ -255,7 +349,7 @@ impl Rules {
     pub(crate) fn expand_paths(&self, message: &mut Value) {
         match message {
             Value::String(s) => {
-                if let std::borrow::Cow::Owned(expanded) = self.paths.expand(s) {
+                if let std::borrow::Cow::Owned(expanded) = self.base.paths.expand(s) {
                     *s = expanded;
                 }
             }
@@ -272,7 +366,7 @@ impl Rules {
     /// default rules.
     pub(crate) fn concretize(&self, message: &mut Value) {
         if self.defaults {
-            normalize::concretize(message, &self.paths);
+            normalize::concretize(message, &self.base.paths);
         }
     }
 
@@ -287,15 +381,15 @@ impl Rules {
         ["<WORKSPACE>", "<HOME>", "<TMP>"]
             .into_iter()
             .filter(|placeholder| text.contains(placeholder))
-            .filter_map(|placeholder| Some((placeholder, self.paths.folder(placeholder)?)))
+            .filter_map(|placeholder| Some((placeholder, self.base.paths.folder(placeholder)?)))
     }
 
-    /// For the replay's fast path: `Some(folders)` when only the default rules apply
+    /// For the replay's fast path: `Some(defaults)` when only the default rules apply
     /// (`Some(None)` when none do), `None` when there are rules of the user's.
-    pub(crate) fn defaults_only(&self) -> Option<Option<Paths>> {
+    pub(crate) fn defaults_only(&self) -> Option<Option<Defaults>> {
         self.user
             .is_empty()
-            .then(|| self.defaults.then(|| self.paths.clone()))
+            .then(|| self.defaults.then(|| self.base.clone()))
     }
 
     fn apply_user(&self, message: &mut Value) {
@@ -328,10 +422,14 @@ impl Rules {
                     .apply_outermost(message, &mut |v: &mut Value, _: &str| *v = with.clone());
                 continue;
             }
+            if let Action::Remove = rule.action {
+                rule.selector.remove(message);
+                continue;
+            }
             rule.selector.apply(
                 message,
                 &mut |v: &mut Value, path: &str| match &rule.action {
-                    Action::Replace(_) => unreachable!("handled above"),
+                    Action::Replace(_) | Action::Remove => unreachable!("handled above"),
                     Action::Compute(f) => {
                         if !v.as_str().is_some_and(is_placeholder) {
                             *v = f(v, path);
@@ -372,12 +470,14 @@ impl Rules {
     /// Reads a rules file (see `docs/normalization.md`):
     ///
     /// ```json
-    /// {"version": 1,
-    ///  "replace": [{"selector": ".result.content[].text", "with": "<TEXT>"}],
+    /// {"replace": [{"selector": ".result.content[].text", "with": "<TEXT>"}],
     ///  "regex": [{"selector": ".params.**.message", "pattern": "\\d+ ms", "with": "<DURATION>"}],
+    ///  "remove": [".result._meta[\"x-trace\"]"],
     ///  "sort": [".result.tools"],
     ///  "unordered": ["notifications/message"],
-    ///  "accept": ["cosmetic"]}
+    ///  "accept": ["cosmetic"],
+    ///  "without": ["cache-hints"],
+    ///  "version": 2}
     /// ```
     pub fn from_json(text: &str, source: &str) -> Result<Rules, Error> {
         rules_file(text).map_err(|message| Error::Rules {
@@ -418,7 +518,16 @@ fn rules_file(text: &str) -> Result<Rules, String> {
     let Value::Object(obj) = value else {
         return Err("a rules file is a JSON object".into());
     };
-    const KEYS: [&str; 6] = ["version", "replace", "regex", "sort", "unordered", "accept"];
+    const KEYS: [&str; 8] = [
+        "version",
+        "replace",
+        "regex",
+        "remove",
+        "sort",
+        "unordered",
+        "accept",
+        "without",
+    ];
     if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!(
             "unknown key {k:?}; valid keys: {}",
@@ -428,7 +537,7 @@ fn rules_file(text: &str) -> Result<Rules, String> {
     let mut rules = Rules::default();
     if let Some(v) = obj.get("version") {
         match v.as_u64() {
-            Some(n) if (1..=RULES_VERSION).contains(&n) => rules.version = n,
+            Some(n) if (1..=RULES_VERSION).contains(&n) => rules = rules.version(n),
             _ => return Err(format!("\"version\" must be 1 to {RULES_VERSION}, not {v}")),
         }
     }
@@ -437,6 +546,16 @@ fn rules_file(text: &str) -> Result<Rules, String> {
     }
     for (i, item) in list(&obj, "regex")?.iter().enumerate() {
         rules.user.push(regex_rule(i, item)?);
+    }
+    for (i, item) in list(&obj, "remove")?.iter().enumerate() {
+        let selector = item_selector("remove", i, Some(item))?;
+        if let Some(why) = selector.why_not_removable() {
+            return Err(format!("remove[{i}]: {why}"));
+        }
+        rules.user.push(UserRule {
+            selector,
+            action: Action::Remove,
+        });
     }
     for (i, item) in list(&obj, "sort")?.iter().enumerate() {
         rules.user.push(UserRule {
@@ -453,7 +572,32 @@ fn rules_file(text: &str) -> Result<Rules, String> {
     for class in accepted_classes(list(&obj, "accept")?)? {
         rules = rules.accept(class);
     }
+    for (i, item) in list(&obj, "without")?.iter().enumerate() {
+        let name = item
+            .as_str()
+            .ok_or_else(|| format!("without[{i}] must be a rule name string"))
+            .and_then(|name| switchable(name).map_err(|e| format!("without[{i}]: {e}")))?;
+        rules.base.turn_off(name);
+    }
     Ok(rules)
+}
+
+/// The name of a default rule that may be turned off, or why `rule` is not one.
+fn switchable(rule: &str) -> Result<&'static str, String> {
+    SWITCHABLE_RULES
+        .into_iter()
+        .find(|name| *name == rule)
+        .ok_or_else(|| {
+            let what = if DEFAULT_RULES.iter().any(|(name, _, _)| *name == rule) {
+                format!("the default rule {rule:?} cannot be turned off")
+            } else {
+                format!("there is no default rule {rule:?}")
+            };
+            format!(
+                "{what}; the ones that can be turned off: {}",
+                SWITCHABLE_RULES.join(", ")
+            )
+        })
 }
 
 /// The list under `key` (none when absent).
@@ -589,7 +733,135 @@ mod should {
         let e = Rules::from_json(r#"{"version":7}"#, "r.json")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("\"version\" must be 1 to 1, not 7"), "{e}");
+        assert!(e.contains("\"version\" must be 1 to 2, not 7"), "{e}");
+    }
+
+    #[test]
+    fn remove_what_a_selector_matches_after_the_defaults_idempotently() {
+        let rules = Rules::default()
+            .remove(".result._meta[\"x-trace\"], .result.content[].annotations")
+            .remove(".result.tags[1:]");
+        let mut m = json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "_meta": {"x-trace": "abc", "keep": 1},
+            "content": [{"type": "text", "text": "a", "annotations": {"p": 1}}, {"type": "text", "text": "b"}],
+            "tags": ["x", "y", "z"],
+            "isError": false
+        }});
+        rules.normalize_server(&mut m);
+        let once = json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "_meta": {"keep": 1},
+            "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+            "tags": ["x"]
+        }});
+        assert_eq!(m, once);
+        rules.normalize_server(&mut m);
+        assert_eq!(m, once, "removing twice is removing once");
+    }
+
+    #[test]
+    fn never_remove_the_envelope() {
+        let rules = Rules::without_defaults().remove(".jsonrpc, .id, .method, .params.x");
+        let mut m = json!({"jsonrpc": "2.0", "id": 4, "method": "notifications/x", "params": {"x": 1, "y": 2}});
+        rules.normalize_server(&mut m);
+        assert_eq!(
+            m,
+            json!({"jsonrpc": "2.0", "id": 4, "method": "notifications/x", "params": {"y": 2}})
+        );
+        // Every member below the root: only the envelope is left.
+        let mut m = json!({"jsonrpc": "2.0", "id": 4, "result": {"a": 1}});
+        Rules::without_defaults()
+            .remove(".**")
+            .normalize_server(&mut m);
+        assert_eq!(m, json!({"jsonrpc": "2.0", "id": 4}));
+    }
+
+    #[test]
+    fn read_remove_from_a_rules_file_and_refuse_what_is_not_idempotent() {
+        let rules = Rules::from_json(r#"{"remove": [".result.debug"]}"#, "r.json").unwrap();
+        let mut m = json!({"result": {"debug": {"t": 1}, "x": 1}});
+        rules.normalize_server(&mut m);
+        assert_eq!(m, json!({"result": {"x": 1}}));
+        for (text, expected) in [
+            (
+                r#"{"remove": [".result.items[0]"]}"#,
+                "r.json: remove[0]: cannot remove `.result.items[0]`: it ends in one array element",
+            ),
+            (
+                r#"{"remove": [".a", ".b[1:3].**"]}"#,
+                "r.json: remove[1]: cannot remove `.b[1:3].**`: it ends in a range with an end",
+            ),
+            (
+                r#"{"remove": ["."]}"#,
+                "r.json: remove[0]: cannot remove `.`: `.` is the whole message",
+            ),
+            (
+                r#"{"remove": [".a..b"]}"#,
+                "r.json: remove[0]: invalid selector",
+            ),
+            (
+                r#"{"remove": [1]}"#,
+                "r.json: remove[0] needs a \"selector\" string",
+            ),
+        ] {
+            let e = Rules::from_json(text, "r.json").unwrap_err().to_string();
+            assert!(e.starts_with(expected), "{e}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "cannot remove `.result.content[0]`: it ends in one array element")]
+    fn panic_on_a_removal_that_is_not_idempotent_in_code() {
+        let _ = Rules::default().remove(".result.content[0]");
+    }
+
+    #[test]
+    fn turn_off_a_switchable_default_rule_in_code_or_in_a_file() {
+        let mut m =
+            json!({"result": {"cacheScope": "private", "ttlMs": 0}, "error": {"code": -32002}});
+        let mut off = m.clone();
+        Rules::default().normalize_server(&mut m);
+        assert_eq!(m, json!({"result": {}, "error": {"code": -32602}}));
+        Rules::default()
+            .without("cache-hints")
+            .normalize_server(&mut off);
+        assert_eq!(
+            off,
+            json!({"result": {"cacheScope": "private", "ttlMs": 0}, "error": {"code": -32602}})
+        );
+        let file =
+            Rules::from_json(r#"{"without": ["resource-not-found-code"]}"#, "r.json").unwrap();
+        let merged = Rules::default().merge(&file);
+        assert!(!merged.applies("resource-not-found-code") && merged.applies("cache-hints"));
+        for (text, expected) in [
+            (r#"{"without": ["timestamp"]}"#, "r.json: without[0]: the default rule \"timestamp\" cannot be turned off; the ones that can be turned off: is-error-default, result-type-default, cache-hints, resource-not-found-code"),
+            (r#"{"without": ["cache"]}"#, "r.json: without[0]: there is no default rule \"cache\"; the ones"),
+            (r#"{"without": [2]}"#, "r.json: without[0] must be a rule name string"),
+        ] {
+            let e = Rules::from_json(text, "r.json").unwrap_err().to_string();
+            assert!(e.starts_with(expected), "{e}");
+        }
+        assert!(!Rules::without_defaults().applies("cache-hints"));
+        assert!(!Rules::default().version(1).applies("cache-hints"));
+    }
+
+    #[test]
+    #[should_panic(expected = "the default rule \"paths\" cannot be turned off")]
+    fn panic_on_turning_off_a_rule_that_cannot_be_in_code() {
+        let _ = Rules::default().without("paths");
+    }
+
+    #[test]
+    fn carry_a_pinned_version_over_in_a_merge() {
+        assert_eq!(Rules::default().rules_version(), RULES_VERSION);
+        let file = Rules::from_json(r#"{"version": 1}"#, "r.json").unwrap();
+        assert_eq!(Rules::default().merge(&file).rules_version(), 1);
+        // A test's own rules that pin nothing leave the file's version.
+        let merged = Rules::default().merge(&file).merge(&Rules::default());
+        assert_eq!(merged.rules_version(), 1);
+        let merged = Rules::default()
+            .merge(&file)
+            .merge(&Rules::default().version(2));
+        assert_eq!(merged.rules_version(), 2);
     }
 
     #[test]

@@ -190,12 +190,62 @@ impl Selector {
         self.walk(value, f, false);
     }
 
+    /// Deletes every object member and array element of `value` that this selector
+    /// matches, in one walk over the value as it was: indexes are those before anything
+    /// was deleted, and nothing below a deleted node is looked at. The root is not a
+    /// member of anything and is never deleted (`.**` deletes every member of the root).
+    ///
+    /// Applied twice it deletes nothing more, as long as
+    /// [`why_not_removable`](Selector::why_not_removable) has nothing against it.
+    pub(crate) fn remove(&self, value: &mut Value) {
+        let mut keep = |_: &mut Value, _: &str| {};
+        let mut walk = Walk {
+            alternatives: &self.alternatives,
+            states: Vec::with_capacity(16),
+            path: String::with_capacity(64),
+            below_matches: false,
+            remove: true,
+            f: &mut keep,
+        };
+        for alternative in 0..self.alternatives.len() {
+            walk.add(0, alternative, 0);
+        }
+        walk.visit(value, 0);
+    }
+
+    /// Why deleting what this selector matches ([`remove`](Selector::remove)) would not
+    /// be idempotent, or `None`. An alternative that ends (before any trailing `.**`) in one
+    /// array element (`[0]`) or a range with an end (`[0:2]`) deletes other elements each
+    /// time, once the later ones moved up; the root alone (`.`) is nothing to delete.
+    /// Everything else (keys, `[]`, `.*`, `[2:]`, which truncates) deletes what it
+    /// matches and leaves nothing it would match again.
+    pub(crate) fn why_not_removable(&self) -> Option<String> {
+        for segments in &self.alternatives {
+            let last = segments.iter().rev().find(|s| **s != Segment::Deep);
+            let why = match last {
+                None if segments.is_empty() => "`.` is the whole message, which cannot be removed",
+                Some(Segment::Index(_)) => {
+                    "it ends in one array element: removing it again would remove the next one \
+                     (remove every element with `[]`, or the tail with `[n:]`)"
+                }
+                Some(Segment::Range { end: Some(_), .. }) => {
+                    "it ends in a range with an end: removing it again would remove the elements \
+                     that moved up (remove every element with `[]`, or the tail with `[n:]`)"
+                }
+                _ => continue,
+            };
+            return Some(format!("cannot remove `{}`: {why}", self.text));
+        }
+        None
+    }
+
     fn walk(&self, value: &mut Value, f: &mut dyn FnMut(&mut Value, &str), below_matches: bool) {
         let mut walk = Walk {
             alternatives: &self.alternatives,
             states: Vec::with_capacity(16),
             path: String::with_capacity(64),
             below_matches,
+            remove: false,
             f,
         };
         for alternative in 0..self.alternatives.len() {
@@ -232,6 +282,8 @@ struct Walk<'s, 'f> {
     path: String,
     /// Are the children of a matched node walked?
     below_matches: bool,
+    /// Is a matched node deleted from its parent (instead of given to `f`)?
+    remove: bool,
     f: &'f mut dyn FnMut(&mut Value, &str),
 }
 
@@ -263,36 +315,61 @@ impl<'s> Walk<'s, '_> {
                 alive = true;
             }
         }
-        if matched {
+        // Deleting, only the root gets here matched: it is never deleted, and its
+        // members are still looked at.
+        if matched && !self.remove {
             (self.f)(value, rendered_path(&self.path));
+            if !self.below_matches {
+                return;
+            }
         }
-        if !alive || (matched && !self.below_matches) {
+        if !alive {
             return;
         }
         match value {
             Value::Object(map) => {
                 if let Some(key) = self.only_key(from, to) {
                     if let Some(child) = map.get_mut(key) {
-                        self.descend(child, PathSegment::Key(key), from, to);
+                        if self.descend(child, PathSegment::Key(key), from, to) {
+                            map.remove(key);
+                        }
                     }
                 } else if map.keys().is_sorted() {
                     // Always so unless serde_json's `preserve_order` feature is on.
+                    let mut doomed = Vec::new();
                     for (key, child) in map.iter_mut() {
-                        self.descend(child, PathSegment::Key(key), from, to);
+                        if self.descend(child, PathSegment::Key(key), from, to) {
+                            doomed.push(key.clone());
+                        }
+                    }
+                    for key in doomed {
+                        map.remove(&key);
                     }
                 } else {
                     let mut keys: Vec<String> = map.keys().cloned().collect();
                     keys.sort_unstable();
                     for key in &keys {
                         if let Some(child) = map.get_mut(key) {
-                            self.descend(child, PathSegment::Key(key), from, to);
+                            if self.descend(child, PathSegment::Key(key), from, to) {
+                                map.remove(key);
+                            }
                         }
                     }
                 }
             }
             Value::Array(items) => {
+                let mut doomed = Vec::new();
                 for (index, child) in items.iter_mut().enumerate() {
-                    self.descend(child, PathSegment::Index(index), from, to);
+                    if self.descend(child, PathSegment::Index(index), from, to) {
+                        doomed.push(index);
+                    }
+                }
+                if !doomed.is_empty() {
+                    let mut index = 0;
+                    items.retain(|_| {
+                        index += 1;
+                        doomed.binary_search(&(index - 1)).is_err()
+                    });
                 }
             }
             _ => {}
@@ -316,8 +393,15 @@ impl<'s> Walk<'s, '_> {
     }
 
     /// Steps from a node with states `states[from..to]` to its child at `step`, and
-    /// visits the child if any state survives.
-    fn descend(&mut self, child: &mut Value, step: PathSegment<'_>, from: usize, to: usize) {
+    /// visits the child if any state survives. `true` when deleting and the child matches:
+    /// the caller deletes it (unvisited).
+    fn descend(
+        &mut self,
+        child: &mut Value,
+        step: PathSegment<'_>,
+        from: usize,
+        to: usize,
+    ) -> bool {
         for i in from..to {
             let (alternative, position) = self.states[i];
             match self.alternatives[alternative].get(position) {
@@ -326,13 +410,24 @@ impl<'s> Walk<'s, '_> {
                 _ => {}
             }
         }
-        if self.states.len() > to {
-            let len = self.path.len();
-            push_step(&mut self.path, step);
-            self.visit(child, to);
-            self.path.truncate(len);
-            self.states.truncate(to);
+        if self.states.len() == to {
+            return false;
         }
+        let alternatives = self.alternatives;
+        if self.remove
+            && self.states[to..]
+                .iter()
+                .any(|&(alternative, position)| position == alternatives[alternative].len())
+        {
+            self.states.truncate(to);
+            return true;
+        }
+        let len = self.path.len();
+        push_step(&mut self.path, step);
+        self.visit(child, to);
+        self.path.truncate(len);
+        self.states.truncate(to);
+        false
     }
 }
 
@@ -1511,7 +1606,123 @@ mod should {
         rendered_path(&out).to_owned()
     }
 
+    fn removed(selector: &str, value: &Value) -> Value {
+        let mut value = value.clone();
+        parse(selector).remove(&mut value);
+        value
+    }
+
+    #[test]
+    fn remove_matched_members_and_elements_but_never_the_root() {
+        let value = json!({"a": {"b": 1, "c": [1, 2, 3]}, "d": [{"e": 1, "f": 2}, {"e": 3}]});
+        assert_eq!(
+            removed(".a.b", &value),
+            json!({"a": {"c": [1, 2, 3]}, "d": [{"e": 1, "f": 2}, {"e": 3}]})
+        );
+        assert_eq!(
+            removed(".d[].e, .a.c[1:]", &value),
+            json!({"a": {"b": 1, "c": [1]}, "d": [{"f": 2}, {}]})
+        );
+        assert_eq!(
+            removed(".**.e", &value),
+            json!({"a": {"b": 1, "c": [1, 2, 3]}, "d": [{"f": 2}, {}]})
+        );
+        assert_eq!(removed(".a.c[]", &value)["a"]["c"], json!([]));
+        assert_eq!(removed(".a.*", &value)["a"], json!({}));
+        // Indexes are those of the value as it was, in one walk.
+        assert_eq!(removed(".a.c[0], .a.c[2]", &value)["a"]["c"], json!([2]));
+        // The outermost match goes; what was below it is not looked at.
+        assert_eq!(
+            removed(".a, .a.b", &value),
+            json!({"d": [{"e": 1, "f": 2}, {"e": 3}]})
+        );
+        assert_eq!(removed(".", &value), value);
+        assert_eq!(removed(".**", &value), json!({}));
+        assert_eq!(removed(".x.y, .a.b.c, .d[7]", &value), value);
+    }
+
+    #[test]
+    fn refuse_to_remove_one_element_or_a_bounded_range_as_not_idempotent() {
+        for text in [".a[0]", ".a[1:3]", ".a[:2]", ".a, .b[2].**", "."] {
+            assert!(parse(text).why_not_removable().is_some(), "{text}");
+        }
+        for text in [
+            ".a",
+            ".a[0].b",
+            ".a[]",
+            ".a[2:]",
+            ".a.*",
+            ".**",
+            ".a[0:2].b.**",
+        ] {
+            assert_eq!(parse(text).why_not_removable(), None, "{text}");
+        }
+        assert_eq!(
+            parse(".x, .a[0]").why_not_removable().unwrap(),
+            "cannot remove `.x, .a[0]`: it ends in one array element: removing it again would \
+             remove the next one (remove every element with `[]`, or the tail with `[n:]`)"
+        );
+    }
+
+    /// Selectors over the keys `a`, `b` and small indexes, so that they hit.
+    fn small_selector() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let segment = prop_oneof![
+            Just(".a"),
+            Just(".b"),
+            Just("[0]"),
+            Just("[1]"),
+            Just("[1:]"),
+            Just("[:2]"),
+            Just("[]"),
+            Just(".*"),
+            Just(".**"),
+        ];
+        let alternative = prop::collection::vec(segment, 1..4).prop_map(|s| {
+            let text = s.concat();
+            if text.starts_with('[') {
+                format!(".{text}")
+            } else {
+                text
+            }
+        });
+        prop::collection::vec(alternative, 1..3).prop_map(|a| a.join(", "))
+    }
+
+    fn small_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![Just(Value::Null), (0..3i64).prop_map(Value::from)];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::btree_map(
+                    prop_oneof![Just("a"), Just("b"), Just("c")],
+                    inner,
+                    0..3
+                )
+                .prop_map(|m| Value::Object(
+                    m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+                )),
+            ]
+        })
+    }
+
     proptest::proptest! {
+        #[test]
+        fn remove_idempotently_whatever_why_not_removable_lets_through(
+            text in small_selector(),
+            value in small_json(),
+        ) {
+            let selector = parse(&text);
+            if selector.why_not_removable().is_none() {
+                let once = removed(&text, &value);
+                prop_assert_eq!(&removed(&text, &once), &once, "{}", text);
+                // Nothing the selector matches is left, but the root.
+                let left = visited(&text, &once);
+                prop_assert!(left.iter().all(|p| p == "."), "{} left {:?}", text, left);
+            }
+        }
+
         #[test]
         fn render_any_path_as_a_selector_that_matches_that_path_alone(path in arbitrary::path()) {
             let text = render(&path);

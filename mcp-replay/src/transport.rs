@@ -152,21 +152,21 @@ pub(crate) enum Incoming {
 
 /// Reads newline-delimited JSON from `reader` until EOF, sending each line as an event.
 /// Runs as its own task so a server writing a lot never blocks on the harness. With
-/// `fast` (the default rules' folders, or `None` for no rules), a response the rules
+/// `fast` (the default rules in force, or `None` for no rules), a response the rules
 /// leave unchanged is sent as its canonical text instead of a tree.
 pub(crate) async fn read_lines<R: AsyncRead + Unpin>(
     reader: R,
     events: mpsc::UnboundedSender<Incoming>,
-    fast: Option<Option<crate::normalize::Paths>>,
+    fast: Option<Option<crate::normalize::Defaults>>,
 ) {
     let mut lines = LineReader::new(reader);
     loop {
         let event = match lines.next().await {
             Ok(None) => Incoming::Closed(None),
             Ok(Some((number, line))) => {
-                let shortcut = fast.as_ref().and_then(|paths| {
+                let shortcut = fast.as_ref().and_then(|defaults| {
                     let text = std::str::from_utf8(line).ok()?;
-                    crate::fast::response(text, paths.as_ref())
+                    crate::fast::response(text, defaults.as_ref())
                 });
                 match shortcut {
                     Some(response) => Incoming::Response(response),

@@ -117,6 +117,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
 {
+    let rules = &*rules.for_fixture(fixture);
     let (tx, events) = mpsc::unbounded_channel();
     let reader_task = tokio::spawn(read_lines(reader, tx, rules.defaults_only()));
     let mut driver = Driver::new(fixture, rules, events, writer, server);
@@ -1504,8 +1505,8 @@ impl Response {
 pub(crate) fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
     let expected = Expected::new(std::slice::from_ref(entry), rules);
     if entry.kind() == MessageKind::Response {
-        if let Some(paths) = rules.defaults_only() {
-            if let Some(fast) = crate::fast::response(line, paths.as_ref()) {
+        if let Some(defaults) = rules.defaults_only() {
+            if let Some(fast) = crate::fast::response(line, defaults.as_ref()) {
                 if expected.matches_text(0, &fast) {
                     return true;
                 }
