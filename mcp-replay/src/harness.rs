@@ -340,6 +340,7 @@ where
         let report = mock.finish().await.with_test_name(spec.test_path);
         outcome?;
         return if report.is_ok() {
+            print_notes(&report);
             Ok(())
         } else {
             Err(Failure(render(&report, false)))
@@ -352,7 +353,9 @@ where
         .replay_with(&rules, serve)
         .await
         .with_test_name(spec.test_path);
-    if let Verdict::Rerecorded(path) = plan.conclude(&report)? {
+    let verdict = plan.conclude(&report)?;
+    print_notes(&report);
+    if let Verdict::Rerecorded(path) = verdict {
         eprintln!("mcp-replay: re-recorded {}", path.display());
     }
     Ok(())
@@ -407,10 +410,20 @@ where
         .replay_http_with(&rules, bridge)
         .await
         .with_test_name(spec.test_path);
-    if let Verdict::Rerecorded(path) = plan.conclude(&report)? {
+    let verdict = plan.conclude(&report)?;
+    print_notes(&report);
+    if let Verdict::Rerecorded(path) = verdict {
         eprintln!("mcp-replay: re-recorded {}", path.display());
     }
     Ok(())
+}
+
+/// The notes of a report that passed, on stderr (libtest shows them with `--nocapture`;
+/// a failing report has them in its text).
+fn print_notes(report: &Report) {
+    for note in report.notes() {
+        eprintln!("mcp-replay: {}: note: {note}", report.source());
+    }
 }
 
 /// Two tests of one run re-recording the same fixture would race for the file: the
