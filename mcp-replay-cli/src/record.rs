@@ -55,7 +55,11 @@ pub(crate) async fn record(args: RecordArgs) -> Result<ExitCode, Fatal> {
         Direction::ServerToClient,
     ));
 
-    let (status, how) = wait_forwarding_signals(&mut child, client_to_server).await?;
+    let mut client_to_server = client_to_server;
+    let ended = wait_forwarding_signals(&mut child, &mut client_to_server).await;
+    // A server that exited by itself leaves our stdin unread: nothing more goes to it.
+    client_to_server.abort();
+    let (status, how) = ended?;
     // The server's output is complete once it was reaped, unless a process it started
     // holds the pipe: then a moment more, not a hang.
     let mut server_to_client = server_to_client;
@@ -202,7 +206,7 @@ async fn pump<R, W>(
 #[cfg(unix)]
 async fn wait_forwarding_signals(
     child: &mut tokio::process::Child,
-    mut client_done: tokio::task::JoinHandle<()>,
+    client_done: &mut tokio::task::JoinHandle<()>,
 ) -> Result<(std::process::ExitStatus, Stopped), Fatal> {
     use tokio::signal::unix::{signal, SignalKind};
     let mut interrupt = signal(SignalKind::interrupt())?;
@@ -212,7 +216,7 @@ async fn wait_forwarding_signals(
     loop {
         let forward = tokio::select! {
             status = child.wait() => return Ok((status?, Stopped::Exited)),
-            _ = &mut client_done => break,
+            _ = &mut *client_done => break,
             _ = interrupt.recv() => libc::SIGINT,
             _ = terminate.recv() => libc::SIGTERM,
             _ = hangup.recv() => libc::SIGHUP,
@@ -230,7 +234,7 @@ async fn wait_forwarding_signals(
 #[cfg(not(unix))]
 async fn wait_forwarding_signals(
     child: &mut tokio::process::Child,
-    client_done: tokio::task::JoinHandle<()>,
+    client_done: &mut tokio::task::JoinHandle<()>,
 ) -> Result<(std::process::ExitStatus, Stopped), Fatal> {
     tokio::select! {
         status = child.wait() => return Ok((status?, Stopped::Exited)),

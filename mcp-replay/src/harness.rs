@@ -420,7 +420,10 @@ where
         };
         let report = mock.finish().await.with_test_name(spec.test_path);
         return match (client, report.is_ok()) {
-            (Ok(()), true) => Ok(()),
+            (Ok(()), true) => {
+                print_notes(&report);
+                Ok(())
+            }
             (Ok(()), false) => Err(Failure::finding(render(&report, false))),
             (Err(why), true) => Err(Failure::finding(format!(
                 "mcp-replay: {}: {why}",
@@ -440,6 +443,9 @@ where
         .replay_with(&rules, serve)
         .await
         .with_test_name(spec.test_path);
+    if report.is_ok() {
+        print_notes(&report);
+    }
     claim.conclude(&plan, &report, spec.test_path)
 }
 
@@ -491,7 +497,19 @@ where
         .replay_http_with(&rules, bridge)
         .await
         .with_test_name(spec.test_path);
+    if report.is_ok() {
+        print_notes(&report);
+    }
     claim.conclude(&plan, &report, spec.test_path)
+}
+
+/// The notes of a report (a server that needed a signal to stop, stray output a fixture
+/// allows), on stderr: libtest shows them with `--nocapture` or for a failing test; a
+/// failing report has them in its text too.
+fn print_notes(report: &Report) {
+    for note in report.notes() {
+        eprintln!("mcp-replay: {}: note: {note}", report.source());
+    }
 }
 
 /// What a test may do with its fixture in update mode. Several tests of one run may replay

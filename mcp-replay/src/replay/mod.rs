@@ -13,7 +13,10 @@
 //! server request the fixture has before it. A client's answer to a server request is sent
 //! as soon as that request arrives. Notifications are never waited for while the session
 //! runs: each is paired at the end, within its span, so a missing one costs no time; only
-//! unsolicited ones are waited for after the last client message.
+//! unsolicited ones are waited for after the last client message. Then the server's input
+//! is closed and its output read to the end, so that what it writes late (a second answer,
+//! a message as it shuts down) is judged in every run, not only when it happened to be read
+//! in time.
 
 mod align;
 mod causal;
