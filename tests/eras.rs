@@ -127,6 +127,7 @@ fn spec(dir: &Path, protocol: Option<&'static str>) -> Spec {
         rules: None,
         protocol,
         mock_server: false,
+        allow_stray_output: false,
     }
 }
 
