@@ -330,10 +330,12 @@ async fn all_findings_are_collected_before_failing_once() {
         ),
         "{text}"
     );
+    // A bare replay reads no update mode: its advice says what re-records instead.
     assert!(
-        text.ends_with("MCP_FIXTURE_UPDATE=1 cargo test <test name>"),
+        text.ends_with("which `MCP_FIXTURE_UPDATE=1` re-records"),
         "{text}"
     );
+    assert!(!text.contains("cargo test <test name>"), "{text}");
 }
 
 #[tokio::test]

@@ -222,7 +222,7 @@ fn socket_path(name: &str) -> std::path::PathBuf {
 /// streams, the session id, the GET stream and the DELETE) against `Fixture::mock_http`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_rmcp_client_runs_the_whole_session_over_streamable_http() {
-    let (front, mock) = legacy().mock_http(&mcp_replay::Rules::default());
+    let (front, mock) = legacy().mock_http();
     let path = socket_path("legacy");
     serve_on_unix_socket(front, &path);
     let app = App {
@@ -515,7 +515,7 @@ async fn an_rmcp_client_in_the_stateless_era_sends_the_param_headers_the_mock_ch
         "/mcp-replay/tests/fixtures/http_param_headers.jsonl"
     ))
     .unwrap();
-    let (front, mock) = fixture.mock_http(&mcp_replay::Rules::default());
+    let (front, mock) = fixture.mock_http();
     let path = socket_path("stateless");
     serve_on_unix_socket(front, &path);
     let lifecycle = ClientLifecycleMode::Discover {

@@ -493,3 +493,64 @@ async fn futures_join_all<F: std::future::Future>(
     .await;
     out.into_iter().map(|o| o.unwrap()).collect()
 }
+
+/// The attribute's path (`run_in`, what `#[mcp_fixture]` expands to) and the API's
+/// (`harness::Plan::run`) give the same result on the same fixture folder: the folder's
+/// rules file applies to both (the bare `Fixture::replay` reads none), a drifted server
+/// fails both with the same text, and update mode re-records through both.
+#[tokio::test]
+async fn the_attribute_and_plan_run_behave_the_same_on_one_folder() {
+    use mcp_replay::harness::{Plan, Verdict};
+    let dir = temp_dir("parity");
+    let pinned = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"lookup_issue","arguments":{"owner":"demo","repo":"sample","number":42}}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"<TEXT>"}]}}}"#,
+        "\n"
+    );
+    let path = put(&dir, "issue.jsonl", pinned);
+    put(
+        &dir,
+        "mcp-replay.rules.json",
+        r#"{"replace": [{"selector": ".result.content[].text", "with": "<TEXT>"}]}"#,
+    );
+    let plan = |mode| {
+        let mut plan = Plan::new(&path, mode);
+        plan.test = Some("update_mode::some_test".into());
+        plan
+    };
+    // The folder's rules file pins the text to <TEXT>: green both ways.
+    run_in(spec(&dir, "issue", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap();
+    assert_eq!(
+        plan(UpdateMode::No).run(serve_demo).await.unwrap(),
+        Verdict::Passed
+    );
+    // The bare replay reads no rules file: the text differs.
+    let bare = Fixture::load(&path).unwrap().replay(serve_demo).await;
+    assert!(!bare.is_ok(), "{bare}");
+
+    // Without the rules file a changed text fails both, with the same report.
+    std::fs::remove_file(dir.join("fixtures/mcp-replay.rules.json")).unwrap();
+    let attribute = run_in(spec(&dir, "issue", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap_err();
+    let api = plan(UpdateMode::No).run(serve_demo).await.unwrap_err();
+    assert_eq!(attribute.message(), api.message());
+    assert!(
+        api.message()
+            .contains("MCP_FIXTURE_UPDATE=1 cargo test some_test"),
+        "{api}"
+    );
+
+    // And update mode re-records through the API as through the attribute.
+    let verdict = plan(UpdateMode::Always).run(serve_demo).await.unwrap();
+    assert_eq!(verdict, Verdict::Rerecorded(path.clone()));
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("Issue 42: example"));
+    run_in(spec(&dir, "issue", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap();
+}

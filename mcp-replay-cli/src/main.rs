@@ -314,7 +314,7 @@ async fn replay_one(
                 }
                 Some(url) => {
                     let bridge = Bridge::new(net::HttpClient::new()).endpoint(url.clone());
-                    fixture.replay_http_with(&rules, bridge).await
+                    fixture.replay_bridge(&rules, bridge).await
                 }
             };
             // Printed for pasting into a shell: every argument quoted as it needs.

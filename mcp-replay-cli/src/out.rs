@@ -18,7 +18,7 @@ static CLOSED: AtomicBool = AtomicBool::new(false);
 /// The first write error that was not a closed pipe.
 static FAILED: OnceLock<String> = OnceLock::new();
 
-/// `println!` for the command's stdout: [`write`] with a newline.
+/// `println!` for the command's stdout: [`write()`] with a newline.
 macro_rules! outln {
     () => {
         $crate::out::write(format_args!("\n"))
@@ -41,7 +41,7 @@ pub(crate) fn write(text: fmt::Arguments<'_>) {
     }
 }
 
-/// Writes `bytes` as they are (a JSON document, a completion script), as [`write`] does.
+/// Writes `bytes` as they are (a JSON document, a completion script), as [`write()`] does.
 pub(crate) fn write_bytes(bytes: &[u8]) {
     if CLOSED.load(Ordering::Relaxed) {
         return;

@@ -38,7 +38,7 @@ pub(crate) async fn serve_http(
         .local_addr()
         .map_err(|e| Fatal(format!("serve --http: {e}")))?;
     eprintln!("mcp-replay serve: listening on http://{local}/mcp");
-    let (front, mock) = fixture.mock_http(rules);
+    let (front, mock) = fixture.mock_http_with(rules);
     let connections = Arc::new(Connections::default());
     let mut served = false;
     let mut stop = crate::net::Stop::new();

@@ -2,9 +2,10 @@
 //! resolves a fixture file into a replay (its rules, its time limit, its era, the update
 //! mode) and turns the report into a pass, a re-recording or a failure.
 //!
-//! The attribute builds a [`Spec`] and calls [`run`]; the command builds a [`Plan`] per
-//! fixture file and calls [`Plan::prepare`] and [`Plan::conclude`] around its own replay
-//! against a child process. So a fixture normalizes the same way under `cargo test` and
+//! The attribute and [`Plan::run`] (the attribute's behaviour without the macro) claim
+//! the fixture for the update mode, prepare it, replay it and conclude; the command builds
+//! a [`Plan`] per fixture file and calls [`Plan::prepare`] and [`Plan::conclude`] around
+//! its own replay against a child process or a URL. So a fixture normalizes the same way under `cargo test` and
 //! under `mcp-replay replay`: the same defaults at the version the fixture header pins,
 //! the same workspace root for `<WORKSPACE>`, the same rules file beside the fixture.
 //!
@@ -195,6 +196,49 @@ impl Plan {
         Ok((fixture, rules))
     }
 
+    /// What `#[mcp_fixture]` does, without the macro: claims the fixture for this run's
+    /// update mode (several tests of one fixture re-record it once), [`prepare`]s it (the
+    /// folder's rules file, the workspace root, the overrides), replays it against the
+    /// server `serve` runs, prints a passing report's notes, and [`conclude`]s (passes,
+    /// re-records, or fails with the report and the advice that fits it). The same fixture
+    /// folder gives the same result as under the attribute.
+    ///
+    /// ```no_run
+    /// use mcp_replay::harness::Plan;
+    /// use mcp_replay::update::UpdateMode;
+    ///
+    /// # async fn demo() -> Result<(), mcp_replay::harness::Failure> {
+    /// Plan::new("fixtures/lookup_issue.jsonl", UpdateMode::from_env()?)
+    ///     .run(|transport| async move { drop(transport) })
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// [`prepare`]: Plan::prepare
+    /// [`conclude`]: Plan::conclude
+    pub async fn run<F, Fut, O>(self, serve: F) -> Result<Verdict, Failure>
+    where
+        F: FnOnce(Transport) -> Fut,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        let test = self
+            .test
+            .clone()
+            .unwrap_or_else(|| self.path.display().to_string());
+        let claim = claim_for_update(&self, &test).await;
+        let plan = claim.plan(self);
+        let (fixture, rules) = plan.prepare()?;
+        let mut report = fixture.replay_with(&rules, serve).await;
+        if let Some(test) = &plan.test {
+            report = report.with_test_name(test);
+        }
+        if report.is_ok() {
+            print_notes(&report);
+        }
+        claim.conclude(&plan, &report, &test)
+    }
+
     /// Applies the update mode to a finished replay: passes, re-records, or fails with
     /// the report (and, in `new` mode, with the command that accepts the pending file).
     pub fn conclude(&self, report: &Report) -> Result<Verdict, Failure> {
@@ -334,7 +378,9 @@ fn absolute(path: &Path) -> PathBuf {
     }
 }
 
-/// What `#[mcp_fixture]` knows at expansion time.
+/// What `#[mcp_fixture]` knows at expansion time. The macro's own: not a public API (use
+/// [`Plan`]).
+#[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct Spec {
     /// `env!("CARGO_MANIFEST_DIR")` of the crate holding the test.
@@ -384,6 +430,7 @@ impl Spec {
     }
 }
 
+#[doc(hidden)]
 /// The whole `#[mcp_fixture]` test: reads the update mode from
 /// [`UPDATE_ENV`](crate::update::UPDATE_ENV), then [`run_in`]. The expansion panics with
 /// the failure, at the test function's own location.
@@ -396,6 +443,7 @@ where
     run_in(spec, UpdateMode::from_env()?, serve).await
 }
 
+#[doc(hidden)]
 /// Loads the test's fixture, replays it against `serve` (or, with `mock_server`, plays
 /// its server side to the client `serve` runs), and applies `mode`.
 pub async fn run_in<F, Fut, O>(spec: Spec, mode: UpdateMode, serve: F) -> Result<(), Failure>
@@ -436,17 +484,7 @@ where
             ))),
         };
     }
-    let claim = claim_for_update(&plan, spec.test_path).await;
-    let plan = claim.plan(plan);
-    let (fixture, rules) = plan.prepare()?;
-    let report = fixture
-        .replay_with(&rules, serve)
-        .await
-        .with_test_name(spec.test_path);
-    if report.is_ok() {
-        print_notes(&report);
-    }
-    claim.conclude(&plan, &report, spec.test_path)
+    plan.run(serve).await.map(|_| ())
 }
 
 /// Whether to write reports with ANSI colors (`{:#}`), as the conventions say: never when
@@ -482,6 +520,7 @@ pub(crate) fn render(report: &Report, terminal: bool) -> String {
 /// makes the Streamable HTTP service, and the fixture replays against it in process
 /// ([`Fixture::replay_http_with`]), with the update mode of [`run`].
 #[cfg(feature = "http")]
+#[doc(hidden)]
 pub async fn run_http<Fut, S>(spec: Spec, service: Fut) -> Result<(), Failure>
 where
     Fut: Future<Output = S>,
@@ -494,13 +533,13 @@ where
     let (fixture, rules) = plan.prepare()?;
     let bridge = crate::http::bridge::Bridge::new(service.await);
     let report = fixture
-        .replay_http_with(&rules, bridge)
+        .replay_bridge(&rules, bridge)
         .await
         .with_test_name(spec.test_path);
     if report.is_ok() {
         print_notes(&report);
     }
-    claim.conclude(&plan, &report, spec.test_path)
+    claim.conclude(&plan, &report, spec.test_path).map(|_| ())
 }
 
 /// The notes of a report (a server that needed a signal to stop, stray output a fixture
@@ -577,15 +616,16 @@ impl Claim {
 
     /// Applies the plan's update mode to a finished replay; for a test after the owner,
     /// a difference says that the two tests cannot share the fixture.
-    fn conclude(self, plan: &Plan, report: &Report, test: &str) -> Result<(), Failure> {
+    fn conclude(self, plan: &Plan, report: &Report, test: &str) -> Result<Verdict, Failure> {
         match self {
             Claim::Own(_guard) => {
-                if let Verdict::Rerecorded(path) = plan.conclude(report)? {
+                let verdict = plan.conclude(report)?;
+                if let Verdict::Rerecorded(path) = &verdict {
                     eprintln!("mcp-replay: re-recorded {}", path.display());
                 }
-                Ok(())
+                Ok(verdict)
             }
-            Claim::After { .. } if report.is_ok() => Ok(()),
+            Claim::After { .. } if report.is_ok() => Ok(Verdict::Passed),
             Claim::After { owner } => Err(Failure::finding(format!(
                 "mcp-replay: {test} replays {path}, which {owner} re-records in this run: replayed \
                  after it, against the file as it left it, {test} gets different answers \

@@ -35,7 +35,17 @@
 //!
 //! ## Without it
 //!
-//! The attribute is sugar over this API:
+//! Two entry points, one for each need:
+//!
+//! - [`harness::Plan::run`] behaves as the attribute does, for any fixture file: the
+//!   fixture folder's rules file, the workspace root for `<WORKSPACE>`,
+//!   `MCP_FIXTURE_UPDATE`, and the same report and advice.
+//!   `Plan::new(path, UpdateMode::from_env()?).run(serve).await` is
+//!   `#[mcp_fixture]` without the macro.
+//! - [`Fixture::replay`] is the bare replay: the fixture as you loaded or built it, the
+//!   default rules (or yours, with [`replay_with`](Fixture::replay_with)), no update
+//!   mode and no file written; the [`Report`] is yours to inspect. To re-record from it,
+//!   write [`Report::recorded`] with [`update::write_fixture`].
 //!
 //! ```
 //! use mcp_replay::{Fixture, MismatchKind};

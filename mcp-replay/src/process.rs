@@ -1,6 +1,6 @@
-//! Serving a [`Transport`](crate::Transport) through a server that runs as a child process
-//! over stdio, so `cargo test` can pin a Node, Python or any other server too; and MCP's
-//! stdio shutdown (`stop`), which the `mcp-replay` command follows too.
+//! Serving [the replay's transport](crate::Transport) through a server that runs as a
+//! child process over stdio, so `cargo test` can pin a Node, Python or any other server
+//! too; and MCP's stdio shutdown (`stop`), which the `mcp-replay` command follows too.
 //!
 //! Spawning processes (`serve_command`, `stop`, `start_error`) needs the cargo feature
 //! `process` (`mcp-replay = { version = "0.1", features = ["process"] }`): it turns on

@@ -390,11 +390,17 @@ impl Report {
         if let Some(command) = &self.rerecord {
             return command.clone();
         }
-        let filter = match self.test.as_deref() {
-            Some(test) => crate::harness::shell_quote(test_filter(test)),
-            None => "<test name>".into(),
-        };
-        format!("MCP_FIXTURE_UPDATE=1 cargo test {filter}")
+        match self.test.as_deref() {
+            Some(test) => format!(
+                "MCP_FIXTURE_UPDATE=1 cargo test {}",
+                crate::harness::shell_quote(test_filter(test))
+            ),
+            // A bare `Fixture::replay` reads no update mode: say what does re-record.
+            None => "write `report.recorded()` with `mcp_replay::update::write_fixture`, or \
+                     replay through `harness::Plan::run` (or `#[mcp_fixture]`), which \
+                     `MCP_FIXTURE_UPDATE=1` re-records"
+                .into(),
+        }
     }
 }
 

@@ -752,10 +752,15 @@ impl HttpMock {
 
 impl Fixture {
     /// Plays the server of this fixture over Streamable HTTP, for a client under test:
-    /// the mock server of [`mock_server_with`](Fixture::mock_server_with) behind a
-    /// [`Front`]. Mount the front on an HTTP server (or call it); when the session has
-    /// ended, [`HttpMock::finish`] gives the report.
-    pub fn mock_http(&self, rules: &Rules) -> (Front, HttpMock) {
+    /// the mock server of [`mock_server`](Fixture::mock_server) behind a [`Front`], with
+    /// the default rules. Mount the front on an HTTP server (or call it); when the session
+    /// has ended, [`HttpMock::finish`] gives the report.
+    pub fn mock_http(&self) -> (Front, HttpMock) {
+        self.mock_http_with(&Rules::default())
+    }
+
+    /// [`mock_http`](Fixture::mock_http) with normalization [`Rules`] of your own.
+    pub fn mock_http_with(&self, rules: &Rules) -> (Front, HttpMock) {
         let (transport, mock) = self.mock_server_with(rules);
         let front = Front::new(transport);
         front.state().tools = ToolSchemas::of(&super::listed_tools(self));
@@ -861,7 +866,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_session_over_sse_and_json() {
-        let (front, mock) = fixture(SESSION).mock_http(&Rules::default());
+        let (front, mock) = fixture(SESSION).mock_http();
         let response = front.handle(post(None, initialize(1))).await;
         assert_eq!(response.status(), StatusCode::OK);
         let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
@@ -1005,7 +1010,7 @@ mod tests {
     /// beside the mock's own (a 405, what the server does not offer, is none).
     #[tokio::test]
     async fn refusals_are_http_findings() {
-        let (front, mock) = fixture(SESSION).mock_http(&Rules::default());
+        let (front, mock) = fixture(SESSION).mock_http();
         let response = front.handle(post(None, initialize(1))).await;
         let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
         events(response).await;
@@ -1036,7 +1041,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_not_in_the_recording_is_a_finding() {
-        let (front, mock) = fixture(SESSION).mock_http(&Rules::default());
+        let (front, mock) = fixture(SESSION).mock_http();
         let response = front.handle(post(None, initialize(1))).await;
         let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
         events(response).await;
@@ -1069,7 +1074,7 @@ mod tests {
             r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#,
             "\n",
         );
-        let (front, mock) = fixture(text).mock_http(&Rules::default());
+        let (front, mock) = fixture(text).mock_http();
         let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"});
         let response = front.handle(post(None, discover)).await;
         assert_eq!(response.status(), StatusCode::OK);
@@ -1102,7 +1107,7 @@ mod tests {
             r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[{"name":"query","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}]}}}"#,
             "\n",
         );
-        let (front, mock) = fixture(text).mock_http(&Rules::default());
+        let (front, mock) = fixture(text).mock_http();
         let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "query", "arguments": {"region": "eu-west"}}});
         let with = |pairs: &[(&'static str, &'static str)]| {

@@ -71,17 +71,19 @@ impl Fixture {
     /// the default rules: the same engine and findings as over the pipe, plus an
     /// [`Http`](MismatchKind::Http) finding for each thing the transport did wrong.
     pub async fn replay_http<S: HttpService>(&self, service: S) -> Report {
-        self.replay_http_with(&Rules::default(), Bridge::new(service))
+        self.replay_bridge(&Rules::default(), Bridge::new(service))
             .await
     }
 
-    /// [`replay_http`](Fixture::replay_http) with rules of your own and a configured
-    /// [`Bridge`] (endpoint, time limit, body limit).
-    pub async fn replay_http_with<S: HttpService>(
-        &self,
-        rules: &Rules,
-        bridge: Bridge<S>,
-    ) -> Report {
+    /// [`replay_http`](Fixture::replay_http) with normalization [`Rules`] of your own (as
+    /// [`replay_with`](Fixture::replay_with) is [`replay`](Fixture::replay) with them).
+    pub async fn replay_http_with<S: HttpService>(&self, rules: &Rules, service: S) -> Report {
+        self.replay_bridge(rules, Bridge::new(service)).await
+    }
+
+    /// [`replay_http_with`](Fixture::replay_http_with) through a configured [`Bridge`]
+    /// (endpoint, time limit, body limit).
+    pub async fn replay_bridge<S: HttpService>(&self, rules: &Rules, bridge: Bridge<S>) -> Report {
         let problems = bridge.problems();
         let bridge = bridge
             .listen_early(announces_at_start(self))

@@ -30,6 +30,11 @@ impl Fixture {
     /// Replays this fixture against the server that `serve` runs on the given
     /// [`Transport`], and reports every difference.
     ///
+    /// This is the bare replay: the fixture as loaded (or built), the default rules, no
+    /// rules file, no update mode (`MCP_FIXTURE_UPDATE` is not read, nothing is written).
+    /// For what `#[mcp_fixture]` does (the folder's rules file, the workspace root,
+    /// re-recording), use [`harness::Plan::run`](crate::harness::Plan::run).
+    ///
     /// `serve` should serve MCP on the transport and return when it closes (for rmcp:
     /// `server.serve(transport).await?.waiting().await`). It runs as its own task, so a
     /// panic in it is reported as a
