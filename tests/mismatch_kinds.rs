@@ -460,3 +460,48 @@ async fn a_servers_own_message_may_come_before_or_after_where_it_was_recorded() 
         assert!(report.is_ok(), "{report}");
     }
 }
+
+#[tokio::test]
+async fn a_progress_stream_sent_in_reverse_is_one_notification_order_finding() {
+    // The bundled count_up fixture: three progress steps, a log, the result. A server
+    // that sends the same steps last first has reordered them, not changed two of them.
+    let fixture = Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/count_up_progress.jsonl"
+    ))
+    .unwrap()
+    .with_timeout(Duration::from_millis(300));
+    let report = fixture
+        .replay(|transport| {
+            scripted(transport, |r| {
+                let token = r["params"]["_meta"]["progressToken"].clone();
+                let step = |i: u32| {
+                    notification(
+                        "notifications/progress",
+                        json!({"progressToken": token, "progress": i, "total": 3, "message": format!("step {i} of 3")}),
+                    )
+                };
+                vec![
+                    step(3),
+                    step(2),
+                    step(1),
+                    notification(
+                        "notifications/message",
+                        json!({"level": "info", "logger": "demo", "data": {"event": "count_up", "to": 3}}),
+                    ),
+                    result(r, json!({"content": [{"type": "text", "text": "counted to 3"}]})),
+                ]
+            })
+        })
+        .await;
+    assert_eq!(
+        kinds(&report),
+        [MismatchKind::NotificationOrder],
+        "{report}"
+    );
+    let summary = report.mismatches()[0].summary();
+    assert!(
+        summary.contains("actual order:   `notifications/progress` (line 4), `notifications/progress` (line 3), `notifications/progress` (line 2)"),
+        "{summary}"
+    );
+}
