@@ -216,9 +216,105 @@ async fn an_extra_notification_is_unexpected() {
     })
     .await;
     assert_eq!(kinds(&report), [MismatchKind::Unexpected]);
-    assert!(report.mismatches()[0]
-        .summary()
-        .contains("notifications/tools/list_changed"));
+    let m = &report.mismatches()[0];
+    assert_eq!(
+        m.summary(),
+        "the server sent `notifications/tools/list_changed` that the fixture does not expect, \
+         while `tools/call work` (line 1) ran"
+    );
+    assert_eq!(m.request_line(), Some(1));
+}
+
+#[tokio::test]
+async fn an_unexpected_notification_is_placed_in_time() {
+    // After the response to the fixture's only request: after the last message.
+    let report = replay_work(|r| {
+        vec![
+            progress(),
+            log("half"),
+            done(r),
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#.to_owned(),
+        ]
+    })
+    .await;
+    assert_eq!(kinds(&report), [MismatchKind::Unexpected], "{report}");
+    let m = &report.mismatches()[0];
+    assert!(
+        m.summary().ends_with(", after the last message"),
+        "{}",
+        m.summary()
+    );
+    assert_eq!(m.request_line(), None);
+    // Before the fixture's first request: a server that speaks first.
+    let report = work_fixture()
+        .replay(|mut transport| async move {
+            use tokio::io::AsyncWriteExt;
+            let hello = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+            transport
+                .write_all(format!("{hello}\n").as_bytes())
+                .await
+                .unwrap();
+            scripted(transport, |r| vec![progress(), log("half"), done(r)]).await
+        })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::Unexpected], "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .ends_with(", before the first request"),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn findings_name_the_tool_prompt_or_resource_of_their_request() {
+    let report = replay_work(|r| {
+        vec![
+            progress(),
+            log("half"),
+            result(
+                r,
+                json!({"content": [{"type": "text", "text": "not done"}]}),
+            ),
+        ]
+    })
+    .await;
+    let m = &report.mismatches()[0];
+    assert_eq!(
+        m.summary(),
+        "the response to `tools/call work` (line 1) differs"
+    );
+    assert_eq!(m.request_line(), Some(1));
+    for (method, params, named) in [
+        (
+            "prompts/get",
+            json!({"name": "greet"}),
+            "`prompts/get greet` (line 1)",
+        ),
+        (
+            "resources/read",
+            json!({"uri": "file:///README"}),
+            "`resources/read file:///README` (line 1)",
+        ),
+        ("tools/list", json!({}), "`tools/list` (line 1)"),
+    ] {
+        let report = fixture(&[
+            (
+                "client->server",
+                json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": method, "params": params}),
+            ),
+            (
+                "server->client",
+                json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"x": 1}}),
+            ),
+        ])
+        .replay(|transport| scripted(transport, |r| vec![result(r, json!({"x": 2}))]))
+        .await;
+        assert_eq!(
+            report.mismatches()[0].summary(),
+            format!("the response to {named} differs"),
+        );
+    }
 }
 
 #[tokio::test]
@@ -239,7 +335,7 @@ async fn a_server_that_never_answers_times_out_naming_the_request() {
     assert_eq!(m.line(), Some(2));
     assert_eq!(
         m.summary(),
-        "no response to `tools/call` (line 1, sent as id 1) within 150 ms"
+        "no response to `tools/call lookup_issue` (line 1, sent as id 1) within 150 ms"
     );
     assert!(elapsed < Duration::from_millis(900), "took {elapsed:?}");
 }
@@ -264,7 +360,7 @@ async fn a_server_that_panics_is_a_server_failure_naming_the_panic() {
     // One phrase per awaited response: the request's line and live id, the response's line.
     assert!(
         summary.contains(
-            "the response to `tools/call` (line 1, sent as id 1) expected at line 4; \
+            "the response to `tools/call work` (line 1, sent as id 1) expected at line 4; \
              the server panicked"
         ),
         "{summary}"
@@ -359,7 +455,7 @@ async fn a_missing_progress_notification_is_reported_without_waiting_for_the_tim
     assert!(
         report.mismatches()[0]
             .summary()
-            .contains("while `tools/call` (line 1) ran"),
+            .contains("while `tools/call work` (line 1) ran"),
         "{report}"
     );
     assert!(
@@ -396,7 +492,7 @@ async fn a_progress_notification_after_the_response_is_late() {
     assert!(
         report.mismatches()[0]
             .summary()
-            .contains("arrived after the response to `tools/call` (line 1)"),
+            .contains("arrived after the response to `tools/call work` (line 1)"),
         "{report}"
     );
 }

@@ -62,6 +62,7 @@ fn replay_format_json_writes_one_document_with_the_schemas_fields() {
         for key in [
             "kind",
             "line",
+            "request_line",
             "summary",
             "expected",
             "actual",
@@ -83,9 +84,10 @@ fn replay_format_json_writes_one_document_with_the_schemas_fields() {
     );
     let result = &findings[1];
     assert_eq!(result["line"], 5);
+    assert_eq!(result["request_line"], 1);
     assert_eq!(
         result["summary"],
-        "the response to `tools/call` (line 1) differs"
+        "the response to `tools/call count_up` (line 1) differs"
     );
     assert_eq!(result["differences"][0]["path"], ".result.content[0].text");
     assert_eq!(result["differences"][0]["expected"], "counted to two");
@@ -325,7 +327,7 @@ fn diff_exits_0_without_change_and_1_for_an_unclassified_change_at_every_thresho
     assert!(out.contains("1 mismatch (1 result)"), "{out}");
     assert!(
         out.contains(
-            "the response to `tools/call` (line 2) differs\n    at .result.content[0].text"
+            "the response to `tools/call lookup_issue` (line 2) differs\n    at .result.content[0].text"
         ),
         "{out}"
     );

@@ -25,7 +25,7 @@
 //! {"mcp_replay_report": 1, "command": "replay"|"check"|"diff",
 //!  "fixtures": [{"fixture": PATH, "ok": BOOL, "findings": [FINDING...], "notes": [TEXT...], ...}],
 //!  "passed": N, "failed": M}
-//! FINDING: {"kind", "line", "summary", "expected", "actual",
+//! FINDING: {"kind", "line", "request_line", "summary", "expected", "actual",
 //!           "differences": [{"path", "expected", "actual"}],
 //!           "class", "changes": [{"class", "description", "path"}]}
 //! ```
@@ -70,7 +70,7 @@ impl Report {
 
 impl Mismatch {
     /// This finding as JSON: `kind` ([`MismatchKind::name`](crate::MismatchKind::name)), `line` (or `null`),
-    /// `summary`, the whole `expected` and `actual` messages (or `null`), `differences`
+    /// `request_line` ([`Mismatch::request_line`], or `null`), `summary`, the whole `expected` and `actual` messages (or `null`), `differences`
     /// (each `path` with the `expected` and `actual` values there, a side left out where the
     /// value is absent), the contract `class` (or `null`) and its `changes`.
     pub fn to_json(&self) -> Value {
@@ -92,6 +92,7 @@ impl Mismatch {
         json!({
             "kind": self.kind().name(),
             "line": self.line(),
+            "request_line": self.request_line(),
             "summary": self.summary(),
             "expected": self.expected_message(),
             "actual": self.actual_message(),

@@ -75,6 +75,11 @@ pub struct Mismatch {
     pub(crate) actual: Option<Value>,
     pub(crate) differences: Vec<Difference>,
     pub(crate) changes: Vec<Change>,
+    /// The fixture line of the client request it concerns (see [`Mismatch::request_line`]).
+    pub(crate) request: Option<usize>,
+    /// When it happened, as the summary says it (`while `tools/call x` (line 1) ran`,
+    /// `after the last message`): with the kind and the method, what makes findings alike.
+    pub(crate) during: Option<String>,
 }
 
 impl Mismatch {
@@ -87,7 +92,21 @@ impl Mismatch {
             actual: None,
             differences: Vec::new(),
             changes: Vec::new(),
+            request: None,
+            during: None,
         }
+    }
+
+    /// Names the client request (its fixture line) the finding concerns.
+    pub(crate) fn request(mut self, line: usize) -> Self {
+        self.request = Some(line);
+        self
+    }
+
+    /// Says when it happened, as the summary says it.
+    pub(crate) fn during(mut self, when: impl Into<String>) -> Self {
+        self.during = Some(when.into());
+        self
     }
 
     /// Attaches the expected and actual messages; their differences are computed here.
@@ -116,6 +135,13 @@ impl Mismatch {
     /// The fixture line of the expected message it concerns, if any.
     pub fn line(&self) -> Option<usize> {
         self.line
+    }
+
+    /// The fixture line of the client request this finding concerns, if any: the request
+    /// a response answers (or was awaited for), or the one that ran when a notification
+    /// came or was expected. For a response the server refused, the line to look at.
+    pub fn request_line(&self) -> Option<usize> {
+        self.request
     }
 
     /// One sentence: what was expected and what happened.

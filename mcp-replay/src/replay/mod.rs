@@ -38,7 +38,7 @@ use crate::transport::{read_lines, Incoming, Stopping};
 use align::{How, Span};
 use causal::Model;
 use expected::Expected;
-use ledger::{Ledger, SETUP_ID};
+use ledger::{Ledger, Moment, SETUP_ID};
 pub(crate) use outgoing::{is_modern, strip_json};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
@@ -153,6 +153,8 @@ struct Driver<'f, W> {
     aborted: bool,
     /// Sends and arrivals counted together: the session's clock for spans and order.
     seq: u64,
+    /// When the latest client message was sent (on the clock of `seq`).
+    last_sent: u64,
     ledger: Ledger,
     /// The fixture entry of the expected response of each client request entry.
     response_of_request: IntMap<usize, usize>,
@@ -248,6 +250,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             closed: None,
             aborted: false,
             seq: 0,
+            last_sent: 0,
             ledger: Ledger::with_capacity(requests),
             response_of_request,
             answer_of,
@@ -547,6 +550,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         message["id"]
                     ),
                 )
+                .request(entries[request].line())
                 .expected(&json!({"id": self.ledger.live(request)}))
                 .actual(&json!({"id": message["id"]})),
             );
@@ -576,20 +580,24 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                             ms(self.timeout)
                         ),
                     )
+                    .request(entries[request].line())
                     .expected(self.expected.message(r));
                     self.fail(m);
                 }
                 Awaited::Answer(live, entry) => {
                     self.ledger.give_up(live);
-                    self.fail(Mismatch::new(
-                        MismatchKind::Timeout,
-                        Some(entries[entry].line()),
-                        format!(
-                            "no response to {} within {}",
-                            describe_sent(&entries[entry], live),
-                            ms(self.timeout)
-                        ),
-                    ));
+                    self.fail(
+                        Mismatch::new(
+                            MismatchKind::Timeout,
+                            Some(entries[entry].line()),
+                            format!(
+                                "no response to {} within {}",
+                                describe_sent(&entries[entry], live),
+                                ms(self.timeout)
+                            ),
+                        )
+                        .request(entries[entry].line()),
+                    );
                 }
                 // Reported as missing by the alignment.
                 Awaited::Want(w) | Awaited::Loose(w) => self.given_up[w] = true,
@@ -852,6 +860,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         describe_request(&entries[sent.entry])
                     ),
                 )
+                .request(entries[sent.entry].line())
                 .actual(&actual),
             );
             self.record(seq, Rec::Server(actual));
@@ -898,6 +907,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 describe_request(&entries[request])
             ),
         )
+        .request(entries[request].line())
         .compare(expected, actual);
         if let Some(method) = entries[request].method() {
             m.changes = result_changes(method, expected, actual);
@@ -1097,16 +1107,22 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             findings.extend(alignment.missing.iter().map(|&w| self.missing(w)));
         }
         findings.extend(alignment.unexpected.iter().map(|&g| {
-            let message = &self.arrivals[g].message;
-            Mismatch::new(
+            let arrival = &self.arrivals[g];
+            let (request, when) = self.placement(arrival.seq);
+            let m = Mismatch::new(
                 MismatchKind::Unexpected,
                 None,
                 format!(
-                    "the server sent {} that the fixture does not expect",
-                    describe_message(message)
+                    "the server sent {} that the fixture does not expect, {when}",
+                    describe_message(&arrival.message)
                 ),
             )
-            .actual(message)
+            .during(when)
+            .actual(&arrival.message);
+            match request {
+                Some(line) => m.request(line),
+                None => m,
+            }
         }));
         findings.extend(alignment.disorders.iter().map(|d| self.disorder(d)));
         findings.extend(self.response_disorder());
@@ -1184,7 +1200,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let arrival = &self.arrivals[pair.got];
         let actual = relabel(arrival.message.clone(), e.id());
         let expected = self.expected.message(entry);
-        Some(match pair.how {
+        let tie = self.model.wants[pair.want].tie;
+        let finding = match pair.how {
             How::Equal | How::Elsewhere => return None,
             How::Params => Mismatch::new(
                 MismatchKind::Params,
@@ -1215,6 +1232,12 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 )
                 .actual(&actual)
             }
+        };
+        Some(match tie {
+            Some(q) => finding
+                .request(entries[q].line())
+                .during(format!("while {} ran", describe_request(&entries[q]))),
+            None => finding,
         })
     }
 
@@ -1229,12 +1252,35 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             }
             _ => format!("(waited {})", ms(self.timeout)),
         };
-        Mismatch::new(
+        let m = Mismatch::new(
             MismatchKind::Missing,
             Some(e.line()),
             format!("{} never came {when}", describe(e)),
         )
-        .expected(self.expected.message(want.entry))
+        .during(when)
+        .expected(self.expected.message(want.entry));
+        match want.tie {
+            Some(q) => m.request(entries[q].line()),
+            None => m,
+        }
+    }
+
+    /// When arrival `seq` came, in words, for a message nobody expected; with the fixture
+    /// line of the client request that ran then, if one did.
+    fn placement(&self, seq: u64) -> (Option<usize>, String) {
+        let entries = self.fixture.entries();
+        match self.ledger.moment(seq, self.last_sent) {
+            Moment::During(q) => (
+                Some(entries[q].line()),
+                format!("while {} ran", describe_request(&entries[q])),
+            ),
+            Moment::BeforeFirst => (None, "before the first request".into()),
+            Moment::AfterLast => (None, "after the last message".into()),
+            Moment::After(q) => (
+                None,
+                format!("after the response to {}", describe_request(&entries[q])),
+            ),
+        }
     }
 
     /// The *notification order* finding of one group whose messages came in another order.
@@ -1619,19 +1665,17 @@ fn result_changes(method: &str, expected: &Value, actual: &Value) -> Vec<Change>
     contract::changes(method, e, a)
 }
 
+/// A client request of the fixture: `` `tools/call add_note` (line 5) ``, with the tool,
+/// prompt or resource it is about.
 fn describe_request(entry: &Entry) -> String {
-    format!(
-        "`{}` (line {})",
-        entry.method().unwrap_or("?"),
-        entry.line()
-    )
+    format!("`{}` (line {})", entry.request_name(), entry.line())
 }
 
-/// A request the replay sent: `` `tools/call` (line 5, sent as id 3) ``.
+/// A request the replay sent: `` `tools/call add_note` (line 5, sent as id 3) ``.
 fn describe_sent(entry: &Entry, live: i64) -> String {
     format!(
         "`{}` (line {}, sent as id {live})",
-        entry.method().unwrap_or("?"),
+        entry.request_name(),
         entry.line()
     )
 }

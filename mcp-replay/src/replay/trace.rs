@@ -56,7 +56,8 @@ impl Trace {
         let id = live.map(|l| format!(" id {l}")).unwrap_or_default();
         let what = match entry.kind() {
             MessageKind::Response => format!("response to server request {}", label(entry.id())),
-            _ => format!("`{}`{id}", entry.method().unwrap_or("?")),
+            MessageKind::Request => format!("`{}`{id}", entry.request_name()),
+            MessageKind::Notification => format!("`{}`", entry.method().unwrap_or("?")),
         };
         self.line(format_args!("-> {what} (line {})", entry.line()));
     }
