@@ -601,3 +601,155 @@ async fn a_progress_stream_sent_in_reverse_is_one_notification_order_finding() {
         "{summary}"
     );
 }
+
+/// The bundled rmcp demo server under `fixture` with `edit` applied to its text.
+async fn demo_with(fixture: &str, edit: impl Fn(String) -> String) -> Report {
+    use rmcp::ServiceExt;
+    let path = format!("{}/fixtures/{fixture}.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let text = edit(std::fs::read_to_string(path).unwrap());
+    Fixture::parse(&text)
+        .unwrap()
+        .with_timeout(Duration::from_secs(5))
+        .replay(|transport| async move {
+            let server = mcp_replay_demo::DemoServer::default()
+                .serve(transport)
+                .await
+                .unwrap();
+            let _ = server.waiting().await;
+        })
+        .await
+}
+
+/// The advice block at the end of a report: what follows its last finding.
+fn advice_of(report: &Report) -> String {
+    let text = report.to_string();
+    let last = text.rfind("\n\n").expect("a report with findings");
+    text[last + 2..].to_owned()
+}
+
+#[tokio::test]
+async fn a_request_the_server_now_refuses_points_at_its_line_not_at_re_recording() {
+    // rmcp: an unknown tool is -32602 "tool not found".
+    let report = demo_with("lookup_issue", |t| {
+        t.replace("\"name\":\"lookup_issue\"", "\"name\":\"lookup_issues\"")
+    })
+    .await;
+    assert_eq!(kinds(&report), [MismatchKind::Result], "{report}");
+    assert_eq!(report.mismatches()[0].request_line(), Some(1));
+    assert_eq!(
+        advice_of(&report),
+        "The server refused a request it answered when the fixture was recorded: the client \
+         lines may be stale.\n    edit line 1 (`tools/call lookup_issues`: error -32602 \
+         \"tool not found\"), or check the server"
+    );
+    assert!(!report.to_string().contains("re-record"), "{report}");
+
+    // rmcp 3.11: a missing required argument is a tool error, "failed to deserialize
+    // parameters".
+    let report = demo_with("lookup_issue", |t| t.replace("\"owner\":\"demo\",", "")).await;
+    let advice = advice_of(&report);
+    assert!(
+        advice.contains(
+            "edit line 1 (`tools/call lookup_issue`: a tool error \"failed to deserialize \
+             parameters: missing field `owner`\"), or check the server"
+        ),
+        "{report}"
+    );
+    assert!(!report.to_string().contains("re-record"), "{report}");
+
+    // An unknown method: -32601.
+    let report = demo_with("lookup_issue", |t| {
+        t.replace("\"method\":\"tools/call\"", "\"method\":\"tools/calls\"")
+    })
+    .await;
+    let advice = advice_of(&report);
+    assert!(
+        advice.contains("edit line 1 (`tools/calls`: error -32601 "),
+        "{report}"
+    );
+    assert!(!report.to_string().contains("re-record"), "{report}");
+}
+
+#[tokio::test]
+async fn a_changed_answer_beside_a_refused_request_says_each_once() {
+    // handshake_and_tools_list: line 4 lists the tools; line 1 is initialize. A second call
+    // to an unknown tool is appended, and the listing in the fixture is made stale.
+    let report = demo_with("handshake_and_tools_list", |t| {
+        let call = r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"gone","arguments":{}}}}"#;
+        let answer = r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"was here"}]}}}"#;
+        format!(
+            "{}{call}\n{answer}\n{call}\n{answer}\n",
+            t.replace("Return the given text unchanged.", "Return the text.")
+        )
+    })
+    .await;
+    assert_eq!(
+        kinds(&report),
+        [
+            MismatchKind::Result,
+            MismatchKind::Result,
+            MismatchKind::Result
+        ],
+        "{report}"
+    );
+    let text = report.to_string();
+    let advice = &text[text.find("\nThe server refused").expect("refusals") + 1..];
+    assert_eq!(
+        advice,
+        "The server refused 2 requests it answered when the fixture was recorded: the client \
+         lines may be stale.\n    edit line 6 (`tools/call gone`: error -32602 \"tool not \
+         found\"), or check the server\n    edit line 8 (`tools/call gone`: error -32602 \
+         \"tool not found\"), or check the server\n\nIf the new behaviour is right, \
+         re-record the fixture:\n    MCP_FIXTURE_UPDATE=1 cargo test <test name>"
+    );
+}
+
+#[tokio::test]
+async fn a_timeout_or_a_crash_says_nothing_about_re_recording() {
+    // The notifications the request would have sent never came either: the timeout's doing.
+    let report = replay_work(|_| vec![]).await;
+    assert_eq!(
+        kinds(&report),
+        [
+            MismatchKind::Missing,
+            MismatchKind::Missing,
+            MismatchKind::Timeout
+        ],
+        "{report}"
+    );
+    assert!(!report.to_string().contains("re-record"), "{report}");
+    let text = report.to_string();
+    assert!(
+        text.lines().last().unwrap().starts_with("    expected: "),
+        "{report}"
+    );
+    let report = work_fixture()
+        .replay(|transport| async move { drop(transport) })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure]);
+    assert!(!report.to_string().contains("re-record"), "{report}");
+    // Beside a changed answer: fix the server first, then re-record.
+    let report = replay_work(|r| {
+        vec![
+            "a banner".into(),
+            progress(),
+            log("half"),
+            result(
+                r,
+                json!({"content": [{"type": "text", "text": "not done"}]}),
+            ),
+        ]
+    })
+    .await;
+    assert_eq!(
+        kinds(&report),
+        [MismatchKind::Result, MismatchKind::StrayOutput],
+        "{report}"
+    );
+    assert_eq!(
+        advice_of(&report),
+        "Fix the stray output first: a session with one is not re-recorded. Then, if the new \
+         behaviour is right, re-record the fixture:\n    MCP_FIXTURE_UPDATE=1 cargo test \
+         <test name>"
+    );
+}

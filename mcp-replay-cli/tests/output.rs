@@ -56,6 +56,14 @@ fn replay_format_json_writes_one_document_with_the_schemas_fields() {
     assert_eq!(drifted["status"], "failed");
     assert!(drifted["time_ms"].is_u64(), "{drifted}");
     assert_eq!(drifted["error"], Value::Null);
+    let advice = drifted["advice"].as_array().unwrap();
+    assert_eq!(advice.len(), 1, "{drifted:#}");
+    assert!(
+        advice[0].as_str().unwrap().starts_with(
+            "If the new behaviour is right, re-record the fixture:\n    mcp-replay replay --update"
+        ),
+        "{drifted:#}"
+    );
     let findings = drifted["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 4, "{drifted:#}");
     for f in findings {

@@ -597,7 +597,7 @@ impl fmt::Display for Diff {
             self.new,
             crate::output::headline(&self.mismatches)
         )?;
-        crate::report::write_findings(f, &self.mismatches)?;
+        crate::report::write_findings(f, &self.mismatches, f.alternate())?;
         let class = self.class().unwrap_or(Class::Unknown);
         write!(
             f,

@@ -88,6 +88,7 @@
 
 #![warn(missing_docs)]
 
+mod advice;
 pub mod contract;
 pub mod diff;
 mod error;

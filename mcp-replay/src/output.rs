@@ -23,7 +23,8 @@
 //!
 //! ```text
 //! {"mcp_replay_report": 1, "command": "replay"|"check"|"diff",
-//!  "fixtures": [{"fixture": PATH, "ok": BOOL, "findings": [FINDING...], "notes": [TEXT...], ...}],
+//!  "fixtures": [{"fixture": PATH, "ok": BOOL, "findings": [FINDING...], "notes": [TEXT...],
+//!                "advice": [TEXT...], ...}],
 //!  "passed": N, "failed": M}
 //! FINDING: {"kind", "line", "request_line", "summary", "expected", "actual",
 //!           "differences": [{"path", "expected", "actual"}],
@@ -56,14 +57,17 @@ pub fn document(command: &str, fixtures: Vec<Value>) -> Value {
 
 impl Report {
     /// This report as one entry of a document's `fixtures`:
-    /// `{"fixture": SOURCE, "ok": BOOL, "findings": [...], "notes": [TEXT...]}` (see
-    /// [`Mismatch::to_json`] and [`Report::notes`]).
+    /// `{"fixture": SOURCE, "ok": BOOL, "findings": [...], "notes": [TEXT...],
+    /// "advice": [TEXT...]}` (see [`Mismatch::to_json`] and [`Report::notes`]; `advice` is
+    /// what the text report ends with, one text per piece: the re-record command, the lines
+    /// of requests the server now refuses).
     pub fn to_json(&self) -> Value {
         json!({
             "fixture": self.source(),
             "ok": self.is_ok(),
             "findings": self.mismatches().iter().map(Mismatch::to_json).collect::<Vec<_>>(),
             "notes": self.notes(),
+            "advice": self.advice(),
         })
     }
 }

@@ -1,5 +1,6 @@
 //! The outcome of a replay: every mismatch found, rendered as one readable report.
 
+use crate::advice::{advice, Advice};
 use crate::contract::{Change, Class};
 use crate::error::test_filter;
 use crate::excerpt::{excerpts, WIDTH};
@@ -75,8 +76,9 @@ pub struct Mismatch {
     pub(crate) actual: Option<Value>,
     pub(crate) differences: Vec<Difference>,
     pub(crate) changes: Vec<Change>,
-    /// The fixture line of the client request it concerns (see [`Mismatch::request_line`]).
-    pub(crate) request: Option<usize>,
+    /// The client request it concerns: its fixture line (see [`Mismatch::request_line`])
+    /// and its name (`tools/call add_note`).
+    pub(crate) request: Option<(usize, String)>,
     /// When it happened, as the summary says it (`while `tools/call x` (line 1) ran`,
     /// `after the last message`): with the kind and the method, what makes findings alike.
     pub(crate) during: Option<String>,
@@ -97,9 +99,9 @@ impl Mismatch {
         }
     }
 
-    /// Names the client request (its fixture line) the finding concerns.
-    pub(crate) fn request(mut self, line: usize) -> Self {
-        self.request = Some(line);
+    /// Names the client request the finding concerns.
+    pub(crate) fn request(mut self, entry: &crate::fixture::Entry) -> Self {
+        self.request = Some((entry.line(), entry.request_name()));
         self
     }
 
@@ -141,7 +143,7 @@ impl Mismatch {
     /// a response answers (or was awaited for), or the one that ran when a notification
     /// came or was expected. For a response the server refused, the line to look at.
     pub fn request_line(&self) -> Option<usize> {
-        self.request
+        self.request.as_ref().map(|(line, _)| *line)
     }
 
     /// One sentence: what was expected and what happened.
@@ -437,30 +439,79 @@ impl fmt::Display for Report {
             }
             return write_notes(f, &self.notes);
         }
-        writeln!(
-            f,
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
             "mcp-replay: {}: {}",
             self.source,
             headline(&self.mismatches)
-        )?;
-        write_findings(f, &self.mismatches)?;
+        );
+        let _ = write_findings(&mut text, &self.mismatches, f.alternate());
         if !self.notes.is_empty() {
-            f.write_str("\nNotes:")?;
-            write_notes(f, &self.notes)?;
-            f.write_str("\n")?;
+            text.push_str("\nNotes:");
+            let _ = write_notes(&mut text, &self.notes);
+            text.push('\n');
         }
-        write!(
-            f,
-            "\nIf the new behaviour is right, re-record the fixture:\n    {}",
-            self.rerecord_command()
-        )
+        for (i, piece) in self.advice().iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            let _ = write!(text, "\n{piece}");
+        }
+        f.write_str(text.trim_end_matches('\n'))
+    }
+}
+
+impl Report {
+    /// The advice at the end of the report, one text per piece ([`advice`]).
+    pub(crate) fn advice(&self) -> Vec<String> {
+        advice(&self.mismatches)
+            .iter()
+            .map(|piece| self.render_advice(piece))
+            .collect()
+    }
+
+    fn render_advice(&self, piece: &Advice) -> String {
+        match piece {
+            Advice::Refused(refused) => {
+                let what = match refused.len() {
+                    1 => "a request it answered".to_owned(),
+                    n => format!("{n} requests it answered"),
+                };
+                let mut text = format!(
+                    "The server refused {what} when the fixture was recorded: the client lines \
+                     may be stale."
+                );
+                for r in refused {
+                    let _ = write!(
+                        text,
+                        "\n    edit line {} (`{}`: {}), or check the server",
+                        r.line, r.request, r.how
+                    );
+                }
+                text
+            }
+            Advice::Rerecord => format!(
+                "If the new behaviour is right, re-record the fixture:\n    {}",
+                self.rerecord_command()
+            ),
+            Advice::FixFirst(kinds) => {
+                let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+                format!(
+                    "Fix the {} first: a session with one is not re-recorded. Then, if the new \
+                     behaviour is right, re-record the fixture:\n    {}",
+                    names.join(" and the "),
+                    self.rerecord_command()
+                )
+            }
+        }
     }
 }
 
 /// One `note: ...` line per note, each on a line of its own.
-pub(crate) fn write_notes(f: &mut fmt::Formatter<'_>, notes: &[String]) -> fmt::Result {
+pub(crate) fn write_notes(out: &mut impl fmt::Write, notes: &[String]) -> fmt::Result {
     for note in notes {
-        write!(f, "\n    note: {note}")?;
+        write!(out, "\n    note: {note}")?;
     }
     Ok(())
 }
@@ -483,13 +534,18 @@ pub fn headline(mismatches: &[Mismatch]) -> String {
     )
 }
 
-/// The numbered findings of a report, each after a blank line (in color with `{:#}`).
-pub(crate) fn write_findings(f: &mut fmt::Formatter<'_>, mismatches: &[Mismatch]) -> fmt::Result {
+/// The numbered findings of a report, each after a blank line (in color with
+/// `alternate`).
+pub(crate) fn write_findings(
+    out: &mut impl fmt::Write,
+    mismatches: &[Mismatch],
+    alternate: bool,
+) -> fmt::Result {
     for (i, m) in mismatches.iter().enumerate() {
-        if f.alternate() {
-            writeln!(f, "\n{}. {m:#}", i + 1)?;
+        if alternate {
+            writeln!(out, "\n{}. {m:#}", i + 1)?;
         } else {
-            writeln!(f, "\n{}. {m}", i + 1)?;
+            writeln!(out, "\n{}. {m}", i + 1)?;
         }
     }
     Ok(())

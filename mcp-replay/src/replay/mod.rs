@@ -550,7 +550,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         message["id"]
                     ),
                 )
-                .request(entries[request].line())
+                .request(&entries[request])
                 .expected(&json!({"id": self.ledger.live(request)}))
                 .actual(&json!({"id": message["id"]})),
             );
@@ -580,7 +580,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                             ms(self.timeout)
                         ),
                     )
-                    .request(entries[request].line())
+                    .request(&entries[request])
                     .expected(self.expected.message(r));
                     self.fail(m);
                 }
@@ -596,7 +596,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                                 ms(self.timeout)
                             ),
                         )
-                        .request(entries[entry].line()),
+                        .request(&entries[entry]),
                     );
                 }
                 // Reported as missing by the alignment.
@@ -860,7 +860,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         describe_request(&entries[sent.entry])
                     ),
                 )
-                .request(entries[sent.entry].line())
+                .request(&entries[sent.entry])
                 .actual(&actual),
             );
             self.record(seq, Rec::Server(actual));
@@ -907,7 +907,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 describe_request(&entries[request])
             ),
         )
-        .request(entries[request].line())
+        .request(&entries[request])
         .compare(expected, actual);
         if let Some(method) = entries[request].method() {
             m.changes = result_changes(method, expected, actual);
@@ -1109,6 +1109,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         findings.extend(alignment.unexpected.iter().map(|&g| {
             let arrival = &self.arrivals[g];
             let (request, when) = self.placement(arrival.seq);
+            let request = request.map(|q| &self.fixture.entries()[q]);
             let m = Mismatch::new(
                 MismatchKind::Unexpected,
                 None,
@@ -1120,7 +1121,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             .during(when)
             .actual(&arrival.message);
             match request {
-                Some(line) => m.request(line),
+                Some(q) => m.request(q),
                 None => m,
             }
         }));
@@ -1235,7 +1236,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         };
         Some(match tie {
             Some(q) => finding
-                .request(entries[q].line())
+                .request(&entries[q])
                 .during(format!("while {} ran", describe_request(&entries[q]))),
             None => finding,
         })
@@ -1260,18 +1261,18 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         .during(when)
         .expected(self.expected.message(want.entry));
         match want.tie {
-            Some(q) => m.request(entries[q].line()),
+            Some(q) => m.request(&entries[q]),
             None => m,
         }
     }
 
-    /// When arrival `seq` came, in words, for a message nobody expected; with the fixture
-    /// line of the client request that ran then, if one did.
+    /// When arrival `seq` came, in words, for a message nobody expected; with the client
+    /// request entry that ran then, if one did.
     fn placement(&self, seq: u64) -> (Option<usize>, String) {
         let entries = self.fixture.entries();
         match self.ledger.moment(seq, self.last_sent) {
             Moment::During(q) => (
-                Some(entries[q].line()),
+                Some(q),
                 format!("while {} ran", describe_request(&entries[q])),
             ),
             Moment::BeforeFirst => (None, "before the first request".into()),
