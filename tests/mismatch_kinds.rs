@@ -753,3 +753,31 @@ async fn a_timeout_or_a_crash_says_nothing_about_re_recording() {
          <test name>"
     );
 }
+
+#[tokio::test]
+async fn many_unexpected_notifications_alike_are_one_item_of_the_report() {
+    let report = replay_work(|r| {
+        let mut lines = vec![progress()];
+        lines.extend((2..=95).map(|n| {
+            notification(
+                "notifications/progress",
+                json!({"progressToken": "t", "progress": n}),
+            )
+        }));
+        lines.extend([log("half"), done(r)]);
+        lines
+    })
+    .await;
+    // Every finding is kept for API users; the text groups them.
+    assert_eq!(kinds(&report), [MismatchKind::Unexpected; 94], "{report}");
+    let text = report.to_string();
+    assert!(
+        text.contains(
+            "\n1. 94 unexpected `notifications/progress` while `tools/call work` (line 1) ran; \
+             the first 3:\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n    ... and 91 more like them"), "{text}");
+    assert_eq!(text.matches("actual:").count(), 3, "{text}");
+}

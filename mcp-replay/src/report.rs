@@ -535,20 +535,125 @@ pub fn headline(mismatches: &[Mismatch]) -> String {
 }
 
 /// The numbered findings of a report, each after a blank line (in color with
-/// `alternate`).
+/// `alternate`). More than [`ALIKE`] findings alike ([`Mismatch::alike`]) are one numbered
+/// item: how many, of what, when, and the first [`ALIKE`] of them in full.
 pub(crate) fn write_findings(
     out: &mut impl fmt::Write,
     mismatches: &[Mismatch],
     alternate: bool,
 ) -> fmt::Result {
-    for (i, m) in mismatches.iter().enumerate() {
-        if alternate {
-            writeln!(out, "\n{}. {m:#}", i + 1)?;
+    let (bold, reset) = if alternate {
+        ("\x1b[1m", "\x1b[0m")
+    } else {
+        ("", "")
+    };
+    let one = |out: &mut dyn fmt::Write, number: &str, m: &Mismatch, indent: &str| {
+        let text = if alternate {
+            format!("{m:#}")
         } else {
-            writeln!(out, "\n{}. {m}", i + 1)?;
+            m.to_string()
+        };
+        let text = text.replace('\n', &format!("\n{indent}"));
+        writeln!(out, "\n{indent}{number}. {text}")
+    };
+    for (i, item) in items(mismatches).into_iter().enumerate() {
+        let n = i + 1;
+        match item {
+            Item::One(m) => one(out, &n.to_string(), &mismatches[m], "")?,
+            Item::Alike(members) => {
+                let first = &mismatches[members[0]];
+                let lines: Vec<usize> =
+                    members.iter().filter_map(|&m| mismatches[m].line).collect();
+                let mut header = alike_header(first, members.len());
+                if let (Some(lo), Some(hi)) = (lines.iter().min(), lines.iter().max()) {
+                    let _ = if lo == hi {
+                        write!(header, " (fixture line {lo})")
+                    } else {
+                        write!(header, " (fixture lines {lo} to {hi})")
+                    };
+                }
+                writeln!(out, "\n{n}. {bold}{header}; the first {ALIKE}:{reset}")?;
+                for (j, &m) in members.iter().take(ALIKE).enumerate() {
+                    one(out, &format!("{n}.{}", j + 1), &mismatches[m], "    ")?;
+                }
+                writeln!(
+                    out,
+                    "\n    ... and {} more like them (all of them in the JSON report and in \
+                     `Report::mismatches()`)",
+                    members.len() - ALIKE
+                )?;
+            }
         }
     }
     Ok(())
+}
+
+/// How many findings alike a report shows one by one; more are one item.
+const ALIKE: usize = 3;
+
+/// One numbered item of a report's findings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Item {
+    /// A finding (its index).
+    One(usize),
+    /// More than [`ALIKE`] findings alike, in order, at the place of the first.
+    Alike(Vec<usize>),
+}
+
+/// The numbered items of `mismatches`: each finding, but more than [`ALIKE`] alike
+/// together.
+fn items(mismatches: &[Mismatch]) -> Vec<Item> {
+    let keys: Vec<Option<(MismatchKind, &str, Option<&str>)>> =
+        mismatches.iter().map(Mismatch::alike).collect();
+    let mut out = Vec::new();
+    let mut taken = vec![false; mismatches.len()];
+    for i in 0..mismatches.len() {
+        if taken[i] {
+            continue;
+        }
+        let members: Vec<usize> = match keys[i] {
+            Some(key) => (i..mismatches.len())
+                .filter(|&j| keys[j] == Some(key))
+                .collect(),
+            None => vec![i],
+        };
+        if members.len() > ALIKE {
+            for &m in &members {
+                taken[m] = true;
+            }
+            out.push(Item::Alike(members));
+        } else {
+            out.push(Item::One(i));
+        }
+    }
+    out
+}
+
+/// `94 unexpected `notifications/progress` while `tools/call x` (line 7) ran`: what
+/// `n` findings alike to `first` are.
+fn alike_header(first: &Mismatch, n: usize) -> String {
+    let (kind, method, during) = first.alike().expect("findings alike have a key");
+    let what = match kind {
+        MismatchKind::Unexpected => format!("{n} unexpected `{method}`"),
+        MismatchKind::Missing => format!("{n} missing `{method}`"),
+        MismatchKind::Params => format!("{n} `{method}` with other params"),
+        other => format!("{n} {other} findings for `{method}`"),
+    };
+    match during {
+        Some(during) => format!("{what} {during}"),
+        None => what,
+    }
+}
+
+impl Mismatch {
+    /// What makes findings alike, so that a report shows many of them as one item: the
+    /// kind, the method of the message (a notification or a server request; responses
+    /// are never alike), and when it happened (the request it ran under).
+    fn alike(&self) -> Option<(MismatchKind, &str, Option<&str>)> {
+        let message = self.actual.as_ref().or(self.expected.as_ref())?;
+        let method = message.get("method")?.as_str()?;
+        Some((self.kind, method, self.during.as_deref()))
+    }
 }
 
 #[cfg(test)]
@@ -594,6 +699,95 @@ mod should {
         // The same in color, the carets in the colors of their lines.
         let colored = format!("{m:#}");
         assert!(colored.contains("\x1b[31m…is 2025-06-01"), "{colored}");
+    }
+
+    fn unexpected(method: &str, during: &str, n: u32) -> Mismatch {
+        Mismatch::new(MismatchKind::Unexpected, None, "sent")
+            .during(during)
+            .actual(&json!({"jsonrpc": "2.0", "method": method, "params": {"n": n}}))
+    }
+
+    #[test]
+    fn take_more_than_three_findings_of_one_kind_method_and_moment_as_one_item() {
+        let p = "notifications/progress";
+        let l = "notifications/message";
+        let (a, b) = (
+            "while `tools/call a` (line 1) ran",
+            "while `tools/call b` (line 3) ran",
+        );
+        let result = || Mismatch::new(MismatchKind::Result, Some(2), "differs");
+        let table: Vec<(&str, Vec<Mismatch>, Vec<Item>)> = vec![
+            (
+                "three alike: one by one",
+                (0..3).map(|n| unexpected(p, a, n)).collect(),
+                vec![Item::One(0), Item::One(1), Item::One(2)],
+            ),
+            (
+                "four alike: one item, at the first's place",
+                vec![
+                    result(),
+                    unexpected(p, a, 0),
+                    unexpected(l, a, 0),
+                    unexpected(p, a, 1),
+                    unexpected(p, a, 2),
+                    unexpected(p, a, 3),
+                ],
+                vec![Item::One(0), Item::Alike(vec![1, 3, 4, 5]), Item::One(2)],
+            ),
+            (
+                "under another request, or another method: not alike",
+                vec![
+                    unexpected(p, a, 0),
+                    unexpected(p, b, 1),
+                    unexpected(p, a, 2),
+                    unexpected(l, a, 3),
+                    unexpected(p, a, 4),
+                ],
+                (0..5).map(Item::One).collect(),
+            ),
+            (
+                "responses are never alike",
+                (0..5).map(|_| result()).collect(),
+                (0..5).map(Item::One).collect(),
+            ),
+        ];
+        for (case, mismatches, want) in table {
+            assert_eq!(items(&mismatches), want, "{case}");
+        }
+    }
+
+    #[test]
+    fn show_many_findings_alike_as_one_item_with_the_first_three_but_keep_every_one() {
+        let during = "while `tools/call reindex` (line 7) ran";
+        let report = Report {
+            mismatches: (1..=94)
+                .map(|n| unexpected("notifications/progress", during, n))
+                .chain([Mismatch::new(MismatchKind::Result, Some(8), "differs")])
+                .collect(),
+            ..report()
+        };
+        assert_eq!(report.mismatches().len(), 95);
+        let text = report.to_string();
+        let items: Vec<&str> = text
+            .lines()
+            .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            .collect();
+        assert_eq!(
+            items,
+            [
+                "1. 94 unexpected `notifications/progress` while `tools/call reindex` (line 7) ran; the first 3:",
+                "2. result at fixture line 8: differs",
+            ],
+            "{text}"
+        );
+        assert!(text.contains("\n    1.1. unexpected: sent\n        actual:   {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"n\":1}}\n"), "{text}");
+        assert!(text.contains("\n    1.3. unexpected: sent"), "{text}");
+        assert!(!text.contains("1.4."), "{text}");
+        assert!(text.contains("\n    ... and 91 more like them"), "{text}");
+        assert!(
+            text.starts_with("mcp-replay: f.jsonl: 95 mismatches (1 result, 94 unexpected)"),
+            "{text}"
+        );
     }
 
     #[test]
