@@ -300,8 +300,11 @@ impl<'a> Pass<'a> {
             MismatchKind::Result,
             Some(new.entries[rn].line()),
             format!("{whose} `{name}` ({lines}) differs"),
-        )
-        .compare(expected, &actual);
+        );
+        m = match oe.direction() {
+            Direction::ClientToServer => m.compare_response(method, expected, &actual),
+            Direction::ServerToClient => m.compare(expected, &actual),
+        };
         if oe.direction() == Direction::ClientToServer && CONTRACT_METHODS.contains(&method) {
             if let (Some(e), Some(a)) = (expected.get("result"), actual.get("result")) {
                 m.changes = contract::changes(method, e, a);

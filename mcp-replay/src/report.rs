@@ -5,7 +5,10 @@ use crate::contract::{Change, Class};
 use crate::error::test_filter;
 use crate::excerpt::{excerpts, WIDTH};
 use crate::fixture::Fixture;
-use crate::json::{compact, differences, pretty, Difference};
+use crate::json::{
+    compact, differences, differences_in, listing_of, pair_items, pretty_lines, Difference, Line,
+    Listing,
+};
 use serde_json::Value;
 use std::fmt::{self, Write as _};
 
@@ -82,6 +85,9 @@ pub struct Mismatch {
     /// When it happened, as the summary says it (`while `tools/call x` (line 1) ran`,
     /// `after the last message`): with the kind and the method, what makes findings alike.
     pub(crate) during: Option<String>,
+    /// For the response to a listing request: its items, paired by key in the differences
+    /// and the diff.
+    pub(crate) listing: Option<Listing>,
 }
 
 impl Mismatch {
@@ -96,6 +102,7 @@ impl Mismatch {
             changes: Vec::new(),
             request: None,
             during: None,
+            listing: None,
         }
     }
 
@@ -114,6 +121,21 @@ impl Mismatch {
     /// Attaches the expected and actual messages; their differences are computed here.
     pub(crate) fn compare(mut self, expected: &Value, actual: &Value) -> Self {
         self.differences = differences(expected, actual);
+        self.expected = Some(expected.clone());
+        self.actual = Some(actual.clone());
+        self
+    }
+
+    /// [`compare`](Mismatch::compare) for the response to a `method` request: the items of
+    /// a listing (`tools/list`, ...) paired by key before they are compared.
+    pub(crate) fn compare_response(
+        mut self,
+        method: &str,
+        expected: &Value,
+        actual: &Value,
+    ) -> Self {
+        self.listing = listing_of(method);
+        self.differences = differences_in(expected, actual, self.listing);
         self.expected = Some(expected.clone());
         self.actual = Some(actual.clone());
         self
@@ -280,7 +302,7 @@ impl fmt::Display for Mismatch {
                 )?;
             }
             if let (Some(e), Some(a)) = (&self.expected, &self.actual) {
-                let diff = line_diff(&pretty(e), &pretty(a));
+                let diff = line_diff(e, a, self.listing);
                 if !diff.is_empty() {
                     f.write_str("\n    diff (- expected, + actual):")?;
                     for line in diff.lines() {
@@ -305,29 +327,59 @@ impl fmt::Display for Mismatch {
     }
 }
 
-/// A unified line diff of two pretty-printed values, with a little context.
+/// A unified line diff of two messages pretty-printed, with a little context. The items
+/// of a `listing` are paired by key first, the actual ones put in the expected order: a
+/// line of one item never pairs with a line of another, so a renamed item is its lines
+/// removed and the new one's added, and items that only moved show no line.
 /// Kept short however large the messages: lines are cut at 160 characters and the diff
 /// at 60 lines (the JSON paths above it name every difference anyway).
-fn line_diff(expected: &str, actual: &str) -> String {
+fn line_diff(expected: &Value, actual: &Value, listing: Option<Listing>) -> String {
     const MAX_LINES: usize = 60;
     const MAX_LINE: usize = 160;
-    let diff = similar::TextDiff::from_lines(expected, actual);
+    let order = listing.and_then(|l| {
+        let items = |v: &Value| {
+            l.path
+                .iter()
+                .try_fold(v, |v, k| v.get(k))
+                .and_then(Value::as_array)
+                .cloned()
+        };
+        let rows = pair_items(&items(expected)?, &items(actual)?, l.key)?;
+        Some(rows.iter().filter_map(|r| r.1).collect::<Vec<usize>>())
+    });
+    let old = pretty_lines(expected, listing, None);
+    let new = pretty_lines(actual, listing, order.as_deref());
+    // A listing item's lines compare without their comma, which depends on its place.
+    let key = |(tag, text): &Line| -> (Option<String>, String) {
+        let text = match tag {
+            Some(_) => text.trim_end_matches(','),
+            None => text,
+        };
+        (tag.clone(), text.to_owned())
+    };
+    let (old_keys, new_keys): (Vec<_>, Vec<_>) =
+        (old.iter().map(key).collect(), new.iter().map(key).collect());
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old_keys, &new_keys);
     let mut out = String::new();
     let mut lines = 0;
-    for group in diff.grouped_ops(2) {
+    for group in similar::group_diff_ops(ops, 2) {
         for op in group {
-            for change in diff.iter_changes(&op) {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            let changes: Vec<(char, &str)> = match tag {
+                similar::DiffTag::Equal => new_range.map(|j| (' ', new[j].1.as_str())).collect(),
+                similar::DiffTag::Delete => old_range.map(|i| ('-', old[i].1.as_str())).collect(),
+                similar::DiffTag::Insert => new_range.map(|j| ('+', new[j].1.as_str())).collect(),
+                similar::DiffTag::Replace => old_range
+                    .map(|i| ('-', old[i].1.as_str()))
+                    .chain(new_range.map(|j| ('+', new[j].1.as_str())))
+                    .collect(),
+            };
+            for (sign, text) in changes {
                 if lines == MAX_LINES {
                     out.push_str("  ... (diff cut)\n");
                     return out;
                 }
                 lines += 1;
-                let sign = match change.tag() {
-                    similar::ChangeTag::Delete => '-',
-                    similar::ChangeTag::Insert => '+',
-                    similar::ChangeTag::Equal => ' ',
-                };
-                let text = change.value().trim_end_matches('\n');
                 if text.chars().count() > MAX_LINE {
                     let cut: String = text.chars().take(MAX_LINE).collect();
                     let _ = writeln!(out, "{sign} {cut}…");

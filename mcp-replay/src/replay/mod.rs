@@ -907,11 +907,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 describe_request(&entries[request])
             ),
         )
-        .request(&entries[request])
-        .compare(expected, actual);
-        if let Some(method) = entries[request].method() {
-            m.changes = result_changes(method, expected, actual);
-        }
+        .request(&entries[request]);
+        let method = entries[request].method().unwrap_or_default();
+        m = m.compare_response(method, expected, actual);
+        m.changes = result_changes(method, expected, actual);
         if !m.changes.is_empty() && m.changes.iter().all(|c| self.accepts(c.class)) {
             if self.trace.on() {
                 self.trace.line(format_args!(
