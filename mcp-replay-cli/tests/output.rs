@@ -216,6 +216,43 @@ fn replay_junit_loads_in_a_junit_parser_with_a_failure_per_failing_fixture() {
     assert!(junit(&file).suites[0].cases[0].status.is_failure());
 }
 
+/// `demo-server leaky` answers `job_status` with a (fake, random-looking) GitHub token, and
+/// here it also prints it on stdout before it starts: a failing replay must not print it
+/// into the CI log, in any output (the stray line is in the trace and in a finding).
+#[cfg(unix)]
+#[test]
+fn a_token_the_server_leaks_is_masked_in_the_text_the_json_the_junit_and_the_trace() {
+    let dir = temp_dir("masked");
+    let file = dir.join("junit.xml");
+    let token = ["ghp_", "a1B2c3D4e5F6g7H8i9J0", "kLmNoPqRsTuVwXyZ"].concat();
+    let replay = |format: &str| {
+        mcp_replay()
+            .current_dir(workspace())
+            .args(["replay", "--trace", "--format", format, "--junit"])
+            .arg(&file)
+            .args(["fixtures/job_status.jsonl", "--", "sh", "-c"])
+            .arg(format!("echo 'starting with {token}'; exec \"$0\" leaky"))
+            .arg(demo_server())
+            .output()
+            .unwrap()
+    };
+    for format in ["text", "json"] {
+        let output = replay(format);
+        let (out, err) = text(&output);
+        assert_eq!(output.status.code(), Some(1), "{out}{err}");
+        let xml = std::fs::read_to_string(&file).unwrap();
+        for (what, shown) in [("stdout", &out), ("the trace", &err), ("JUnit", &xml)] {
+            assert!(
+                !shown.contains(&token[4..16]),
+                "{format}: {what} shows the token: {shown}"
+            );
+        }
+        assert!(out.contains("ghp_…[masked: github-pat]"), "{out}");
+        assert!(err.contains("ghp_…[masked: github-pat]"), "{err}");
+        assert!(xml.contains("ghp_…[masked: github-pat]"), "{xml}");
+    }
+}
+
 #[test]
 fn check_json_lists_the_problems_per_fixture_and_junit_a_case_per_file() {
     let dir = temp_dir("check");

@@ -36,6 +36,7 @@
 
 use crate::contract::Change;
 use crate::report::{Mismatch, Report};
+use crate::secrets::mask_text;
 use serde_json::{json, Map, Value};
 
 /// The version of the JSON report schema, the document's `mcp_replay_report` field.
@@ -62,12 +63,13 @@ impl Report {
     /// what the text report ends with, one text per piece: the re-record command, the lines
     /// of requests the server now refuses).
     pub fn to_json(&self) -> Value {
+        let masked = |t: &String| mask_text(t).into_owned();
         json!({
-            "fixture": self.source(),
+            "fixture": mask_text(self.source()),
             "ok": self.is_ok(),
             "findings": self.mismatches().iter().map(Mismatch::to_json).collect::<Vec<_>>(),
-            "notes": self.notes(),
-            "advice": self.advice(),
+            "notes": self.notes().iter().map(masked).collect::<Vec<_>>(),
+            "advice": self.advice().iter().map(masked).collect::<Vec<_>>(),
         })
     }
 }
@@ -77,8 +79,12 @@ impl Mismatch {
     /// `request_line` ([`Mismatch::request_line`], or `null`), `summary`, the whole `expected` and `actual` messages (or `null`), `differences`
     /// (each `path` with the `expected` and `actual` values there, a side left out where the
     /// value is absent), the contract `class` (or `null`) and its `changes`.
+    ///
+    /// What the secret scanner would refuse to write into a fixture is masked in every
+    /// field, `ghp_…[masked: github-pat]`, as in the text report.
     pub fn to_json(&self) -> Value {
-        let differences: Vec<Value> = self
+        let m = self.masked();
+        let differences: Vec<Value> = m
             .differences()
             .iter()
             .map(|d| {
@@ -94,15 +100,15 @@ impl Mismatch {
             })
             .collect();
         json!({
-            "kind": self.kind().name(),
-            "line": self.line(),
-            "request_line": self.request_line(),
-            "summary": self.summary(),
-            "expected": self.expected_message(),
-            "actual": self.actual_message(),
+            "kind": m.kind().name(),
+            "line": m.line(),
+            "request_line": m.request_line(),
+            "summary": m.summary(),
+            "expected": m.expected_message(),
+            "actual": m.actual_message(),
             "differences": differences,
-            "class": self.class().map(|c| c.name()),
-            "changes": self.changes().iter().map(change).collect::<Vec<_>>(),
+            "class": m.class().map(|c| c.name()),
+            "changes": m.changes().iter().map(change).collect::<Vec<_>>(),
         })
     }
 }

@@ -9,6 +9,7 @@ use crate::json::{
     compact, differences, differences_in, listing_of, pair_items, pretty_lines, Difference, Line,
     Listing,
 };
+use crate::secrets::{mask_text, mask_under, mask_value};
 use serde_json::Value;
 use std::fmt::{self, Write as _};
 
@@ -251,9 +252,55 @@ impl Paint {
 }
 
 /// `{}` plain text; `{:#}` the same text with ANSI colors (expected in red, actual in
-/// green, the finding in bold), for a terminal.
+/// green, the finding in bold), for a terminal. What the secret scanner would refuse to
+/// write into a fixture is masked, `ghp_…[masked: github-pat]` ([`Mismatch::masked`]).
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.masked().render(f)
+    }
+}
+
+impl Mismatch {
+    /// This finding with every secret the scanner knows masked in what a report shows of
+    /// it: the summary, the messages, the differences (their paths too), the changes. A
+    /// report prints what the server sent, and CI logs are read by many; the scanner only
+    /// guards the fixture files. [`Mismatch::actual_message`] keeps the message as it came.
+    pub(crate) fn masked(&self) -> Mismatch {
+        let values = |d: &Difference| {
+            let key = last_key(&d.path);
+            let mask = |v: &Value| mask_under(key.as_deref(), v);
+            Difference {
+                path: mask_text(&d.path).into_owned(),
+                expected: d.expected.as_ref().map(mask),
+                actual: d.actual.as_ref().map(mask),
+            }
+        };
+        Mismatch {
+            kind: self.kind,
+            line: self.line,
+            summary: mask_text(&self.summary).into_owned(),
+            expected: self.expected.as_ref().map(mask_value),
+            actual: self.actual.as_ref().map(mask_value),
+            differences: self.differences.iter().map(values).collect(),
+            changes: self
+                .changes
+                .iter()
+                .map(|c| Change {
+                    class: c.class,
+                    description: mask_text(&c.description).into_owned(),
+                    path: mask_text(&c.path).into_owned(),
+                })
+                .collect(),
+            request: self
+                .request
+                .as_ref()
+                .map(|(line, name)| (*line, mask_text(name).into_owned())),
+            during: self.during.as_deref().map(|d| mask_text(d).into_owned()),
+            listing: self.listing,
+        }
+    }
+
+    fn render(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Paint {
             bold,
             red,
@@ -325,6 +372,24 @@ impl fmt::Display for Mismatch {
         }
         Ok(())
     }
+}
+
+/// The object key a difference's `path` ends with (`.a.password`, `.h["x-api-key"]`), if
+/// it ends with one rather than an index.
+fn last_key(path: &str) -> Option<String> {
+    if path.ends_with("\"]") {
+        // A quoted key: the last `["` after which the rest is one JSON string.
+        return path
+            .rmatch_indices("[\"")
+            .find_map(|(i, _)| serde_json::from_str::<String>(&path[i + 1..path.len() - 1]).ok());
+    }
+    if path.ends_with(']') {
+        return None;
+    }
+    path.rsplit('.')
+        .next()
+        .filter(|k| !k.is_empty())
+        .map(str::to_owned)
 }
 
 /// A unified line diff of two messages pretty-printed, with a little context. The items
@@ -489,7 +554,9 @@ impl fmt::Display for Report {
                 let s = if n == 1 { "" } else { "s" };
                 write!(f, " ({n} changed result{s}, every change accepted)")?;
             }
-            return write_notes(f, &self.notes);
+            let mut notes = String::new();
+            write_notes(&mut notes, &self.notes)?;
+            return f.write_str(&mask_text(&notes));
         }
         let mut text = String::new();
         let _ = writeln!(
@@ -510,7 +577,8 @@ impl fmt::Display for Report {
             }
             let _ = write!(text, "\n{piece}");
         }
-        f.write_str(text.trim_end_matches('\n'))
+        // The findings are masked already; the notes, the advice and the source here.
+        f.write_str(&mask_text(text.trim_end_matches('\n')))
     }
 }
 
@@ -840,6 +908,69 @@ mod should {
             text.starts_with("mcp-replay: f.jsonl: 95 mismatches (1 result, 94 unexpected)"),
             "{text}"
         );
+    }
+
+    /// For every token rule the scanner knows (its own samples, one or more per rule, so a
+    /// new rule is covered once it has a sample), and the key-name rule: no report output
+    /// shows the secret, whether it is in a changed string, a long one cut to an excerpt,
+    /// a key, the summary or a note.
+    #[test]
+    fn mask_every_secret_the_scanner_knows_in_every_output() {
+        use crate::secrets::should::{assert_no_piece_of, samples};
+        let stem = "The answer to the question you asked is long enough to be cut. ".repeat(3);
+        let mut covered: Vec<&str> = Vec::new();
+        for (id, sample) in samples() {
+            covered.push(id);
+            let expected = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [
+                {"type": "text", "text": "ok"},
+                {"type": "text", "text": format!("{stem}end")},
+            ]}});
+            let actual = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [
+                {"type": "text", "text": format!("ok {sample}")},
+                {"type": "text", "text": format!("{stem}{sample}")},
+            ], "meta": {sample.clone(): 1}}});
+            let m = Mismatch::new(MismatchKind::Result, Some(2), format!("differs: {sample}"))
+                .compare(&expected, &actual);
+            let report = Report {
+                mismatches: vec![m.clone()],
+                notes: vec![format!("a note with {sample}")],
+                ..report()
+            };
+            let outputs = [
+                report.to_string(),
+                format!("{report:#}"),
+                report.to_json().to_string(),
+                crate::output::document("replay", vec![report.to_json()]).to_string(),
+            ];
+            // A Slack webhook's secret is its path; the host is public.
+            let secret = sample.split("/services/").last().unwrap();
+            for (i, out) in outputs.iter().enumerate() {
+                assert_no_piece_of(secret, out, &format!("{id}, output {i}"));
+                assert!(
+                    out.contains(&format!("[masked: {id}]")),
+                    "{id}, output {i}: {out}"
+                );
+            }
+            // The finding itself keeps what came, for code that asks for it.
+            assert_eq!(m.actual_message(), Some(&actual));
+        }
+        for id in crate::secrets::rule_ids() {
+            assert!(
+                covered.contains(id) || *id == "sensitive-key",
+                "no report test for {id}"
+            );
+        }
+        // The key-name rule: a credential under its key's name, in the message and in the
+        // difference at that key.
+        let password = "Zx8#qL2!vN5@wR7$";
+        let m = Mismatch::new(MismatchKind::Params, Some(2), "other params").compare(
+            &json!({"method": "m", "params": {"password": "<SECRET>"}}),
+            &json!({"method": "m", "params": {"password": password}}),
+        );
+        let text = m.to_string();
+        assert_no_piece_of(password, &text, "sensitive-key");
+        assert!(text.contains("…[masked: sensitive-key]"), "{text}");
+        assert_no_piece_of(password, &m.to_json().to_string(), "sensitive-key");
     }
 
     #[test]
