@@ -402,3 +402,73 @@ async fn pass_and_rerecord_an_accepted_change_through_the_rules_file() {
         "{failure}"
     );
 }
+
+/// The bundled demo server's real `tools/list` against a fixture whose listing has two
+/// tools in the other order and one renamed: the items are paired by name before they are
+/// diffed, so the moved tools show nothing, and the renamed one is one item removed and
+/// one added.
+#[tokio::test]
+async fn a_listing_in_another_order_with_a_renamed_tool_diffs_item_by_item() {
+    let text = include_str!("../fixtures/handshake_and_tools_list.jsonl");
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let tools = lines[4]["message"]["result"]["tools"]
+        .as_array_mut()
+        .expect("the tools/list result");
+    let names = |tools: &[Value]| -> Vec<String> {
+        tools
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        names(tools),
+        ["count_up", "divide", "echo", "job_status", "lookup_issue"]
+    );
+    tools.swap(0, 1);
+    tools[2]["name"] = json!("echo_text");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let report = Fixture::parse(&text)
+        .expect("parses")
+        .replay(|transport| async move {
+            let server = mcp_replay_demo::DemoServer::default()
+                .serve(transport)
+                .await
+                .expect("serves");
+            let _ = server.waiting().await;
+        })
+        .await;
+    assert_eq!(report.mismatches().len(), 1, "{report}");
+    let m = &report.mismatches()[0];
+    let paths: Vec<(&str, bool, bool)> = m
+        .differences()
+        .iter()
+        .map(|d| (d.path.as_str(), d.expected.is_some(), d.actual.is_some()))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            (".result.tools[2]", false, true),
+            (".result.tools[2]", true, false)
+        ],
+        "{report}"
+    );
+    let text = report.to_string();
+    let diff = &text[text.find("diff (- expected, + actual):").expect("a diff")..];
+    let changed: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with("    -") || l.starts_with("    +"))
+        .collect();
+    // Each of the echo tool's 17 lines, once removed and once added; nothing else.
+    assert_eq!(changed.len(), 34, "{text}");
+    assert!(
+        changed.contains(&r#"    -         "name": "echo_text""#),
+        "{text}"
+    );
+    assert!(
+        changed.contains(&r#"    +         "name": "echo""#),
+        "{text}"
+    );
+}

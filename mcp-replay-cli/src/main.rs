@@ -223,7 +223,7 @@ impl Outcome {
     fn to_json(&self, path: &Path) -> serde_json::Value {
         let mut entry = match &self.report {
             Some(report) => report.to_json(),
-            None => serde_json::json!({"findings": [], "notes": []}),
+            None => serde_json::json!({"findings": [], "notes": [], "advice": []}),
         };
         entry["fixture"] = path.display().to_string().into();
         entry["ok"] = self.failure.is_none().into();

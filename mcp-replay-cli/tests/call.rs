@@ -120,7 +120,7 @@ fn a_fixture_from_a_few_words_replays_green_and_red_against_a_changed_echo() {
         let (out, _) = text(&red);
         assert_eq!(red.status.code(), Some(1), "{out}");
         assert!(out.contains("1 mismatch (1 result)"), "{out}");
-        assert!(out.contains("the response to `tools/call`"), "{out}");
+        assert!(out.contains("the response to `tools/call echo`"), "{out}");
     }
 }
 

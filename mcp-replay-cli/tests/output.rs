@@ -56,12 +56,21 @@ fn replay_format_json_writes_one_document_with_the_schemas_fields() {
     assert_eq!(drifted["status"], "failed");
     assert!(drifted["time_ms"].is_u64(), "{drifted}");
     assert_eq!(drifted["error"], Value::Null);
+    let advice = drifted["advice"].as_array().unwrap();
+    assert_eq!(advice.len(), 1, "{drifted:#}");
+    assert!(
+        advice[0].as_str().unwrap().starts_with(
+            "If the new behaviour is right, re-record the fixture:\n    mcp-replay replay --update"
+        ),
+        "{drifted:#}"
+    );
     let findings = drifted["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 4, "{drifted:#}");
     for f in findings {
         for key in [
             "kind",
             "line",
+            "request_line",
             "summary",
             "expected",
             "actual",
@@ -83,9 +92,10 @@ fn replay_format_json_writes_one_document_with_the_schemas_fields() {
     );
     let result = &findings[1];
     assert_eq!(result["line"], 5);
+    assert_eq!(result["request_line"], 1);
     assert_eq!(
         result["summary"],
-        "the response to `tools/call` (line 1) differs"
+        "the response to `tools/call count_up` (line 1) differs"
     );
     assert_eq!(result["differences"][0]["path"], ".result.content[0].text");
     assert_eq!(result["differences"][0]["expected"], "counted to two");
@@ -204,6 +214,43 @@ fn replay_junit_loads_in_a_junit_parser_with_a_failure_per_failing_fixture() {
     let xml = std::fs::read_to_string(&file).unwrap();
     assert!(!xml.contains('\x1b'), "{xml}");
     assert!(junit(&file).suites[0].cases[0].status.is_failure());
+}
+
+/// `demo-server leaky` answers `job_status` with a (fake, random-looking) GitHub token, and
+/// here it also prints it on stdout before it starts: a failing replay must not print it
+/// into the CI log, in any output (the stray line is in the trace and in a finding).
+#[cfg(unix)]
+#[test]
+fn a_token_the_server_leaks_is_masked_in_the_text_the_json_the_junit_and_the_trace() {
+    let dir = temp_dir("masked");
+    let file = dir.join("junit.xml");
+    let token = ["ghp_", "a1B2c3D4e5F6g7H8i9J0", "kLmNoPqRsTuVwXyZ"].concat();
+    let replay = |format: &str| {
+        mcp_replay()
+            .current_dir(workspace())
+            .args(["replay", "--trace", "--format", format, "--junit"])
+            .arg(&file)
+            .args(["fixtures/job_status.jsonl", "--", "sh", "-c"])
+            .arg(format!("echo 'starting with {token}'; exec \"$0\" leaky"))
+            .arg(demo_server())
+            .output()
+            .unwrap()
+    };
+    for format in ["text", "json"] {
+        let output = replay(format);
+        let (out, err) = text(&output);
+        assert_eq!(output.status.code(), Some(1), "{out}{err}");
+        let xml = std::fs::read_to_string(&file).unwrap();
+        for (what, shown) in [("stdout", &out), ("the trace", &err), ("JUnit", &xml)] {
+            assert!(
+                !shown.contains(&token[4..16]),
+                "{format}: {what} shows the token: {shown}"
+            );
+        }
+        assert!(out.contains("ghp_…[masked: github-pat]"), "{out}");
+        assert!(err.contains("ghp_…[masked: github-pat]"), "{err}");
+        assert!(xml.contains("ghp_…[masked: github-pat]"), "{xml}");
+    }
 }
 
 #[test]
@@ -325,7 +372,7 @@ fn diff_exits_0_without_change_and_1_for_an_unclassified_change_at_every_thresho
     assert!(out.contains("1 mismatch (1 result)"), "{out}");
     assert!(
         out.contains(
-            "the response to `tools/call` (line 2) differs\n    at .result.content[0].text"
+            "the response to `tools/call lookup_issue` (line 2) differs\n    at .result.content[0].text"
         ),
         "{out}"
     );

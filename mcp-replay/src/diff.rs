@@ -43,7 +43,7 @@
 //! summary names both lines.
 
 use crate::contract::{self, Class, CONTRACT_METHODS};
-use crate::fixture::{Direction, Entry, Fixture, MessageKind};
+use crate::fixture::{item_of, Direction, Entry, Fixture, MessageKind};
 use crate::json::json_eq;
 use crate::report::{Mismatch, MismatchKind};
 use crate::rules::Rules;
@@ -290,6 +290,7 @@ impl<'a> Pass<'a> {
             return;
         }
         let method = oe.method().unwrap_or("?");
+        let name = oe.request_name();
         let whose = match oe.direction() {
             Direction::ClientToServer => "the response to",
             Direction::ServerToClient => "the client's answer to",
@@ -298,9 +299,12 @@ impl<'a> Pass<'a> {
         let mut m = Mismatch::new(
             MismatchKind::Result,
             Some(new.entries[rn].line()),
-            format!("{whose} `{method}` ({lines}) differs"),
-        )
-        .compare(expected, &actual);
+            format!("{whose} `{name}` ({lines}) differs"),
+        );
+        m = match oe.direction() {
+            Direction::ClientToServer => m.compare_response(method, expected, &actual),
+            Direction::ServerToClient => m.compare(expected, &actual),
+        };
         if oe.direction() == Direction::ClientToServer && CONTRACT_METHODS.contains(&method) {
             if let (Some(e), Some(a)) = (expected.get("result"), actual.get("result")) {
                 m.changes = contract::changes(method, e, a);
@@ -462,20 +466,6 @@ fn key_of(entry: &Entry, message: &Value) -> Key {
     }
 }
 
-/// The tool, prompt or resource a client request is about.
-fn item_of(method: &str, message: &Value) -> Option<String> {
-    let field = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
-        _ => return None,
-    };
-    message
-        .get("params")?
-        .get(field)?
-        .as_str()
-        .map(str::to_owned)
-}
-
 /// `new` with `expected`'s id: labels are numbered per fixture, so they are not compared.
 fn relabel(new: &Value, expected: &Value) -> Value {
     let mut new = new.clone();
@@ -610,7 +600,7 @@ impl fmt::Display for Diff {
             self.new,
             crate::output::headline(&self.mismatches)
         )?;
-        crate::report::write_findings(f, &self.mismatches)?;
+        crate::report::write_findings(f, &self.mismatches, f.alternate())?;
         let class = self.class().unwrap_or(Class::Unknown);
         write!(
             f,
@@ -679,7 +669,10 @@ mod should {
         assert_eq!(kinds(&d), [MismatchKind::Result]);
         let m = &d.mismatches()[0];
         assert_eq!(m.line(), Some(2));
-        assert_eq!(m.summary(), "the response to `tools/call` (line 2) differs");
+        assert_eq!(
+            m.summary(),
+            "the response to `tools/call echo` (line 2) differs"
+        );
         assert_eq!(m.differences()[0].path, ".result.content[0].text");
         assert_eq!(m.class(), None);
         assert_eq!(severity(m), Class::Unknown);

@@ -142,6 +142,40 @@ impl Entry {
     pub fn answers(&self) -> Option<usize> {
         self.answers
     }
+
+    /// The method of a request and the tool, prompt or resource it is about, as a report
+    /// names it: `tools/call add_note`, `resources/read file:///README`, `tools/list`.
+    pub(crate) fn request_name(&self) -> String {
+        let method = self.method().unwrap_or("?");
+        match (self.direction, item_of(method, &self.message())) {
+            (Direction::ClientToServer, Some(item)) => format!("{method} {}", cut(&item, 60)),
+            _ => method.to_owned(),
+        }
+    }
+}
+
+/// The tool, prompt or resource a client request is about: the `params.name` of a
+/// `tools/call` or `prompts/get`, the `params.uri` of a `resources/read`,
+/// `resources/subscribe` or `resources/unsubscribe`.
+pub(crate) fn item_of(method: &str, message: &Value) -> Option<String> {
+    let field = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        _ => return None,
+    };
+    message
+        .get("params")?
+        .get(field)?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// `text` cut to `max` characters, with `…` where it was cut.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
 }
 
 /// A parsed, validated fixture: one representative MCP exchange.

@@ -118,7 +118,10 @@ pub struct Difference {
     /// Where, in selector form: `.result.content[0].text`, `.params["a b"]`, `.[1]`; `.`
     /// is the whole value. It parses as a selector (the syntax of [`Rules`](crate::Rules)
     /// and `docs/normalization.md`) that matches exactly this place, so it can be pasted
-    /// into a normalization rule.
+    /// into a normalization rule. In the response to a listing request (`tools/list`,
+    /// `prompts/list`, `resources/list`, `resources/templates/list`) the items are paired
+    /// by their name (`uri`, `uriTemplate`) first: a path into an item that moved is its
+    /// place in the actual message, and a removed item's path its place in the expected one.
     pub path: String,
     /// The expected value there, `None` where the key or element is absent.
     pub expected: Option<Value>,
@@ -129,13 +132,142 @@ pub struct Difference {
 /// Every difference between `expected` and `actual`, each with its path, in a stable order
 /// (expected's keys sorted, then keys only `actual` has).
 pub fn differences(expected: &Value, actual: &Value) -> Vec<Difference> {
+    differences_in(expected, actual, None)
+}
+
+/// The listing of a result whose items are named: the array at `path` (keys from the
+/// message's root), each item named by its `key` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Listing {
+    pub path: &'static [&'static str],
+    pub key: &'static str,
+}
+
+/// The listing a response to `method` holds: `tools/list` its `tools` by `name`, and
+/// `prompts/list`, `resources/list` (by `uri`), `resources/templates/list` (by
+/// `uriTemplate`), as the contract classes pair them (`contract/items.rs`).
+pub(crate) fn listing_of(method: &str) -> Option<Listing> {
+    let (path, key): (&'static [&'static str], _) = match method {
+        "tools/list" => (&["result", "tools"], "name"),
+        "prompts/list" => (&["result", "prompts"], "name"),
+        "resources/list" => (&["result", "resources"], "uri"),
+        "resources/templates/list" => (&["result", "resourceTemplates"], "uriTemplate"),
+        _ => return None,
+    };
+    Some(Listing { path, key })
+}
+
+/// [`differences`], the items of `listing` paired by their key first: a renamed item is
+/// one removed and one added, a moved one is compared with itself. The path into a paired
+/// item is the actual item's place, into a removed one the expected item's.
+pub(crate) fn differences_in(
+    expected: &Value,
+    actual: &Value,
+    listing: Option<Listing>,
+) -> Vec<Difference> {
     let mut out = Vec::new();
     let mut path = String::new();
-    diff_into(expected, actual, &mut path, &mut out);
+    let at = listing.map(|l| (l.path, l.key));
+    diff_into(expected, actual, &mut path, &mut out, at);
     out
 }
 
-fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<Difference>) {
+/// One row of two listings paired by key: an item of both, of the expected one only
+/// (removed), or of the actual one only (added).
+pub(crate) type Row = (Option<usize>, Option<usize>);
+
+/// Pairs the items of two listings by their `key` field, in the expected order, each
+/// added item after the paired item that precedes it in the actual order (first when none
+/// does) and after the removed items that follow that one; `None` when an item is not an
+/// object with a string key, or a key repeats.
+pub(crate) fn pair_items(expected: &[Value], actual: &[Value], key: &str) -> Option<Vec<Row>> {
+    let keys = |items: &[Value]| -> Option<Vec<String>> {
+        let keys: Vec<String> = items
+            .iter()
+            .map(|i| i.get(key)?.as_str().map(str::to_owned))
+            .collect::<Option<_>>()?;
+        let mut sorted: Vec<&String> = keys.iter().collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        (sorted.len() == keys.len()).then_some(keys)
+    };
+    let (ek, ak) = (keys(expected)?, keys(actual)?);
+    let partner_of_actual: Vec<Option<usize>> =
+        ak.iter().map(|k| ek.iter().position(|e| e == k)).collect();
+    // The added items, by the paired actual item they follow (None: before every one).
+    let mut anchored: Vec<(Option<usize>, usize)> = Vec::new();
+    let mut anchor = None;
+    for (j, partner) in partner_of_actual.iter().enumerate() {
+        match partner {
+            Some(_) => anchor = Some(j),
+            None => anchored.push((anchor, j)),
+        }
+    }
+    let added_after = |anchor: Option<usize>| -> Vec<Row> {
+        anchored
+            .iter()
+            .filter(|(a, _)| *a == anchor)
+            .map(|&(_, j)| (None, Some(j)))
+            .collect()
+    };
+    // Added items wait for the removed ones that follow their anchor, as a diff writes a
+    // replaced line: a rename is the old item removed, then the new one added.
+    let mut rows: Vec<Row> = Vec::new();
+    let mut pending = added_after(None);
+    for (i, k) in ek.iter().enumerate() {
+        match ak.iter().position(|a| a == k) {
+            Some(j) => {
+                rows.append(&mut pending);
+                rows.push((Some(i), Some(j)));
+                pending = added_after(Some(j));
+            }
+            None => rows.push((Some(i), None)),
+        }
+    }
+    rows.append(&mut pending);
+    Some(rows)
+}
+
+/// `at`: where a listing is below this node (the keys still to descend), and its key.
+fn diff_into(
+    expected: &Value,
+    actual: &Value,
+    path: &mut String,
+    out: &mut Vec<Difference>,
+    at: Option<(&[&str], &str)>,
+) {
+    if let (Some(([], key)), Value::Array(e), Value::Array(a)) = (at, expected, actual) {
+        if let Some(rows) = pair_items(e, a, key) {
+            for row in rows {
+                let len = path.len();
+                match row {
+                    (Some(i), Some(j)) => {
+                        push_step(path, PathSegment::Index(j));
+                        diff_into(&e[i], &a[j], path, out, None);
+                    }
+                    (Some(i), None) => {
+                        push_step(path, PathSegment::Index(i));
+                        out.push(Difference {
+                            path: rendered_path(path).to_owned(),
+                            expected: Some(e[i].clone()),
+                            actual: None,
+                        });
+                    }
+                    (None, Some(j)) => {
+                        push_step(path, PathSegment::Index(j));
+                        out.push(Difference {
+                            path: rendered_path(path).to_owned(),
+                            expected: None,
+                            actual: Some(a[j].clone()),
+                        });
+                    }
+                    (None, None) => {}
+                }
+                path.truncate(len);
+            }
+            return;
+        }
+    }
     match (expected, actual) {
         (Value::Object(e), Value::Object(a)) => {
             let mut keys: Vec<&String> = e
@@ -146,8 +278,12 @@ fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<
             for key in keys {
                 let len = path.len();
                 push_step(path, PathSegment::Key(key));
+                let below = match at {
+                    Some(([first, rest @ ..], k)) if *first == key.as_str() => Some((rest, k)),
+                    _ => None,
+                };
                 match (e.get(key), a.get(key)) {
-                    (Some(x), Some(y)) => diff_into(x, y, path, out),
+                    (Some(x), Some(y)) => diff_into(x, y, path, out, below),
                     (x, y) => out.push(Difference {
                         path: rendered_path(path).to_owned(),
                         expected: x.cloned(),
@@ -162,7 +298,7 @@ fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<
                 let len = path.len();
                 push_step(path, PathSegment::Index(i));
                 match (e.get(i), a.get(i)) {
-                    (Some(x), Some(y)) => diff_into(x, y, path, out),
+                    (Some(x), Some(y)) => diff_into(x, y, path, out, None),
                     (x, y) => out.push(Difference {
                         path: rendered_path(path).to_owned(),
                         expected: x.cloned(),
@@ -392,13 +528,16 @@ impl std::io::Write for Append<'_> {
     }
 }
 
-/// Pretty-prints a value with sorted keys, for diffs and reports.
+/// Pretty-prints a value with sorted keys, as reports used to before [`pretty_lines`]
+/// (which the tests hold to the same text).
+#[cfg(test)]
 pub fn pretty(value: &Value) -> String {
     let mut out = String::new();
     pretty_into(&mut out, value, 0);
     out
 }
 
+#[cfg(test)]
 fn pretty_into(out: &mut String, value: &Value, indent: usize) {
     match value {
         Value::Object(map) if !map.is_empty() => {
@@ -434,6 +573,92 @@ fn pretty_into(out: &mut String, value: &Value, indent: usize) {
     }
 }
 
+/// One line of [`pretty`]: the key of the listing item it belongs to, if any, and its text.
+pub(crate) type Line = (Option<String>, String);
+
+/// The lines of [`pretty`], each with the key of the listing item it belongs to
+/// (`listing`); the listing's items in the order of `order` (indices into the array, every
+/// one once), else as they are.
+pub(crate) fn pretty_lines(
+    value: &Value,
+    listing: Option<Listing>,
+    order: Option<&[usize]>,
+) -> Vec<Line> {
+    let mut out = Vec::new();
+    let at = listing.map(|l| (l.path, l.key, order));
+    lines_into(&mut out, value, 0, String::new(), "", None, at);
+    out
+}
+
+type At<'a> = Option<(&'a [&'a str], &'a str, Option<&'a [usize]>)>;
+
+fn lines_into(
+    out: &mut Vec<Line>,
+    value: &Value,
+    indent: usize,
+    prefix: String,
+    suffix: &str,
+    tag: Option<&str>,
+    at: At<'_>,
+) {
+    let tag_of = |t: Option<&str>| t.map(str::to_owned);
+    let pad = |n: usize| "  ".repeat(n);
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            out.push((tag_of(tag), format!("{prefix}{{")));
+            let n = map.len();
+            for (i, (k, v)) in SortedMembers::of(map).enumerate() {
+                let mut key = String::new();
+                write_string(&mut key, k);
+                let below = match at {
+                    Some(([first, rest @ ..], key, order)) if *first == k => {
+                        Some((rest, key, order))
+                    }
+                    _ => None,
+                };
+                let comma = if i + 1 < n { "," } else { "" };
+                let prefix = format!("{}{key}: ", pad(indent + 1));
+                lines_into(out, v, indent + 1, prefix, comma, tag, below);
+            }
+            out.push((tag_of(tag), format!("{}}}{suffix}", pad(indent))));
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push((tag_of(tag), format!("{prefix}[")));
+            let listing = match at {
+                Some(([], key, order)) => Some((key, order)),
+                _ => None,
+            };
+            let natural: Vec<usize> = (0..items.len()).collect();
+            let order = match listing {
+                Some((_, Some(order))) if order.len() == items.len() => order,
+                _ => &natural,
+            };
+            for (place, &i) in order.iter().enumerate() {
+                let item = &items[i];
+                let own = listing.and_then(|(key, _)| item.get(key)?.as_str());
+                let comma = if place + 1 < order.len() { "," } else { "" };
+                lines_into(
+                    out,
+                    item,
+                    indent + 1,
+                    pad(indent + 1),
+                    comma,
+                    own.or(tag),
+                    None,
+                );
+            }
+            out.push((tag_of(tag), format!("{}]{suffix}", pad(indent))));
+        }
+        other => {
+            let mut text = prefix;
+            write_canonical(&mut text, other);
+            text.push_str(suffix);
+            out.push((tag_of(tag), text));
+        }
+    }
+}
+
+#[cfg(test)]
 fn push_indent(out: &mut String, indent: usize) {
     for _ in 0..indent {
         out.push_str("  ");
@@ -513,6 +738,94 @@ mod should {
         assert_eq!(
             out,
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[{"b":"é\n","y":1}],"z":1}}"#
+        );
+    }
+
+    #[test]
+    fn write_the_lines_of_pretty_and_tag_each_listing_items_lines_with_its_key() {
+        let value = json!({"id": 1, "result": {"tools": [{"name": "b", "x": [1, {}]}, {"name": "a"}], "z": []}});
+        let listing = listing_of("tools/list");
+        let lines = pretty_lines(&value, listing, None);
+        let text: Vec<&str> = lines.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(text.join("\n"), pretty(&value));
+        let tags: Vec<Option<&str>> = lines.iter().map(|(t, _)| t.as_deref()).collect();
+        let b = Some("b");
+        assert_eq!(
+            tags,
+            [
+                None,
+                None,
+                None,
+                None,
+                b,
+                b,
+                b,
+                b,
+                b,
+                b,
+                b,
+                Some("a"),
+                Some("a"),
+                Some("a"),
+                None,
+                None,
+                None,
+                None
+            ]
+        );
+        // In another order, the commas follow the places.
+        let lines = pretty_lines(&value, listing, Some(&[1, 0]));
+        assert_eq!(lines[4], (Some("a".into()), "      {".into()));
+        assert_eq!(lines[6], (Some("a".into()), "      },".into()));
+        assert_eq!(lines[13], (Some("b".into()), "      }".into()));
+    }
+
+    #[test]
+    fn pair_listing_items_by_key_before_taking_their_differences() {
+        let tool = |name: &str, d: &str| json!({"name": name, "description": d});
+        let listing = listing_of("tools/list");
+        let expected =
+            json!({"result": {"tools": [tool("a", "A"), tool("b", "B"), tool("c", "C")]}});
+        // Reordered, one renamed, one changed.
+        let actual =
+            json!({"result": {"tools": [tool("c", "C2"), tool("a", "A"), tool("bee", "B")]}});
+        let d = differences_in(&expected, &actual, listing);
+        let got: Vec<(&str, Option<&Value>, Option<&Value>)> = d
+            .iter()
+            .map(|d| (d.path.as_str(), d.expected.as_ref(), d.actual.as_ref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (".result.tools[1]", Some(&tool("b", "B")), None),
+                (".result.tools[2]", None, Some(&tool("bee", "B"))),
+                (
+                    ".result.tools[0].description",
+                    Some(&json!("C")),
+                    Some(&json!("C2"))
+                ),
+            ]
+        );
+        // Without the listing, place by place: every item differs.
+        assert_eq!(differences(&expected, &actual).len(), 6);
+        // Keys missing or repeated: place by place.
+        let twice = json!({"result": {"tools": [tool("a", "A"), tool("a", "B")]}});
+        assert_eq!(
+            differences_in(&twice, &expected, listing),
+            differences(&twice, &expected)
+        );
+        assert_eq!(
+            pair_items(
+                &[tool("a", ""), tool("b", "")],
+                &[tool("x", ""), tool("b", ""), tool("y", "")],
+                "name"
+            ),
+            Some(vec![
+                (Some(0), None),
+                (None, Some(0)),
+                (Some(1), Some(1)),
+                (None, Some(2))
+            ])
         );
     }
 

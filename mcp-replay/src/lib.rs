@@ -98,6 +98,7 @@
 
 #![warn(missing_docs)]
 
+mod advice;
 pub mod contract;
 pub mod diff;
 mod error;

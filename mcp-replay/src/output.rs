@@ -23,9 +23,10 @@
 //!
 //! ```text
 //! {"mcp_replay_report": 1, "command": "replay"|"check"|"diff",
-//!  "fixtures": [{"fixture": PATH, "ok": BOOL, "findings": [FINDING...], "notes": [TEXT...], ...}],
+//!  "fixtures": [{"fixture": PATH, "ok": BOOL, "findings": [FINDING...], "notes": [TEXT...],
+//!                "advice": [TEXT...], ...}],
 //!  "passed": N, "failed": M}
-//! FINDING: {"kind", "line", "summary", "expected", "actual",
+//! FINDING: {"kind", "line", "request_line", "summary", "expected", "actual",
 //!           "differences": [{"path", "expected", "actual"}],
 //!           "class", "changes": [{"class", "description", "path"}]}
 //! ```
@@ -35,6 +36,7 @@
 
 use crate::contract::Change;
 use crate::report::{Mismatch, Report};
+use crate::secrets::mask_text;
 use serde_json::{json, Map, Value};
 
 /// The version of the JSON report schema, the document's `mcp_replay_report` field.
@@ -56,25 +58,33 @@ pub fn document(command: &str, fixtures: Vec<Value>) -> Value {
 
 impl Report {
     /// This report as one entry of a document's `fixtures`:
-    /// `{"fixture": SOURCE, "ok": BOOL, "findings": [...], "notes": [TEXT...]}` (see
-    /// [`Mismatch::to_json`] and [`Report::notes`]).
+    /// `{"fixture": SOURCE, "ok": BOOL, "findings": [...], "notes": [TEXT...],
+    /// "advice": [TEXT...]}` (see [`Mismatch::to_json`] and [`Report::notes`]; `advice` is
+    /// what the text report ends with, one text per piece: the re-record command, the lines
+    /// of requests the server now refuses).
     pub fn to_json(&self) -> Value {
+        let masked = |t: &String| mask_text(t).into_owned();
         json!({
-            "fixture": self.source(),
+            "fixture": mask_text(self.source()),
             "ok": self.is_ok(),
             "findings": self.mismatches().iter().map(Mismatch::to_json).collect::<Vec<_>>(),
-            "notes": self.notes(),
+            "notes": self.notes().iter().map(masked).collect::<Vec<_>>(),
+            "advice": self.advice().iter().map(masked).collect::<Vec<_>>(),
         })
     }
 }
 
 impl Mismatch {
     /// This finding as JSON: `kind` ([`MismatchKind::name`](crate::MismatchKind::name)), `line` (or `null`),
-    /// `summary`, the whole `expected` and `actual` messages (or `null`), `differences`
+    /// `request_line` ([`Mismatch::request_line`], or `null`), `summary`, the whole `expected` and `actual` messages (or `null`), `differences`
     /// (each `path` with the `expected` and `actual` values there, a side left out where the
     /// value is absent), the contract `class` (or `null`) and its `changes`.
+    ///
+    /// What the secret scanner would refuse to write into a fixture is masked in every
+    /// field, `ghp_…[masked: github-pat]`, as in the text report.
     pub fn to_json(&self) -> Value {
-        let differences: Vec<Value> = self
+        let m = self.masked();
+        let differences: Vec<Value> = m
             .differences()
             .iter()
             .map(|d| {
@@ -90,14 +100,15 @@ impl Mismatch {
             })
             .collect();
         json!({
-            "kind": self.kind().name(),
-            "line": self.line(),
-            "summary": self.summary(),
-            "expected": self.expected_message(),
-            "actual": self.actual_message(),
+            "kind": m.kind().name(),
+            "line": m.line(),
+            "request_line": m.request_line(),
+            "summary": m.summary(),
+            "expected": m.expected_message(),
+            "actual": m.actual_message(),
             "differences": differences,
-            "class": self.class().map(|c| c.name()),
-            "changes": self.changes().iter().map(change).collect::<Vec<_>>(),
+            "class": m.class().map(|c| c.name()),
+            "changes": m.changes().iter().map(change).collect::<Vec<_>>(),
         })
     }
 }

@@ -218,8 +218,10 @@ impl StrayLines {
     pub fn push(&mut self, line: &[u8]) {
         self.count += 1;
         if self.first.is_none() {
+            // Masked before it is cut: a secret cut in half would not be found.
             let text = String::from_utf8_lossy(line);
-            let text = text.trim();
+            let text = crate::secrets::mask_text(text.trim());
+            let text = text.as_ref();
             self.first = Some(match text.char_indices().nth(Self::EXCERPT) {
                 Some((end, _)) => format!("{}…", &text[..end]),
                 None => text.to_owned(),
@@ -260,6 +262,18 @@ mod should {
     }
     fn s(v: Value) -> (Direction, Value) {
         (Direction::ServerToClient, v)
+    }
+
+    #[test]
+    fn mask_a_secret_in_a_stray_line_before_cutting_it() {
+        // A token across the cut at 100 characters: cut first, it would not be found.
+        let token = ["ghp_", "a1B2c3D4e5F6g7H8i9J0", "kLmNoPqRsTuVwXyZ"].concat();
+        let line = format!("{} {token} and more", "x".repeat(90));
+        let mut stray = StrayLines::default();
+        stray.push(line.as_bytes());
+        let described = stray.describe("the server", "stdout").unwrap();
+        assert!(!described.contains(&token[..8]), "{described}");
+        assert!(described.contains(" ghp_…"), "{described}");
     }
 
     #[test]

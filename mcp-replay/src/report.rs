@@ -1,10 +1,15 @@
 //! The outcome of a replay: every mismatch found, rendered as one readable report.
 
+use crate::advice::{advice, Advice};
 use crate::contract::{Change, Class};
 use crate::error::test_filter;
 use crate::excerpt::{excerpts, WIDTH};
 use crate::fixture::Fixture;
-use crate::json::{compact, differences, pretty, Difference};
+use crate::json::{
+    compact, differences, differences_in, listing_of, pair_items, pretty_lines, Difference, Line,
+    Listing,
+};
+use crate::secrets::{mask_text, mask_under, mask_value};
 use serde_json::Value;
 use std::fmt::{self, Write as _};
 
@@ -75,6 +80,15 @@ pub struct Mismatch {
     pub(crate) actual: Option<Value>,
     pub(crate) differences: Vec<Difference>,
     pub(crate) changes: Vec<Change>,
+    /// The client request it concerns: its fixture line (see [`Mismatch::request_line`])
+    /// and its name (`tools/call add_note`).
+    pub(crate) request: Option<(usize, String)>,
+    /// When it happened, as the summary says it (`while `tools/call x` (line 1) ran`,
+    /// `after the last message`): with the kind and the method, what makes findings alike.
+    pub(crate) during: Option<String>,
+    /// For the response to a listing request: its items, paired by key in the differences
+    /// and the diff.
+    pub(crate) listing: Option<Listing>,
 }
 
 impl Mismatch {
@@ -87,12 +101,42 @@ impl Mismatch {
             actual: None,
             differences: Vec::new(),
             changes: Vec::new(),
+            request: None,
+            during: None,
+            listing: None,
         }
+    }
+
+    /// Names the client request the finding concerns.
+    pub(crate) fn request(mut self, entry: &crate::fixture::Entry) -> Self {
+        self.request = Some((entry.line(), entry.request_name()));
+        self
+    }
+
+    /// Says when it happened, as the summary says it.
+    pub(crate) fn during(mut self, when: impl Into<String>) -> Self {
+        self.during = Some(when.into());
+        self
     }
 
     /// Attaches the expected and actual messages; their differences are computed here.
     pub(crate) fn compare(mut self, expected: &Value, actual: &Value) -> Self {
         self.differences = differences(expected, actual);
+        self.expected = Some(expected.clone());
+        self.actual = Some(actual.clone());
+        self
+    }
+
+    /// [`compare`](Mismatch::compare) for the response to a `method` request: the items of
+    /// a listing (`tools/list`, ...) paired by key before they are compared.
+    pub(crate) fn compare_response(
+        mut self,
+        method: &str,
+        expected: &Value,
+        actual: &Value,
+    ) -> Self {
+        self.listing = listing_of(method);
+        self.differences = differences_in(expected, actual, self.listing);
         self.expected = Some(expected.clone());
         self.actual = Some(actual.clone());
         self
@@ -116,6 +160,13 @@ impl Mismatch {
     /// The fixture line of the expected message it concerns, if any.
     pub fn line(&self) -> Option<usize> {
         self.line
+    }
+
+    /// The fixture line of the client request this finding concerns, if any: the request
+    /// a response answers (or was awaited for), or the one that ran when a notification
+    /// came or was expected. For a response the server refused, the line to look at.
+    pub fn request_line(&self) -> Option<usize> {
+        self.request.as_ref().map(|(line, _)| *line)
     }
 
     /// One sentence: what was expected and what happened.
@@ -201,9 +252,55 @@ impl Paint {
 }
 
 /// `{}` plain text; `{:#}` the same text with ANSI colors (expected in red, actual in
-/// green, the finding in bold), for a terminal.
+/// green, the finding in bold), for a terminal. What the secret scanner would refuse to
+/// write into a fixture is masked, `ghp_…[masked: github-pat]` ([`Mismatch::masked`]).
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.masked().render(f)
+    }
+}
+
+impl Mismatch {
+    /// This finding with every secret the scanner knows masked in what a report shows of
+    /// it: the summary, the messages, the differences (their paths too), the changes. A
+    /// report prints what the server sent, and CI logs are read by many; the scanner only
+    /// guards the fixture files. [`Mismatch::actual_message`] keeps the message as it came.
+    pub(crate) fn masked(&self) -> Mismatch {
+        let values = |d: &Difference| {
+            let key = last_key(&d.path);
+            let mask = |v: &Value| mask_under(key.as_deref(), v);
+            Difference {
+                path: mask_text(&d.path).into_owned(),
+                expected: d.expected.as_ref().map(mask),
+                actual: d.actual.as_ref().map(mask),
+            }
+        };
+        Mismatch {
+            kind: self.kind,
+            line: self.line,
+            summary: mask_text(&self.summary).into_owned(),
+            expected: self.expected.as_ref().map(mask_value),
+            actual: self.actual.as_ref().map(mask_value),
+            differences: self.differences.iter().map(values).collect(),
+            changes: self
+                .changes
+                .iter()
+                .map(|c| Change {
+                    class: c.class,
+                    description: mask_text(&c.description).into_owned(),
+                    path: mask_text(&c.path).into_owned(),
+                })
+                .collect(),
+            request: self
+                .request
+                .as_ref()
+                .map(|(line, name)| (*line, mask_text(name).into_owned())),
+            during: self.during.as_deref().map(|d| mask_text(d).into_owned()),
+            listing: self.listing,
+        }
+    }
+
+    fn render(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Paint {
             bold,
             red,
@@ -252,7 +349,7 @@ impl fmt::Display for Mismatch {
                 )?;
             }
             if let (Some(e), Some(a)) = (&self.expected, &self.actual) {
-                let diff = line_diff(&pretty(e), &pretty(a));
+                let diff = line_diff(e, a, self.listing);
                 if !diff.is_empty() {
                     f.write_str("\n    diff (- expected, + actual):")?;
                     for line in diff.lines() {
@@ -277,29 +374,77 @@ impl fmt::Display for Mismatch {
     }
 }
 
-/// A unified line diff of two pretty-printed values, with a little context.
+/// The object key a difference's `path` ends with (`.a.password`, `.h["x-api-key"]`), if
+/// it ends with one rather than an index.
+fn last_key(path: &str) -> Option<String> {
+    if path.ends_with("\"]") {
+        // A quoted key: the last `["` after which the rest is one JSON string.
+        return path
+            .rmatch_indices("[\"")
+            .find_map(|(i, _)| serde_json::from_str::<String>(&path[i + 1..path.len() - 1]).ok());
+    }
+    if path.ends_with(']') {
+        return None;
+    }
+    path.rsplit('.')
+        .next()
+        .filter(|k| !k.is_empty())
+        .map(str::to_owned)
+}
+
+/// A unified line diff of two messages pretty-printed, with a little context. The items
+/// of a `listing` are paired by key first, the actual ones put in the expected order: a
+/// line of one item never pairs with a line of another, so a renamed item is its lines
+/// removed and the new one's added, and items that only moved show no line.
 /// Kept short however large the messages: lines are cut at 160 characters and the diff
 /// at 60 lines (the JSON paths above it name every difference anyway).
-fn line_diff(expected: &str, actual: &str) -> String {
+fn line_diff(expected: &Value, actual: &Value, listing: Option<Listing>) -> String {
     const MAX_LINES: usize = 60;
     const MAX_LINE: usize = 160;
-    let diff = similar::TextDiff::from_lines(expected, actual);
+    let order = listing.and_then(|l| {
+        let items = |v: &Value| {
+            l.path
+                .iter()
+                .try_fold(v, |v, k| v.get(k))
+                .and_then(Value::as_array)
+                .cloned()
+        };
+        let rows = pair_items(&items(expected)?, &items(actual)?, l.key)?;
+        Some(rows.iter().filter_map(|r| r.1).collect::<Vec<usize>>())
+    });
+    let old = pretty_lines(expected, listing, None);
+    let new = pretty_lines(actual, listing, order.as_deref());
+    // A listing item's lines compare without their comma, which depends on its place.
+    let key = |(tag, text): &Line| -> (Option<String>, String) {
+        let text = match tag {
+            Some(_) => text.trim_end_matches(','),
+            None => text,
+        };
+        (tag.clone(), text.to_owned())
+    };
+    let (old_keys, new_keys): (Vec<_>, Vec<_>) =
+        (old.iter().map(key).collect(), new.iter().map(key).collect());
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old_keys, &new_keys);
     let mut out = String::new();
     let mut lines = 0;
-    for group in diff.grouped_ops(2) {
+    for group in similar::group_diff_ops(ops, 2) {
         for op in group {
-            for change in diff.iter_changes(&op) {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            let changes: Vec<(char, &str)> = match tag {
+                similar::DiffTag::Equal => new_range.map(|j| (' ', new[j].1.as_str())).collect(),
+                similar::DiffTag::Delete => old_range.map(|i| ('-', old[i].1.as_str())).collect(),
+                similar::DiffTag::Insert => new_range.map(|j| ('+', new[j].1.as_str())).collect(),
+                similar::DiffTag::Replace => old_range
+                    .map(|i| ('-', old[i].1.as_str()))
+                    .chain(new_range.map(|j| ('+', new[j].1.as_str())))
+                    .collect(),
+            };
+            for (sign, text) in changes {
                 if lines == MAX_LINES {
                     out.push_str("  ... (diff cut)\n");
                     return out;
                 }
                 lines += 1;
-                let sign = match change.tag() {
-                    similar::ChangeTag::Delete => '-',
-                    similar::ChangeTag::Insert => '+',
-                    similar::ChangeTag::Equal => ' ',
-                };
-                let text = change.value().trim_end_matches('\n');
                 if text.chars().count() > MAX_LINE {
                     let cut: String = text.chars().take(MAX_LINE).collect();
                     let _ = writeln!(out, "{sign} {cut}…");
@@ -415,32 +560,84 @@ impl fmt::Display for Report {
                 let s = if n == 1 { "" } else { "s" };
                 write!(f, " ({n} changed result{s}, every change accepted)")?;
             }
-            return write_notes(f, &self.notes);
+            let mut notes = String::new();
+            write_notes(&mut notes, &self.notes)?;
+            return f.write_str(&mask_text(&notes));
         }
-        writeln!(
-            f,
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
             "mcp-replay: {}: {}",
             self.source,
             headline(&self.mismatches)
-        )?;
-        write_findings(f, &self.mismatches)?;
+        );
+        let _ = write_findings(&mut text, &self.mismatches, f.alternate());
         if !self.notes.is_empty() {
-            f.write_str("\nNotes:")?;
-            write_notes(f, &self.notes)?;
-            f.write_str("\n")?;
+            text.push_str("\nNotes:");
+            let _ = write_notes(&mut text, &self.notes);
+            text.push('\n');
         }
-        write!(
-            f,
-            "\nIf the new behaviour is right, re-record the fixture:\n    {}",
-            self.rerecord_command()
-        )
+        for (i, piece) in self.advice().iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            let _ = write!(text, "\n{piece}");
+        }
+        // The findings are masked already; the notes, the advice and the source here.
+        f.write_str(&mask_text(text.trim_end_matches('\n')))
+    }
+}
+
+impl Report {
+    /// The advice at the end of the report, one text per piece ([`advice`]).
+    pub(crate) fn advice(&self) -> Vec<String> {
+        advice(&self.mismatches)
+            .iter()
+            .map(|piece| self.render_advice(piece))
+            .collect()
+    }
+
+    fn render_advice(&self, piece: &Advice) -> String {
+        match piece {
+            Advice::Refused(refused) => {
+                let what = match refused.len() {
+                    1 => "a request it answered".to_owned(),
+                    n => format!("{n} requests it answered"),
+                };
+                let mut text = format!(
+                    "The server refused {what} when the fixture was recorded: the client lines \
+                     may be stale."
+                );
+                for r in refused {
+                    let _ = write!(
+                        text,
+                        "\n    edit line {} (`{}`: {}), or check the server",
+                        r.line, r.request, r.how
+                    );
+                }
+                text
+            }
+            Advice::Rerecord => format!(
+                "If the new behaviour is right, re-record the fixture:\n    {}",
+                self.rerecord_command()
+            ),
+            Advice::FixFirst(kinds) => {
+                let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+                format!(
+                    "Fix the {} first: a session with one is not re-recorded. Then, if the new \
+                     behaviour is right, re-record the fixture:\n    {}",
+                    names.join(" and the "),
+                    self.rerecord_command()
+                )
+            }
+        }
     }
 }
 
 /// One `note: ...` line per note, each on a line of its own.
-pub(crate) fn write_notes(f: &mut fmt::Formatter<'_>, notes: &[String]) -> fmt::Result {
+pub(crate) fn write_notes(out: &mut impl fmt::Write, notes: &[String]) -> fmt::Result {
     for note in notes {
-        write!(f, "\n    note: {note}")?;
+        write!(out, "\n    note: {note}")?;
     }
     Ok(())
 }
@@ -463,16 +660,126 @@ pub fn headline(mismatches: &[Mismatch]) -> String {
     )
 }
 
-/// The numbered findings of a report, each after a blank line (in color with `{:#}`).
-pub(crate) fn write_findings(f: &mut fmt::Formatter<'_>, mismatches: &[Mismatch]) -> fmt::Result {
-    for (i, m) in mismatches.iter().enumerate() {
-        if f.alternate() {
-            writeln!(f, "\n{}. {m:#}", i + 1)?;
+/// The numbered findings of a report, each after a blank line (in color with
+/// `alternate`). More than [`ALIKE`] findings alike ([`Mismatch::alike`]) are one numbered
+/// item: how many, of what, when, and the first [`ALIKE`] of them in full.
+pub(crate) fn write_findings(
+    out: &mut impl fmt::Write,
+    mismatches: &[Mismatch],
+    alternate: bool,
+) -> fmt::Result {
+    let (bold, reset) = if alternate {
+        ("\x1b[1m", "\x1b[0m")
+    } else {
+        ("", "")
+    };
+    let one = |out: &mut dyn fmt::Write, number: &str, m: &Mismatch, indent: &str| {
+        let text = if alternate {
+            format!("{m:#}")
         } else {
-            writeln!(f, "\n{}. {m}", i + 1)?;
+            m.to_string()
+        };
+        let text = text.replace('\n', &format!("\n{indent}"));
+        writeln!(out, "\n{indent}{number}. {text}")
+    };
+    for (i, item) in items(mismatches).into_iter().enumerate() {
+        let n = i + 1;
+        match item {
+            Item::One(m) => one(out, &n.to_string(), &mismatches[m], "")?,
+            Item::Alike(members) => {
+                let first = &mismatches[members[0]];
+                let lines: Vec<usize> =
+                    members.iter().filter_map(|&m| mismatches[m].line).collect();
+                let mut header = alike_header(first, members.len());
+                if let (Some(lo), Some(hi)) = (lines.iter().min(), lines.iter().max()) {
+                    let _ = if lo == hi {
+                        write!(header, " (fixture line {lo})")
+                    } else {
+                        write!(header, " (fixture lines {lo} to {hi})")
+                    };
+                }
+                writeln!(out, "\n{n}. {bold}{header}; the first {ALIKE}:{reset}")?;
+                for (j, &m) in members.iter().take(ALIKE).enumerate() {
+                    one(out, &format!("{n}.{}", j + 1), &mismatches[m], "    ")?;
+                }
+                writeln!(
+                    out,
+                    "\n    ... and {} more like them (all of them in the JSON report and in \
+                     `Report::mismatches()`)",
+                    members.len() - ALIKE
+                )?;
+            }
         }
     }
     Ok(())
+}
+
+/// How many findings alike a report shows one by one; more are one item.
+const ALIKE: usize = 3;
+
+/// One numbered item of a report's findings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Item {
+    /// A finding (its index).
+    One(usize),
+    /// More than [`ALIKE`] findings alike, in order, at the place of the first.
+    Alike(Vec<usize>),
+}
+
+/// The numbered items of `mismatches`: each finding, but more than [`ALIKE`] alike
+/// together.
+fn items(mismatches: &[Mismatch]) -> Vec<Item> {
+    let keys: Vec<Option<(MismatchKind, &str, Option<&str>)>> =
+        mismatches.iter().map(Mismatch::alike).collect();
+    let mut out = Vec::new();
+    let mut taken = vec![false; mismatches.len()];
+    for i in 0..mismatches.len() {
+        if taken[i] {
+            continue;
+        }
+        let members: Vec<usize> = match keys[i] {
+            Some(key) => (i..mismatches.len())
+                .filter(|&j| keys[j] == Some(key))
+                .collect(),
+            None => vec![i],
+        };
+        if members.len() > ALIKE {
+            for &m in &members {
+                taken[m] = true;
+            }
+            out.push(Item::Alike(members));
+        } else {
+            out.push(Item::One(i));
+        }
+    }
+    out
+}
+
+/// `94 unexpected `notifications/progress` while `tools/call x` (line 7) ran`: what
+/// `n` findings alike to `first` are.
+fn alike_header(first: &Mismatch, n: usize) -> String {
+    let (kind, method, during) = first.alike().expect("findings alike have a key");
+    let what = match kind {
+        MismatchKind::Unexpected => format!("{n} unexpected `{method}`"),
+        MismatchKind::Missing => format!("{n} missing `{method}`"),
+        MismatchKind::Params => format!("{n} `{method}` with other params"),
+        other => format!("{n} {other} findings for `{method}`"),
+    };
+    match during {
+        Some(during) => format!("{what} {during}"),
+        None => what,
+    }
+}
+
+impl Mismatch {
+    /// What makes findings alike, so that a report shows many of them as one item: the
+    /// kind, the method of the message (a notification or a server request; responses
+    /// are never alike), and when it happened (the request it ran under).
+    fn alike(&self) -> Option<(MismatchKind, &str, Option<&str>)> {
+        let message = self.actual.as_ref().or(self.expected.as_ref())?;
+        let method = message.get("method")?.as_str()?;
+        Some((self.kind, method, self.during.as_deref()))
+    }
 }
 
 #[cfg(test)]
@@ -518,6 +825,158 @@ mod should {
         // The same in color, the carets in the colors of their lines.
         let colored = format!("{m:#}");
         assert!(colored.contains("\x1b[31m…is 2025-06-01"), "{colored}");
+    }
+
+    fn unexpected(method: &str, during: &str, n: u32) -> Mismatch {
+        Mismatch::new(MismatchKind::Unexpected, None, "sent")
+            .during(during)
+            .actual(&json!({"jsonrpc": "2.0", "method": method, "params": {"n": n}}))
+    }
+
+    #[test]
+    fn take_more_than_three_findings_of_one_kind_method_and_moment_as_one_item() {
+        let p = "notifications/progress";
+        let l = "notifications/message";
+        let (a, b) = (
+            "while `tools/call a` (line 1) ran",
+            "while `tools/call b` (line 3) ran",
+        );
+        let result = || Mismatch::new(MismatchKind::Result, Some(2), "differs");
+        let table: Vec<(&str, Vec<Mismatch>, Vec<Item>)> = vec![
+            (
+                "three alike: one by one",
+                (0..3).map(|n| unexpected(p, a, n)).collect(),
+                vec![Item::One(0), Item::One(1), Item::One(2)],
+            ),
+            (
+                "four alike: one item, at the first's place",
+                vec![
+                    result(),
+                    unexpected(p, a, 0),
+                    unexpected(l, a, 0),
+                    unexpected(p, a, 1),
+                    unexpected(p, a, 2),
+                    unexpected(p, a, 3),
+                ],
+                vec![Item::One(0), Item::Alike(vec![1, 3, 4, 5]), Item::One(2)],
+            ),
+            (
+                "under another request, or another method: not alike",
+                vec![
+                    unexpected(p, a, 0),
+                    unexpected(p, b, 1),
+                    unexpected(p, a, 2),
+                    unexpected(l, a, 3),
+                    unexpected(p, a, 4),
+                ],
+                (0..5).map(Item::One).collect(),
+            ),
+            (
+                "responses are never alike",
+                (0..5).map(|_| result()).collect(),
+                (0..5).map(Item::One).collect(),
+            ),
+        ];
+        for (case, mismatches, want) in table {
+            assert_eq!(items(&mismatches), want, "{case}");
+        }
+    }
+
+    #[test]
+    fn show_many_findings_alike_as_one_item_with_the_first_three_but_keep_every_one() {
+        let during = "while `tools/call reindex` (line 7) ran";
+        let report = Report {
+            mismatches: (1..=94)
+                .map(|n| unexpected("notifications/progress", during, n))
+                .chain([Mismatch::new(MismatchKind::Result, Some(8), "differs")])
+                .collect(),
+            ..report()
+        };
+        assert_eq!(report.mismatches().len(), 95);
+        let text = report.to_string();
+        let items: Vec<&str> = text
+            .lines()
+            .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            .collect();
+        assert_eq!(
+            items,
+            [
+                "1. 94 unexpected `notifications/progress` while `tools/call reindex` (line 7) ran; the first 3:",
+                "2. result at fixture line 8: differs",
+            ],
+            "{text}"
+        );
+        assert!(text.contains("\n    1.1. unexpected: sent\n        actual:   {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"n\":1}}\n"), "{text}");
+        assert!(text.contains("\n    1.3. unexpected: sent"), "{text}");
+        assert!(!text.contains("1.4."), "{text}");
+        assert!(text.contains("\n    ... and 91 more like them"), "{text}");
+        assert!(
+            text.starts_with("mcp-replay: f.jsonl: 95 mismatches (1 result, 94 unexpected)"),
+            "{text}"
+        );
+    }
+
+    /// For every token rule the scanner knows (its own samples, one or more per rule, so a
+    /// new rule is covered once it has a sample), and the key-name rule: no report output
+    /// shows the secret, whether it is in a changed string, a long one cut to an excerpt,
+    /// a key, the summary or a note.
+    #[test]
+    fn mask_every_secret_the_scanner_knows_in_every_output() {
+        use crate::secrets::should::{assert_no_piece_of, samples};
+        let stem = "The answer to the question you asked is long enough to be cut. ".repeat(3);
+        let mut covered: Vec<&str> = Vec::new();
+        for (id, sample) in samples() {
+            covered.push(id);
+            let expected = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [
+                {"type": "text", "text": "ok"},
+                {"type": "text", "text": format!("{stem}end")},
+            ]}});
+            let actual = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [
+                {"type": "text", "text": format!("ok {sample}")},
+                {"type": "text", "text": format!("{stem}{sample}")},
+            ], "meta": {sample.clone(): 1}}});
+            let m = Mismatch::new(MismatchKind::Result, Some(2), format!("differs: {sample}"))
+                .compare(&expected, &actual);
+            let report = Report {
+                mismatches: vec![m.clone()],
+                notes: vec![format!("a note with {sample}")],
+                ..report()
+            };
+            let outputs = [
+                report.to_string(),
+                format!("{report:#}"),
+                report.to_json().to_string(),
+                crate::output::document("replay", vec![report.to_json()]).to_string(),
+            ];
+            // A Slack webhook's secret is its path; the host is public.
+            let secret = sample.split("/services/").last().unwrap();
+            for (i, out) in outputs.iter().enumerate() {
+                assert_no_piece_of(secret, out, &format!("{id}, output {i}"));
+                assert!(
+                    out.contains(&format!("[masked: {id}]")),
+                    "{id}, output {i}: {out}"
+                );
+            }
+            // The finding itself keeps what came, for code that asks for it.
+            assert_eq!(m.actual_message(), Some(&actual));
+        }
+        for id in crate::secrets::rule_ids() {
+            assert!(
+                covered.contains(id) || *id == "sensitive-key",
+                "no report test for {id}"
+            );
+        }
+        // The key-name rule: a credential under its key's name, in the message and in the
+        // difference at that key.
+        let password = "Zx8#qL2!vN5@wR7$";
+        let m = Mismatch::new(MismatchKind::Params, Some(2), "other params").compare(
+            &json!({"method": "m", "params": {"password": "<SECRET>"}}),
+            &json!({"method": "m", "params": {"password": password}}),
+        );
+        let text = m.to_string();
+        assert_no_piece_of(password, &text, "sensitive-key");
+        assert!(text.contains("…[masked: sensitive-key]"), "{text}");
+        assert_no_piece_of(password, &m.to_json().to_string(), "sensitive-key");
     }
 
     #[test]

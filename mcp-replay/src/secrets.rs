@@ -64,7 +64,8 @@
 //! `theme=dark; Path=/` is not a finding). A value is never flagged when it contains a
 //! placeholder (`Bearer <TOKEN>`), is an environment reference (`${GITHUB_TOKEN}`,
 //! `$TOKEN`, `%TOKEN%`, `{{token}}`), or says it is fake (it contains `example`, `dummy`,
-//! `fake`, `placeholder`, `redacted`, `changeme`, `your`, `xxxx` or `****`, any case).
+//! `fake`, `placeholder`, `redacted`, `changeme`, `your`, `xxxx`, `****` or `[masked: `,
+//! the mark of a value a report masked, any case).
 //! 3.0 bits per character lets through the low-entropy test passwords fixtures are full
 //! of (`hunter2hunter2` 2.8, `changeme` 2.75, `test1234` 2.75) and catches random
 //! tokens (a random 12-character alphanumeric string is above 3.0 nineteen times in twenty;
@@ -125,6 +126,117 @@ pub fn scan_str(text: &str) -> Option<(&'static str, &'static str)> {
     token_hits(text)
         .first()
         .map(|&i| (RULES[i].id, RULES[i].description))
+}
+
+/// How many characters of a secret a masked report shows (`ghp_…[masked: github-pat]`).
+const SHOWN: usize = 4;
+
+/// Where the token rules find secrets in `text`: the byte ranges of the tokens (for a
+/// private key, from its `-----BEGIN` line to its `-----END` line, or the end of the text),
+/// each with its rule id, in order and without overlaps.
+fn token_spans(text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
+    let Some(present) = rules_with_keywords(text) else {
+        return Vec::new();
+    };
+    if is_placeholder(text) {
+        return Vec::new();
+    }
+    let mut spans: Vec<(std::ops::Range<usize>, &'static str)> = Vec::new();
+    for (i, rule) in RULES.iter().enumerate().filter(|&(i, _)| present[i]) {
+        let regex = RULE_REGEXES[i]
+            .get_or_init(|| compile(rule).expect("the secret rules are valid patterns"));
+        for caps in regex.captures_iter(text) {
+            let Some(whole) = caps.get(0) else { continue };
+            let token = caps.get(1).unwrap_or(whole);
+            let accepted = entropy(token.as_str()) >= rule.min_entropy
+                && !rule.examples.iter().any(|e| token.as_str().contains(e));
+            if !accepted {
+                continue;
+            }
+            let range = if rule.id == "private-key" {
+                let end = END_OF_KEY
+                    .find(&text[whole.end()..])
+                    .map_or(text.len(), |m| whole.end() + m.end());
+                whole.start()..end
+            } else {
+                token.range()
+            };
+            spans.push((range, rule.id));
+        }
+    }
+    spans.sort_by_key(|(r, _)| (r.start, std::cmp::Reverse(r.end)));
+    let mut merged: Vec<(std::ops::Range<usize>, &'static str)> = Vec::new();
+    for (range, rule) in spans {
+        match merged.last_mut() {
+            Some((last, _)) if range.start < last.end => last.end = last.end.max(range.end),
+            _ => merged.push((range, rule)),
+        }
+    }
+    merged
+}
+
+/// The end of a PEM, OpenSSH or PGP private key.
+static END_OF_KEY: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"-----END[ A-Z0-9_-]{0,100}-----").expect("valid end-of-key pattern"));
+
+/// `secret` as a masked report shows it: its first characters and the rule,
+/// `ghp_…[masked: github-pat]`.
+fn masked(secret: &str, rule: &str) -> String {
+    let shown: String = secret.chars().take(SHOWN).collect();
+    format!("{shown}…[masked: {rule}]")
+}
+
+/// `text` with every secret the token rules find masked (see [`masked`]); borrowed when
+/// it holds none. For report outputs: a report prints live messages, and CI logs are read
+/// by many.
+pub(crate) fn mask_text(text: &str) -> std::borrow::Cow<'_, str> {
+    let spans = token_spans(text);
+    if spans.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (range, rule) in spans {
+        out.push_str(&text[at..range.start]);
+        out.push_str(&masked(&text[range.clone()], rule));
+        at = range.end;
+    }
+    out.push_str(&text[at..]);
+    std::borrow::Cow::Owned(out)
+}
+
+/// `value` with every secret the scanner would refuse masked: tokens in any string or
+/// key ([`mask_text`]), and the value of a credential-named key (`sensitive-key`) as
+/// `Bearer …[masked: sensitive-key]` (its authorization scheme kept).
+pub(crate) fn mask_value(value: &Value) -> Value {
+    mask_under(None, value)
+}
+
+/// [`mask_value`] of `value`, found under the object key `key` (the key-name rule judges
+/// a string by the key it is under).
+pub(crate) fn mask_under(key: Option<&str>, value: &Value) -> Value {
+    match value {
+        Value::String(text) => {
+            if let Some(key) = key {
+                if token_spans(text).is_empty()
+                    && is_sensitive_key(key)
+                    && credential_like(key, text)
+                {
+                    let bare = strip_scheme(text.trim());
+                    let scheme = text.trim().strip_suffix(bare).unwrap_or_default();
+                    return Value::String(format!("{scheme}…[masked: {SENSITIVE_KEY}]"));
+                }
+            }
+            Value::String(mask_text(text).into_owned())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| mask_under(None, v)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (mask_text(k).into_owned(), mask_under(Some(k), v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// Ids of all rules (the token rules in the order of the table, then `sensitive-key`), for
@@ -399,6 +511,7 @@ const FAKE_MARKERS: &[&str] = &[
     "your",
     "xxxx",
     "****",
+    "[masked: ",
 ];
 
 /// Minimum length and entropy of a `sensitive-key` value.
@@ -633,7 +746,7 @@ fn looks_random(value: &str) -> bool {
 }
 
 #[cfg(test)]
-mod should {
+pub(crate) mod should {
     use super::*;
     use serde_json::json;
 
@@ -680,7 +793,7 @@ mod should {
     }
 
     /// A positive sample of every token rule, by rule id.
-    fn samples() -> Vec<(&'static str, String)> {
+    pub(crate) fn samples() -> Vec<(&'static str, String)> {
         vec![
             ("github-pat", format!("ghp_{}", alnum(36))),
             ("github-oauth", format!("gho_{}", alnum(36))),
@@ -974,6 +1087,91 @@ mod should {
         for (id, text, why) in &misses {
             assert_eq!(scan_str(text), None, "near miss of {id} ({why})");
         }
+    }
+
+    /// No 12-character piece of `secret` is in `text`.
+    pub(crate) fn assert_no_piece_of(secret: &str, text: &str, what: &str) {
+        let chars: Vec<char> = secret.chars().collect();
+        for piece in chars.windows(12) {
+            let piece: String = piece.iter().collect();
+            assert!(!text.contains(&piece), "{what}: {piece:?} shows in {text}");
+        }
+    }
+
+    #[test]
+    fn mask_a_sample_of_every_token_rule_in_text_keeping_its_first_characters() {
+        let samples = samples();
+        for id in token_rule_ids() {
+            assert!(samples.iter().any(|(r, _)| *r == id), "no sample of {id}");
+        }
+        for (id, sample) in &samples {
+            let text = format!("before {sample} after");
+            let masked = mask_text(&text);
+            // A Slack webhook's secret is its path; the host is public.
+            let secret = sample.split("/services/").last().unwrap();
+            assert_no_piece_of(secret, &masked, id);
+            assert!(masked.starts_with("before "), "{id}: {masked}");
+            // A private key without its END line is masked to the end of the text.
+            let ends = *id != "private-key" || sample.contains("-----END");
+            assert_eq!(masked.ends_with(" after"), ends, "{id}: {masked}");
+            assert!(
+                masked.contains(&format!("…[masked: {id}]")),
+                "{id}: {masked}"
+            );
+            let before = masked.split('…').next().unwrap();
+            let shown = before.rsplit(['/', ' ']).next().unwrap();
+            assert!(shown.chars().count() <= SHOWN, "{id}: {masked}");
+            // Masked once, it stays as it is.
+            assert_eq!(mask_text(&masked), masked, "{id}");
+        }
+        // Nothing to mask: the text itself.
+        assert!(matches!(
+            mask_text("nothing here"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(mask_text("<TOKEN>"), "<TOKEN>");
+        assert_eq!(mask_text("AKIAIOSFODNN7EXAMPLE"), "AKIAIOSFODNN7EXAMPLE");
+    }
+
+    #[test]
+    fn mask_in_values_what_the_scan_refuses_keys_and_credential_names_included() {
+        let pat = format!("ghp_{}", alnum(36));
+        let random = mix(LOWER, 16);
+        let value = json!({
+            "text": format!("token {pat}!"),
+            pat.clone(): [pat.clone()],
+            "headers": {"Authorization": format!("Bearer {random}"), "x-api-key": random, "cursor": random},
+            "password": "changeme",
+            "n": 1,
+        });
+        assert!(!scan(&value).is_empty());
+        let masked = mask_value(&value);
+        assert_eq!(scan(&masked), vec![], "{masked}");
+        let text = masked.to_string();
+        assert_no_piece_of(&pat, &text, "github-pat");
+        assert_no_piece_of(
+            &random,
+            &text.replace(&format!("\"cursor\":\"{random}\""), ""),
+            "sensitive-key",
+        );
+        assert_eq!(masked["text"], "token ghp_…[masked: github-pat]!");
+        assert_eq!(
+            masked["headers"]["Authorization"],
+            "Bearer …[masked: sensitive-key]"
+        );
+        assert_eq!(masked["headers"]["x-api-key"], "…[masked: sensitive-key]");
+        // What the scan lets through stays: not a credential's key, a fake value.
+        assert_eq!(masked["headers"]["cursor"], random);
+        assert_eq!(masked["password"], "changeme");
+        assert_eq!(masked["n"], 1);
+        assert_eq!(
+            masked["ghp_…[masked: github-pat]"][0],
+            "ghp_…[masked: github-pat]"
+        );
+        // A private key's whole body, through its END line.
+        let key = pem("RSA ", &base64_lines());
+        let text = format!("key: {key}done");
+        assert_eq!(mask_text(&text), "key: ----…[masked: private-key]\ndone");
     }
 
     #[test]

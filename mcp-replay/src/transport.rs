@@ -247,7 +247,12 @@ fn parse_line(line: &[u8], line_no: usize) -> Incoming {
     let invalid = |reason: String| Incoming::Invalid {
         line: line_no,
         reason,
-        excerpt: String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned(),
+        // Masked before it is cut to 120 characters (a secret cut in half would not be
+        // found), from a start long enough for any token that begins in those.
+        excerpt: crate::secrets::mask_text(&String::from_utf8_lossy(&line[..line.len().min(4096)]))
+            .chars()
+            .take(120)
+            .collect(),
     };
     match std::str::from_utf8(line) {
         Err(e) => invalid(format!("not UTF-8 ({e})")),

@@ -6,11 +6,14 @@
 //! request (its progress, its logs), or the messages of one method that the server sends on
 //! its own schedule. The driver assigns each arrival to a group as it comes. Then, per group:
 //!
-//! 1. an order-preserving alignment, as a diff does it: the pairing with the fewest findings
-//!    (a changed message is one finding, a missing or an extra one is one each), and among
-//!    those the one with the most equal pairs;
+//! 1. equal messages, in order: a longest common subsequence, as a diff pairs lines;
 //! 2. what stays unpaired in the group but is equal to something unpaired in it is paired
-//!    too: those arrived in another order (a *notification order* finding for the group);
+//!    too: those arrived in another order (a *notification order* finding for the group).
+//!    This comes before anything that differs is paired, so a stream sent in reverse is the
+//!    same messages in another order, not a changed message at each place;
+//! 3. what is left (nothing of it is equal any more), in order, as a diff does it: the
+//!    pairing with the fewest findings (a changed message is one finding, a missing or an
+//!    extra one is one each), a message of the same method before one of another;
 //!
 //! then across groups, what is left: equal messages are paired (outside their span: *late*
 //! if they are bound to it, else fine), then messages of the same kind that arrived in the expected one's span (*params*
@@ -205,12 +208,44 @@ fn align_group(
     if !info.ordered {
         pair_equal(ws, gs, &mut pairs, equal, &mut |_, _| true);
     }
+    // Equal messages in order: a longest common subsequence.
     let (ws_left, gs_left) = unpaired(ws, gs, &pairs);
-    diff(&ws_left, &gs_left, wants, gots, equal, &mut pairs);
-    // Equal ones the ordered alignment could not pair: they came in another order.
+    diff(
+        &ws_left,
+        &gs_left,
+        wants,
+        gots,
+        equal,
+        Only::Equal,
+        &mut pairs,
+    );
+    // Equal ones the ordered alignment could not pair: they came in another order. Paired
+    // before anything that differs, so that a stream sent in reverse is the same messages
+    // in another order, not one changed message per place.
     let (ws_left, gs_left) = unpaired(ws, gs, &pairs);
     pair_equal(&ws_left, &gs_left, &mut pairs, equal, &mut |_, _| true);
+    // What is left differs from everything: paired in order, the same method first.
+    let (ws_left, gs_left) = unpaired(ws, gs, &pairs);
+    diff(
+        &ws_left,
+        &gs_left,
+        wants,
+        gots,
+        equal,
+        Only::Differing,
+        &mut pairs,
+    );
     pairs
+}
+
+/// Which pairs an ordered alignment ([`diff`]) may make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Only {
+    /// Equal messages only: a longest common subsequence.
+    Equal,
+    /// Any two (none of them are equal any more): as many as the order allows, another
+    /// method only where no message of the same method fits.
+    Differing,
 }
 
 /// Across groups, what is left: equal messages (outside their span: late, or elsewhere),
@@ -315,14 +350,16 @@ fn pair_equal(
 }
 
 /// The order-preserving alignment of one group with the fewest findings (and, among those,
-/// the most equal pairs): a pair costs nothing when equal and one finding otherwise, an
-/// unpaired message on either side one finding.
+/// the most equal pairs, then the fewest pairs of another method): a pair costs nothing
+/// when equal and one finding otherwise, an unpaired message on either side one finding.
+/// With [`Only::Equal`] a pair that is not equal is not made at all.
 fn diff(
     ws: &[usize],
     gs: &[usize],
     wants: &[Want<'_>],
     gots: &[Got<'_>],
     equal: &impl Fn(usize, usize) -> bool,
+    only: Only,
     pairs: &mut Vec<Pair>,
 ) {
     let (n, m) = (ws.len(), gs.len());
@@ -339,16 +376,20 @@ fn diff(
         }
     };
     if (n + 1) * (m + 1) > MAX_CELLS {
-        for (i, j) in (0..n).zip(0..m) {
-            pairs.push(Pair {
-                want: ws[i],
-                got: gs[j],
-                how: how(i, j),
-            });
+        // Equal ones are then paired by `pair_equal`, in order of arrival.
+        if only == Only::Differing {
+            for (i, j) in (0..n).zip(0..m) {
+                pairs.push(Pair {
+                    want: ws[i],
+                    got: gs[j],
+                    how: how(i, j),
+                });
+            }
         }
         return;
     }
-    let table = Table::new(ws, gs, equal);
+    let same_method = |i: usize, j: usize| wants[ws[i]].method == gots[gs[j]].method;
+    let table = Table::new(ws, gs, equal, &same_method, only);
     let (mut i, mut j) = (0, 0);
     while i < n && j < m {
         let here = table.cost(i, j);
@@ -373,33 +414,53 @@ fn diff(
     }
 }
 
-/// The dynamic-programming table of [`diff`]: `cost(i, j)` is (findings, -equal pairs) of
-/// aligning `ws[i..]` with `gs[j..]`, filled from the end.
+/// The cost of an alignment: (findings, -equal pairs, pairs of another method), compared
+/// in that order.
+type Cost = (u32, i32, u32);
+
+/// Too costly to take: a pair [`Only::Equal`] does not make.
+const NEVER: Cost = (u32::MAX / 2, 0, 0);
+
+/// The dynamic-programming table of [`diff`]: `cost(i, j)` is the [`Cost`] of aligning
+/// `ws[i..]` with `gs[j..]`, filled from the end.
 struct Table {
     width: usize,
     m: usize,
-    cost: Vec<(u32, i32)>,
-    equal: Vec<bool>,
+    cost: Vec<Cost>,
+    /// Per cell: 0 another method, 1 the same method, 2 equal.
+    likeness: Vec<u8>,
+    only: Only,
 }
 
 impl Table {
-    fn new(ws: &[usize], gs: &[usize], equal: &impl Fn(usize, usize) -> bool) -> Table {
+    fn new(
+        ws: &[usize],
+        gs: &[usize],
+        equal: &impl Fn(usize, usize) -> bool,
+        same_method: &impl Fn(usize, usize) -> bool,
+        only: Only,
+    ) -> Table {
         let (n, m) = (ws.len(), gs.len());
         let width = m + 1;
         let mut table = Table {
             width,
             m,
-            cost: vec![(0, 0); (n + 1) * width],
-            equal: vec![false; n * m],
+            cost: vec![(0, 0, 0); (n + 1) * width],
+            likeness: vec![0; n * m],
+            only,
         };
         for i in (0..=n).rev() {
             for j in (0..=m).rev() {
                 table.cost[i * width + j] = if i == n {
-                    ((m - j) as u32, 0)
+                    ((m - j) as u32, 0, 0)
                 } else if j == m {
-                    ((n - i) as u32, 0)
+                    ((n - i) as u32, 0, 0)
                 } else {
-                    table.equal[i * m + j] = equal(ws[i], gs[j]);
+                    table.likeness[i * m + j] = if equal(ws[i], gs[j]) {
+                        2
+                    } else {
+                        u8::from(same_method(i, j))
+                    };
                     table
                         .pair_cost(i, j)
                         .min(table.skip_cost(i + 1, j))
@@ -410,28 +471,29 @@ impl Table {
         table
     }
 
-    fn cost(&self, i: usize, j: usize) -> (u32, i32) {
+    fn cost(&self, i: usize, j: usize) -> Cost {
         self.cost[i * self.width + j]
     }
 
     fn equal(&self, i: usize, j: usize) -> bool {
-        self.equal[i * self.m + j]
+        self.likeness[i * self.m + j] == 2
     }
 
     /// Pairing `ws[i]` with `gs[j]`, then the best for the rest.
-    fn pair_cost(&self, i: usize, j: usize) -> (u32, i32) {
-        let (f, e) = self.cost(i + 1, j + 1);
-        if self.equal(i, j) {
-            (f, e - 1)
-        } else {
-            (f + 1, e)
+    fn pair_cost(&self, i: usize, j: usize) -> Cost {
+        let (f, e, o) = self.cost(i + 1, j + 1);
+        match self.likeness[i * self.m + j] {
+            2 => (f, e - 1, o),
+            _ if self.only == Only::Equal => NEVER,
+            1 => (f + 1, e, o),
+            _ => (f + 1, e, o + 1),
         }
     }
 
     /// Leaving one message unpaired (one finding), then the best from `(i, j)`.
-    fn skip_cost(&self, i: usize, j: usize) -> (u32, i32) {
-        let (f, e) = self.cost(i, j);
-        (f + 1, e)
+    fn skip_cost(&self, i: usize, j: usize) -> Cost {
+        let (f, e, o) = self.cost(i, j);
+        (f + 1, e, o)
     }
 }
 
@@ -564,6 +626,99 @@ mod tests {
             .got(Some(0), PROGRESS, "1")
             .got(Some(0), PROGRESS, "3")
             .got(Some(0), PROGRESS, "2");
+        assert_eq!(c.findings(), ["order [0, 1, 2]"]);
+    }
+
+    /// A stream sent in reverse, and its neighbours: the same messages in another order
+    /// are one order finding, never a params finding per message (a changed message
+    /// beside the reordered ones is one params finding of its own).
+    #[test]
+    fn a_stream_in_another_order_is_one_order_finding_beside_what_changed() {
+        let stream = |bodies: &[&'static str], arrived: &[&'static str]| {
+            let mut c = case(&[true]);
+            for b in bodies {
+                c = c.want(0, PROGRESS, b);
+            }
+            for b in arrived {
+                c = c.got(Some(0), PROGRESS, b);
+            }
+            c.findings()
+        };
+        let table: [(&[&str], &[&str], &[&str]); 8] = [
+            // Two, reversed.
+            (&["1", "2"], &["2", "1"], &["order [0, 1]"]),
+            // Three, reversed: the middle one stays in place, the others swap.
+            (&["1", "2", "3"], &["3", "2", "1"], &["order [0, 1, 2]"]),
+            // Four, reversed.
+            (
+                &["1", "2", "3", "4"],
+                &["4", "3", "2", "1"],
+                &["order [0, 1, 2, 3]"],
+            ),
+            // One changed (the last) and two swapped.
+            (
+                &["1", "2", "3", "4"],
+                &["1", "3", "2", "four"],
+                &["params 3", "order [0, 1, 2, 3]"],
+            ),
+            // One changed, in place, the rest reversed around it.
+            (
+                &["1", "2", "3"],
+                &["3", "two", "1"],
+                &["params 1", "order [0, 1, 2]"],
+            ),
+            // Reversed with one dropped.
+            (
+                &["1", "2", "3"],
+                &["3", "1"],
+                &["missing 1", "order [0, 2]"],
+            ),
+            // Reversed with one added.
+            (
+                &["1", "2"],
+                &["2", "x", "1"],
+                &["unexpected 1", "order [0, 1]"],
+            ),
+            // In order but for what changed: no order finding.
+            (&["1", "2", "3"], &["1", "two", "3"], &["params 1"]),
+        ];
+        for (wanted, arrived, findings) in table {
+            assert_eq!(
+                stream(wanted, arrived),
+                findings,
+                "{wanted:?} -> {arrived:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn two_interleaved_streams_each_in_reverse_are_one_order_finding_each() {
+        let c = case(&[true, true])
+            .want(0, PROGRESS, "a1")
+            .want(0, PROGRESS, "a2")
+            .want(0, PROGRESS, "a3")
+            .want(1, PROGRESS, "b1")
+            .want(1, PROGRESS, "b2")
+            .want(1, PROGRESS, "b3")
+            .got(Some(1), PROGRESS, "b3")
+            .got(Some(0), PROGRESS, "a3")
+            .got(Some(0), PROGRESS, "a2")
+            .got(Some(1), PROGRESS, "b2")
+            .got(Some(1), PROGRESS, "b1")
+            .got(Some(0), PROGRESS, "a1");
+        assert_eq!(c.findings(), ["order [0, 1, 2]", "order [3, 4, 5]"]);
+        // One reversed, the other faithful: only the first is out of order.
+        let c = case(&[true, true])
+            .want(0, PROGRESS, "a1")
+            .want(0, PROGRESS, "a2")
+            .want(0, PROGRESS, "a3")
+            .want(1, PROGRESS, "b1")
+            .want(1, PROGRESS, "b2")
+            .got(Some(1), PROGRESS, "b1")
+            .got(Some(0), PROGRESS, "a3")
+            .got(Some(0), PROGRESS, "a2")
+            .got(Some(1), PROGRESS, "b2")
+            .got(Some(0), PROGRESS, "a1");
         assert_eq!(c.findings(), ["order [0, 1, 2]"]);
     }
 

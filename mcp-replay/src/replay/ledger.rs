@@ -25,6 +25,19 @@ pub(crate) struct Sent {
     pub given_up: bool,
 }
 
+/// When a message came, relative to the client's requests ([`Ledger::moment`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Moment {
+    /// While this request entry ran (the latest sent of those in flight).
+    During(usize),
+    /// Before any request was sent (or answered).
+    BeforeFirst,
+    /// After every client message was sent and every request answered.
+    AfterLast,
+    /// Between requests: after the response to this request entry, the latest answered.
+    After(usize),
+}
+
 /// Live ids of the client requests, per direction of the session.
 #[derive(Debug)]
 pub(crate) struct Ledger {
@@ -91,6 +104,31 @@ impl Ledger {
             sent.given_up = true;
         }
         self.open.remove(&live);
+    }
+
+    /// When arrival `seq` came, relative to the client's requests; `last_sent` is when
+    /// the last client message was sent.
+    pub fn moment(&self, seq: u64, last_sent: u64) -> Moment {
+        let running = self
+            .sent
+            .iter()
+            .filter(|s| s.sent < seq && s.answered.is_none_or(|a| a > seq))
+            .max_by_key(|s| s.sent);
+        if let Some(s) = running {
+            return Moment::During(s.entry);
+        }
+        if last_sent < seq {
+            return Moment::AfterLast;
+        }
+        match self
+            .sent
+            .iter()
+            .filter(|s| s.answered.is_some_and(|a| a < seq))
+            .max_by_key(|s| s.answered)
+        {
+            Some(s) => Moment::After(s.entry),
+            None => Moment::BeforeFirst,
+        }
     }
 
     /// The requests in flight, `(live id, fixture entry)`, in the order they were sent.
@@ -170,6 +208,31 @@ mod tests {
             }
         );
         assert_eq!(ledger.span(9).open, u64::MAX);
+    }
+
+    #[test]
+    fn place_a_message_while_the_latest_request_in_flight_ran_or_between_them() {
+        // Entry 2 sent at 10, answered at 14; entry 5 sent at 12, answered at 20; a client
+        // notification last sent at 22.
+        let mut ledger = Ledger::with_capacity(2);
+        ledger.send(2, 10);
+        ledger.send(5, 12);
+        ledger.answer(1, 14);
+        ledger.answer(2, 20);
+        let table = [
+            (9, Moment::BeforeFirst),
+            (11, Moment::During(2)),
+            (13, Moment::During(5)),
+            (15, Moment::During(5)),
+            (21, Moment::After(5)),
+            (23, Moment::AfterLast),
+        ];
+        for (seq, moment) in table {
+            assert_eq!(ledger.moment(seq, 22), moment, "at {seq}");
+        }
+        // A request never answered runs to the end.
+        ledger.send(7, 30);
+        assert_eq!(ledger.moment(40, 30), Moment::During(7));
     }
 
     #[test]

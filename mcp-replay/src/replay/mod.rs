@@ -41,7 +41,7 @@ use crate::transport::{read_lines, Incoming, Stopping};
 use align::{How, Span};
 use causal::Model;
 use expected::Expected;
-use ledger::{Ledger, SETUP_ID};
+use ledger::{Ledger, Moment, SETUP_ID};
 pub(crate) use outgoing::{is_modern, strip_json};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
@@ -157,6 +157,8 @@ struct Driver<'f, W> {
     aborted: bool,
     /// Sends and arrivals counted together: the session's clock for spans and order.
     seq: u64,
+    /// When the latest client message was sent (on the clock of `seq`).
+    last_sent: u64,
     ledger: Ledger,
     /// The fixture entry of the expected response of each client request entry.
     response_of_request: IntMap<usize, usize>,
@@ -252,6 +254,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             closed: None,
             aborted: false,
             seq: 0,
+            last_sent: 0,
             ledger: Ledger::with_capacity(requests),
             response_of_request,
             answer_of,
@@ -551,6 +554,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         message["id"]
                     ),
                 )
+                .request(&entries[request])
                 .expected(&json!({"id": self.ledger.live(request)}))
                 .actual(&json!({"id": message["id"]})),
             );
@@ -580,20 +584,24 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                             ms(self.timeout)
                         ),
                     )
+                    .request(&entries[request])
                     .expected(self.expected.message(r));
                     self.fail(m);
                 }
                 Awaited::Answer(live, entry) => {
                     self.ledger.give_up(live);
-                    self.fail(Mismatch::new(
-                        MismatchKind::Timeout,
-                        Some(entries[entry].line()),
-                        format!(
-                            "no response to {} within {}",
-                            describe_sent(&entries[entry], live),
-                            ms(self.timeout)
-                        ),
-                    ));
+                    self.fail(
+                        Mismatch::new(
+                            MismatchKind::Timeout,
+                            Some(entries[entry].line()),
+                            format!(
+                                "no response to {} within {}",
+                                describe_sent(&entries[entry], live),
+                                ms(self.timeout)
+                            ),
+                        )
+                        .request(&entries[entry]),
+                    );
                 }
                 // Reported as missing by the alignment.
                 Awaited::Want(w) | Awaited::Loose(w) => self.given_up[w] = true,
@@ -856,6 +864,7 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                         describe_request(&entries[sent.entry])
                     ),
                 )
+                .request(&entries[sent.entry])
                 .actual(&actual),
             );
             self.record(seq, Rec::Server(actual));
@@ -902,10 +911,10 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 describe_request(&entries[request])
             ),
         )
-        .compare(expected, actual);
-        if let Some(method) = entries[request].method() {
-            m.changes = result_changes(method, expected, actual);
-        }
+        .request(&entries[request]);
+        let method = entries[request].method().unwrap_or_default();
+        m = m.compare_response(method, expected, actual);
+        m.changes = result_changes(method, expected, actual);
         if !m.changes.is_empty() && m.changes.iter().all(|c| self.accepts(c.class)) {
             if self.trace.on() {
                 self.trace.line(format_args!(
@@ -1101,16 +1110,23 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             findings.extend(alignment.missing.iter().map(|&w| self.missing(w)));
         }
         findings.extend(alignment.unexpected.iter().map(|&g| {
-            let message = &self.arrivals[g].message;
-            Mismatch::new(
+            let arrival = &self.arrivals[g];
+            let (request, when) = self.placement(arrival.seq);
+            let request = request.map(|q| &self.fixture.entries()[q]);
+            let m = Mismatch::new(
                 MismatchKind::Unexpected,
                 None,
                 format!(
-                    "the server sent {} that the fixture does not expect",
-                    describe_message(message)
+                    "the server sent {} that the fixture does not expect, {when}",
+                    describe_message(&arrival.message)
                 ),
             )
-            .actual(message)
+            .during(when)
+            .actual(&arrival.message);
+            match request {
+                Some(q) => m.request(q),
+                None => m,
+            }
         }));
         findings.extend(alignment.disorders.iter().map(|d| self.disorder(d)));
         findings.extend(self.response_disorder());
@@ -1188,7 +1204,8 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
         let arrival = &self.arrivals[pair.got];
         let actual = relabel(arrival.message.clone(), e.id());
         let expected = self.expected.message(entry);
-        Some(match pair.how {
+        let tie = self.model.wants[pair.want].tie;
+        let finding = match pair.how {
             How::Equal | How::Elsewhere => return None,
             How::Params => Mismatch::new(
                 MismatchKind::Params,
@@ -1219,6 +1236,12 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
                 )
                 .actual(&actual)
             }
+        };
+        Some(match tie {
+            Some(q) => finding
+                .request(&entries[q])
+                .during(format!("while {} ran", describe_request(&entries[q]))),
+            None => finding,
         })
     }
 
@@ -1233,12 +1256,35 @@ impl<'f, W: AsyncWrite + Unpin> Driver<'f, W> {
             }
             _ => format!("(waited {})", ms(self.timeout)),
         };
-        Mismatch::new(
+        let m = Mismatch::new(
             MismatchKind::Missing,
             Some(e.line()),
             format!("{} never came {when}", describe(e)),
         )
-        .expected(self.expected.message(want.entry))
+        .during(when)
+        .expected(self.expected.message(want.entry));
+        match want.tie {
+            Some(q) => m.request(&entries[q]),
+            None => m,
+        }
+    }
+
+    /// When arrival `seq` came, in words, for a message nobody expected; with the client
+    /// request entry that ran then, if one did.
+    fn placement(&self, seq: u64) -> (Option<usize>, String) {
+        let entries = self.fixture.entries();
+        match self.ledger.moment(seq, self.last_sent) {
+            Moment::During(q) => (
+                Some(q),
+                format!("while {} ran", describe_request(&entries[q])),
+            ),
+            Moment::BeforeFirst => (None, "before the first request".into()),
+            Moment::AfterLast => (None, "after the last message".into()),
+            Moment::After(q) => (
+                None,
+                format!("after the response to {}", describe_request(&entries[q])),
+            ),
+        }
     }
 
     /// The *notification order* finding of one group whose messages came in another order.
@@ -1623,19 +1669,17 @@ fn result_changes(method: &str, expected: &Value, actual: &Value) -> Vec<Change>
     contract::changes(method, e, a)
 }
 
+/// A client request of the fixture: `` `tools/call add_note` (line 5) ``, with the tool,
+/// prompt or resource it is about.
 fn describe_request(entry: &Entry) -> String {
-    format!(
-        "`{}` (line {})",
-        entry.method().unwrap_or("?"),
-        entry.line()
-    )
+    format!("`{}` (line {})", entry.request_name(), entry.line())
 }
 
-/// A request the replay sent: `` `tools/call` (line 5, sent as id 3) ``.
+/// A request the replay sent: `` `tools/call add_note` (line 5, sent as id 3) ``.
 fn describe_sent(entry: &Entry, live: i64) -> String {
     format!(
         "`{}` (line {}, sent as id {live})",
-        entry.method().unwrap_or("?"),
+        entry.request_name(),
         entry.line()
     )
 }

@@ -16,6 +16,7 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
         let fixture = self.fixture;
         let entry = &fixture.entries()[index];
         self.seq += 1;
+        self.last_sent = self.seq;
         let live =
             (entry.kind() == MessageKind::Request).then(|| self.ledger.send(index, self.seq));
         if let Some(recording) = &mut self.recording {

@@ -4,6 +4,7 @@
 //! not. Written to stderr, so `cargo test` shows it for a failing test only.
 
 use crate::fixture::{Entry, MessageKind};
+use crate::secrets::mask_text;
 use serde_json::Value;
 use std::fmt::Display;
 use tokio::time::Instant;
@@ -27,7 +28,7 @@ pub(crate) struct Trace {
 impl Trace {
     pub fn new(on: bool, source: &str) -> Trace {
         if on {
-            eprintln!("mcp-replay trace: {source}");
+            eprintln!("mcp-replay trace: {}", mask_text(source));
         }
         Trace {
             on,
@@ -40,11 +41,12 @@ impl Trace {
         self.on
     }
 
-    /// One line: the time, then `what`.
+    /// One line: the time, then `what`, with every secret the scanner knows masked (a
+    /// trace shows live messages, and CI logs are read by many).
     pub fn line(&self, what: impl Display) {
         if self.on {
             let ms = self.start.elapsed().as_secs_f64() * 1000.0;
-            eprintln!("  {ms:9.1} ms  {what}");
+            eprintln!("  {ms:9.1} ms  {}", mask_text(&what.to_string()));
         }
     }
 
@@ -56,7 +58,8 @@ impl Trace {
         let id = live.map(|l| format!(" id {l}")).unwrap_or_default();
         let what = match entry.kind() {
             MessageKind::Response => format!("response to server request {}", label(entry.id())),
-            _ => format!("`{}`{id}", entry.method().unwrap_or("?")),
+            MessageKind::Request => format!("`{}`{id}", entry.request_name()),
+            MessageKind::Notification => format!("`{}`", entry.method().unwrap_or("?")),
         };
         self.line(format_args!("-> {what} (line {})", entry.line()));
     }
