@@ -253,7 +253,7 @@ impl Paint {
 
 /// `{}` plain text; `{:#}` the same text with ANSI colors (expected in red, actual in
 /// green, the finding in bold), for a terminal. What the secret scanner would refuse to
-/// write into a fixture is masked, `ghp_…[masked: github-pat]` ([`Mismatch::masked`]).
+/// write into a fixture is masked, `ghp_…[masked: github-pat]`.
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.masked().render(f)
