@@ -702,7 +702,9 @@ async fn a_changed_answer_beside_a_refused_request_says_each_once() {
          lines may be stale.\n    edit line 6 (`tools/call gone`: error -32602 \"tool not \
          found\"), or check the server\n    edit line 8 (`tools/call gone`: error -32602 \
          \"tool not found\"), or check the server\n\nIf the new behaviour is right, \
-         re-record the fixture:\n    MCP_FIXTURE_UPDATE=1 cargo test <test name>"
+         re-record the fixture:\n    "
+            .to_owned()
+            + &report.rerecord_command()
     );
 }
 
@@ -751,8 +753,9 @@ async fn a_timeout_or_a_crash_says_nothing_about_re_recording() {
     assert_eq!(
         advice_of(&report),
         "Fix the stray output first: a session with one is not re-recorded. Then, if the new \
-         behaviour is right, re-record the fixture:\n    MCP_FIXTURE_UPDATE=1 cargo test \
-         <test name>"
+         behaviour is right, re-record the fixture:\n    "
+            .to_owned()
+            + &report.rerecord_command()
     );
 }
 
