@@ -445,7 +445,7 @@ async fn a_listing_in_another_order_with_a_renamed_tool_diffs_item_by_item() {
     let paths: Vec<(&str, bool, bool)> = m
         .differences()
         .iter()
-        .map(|d| (d.path.as_str(), d.expected.is_some(), d.actual.is_some()))
+        .map(|d| (d.path(), d.expected().is_some(), d.actual().is_some()))
         .collect();
     assert_eq!(
         paths,

@@ -71,7 +71,7 @@ async fn result_differences(fixture: &Fixture, rules: &Rules) -> Vec<String> {
         .mismatches()
         .iter()
         .inspect(|m| assert_eq!(m.kind(), MismatchKind::Result, "{report}"))
-        .flat_map(|m| m.differences().iter().map(|d| d.path.clone()))
+        .flat_map(|m| m.differences().iter().map(|d| d.path().to_owned()))
         .collect();
     paths.sort();
     paths
@@ -262,7 +262,7 @@ async fn a_changed_discovery_result_is_a_result_finding() {
     let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
     assert_eq!(kinds, [MismatchKind::Result], "{report}");
     assert_eq!(
-        report.mismatches()[0].differences()[0].path,
+        report.mismatches()[0].differences()[0].path(),
         ".result.capabilities.logging"
     );
 }
@@ -300,7 +300,7 @@ async fn cache_hints_are_compared_when_pinned_to_rules_1_or_with_the_rule_off() 
         let paths: Vec<&str> = report.mismatches()[0]
             .differences()
             .iter()
-            .map(|d| d.path.as_str())
+            .map(|d| d.path())
             .collect();
         // The server also sends `ttlMs`, which this fixture lacks.
         assert_eq!(paths, [".result.cacheScope", ".result.ttlMs"], "{report}");

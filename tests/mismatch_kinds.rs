@@ -87,9 +87,9 @@ async fn other_params_are_a_params_finding_with_the_path() {
     let report = replay_work(|r| vec![progress(), log("three quarters"), done(r)]).await;
     assert_eq!(kinds(&report), [MismatchKind::Params]);
     let d = &report.mismatches()[0].differences()[0];
-    assert_eq!(d.path, ".params.data");
-    assert_eq!(d.expected, Some(json!("half")));
-    assert_eq!(d.actual, Some(json!("three quarters")));
+    assert_eq!(d.path(), ".params.data");
+    assert_eq!(d.expected(), Some(&json!("half")));
+    assert_eq!(d.actual(), Some(&json!("three quarters")));
 }
 
 #[tokio::test]
@@ -107,7 +107,7 @@ async fn another_result_is_a_result_finding() {
     .await;
     assert_eq!(kinds(&report), [MismatchKind::Result]);
     assert_eq!(
-        report.mismatches()[0].differences()[0].path,
+        report.mismatches()[0].differences()[0].path(),
         ".result.content[0].text"
     );
 }
@@ -127,7 +127,7 @@ async fn an_error_instead_of_a_result_is_a_result_finding() {
     let paths: Vec<_> = report.mismatches()[0]
         .differences()
         .iter()
-        .map(|d| d.path.clone())
+        .map(|d| d.path().to_owned())
         .collect();
     assert_eq!(paths, [".error", ".result"]);
 }

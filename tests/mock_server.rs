@@ -300,7 +300,7 @@ async fn other_params_are_a_params_finding_with_a_diff() {
         "{report}"
     );
     assert_eq!(
-        report.mismatches()[0].differences()[0].path,
+        report.mismatches()[0].differences()[0].path(),
         ".params.arguments.polite"
     );
 }
@@ -329,7 +329,7 @@ async fn a_client_handler_that_decides_differently_is_a_finding() {
         "{report}"
     );
     assert_eq!(
-        report.mismatches()[0].differences()[0].path,
+        report.mismatches()[0].differences()[0].path(),
         ".result.action"
     );
 }

@@ -47,7 +47,7 @@ async fn a_changed_python_server_is_reported_as_a_result_finding() {
     let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
     assert_eq!(kinds, [MismatchKind::Result], "{report}");
     assert_eq!(
-        report.mismatches()[0].differences()[0].path,
+        report.mismatches()[0].differences()[0].path(),
         ".result.content[0].text"
     );
 }

@@ -196,7 +196,7 @@ async fn a_handler_that_decides_differently_is_a_finding() {
         "{report}"
     );
     assert_eq!(
-        report.mismatches()[0].differences()[0].path,
+        report.mismatches()[0].differences()[0].path(),
         ".result.action"
     );
 }

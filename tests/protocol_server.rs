@@ -64,7 +64,7 @@ async fn a_changed_elicitation_request_is_a_params_finding() {
     let report = replay_changed("legacy", "What is your name?", "Who are you?").await;
     assert_eq!(kinds(&report), [MismatchKind::Params], "{report}");
     assert_eq!(
-        report.mismatches()[0].differences()[0].path,
+        report.mismatches()[0].differences()[0].path(),
         ".params.message"
     );
 }

@@ -19,7 +19,7 @@
 //! let diff = diff::diff(&old, &new, &Rules::default());
 //! assert_eq!(diff.mismatches().len(), 1);
 //! assert_eq!(diff.mismatches()[0].kind(), MismatchKind::Result);
-//! assert_eq!(diff.mismatches()[0].differences()[0].path, ".result.content[0].text");
+//! assert_eq!(diff.mismatches()[0].differences()[0].path(), ".result.content[0].text");
 //! // No contract class (a tool's output is not a listing): it fails at every threshold.
 //! assert!(diff.fails_at(mcp_replay::contract::Class::Breaking));
 //! ```
@@ -673,7 +673,7 @@ mod should {
             m.summary(),
             "the response to `tools/call echo` (line 2) differs"
         );
-        assert_eq!(m.differences()[0].path, ".result.content[0].text");
+        assert_eq!(m.differences()[0].path(), ".result.content[0].text");
         assert_eq!(m.class(), None);
         assert_eq!(severity(m), Class::Unknown);
         assert!(d.fails_at(Class::Breaking));
@@ -734,7 +734,10 @@ mod should {
             d.mismatches()[0].summary(),
             "the client's answer to `roots/list` (line 3) differs"
         );
-        assert_eq!(d.mismatches()[0].differences()[0].path, ".result.roots[0]");
+        assert_eq!(
+            d.mismatches()[0].differences()[0].path(),
+            ".result.roots[0]"
+        );
     }
 
     #[test]

@@ -122,11 +122,30 @@ pub struct Difference {
     /// `prompts/list`, `resources/list`, `resources/templates/list`) the items are paired
     /// by their name (`uri`, `uriTemplate`) first: a path into an item that moved is its
     /// place in the actual message, and a removed item's path its place in the expected one.
-    pub path: String,
+    pub(crate) path: String,
     /// The expected value there, `None` where the key or element is absent.
-    pub expected: Option<Value>,
+    pub(crate) expected: Option<Value>,
     /// The actual value there, `None` where the key or element is absent.
-    pub actual: Option<Value>,
+    pub(crate) actual: Option<Value>,
+}
+
+impl Difference {
+    /// Where, in selector form: `.result.content[0].text`, `.params["a b"]`, `.[1]`; `.`
+    /// is the whole value. It parses as a selector that matches exactly this place, so it
+    /// can be pasted into a normalization rule.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The expected value there, `None` where the key or element is absent.
+    pub fn expected(&self) -> Option<&Value> {
+        self.expected.as_ref()
+    }
+
+    /// The actual value there, `None` where the key or element is absent.
+    pub fn actual(&self) -> Option<&Value> {
+        self.actual.as_ref()
+    }
 }
 
 /// Every difference between `expected` and `actual`, each with its path, in a stable order

@@ -73,7 +73,7 @@
 //!
 //! assert!(!report.is_ok());
 //! assert_eq!(report.mismatches()[0].kind(), MismatchKind::Result);
-//! assert_eq!(report.mismatches()[0].differences()[0].path, ".result.ok");
+//! assert_eq!(report.mismatches()[0].differences()[0].path(), ".result.ok");
 //! # }
 //! ```
 //!
