@@ -592,16 +592,21 @@ async fn a_served_placeholder_reaches_the_client_as_a_fixed_value_of_its_shape()
     assert!(report.is_ok(), "{report}");
 }
 
+/// `fixtures/lookup_issue.jsonl`, the README's fixture: one call, no recorded handshake.
+fn readme_fixture() -> Fixture {
+    Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap()
+}
+
 /// The README's fixture has no recorded handshake: the mock answers the rmcp client's own
 /// `initialize` (and ignores its `initialized`) as a replay performs one for such a
 /// fixture, then plays the recording.
 #[tokio::test]
 async fn an_rmcp_client_gets_a_handshake_from_a_recording_without_one() {
-    let fixture = Fixture::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/fixtures/lookup_issue.jsonl"
-    ))
-    .unwrap();
+    let fixture = readme_fixture();
     let (transport, mock) = fixture.mock_server();
     let client = App::default().serve(transport).await.unwrap();
     let info = client.peer_info().expect("the handshake's result").clone();
@@ -640,11 +645,7 @@ async fn the_attribute_serves_a_recording_without_a_handshake(transport: Transpo
 #[tokio::test]
 async fn a_stateless_client_gets_server_discover_from_a_recording_without_one() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let fixture = Fixture::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/fixtures/lookup_issue.jsonl"
-    ))
-    .unwrap();
+    let fixture = readme_fixture();
     let (transport, mock) = fixture.mock_server();
     let (read, mut write) = tokio::io::split(transport);
     let mut lines = BufReader::new(read).lines();

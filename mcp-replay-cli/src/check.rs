@@ -357,9 +357,7 @@ pub(crate) fn pending(args: PendingArgs, accept: bool) -> Result<ExitCode, Fatal
         let pending = if name.ends_with(".jsonl.new") {
             path.clone()
         } else if name.ends_with(".jsonl") {
-            let mut p = path.clone().into_os_string();
-            p.push(".new");
-            PathBuf::from(p)
+            mcp_replay::update::pending_path(&path)
         } else {
             continue;
         };

@@ -328,6 +328,9 @@ static UUID: Lazy<Regex> = Lazy::new(|| {
     .expect("valid regex")
 });
 
+/// The placeholders of the `paths` rule, one per machine-specific folder.
+pub(crate) const FOLDER_PLACEHOLDERS: [&str; 3] = ["<WORKSPACE>", "<HOME>", "<TMP>"];
+
 /// The machine-specific folders the `paths` rule replaces, longest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Paths {
@@ -376,7 +379,7 @@ impl Paths {
     /// machine's folders: what a client message recorded elsewhere names here.
     pub(crate) fn expand<'a>(&self, s: &'a str) -> Cow<'a, str> {
         let mut out: Cow<'a, str> = Cow::Borrowed(s);
-        for placeholder in ["<WORKSPACE>", "<HOME>", "<TMP>"] {
+        for placeholder in FOLDER_PLACEHOLDERS {
             if !out.contains(placeholder) {
                 continue;
             }

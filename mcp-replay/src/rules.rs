@@ -378,7 +378,7 @@ impl Rules {
         &'a self,
         text: &'a str,
     ) -> impl Iterator<Item = (&'static str, &'a str)> {
-        ["<WORKSPACE>", "<HOME>", "<TMP>"]
+        normalize::FOLDER_PLACEHOLDERS
             .into_iter()
             .filter(|placeholder| text.contains(placeholder))
             .filter_map(|placeholder| Some((placeholder, self.base.paths.folder(placeholder)?)))

@@ -82,7 +82,7 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
             add_identity_meta(&mut message);
         }
         self.fill_identity(&mut message);
-        if ["<WORKSPACE>", "<HOME>", "<TMP>"]
+        if crate::normalize::FOLDER_PLACEHOLDERS
             .iter()
             .any(|p| entry.text().contains(p))
         {
