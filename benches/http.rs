@@ -21,7 +21,7 @@ use hyper::body::Body;
 use hyper::header::{HeaderValue, ACCEPT, CONTENT_TYPE, HOST};
 use hyper::{Method, Request, StatusCode, Uri};
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
-use mcp_replay::Fixture;
+use mcp_replay::{Fixture, Options, Rules};
 use mcp_replay_demo::DemoServer;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -102,8 +102,13 @@ where
 // ---------------------------------------------------------------------------------------
 // 1. In process.
 
+/// What a test runs: compare only.
 async fn harness(fixture: &Fixture) {
-    let report = fixture.replay_http(demo_service()).await;
+    let bridge = mcp_replay::http::bridge::Bridge::new(demo_service());
+    let compare = Options::new().without_recording();
+    let report = fixture
+        .replay_bridge(&Rules::default(), &compare, bridge)
+        .await;
     assert!(report.is_ok(), "the replay failed:\n{report}");
 }
 
@@ -161,9 +166,7 @@ fn in_process(quick: bool) {
     println!("| N calls | harness | raw client | harness per call | raw per call | harness/raw (median of per-run ratios) |");
     println!("|---:|---:|---:|---:|---:|---:|");
     for &(n, reps) in sizes {
-        let fixture = Fixture::parse(&echo_fixture(n))
-            .expect("fixture")
-            .without_recording();
+        let fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
         let calls: Vec<Bytes> = (1..=n).map(echo_call).collect();
         let time = |f: &mut dyn FnMut()| {
             let start = Instant::now();

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::{median, median_f, pair};
-use mcp_replay::{Fixture, Rules};
+use mcp_replay::{Fixture, Options, Rules};
 use mcp_replay_demo::DemoServer;
 use rmcp::ServiceExt;
 use serde_json::Value;
@@ -142,8 +142,10 @@ async fn serve_demo(transport: mcp_replay::Transport) -> Result<(), String> {
 }
 
 /// The harness: replays `fixture` against a fresh `DemoServer`; panics on any finding.
-async fn harness_replay(fixture: &Fixture) {
-    let report = fixture.replay(serve_demo).await;
+async fn harness_replay(fixture: &Fixture, options: &Options) {
+    let report = fixture
+        .replay_with_options(&Rules::default(), options, serve_demo)
+        .await;
     assert!(report.is_ok(), "the replay failed:\n{report}");
 }
 
@@ -271,11 +273,12 @@ fn overhead(quick: bool) {
     for &(n, reps) in sizes {
         // What a test runs: `#[mcp_fixture]` replays without recording unless re-recording.
         let recorded = Fixture::parse(&echo_fixture(n)).expect("fixture");
-        let fixture = recorded.clone().without_recording();
+        let fixture = recorded.clone();
+        let compare = Options::new().without_recording();
         let calls = echo_calls(n);
         let p = pair(
             reps,
-            || timed(|| rt.block_on(harness_replay(&fixture))).0,
+            || timed(|| rt.block_on(harness_replay(&fixture, &compare))).0,
             || timed(|| rt.block_on(raw_session(&calls))).0,
         );
         println!(
@@ -290,7 +293,7 @@ fn overhead(quick: bool) {
         if n == 100 {
             let r = pair(
                 reps,
-                || timed(|| rt.block_on(harness_replay(&recorded))).0,
+                || timed(|| rt.block_on(harness_replay(&recorded, &Options::new()))).0,
                 || timed(|| rt.block_on(raw_session(&calls))).0,
             );
             recording = Some((n, r));
@@ -384,7 +387,7 @@ fn fixed(quick: bool) {
         timed(|| {
             rt.block_on(async {
                 let fixture = Fixture::load(&path).expect("fixture");
-                harness_replay(&fixture).await;
+                harness_replay(&fixture, &Options::new()).await;
             })
         })
         .0
@@ -585,10 +588,9 @@ fn memory(quick: bool) {
             .collect::<Vec<_>>()
     });
     drop(values);
-    let compare_only = fixture.clone().without_recording();
-    let (compare_peak, _, ()) = heap(|| rt.block_on(harness_replay(&compare_only)));
-    drop(compare_only);
-    let (replay_peak, _, ()) = heap(|| rt.block_on(harness_replay(&fixture)));
+    let compare_only = Options::new().without_recording();
+    let (compare_peak, _, ()) = heap(|| rt.block_on(harness_replay(&fixture, &compare_only)));
+    let (replay_peak, _, ()) = heap(|| rt.block_on(harness_replay(&fixture, &Options::new())));
     // The whole re-recording: the replay, its recorded fixture, and writing it (secret
     // scan, canonical text, temp file + rename).
     let out =
@@ -927,14 +929,15 @@ fn main() {
         // One side alone, run once, for callgrind: the work is inside `measured`.
         "harness" | "harness-record" => {
             let rt = runtime();
-            let mut fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
+            let fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
+            let mut options = Options::new();
             if case == "harness" {
-                fixture = fixture.without_recording();
+                options = options.without_recording();
             }
             if warm {
-                rt.block_on(harness_replay(&fixture));
+                rt.block_on(harness_replay(&fixture, &options));
             }
-            measured(|| rt.block_on(harness_replay(&fixture)));
+            measured(|| rt.block_on(harness_replay(&fixture, &options)));
         }
         "raw" => {
             let rt = runtime();
@@ -952,7 +955,7 @@ fn main() {
             let once = || {
                 rt.block_on(async {
                     let fixture = Fixture::load(&path).expect("fixture");
-                    harness_replay(&fixture).await;
+                    harness_replay(&fixture, &Options::new()).await;
                 })
             };
             if warm {

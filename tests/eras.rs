@@ -1,6 +1,9 @@
 //! The same fixtures in both protocol eras: the legacy handshake (2025-11-25) and the
 //! stateless 2026-07-28 revision, where every request carries its identity in `_meta`.
 
+mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
 use mcp_replay::harness::{run_in, Spec};
 use mcp_replay::update::UpdateMode;
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Rules, Transport};
@@ -65,8 +68,8 @@ fn bundled(name: &str) -> String {
 
 /// The differences of a replay of `fixture` with `rules`, as the paths of every result
 /// finding, sorted.
-async fn result_differences(fixture: &Fixture, rules: &Rules) -> Vec<String> {
-    let report = fixture.replay_with(rules, serve).await;
+async fn result_differences(run: &Run, rules: &Rules) -> Vec<String> {
+    let report = run.replay_with(rules, serve).await;
     let mut paths: Vec<String> = report
         .mismatches()
         .iter()
@@ -83,7 +86,9 @@ async fn result_differences(fixture: &Fixture, rules: &Rules) -> Vec<String> {
 /// results, and in the legacy era on exactly the error code of the missing resource.
 #[tokio::test]
 async fn the_eras_differ_in_the_cache_hints_and_the_not_found_code_alone() {
-    let legacy = Fixture::parse(&bundled("list_and_read.jsonl")).unwrap();
+    let legacy = Fixture::parse(&bundled("list_and_read.jsonl"))
+        .unwrap()
+        .run();
     let stateless = legacy.clone().with_protocol("2026-07-28");
     let v1 = Rules::default().version(1);
     assert_eq!(

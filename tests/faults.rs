@@ -2,6 +2,8 @@
 //! finding, within the timeout, without a panic inside the harness.
 
 mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
 
 use common::{kinds, result, scripted};
 use mcp_replay::{Fixture, MismatchKind, Transport};
@@ -9,7 +11,7 @@ use serde_json::json;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-fn seed() -> Fixture {
+fn seed() -> Run {
     Fixture::load(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/fixtures/lookup_issue.jsonl"

@@ -11,6 +11,9 @@
 //! must tolerate that. A failing run prints its seed: `JitterServer::with_seed(SEED)`
 //! (in process) or `demo-server jitter SEED` (stdio) draws the same delays again.
 
+mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
 use std::time::Duration;
 
 use mcp_replay::process::serve_command;
@@ -28,7 +31,7 @@ const STDIO_RUNS: usize = 5;
 /// most 300 ms after `notifications/initialized`, and `slow_count {n: 5}` within 160 ms.
 const WINDOW_TIMEOUT: Duration = Duration::from_secs(1);
 
-fn fixture() -> Fixture {
+fn fixture() -> Run {
     Fixture::load(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/jitter/session.jsonl"

@@ -1,6 +1,8 @@
 //! For every mismatch kind, a deliberately changed server produces exactly that kind.
 
 mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
 
 use common::{fixture, kinds, notification, result, scripted};
 use mcp_replay::{Fixture, MismatchKind, Report};
@@ -9,7 +11,7 @@ use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 /// One `tools/call` answered by a progress notification, a log notification and a result.
-fn work_fixture() -> Fixture {
+fn work_fixture() -> Run {
     fixture(&[
         (
             "client->server",

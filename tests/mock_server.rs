@@ -3,6 +3,9 @@
 // Sampling and roots are deprecated by SEP-2577 but still part of the legacy era we pin.
 #![allow(deprecated)]
 
+mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
 use mcp_replay::mock::MISMATCH_CODE;
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Transport};
 use rmcp::model::{
@@ -388,8 +391,9 @@ async fn messages_recorded_between_a_server_request_and_its_answer_are_served_to
 #[tokio::test]
 async fn a_client_that_never_answers_the_servers_request_ends_the_mock_with_a_timeout() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let fixture = roots_inside_progress().with_timeout(std::time::Duration::from_millis(200));
-    let (transport, mock) = fixture.mock_server();
+    let options = mcp_replay::Options::new().timeout(std::time::Duration::from_millis(200));
+    let (transport, mock) =
+        roots_inside_progress().mock_server_with_options(&mcp_replay::Rules::default(), &options);
     let (read, mut write) = tokio::io::split(transport);
     let mut lines = BufReader::new(read).lines();
     for line in [
@@ -470,10 +474,10 @@ async fn recorded_pauses_are_played_back_scaled() {
     )
     .unwrap();
     for (scale, progress_at, result_at) in [(1.0, 100, 300), (0.5, 50, 150)] {
-        let fixture = Fixture::parse(&text)
-            .unwrap()
-            .with_timing(timing.clone(), scale);
-        let (transport, mock) = fixture.mock_server();
+        let fixture = Fixture::parse(&text).unwrap();
+        let options = mcp_replay::Options::new().timing(timing.clone(), scale);
+        let (transport, mock) =
+            fixture.mock_server_with_options(&mcp_replay::Rules::default(), &options);
         let (read, mut write) = tokio::io::split(transport);
         let start = Instant::now();
         write

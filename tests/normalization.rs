@@ -2,6 +2,8 @@
 //! placeholders, recordings are byte-identical, secrets are never written or loaded.
 
 mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
 
 use common::{fixture, kinds, notification, result, scripted};
 use mcp_replay::harness::{run_in, Spec};
@@ -152,7 +154,7 @@ async fn a_committed_fixture_with_a_planted_aws_key_fails_naming_rule_and_path()
     assert!(Fixture::load(dir.join("fixtures/lookup.jsonl")).is_err());
 }
 
-fn swapped_logs() -> (Fixture, fn(&serde_json::Value) -> Vec<String>) {
+fn swapped_logs() -> (Run, fn(&serde_json::Value) -> Vec<String>) {
     let f = fixture(&[
         (
             "client->server",
@@ -211,7 +213,7 @@ async fn the_header_can_name_unordered_methods_too() {
     let (f, script) = swapped_logs();
     let text = format!(
         "{{\"mcp_replay\":1,\"unordered\":[\"notifications/message\",\"notifications/tools/list_changed\"]}}\n{}",
-        f.to_jsonl()
+        f.fixture.to_jsonl()
     );
     let report = Fixture::parse(&text)
         .unwrap()

@@ -1,6 +1,9 @@
 //! Servers that run as child processes over stdio (`serve_command`), including the
 //! failures only a process has: an exit status and a signal.
 
+mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
 use mcp_replay::process::{serve_command, start_error};
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Transport};
 use std::time::Duration;
@@ -22,7 +25,7 @@ async fn server_requests_through_a_child_process(transport: Transport) -> std::i
     serve_command(transport, demo_server().arg("protocol")).await
 }
 
-fn seed() -> Fixture {
+fn seed() -> Run {
     Fixture::load(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/fixtures/lookup_issue.jsonl"
@@ -157,7 +160,7 @@ impl Drop for PidFile {
 }
 
 /// Replays `fixture` against the edge server with `args`; the report and how long it took.
-async fn replay_edge(fixture: Fixture, args: Vec<String>) -> (mcp_replay::Report, Duration) {
+async fn replay_edge(fixture: Run, args: Vec<String>) -> (mcp_replay::Report, Duration) {
     let started = std::time::Instant::now();
     let report = fixture
         .replay(|t| async move {
@@ -170,7 +173,7 @@ async fn replay_edge(fixture: Fixture, args: Vec<String>) -> (mcp_replay::Report
 
 /// The seed with a timeout of 1.5 s: the stop grace is 1.5 s too (the shorter of 2 s and
 /// the timeout), and python3 starts well within it on a loaded machine.
-fn quick_seed() -> Fixture {
+fn quick_seed() -> Run {
     seed().with_timeout(Duration::from_millis(1500))
 }
 
@@ -226,7 +229,7 @@ async fn with_strict_exit_a_server_that_needed_a_signal_is_a_finding() {
         .unwrap()
     );
     let strict = Fixture::parse(&text).unwrap();
-    let (report, _) = replay_edge(strict, vec!["--ignore-eof".into()]).await;
+    let (report, _) = replay_edge(strict.run(), vec!["--ignore-eof".into()]).await;
     let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
     assert_eq!(kinds, [MismatchKind::ServerFailure], "{report}");
     assert!(

@@ -2,6 +2,8 @@
 //! cancellation by label, caller-supplied answers to server requests.
 
 mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
 
 use common::{fixture, kinds, notification, result, scripted, scripted_all};
 use mcp_replay::{Fixture, MismatchKind};
@@ -35,7 +37,7 @@ fn answers_in_reverse(m: &Value) -> Vec<String> {
     }
 }
 
-fn pipelined() -> Fixture {
+fn pipelined() -> Run {
     fixture(&[
         call("<REQUEST_ID:1>", "a"),
         call("<REQUEST_ID:2>", "b"),
@@ -57,7 +59,7 @@ async fn responses_to_pipelined_requests_match_by_id_whatever_their_order() {
 async fn a_fixture_can_ask_for_strict_response_order() {
     let text = format!(
         "{{\"mcp_replay\":1,\"strict_response_order\":true}}\n{}",
-        pipelined().to_jsonl()
+        pipelined().fixture.to_jsonl()
     );
     let report = Fixture::parse(&text)
         .unwrap()
@@ -97,7 +99,7 @@ fn cancellable(m: &Value) -> Vec<String> {
     }
 }
 
-fn cancel_fixture(quick_text: &str) -> Fixture {
+fn cancel_fixture(quick_text: &str) -> Run {
     fixture(&[
         (
             "client->server",
@@ -152,7 +154,7 @@ fn asks_name(m: &Value) -> Vec<String> {
     vec![]
 }
 
-fn elicitation_fixture() -> Fixture {
+fn elicitation_fixture() -> Run {
     fixture(&[
         call("<REQUEST_ID>", "ask_name"),
         ("server->client", json!({"jsonrpc": "2.0", "id": "<SERVER_REQUEST_ID:1>", "method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": {"type": "object"}}})),

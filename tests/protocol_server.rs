@@ -4,6 +4,9 @@
 //! cancellation; list_changed), and for each feature a changed fixture that yields the
 //! expected finding kind.
 
+mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Report, Transport};
 use mcp_replay_demo::ProtocolServer;
 use rmcp::ServiceExt;

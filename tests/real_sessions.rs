@@ -10,6 +10,8 @@
 //! The peers are installed on first use (`mcp_replay_peers`).
 
 mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
 
 use common::peer_server;
 use mcp_replay::process::serve_command;

@@ -2,6 +2,8 @@
 //! client response under the server's own id; ids are tracked per direction.
 
 mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
 
 use common::{fixture, kinds, scripted};
 use mcp_replay::MismatchKind;
@@ -21,7 +23,7 @@ fn roots_server(message: &Value) -> Vec<String> {
     vec![]
 }
 
-fn roots_fixture(answer: &str) -> mcp_replay::Fixture {
+fn roots_fixture(answer: &str) -> Run {
     fixture(&[
         ("client->server", json!({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "roots"}})),
         ("server->client", json!({"jsonrpc": "2.0", "id": 0, "method": "roots/list"})),

@@ -2,6 +2,8 @@
 //! determinism, `new` files, refusals, missing and malformed fixtures.
 
 mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
 
 use mcp_replay::harness::{run_in, Spec};
 use mcp_replay::update::{write_fixture, UpdateMode, Written};

@@ -22,7 +22,7 @@ use mcp_replay::http::bridge::Bridge;
 use mcp_replay::mock::Timing;
 use mcp_replay::process::{self, serve_command};
 use mcp_replay::update::{write_fixture, UpdateMode};
-use mcp_replay::{mcporter, output, Fixture, Report, Rules};
+use mcp_replay::{mcporter, output, Fixture, Options, Report, Rules};
 use out::outln;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -291,21 +291,30 @@ async fn replay_one(
 ) -> Result<Outcome, Fatal> {
     let started = Instant::now();
     let mut plan = Plan::new(path, mode);
-    plan.timeout = args.timeout;
-    plan.protocol = args.protocol.clone();
-    plan.trace = args.trace.then_some(true);
+    let mut options = Options::new()
+        .strict_exit(args.strict_exit)
+        .allow_stray_output(args.stray.allow_stray_output);
+    if let Some(timeout) = args.timeout {
+        options = options.timeout(timeout);
+    }
+    if let Some(version) = &args.protocol {
+        options = options.protocol(version);
+    }
+    if args.trace {
+        options = options.trace(true);
+    }
+    plan.options = options;
     plan.rules = own.cloned();
     plan.terminal = terminal;
-    plan.strict_exit = args.strict_exit;
-    plan.allow_stray_output = args.stray.allow_stray_output;
     let mut replayed = None;
     let verdict = match plan.prepare() {
         Err(failure) => Err(failure),
-        Ok((fixture, rules)) => {
+        Ok((fixture, rules, options)) => {
             let report = match &args.url {
                 None => {
                     let not_started = Arc::new(Mutex::new(None));
-                    let report = replay_child(&fixture, &rules, &args.server, &not_started).await;
+                    let report =
+                        replay_child(&fixture, &rules, &options, &args.server, &not_started).await;
                     let not_started = not_started.lock().unwrap_or_else(|e| e.into_inner()).take();
                     if let Some(message) = not_started {
                         return Err(Fatal(message));
@@ -314,7 +323,7 @@ async fn replay_one(
                 }
                 Some(url) => {
                     let bridge = Bridge::new(net::HttpClient::new()).endpoint(url.clone());
-                    fixture.replay_bridge(&rules, bridge).await
+                    fixture.replay_bridge(&rules, &options, bridge).await
                 }
             };
             // Printed for pasting into a shell: every argument quoted as it needs.
@@ -357,6 +366,7 @@ async fn replay_one(
 async fn replay_child(
     fixture: &Fixture,
     rules: &Rules,
+    options: &Options,
     server: &cli::ServerArg,
     not_started: &Arc<Mutex<Option<String>>>,
 ) -> Report {
@@ -364,7 +374,7 @@ async fn replay_child(
     let line = server.line();
     let slot = Arc::clone(not_started);
     fixture
-        .replay_with(rules, move |transport| async move {
+        .replay_with_options(rules, options, move |transport| async move {
             let ended = serve_command(transport, &mut command).await;
             ServerEnded(ended.map_err(|e| match process::start_error(&e) {
                 Some(start) => {
@@ -458,15 +468,12 @@ async fn serve(args: ServeArgs) -> Result<ExitCode, Fatal> {
         Fixture::load(&args.fixture)?
     };
     let rules = args.rules.resolve(Some(&fixture), folder)?;
-    let mut fixture = fixture;
+    let mut options = Options::new().allow_stray_output(args.stray.allow_stray_output);
     if let Some(pace) = args.pace {
-        fixture = fixture.with_pace(pace);
+        options = options.pace(pace);
     }
     if let Some(timeout) = args.timeout {
-        fixture = fixture.with_timeout(timeout);
-    }
-    if args.stray.allow_stray_output {
-        fixture = fixture.with_stray_output_allowed(true);
+        options = options.timeout(timeout);
     }
     if let TimingScale(Some(scale)) = args.timing {
         let file = match &args.timing_file {
@@ -480,13 +487,13 @@ async fn serve(args: ServeArgs) -> Result<ExitCode, Fatal> {
                 file.display()
             ))
         })?;
-        fixture = fixture.with_timing(timing, scale);
+        options = options.timing(timing, scale);
     }
     let report = match &args.http {
-        Some(addr) => serve::serve_http(&fixture, &rules, addr, args.idle).await?,
+        Some(addr) => serve::serve_http(&fixture, &rules, &options, addr, args.idle).await?,
         None => {
             fixture
-                .mock_serve(&rules, tokio::io::stdin(), tokio::io::stdout())
+                .mock_serve_with_options(&rules, &options, tokio::io::stdin(), tokio::io::stdout())
                 .await
         }
     };

@@ -28,6 +28,7 @@ const DRAIN: Duration = Duration::from_secs(1);
 pub(crate) async fn serve_http(
     fixture: &Fixture,
     rules: &Rules,
+    options: &mcp_replay::Options,
     addr: &str,
     idle: Duration,
 ) -> Result<Report, Fatal> {
@@ -38,7 +39,7 @@ pub(crate) async fn serve_http(
         .local_addr()
         .map_err(|e| Fatal(format!("serve --http: {e}")))?;
     eprintln!("mcp-replay serve: listening on http://{local}/mcp");
-    let (front, mock) = fixture.mock_http_with(rules);
+    let (front, mock) = fixture.mock_http_with_options(rules, options);
     let connections = Arc::new(Connections::default());
     let mut served = false;
     let mut stop = crate::net::Stop::new();

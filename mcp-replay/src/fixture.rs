@@ -6,6 +6,7 @@
 
 use crate::error::Error;
 use crate::json::{json_eq, write_canonical, write_message};
+use crate::protocol::{meta, Era};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -196,17 +197,6 @@ pub struct Fixture {
     raw_header: Option<Map<String, Value>>,
     header: Header,
     entries: Vec<Entry>,
-    timeout: Option<Duration>,
-    protocol: Option<String>,
-    handler: Option<ServerRequestHandler>,
-    /// `false` after [`Fixture::without_recording`].
-    record: bool,
-    /// Set by [`Fixture::with_trace`]; else `MCP_REPLAY_TRACE` decides.
-    trace: Option<bool>,
-    /// Set by [`Fixture::with_pace`]; else the header's `pace_ms`, else the default.
-    pace: Option<Duration>,
-    /// Set by [`Fixture::with_timing`]: the recorded times and the factor they are played at.
-    timing: Option<Arc<(crate::timing::Timing, f64)>>,
 }
 
 /// The settings of a fixture's optional first line, `{"mcp_replay":1, ...}`
@@ -271,31 +261,6 @@ pub struct AllowedSecret {
     pub path: Option<String>,
 }
 
-/// Answers the server's requests (`elicitation/create`, `sampling/createMessage`, ...)
-/// in place of the recorded client responses; see [`Fixture::on_server_request`].
-#[derive(Clone)]
-pub struct ServerRequestHandler(Arc<HandlerFn>);
-
-type HandlerFn = dyn Fn(&Value) -> Option<Value> + Send + Sync;
-
-impl ServerRequestHandler {
-    pub(crate) fn call(&self, request: &Value) -> Option<Value> {
-        (self.0)(request)
-    }
-}
-
-impl fmt::Debug for ServerRequestHandler {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ServerRequestHandler")
-    }
-}
-
-impl PartialEq for ServerRequestHandler {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
 /// The keys a header line may have.
 const HEADER_KEYS: [&str; 15] = [
     "mcp_replay",
@@ -317,11 +282,12 @@ const HEADER_KEYS: [&str; 15] = [
 
 impl Fixture {
     /// How long a replay waits for each message it needs unless the fixture header, the
-    /// attribute's `timeout_ms` or [`Fixture::with_timeout`] says otherwise.
+    /// attribute's `timeout_ms` or [`Options::timeout`](crate::Options::timeout) says
+    /// otherwise.
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
-    /// The mock server's pause after each message that another follows at once (see
-    /// [`Fixture::with_pace`]).
+    /// The mock server's pause after each message that another follows at once unless the
+    /// header's `pace_ms` or [`Options::pace`](crate::Options::pace) says otherwise.
     pub const DEFAULT_PACE: Duration = Duration::from_millis(2);
 
     /// Reads and parses a fixture file, and refuses one that holds a secret
@@ -377,13 +343,6 @@ impl Fixture {
             raw_header: None,
             header: Header::default(),
             entries: Vec::new(),
-            timeout: None,
-            protocol: None,
-            handler: None,
-            record: true,
-            trace: None,
-            pace: None,
-            timing: None,
         }
     }
 
@@ -511,25 +470,36 @@ impl Fixture {
         })
     }
 
-    /// The protocol version to replay in: [`with_protocol`](Fixture::with_protocol)'s,
-    /// else the header's.
-    pub(crate) fn protocol(&self) -> Option<&str> {
-        self.protocol.as_deref().or(self.header.protocol.as_deref())
-    }
-
-    /// The methods the header lets arrive anywhere, in any order (`"unordered"`).
-    pub(crate) fn unordered(&self) -> impl Iterator<Item = &str> {
-        self.header.unordered.iter().map(String::as_str)
-    }
-
-    /// Does the header ask for responses in the fixture's order?
-    pub(crate) fn strict_response_order(&self) -> bool {
-        self.header.strict_response_order
-    }
-
-    /// Does the header ask for every server message in the fixture's order?
-    pub(crate) fn strict_order(&self) -> bool {
-        self.header.strict_order
+    /// The protocol era this fixture is in, by its data: the header's `"protocol"` if it
+    /// names one, else its first client message: `server/discover` (unless an `initialize`
+    /// follows it: the server refused the probe) or a request with the stateless era's
+    /// `_meta` identity is stateless, anything else legacy. A replay may be told another
+    /// ([`Options::protocol`](crate::Options::protocol)).
+    pub fn era(&self) -> Era {
+        if let Some(p) = &self.header.protocol {
+            return Era::of_version(p);
+        }
+        let client = || {
+            self.entries
+                .iter()
+                .filter(|e| e.direction() == Direction::ClientToServer)
+        };
+        let stateless = match client().next() {
+            Some(first) if first.method() == Some("server/discover") => {
+                !client().any(|e| e.method() == Some("initialize"))
+            }
+            Some(first) if first.method() == Some("initialize") => false,
+            Some(first) => {
+                first.text().contains(meta::PROTOCOL_VERSION)
+                    && crate::protocol::request_version(&first.message()).is_some()
+            }
+            None => false,
+        };
+        if stateless {
+            Era::Stateless
+        } else {
+            Era::Legacy
+        }
     }
 
     /// Scans every message for secrets (the rules are listed in `docs/normalization.md`); the header's
@@ -576,130 +546,6 @@ impl Fixture {
             }
         }
         Ok(())
-    }
-
-    /// How long the replay waits for each message it needs: what
-    /// [`with_timeout`](Fixture::with_timeout) set, else the header's, else
-    /// [`Fixture::DEFAULT_TIMEOUT`].
-    pub(crate) fn timeout(&self) -> Duration {
-        self.timeout
-            .or(self.header.timeout)
-            .unwrap_or(Fixture::DEFAULT_TIMEOUT)
-    }
-
-    /// Replays the fixture in the given protocol era: `"2026-07-28"` (or later) sends every
-    /// request with the stateless era's `_meta` identity and no handshake; an older version
-    /// is used for the legacy handshake the harness performs. Overrides the header's
-    /// `"protocol"` for this replay (a re-recording does not write it into the file).
-    pub fn with_protocol(mut self, version: &str) -> Fixture {
-        self.protocol = Some(version.to_owned());
-        self
-    }
-
-    /// Answers the server's requests with `handler` instead of the recorded client
-    /// responses (as mcporter replays elicitation through a caller-supplied handler).
-    /// `handler` gets the server's request and returns the `result` to send, or `None` to
-    /// send the recorded response. An answer that differs from the recorded one is a
-    /// [`MismatchKind::Result`](crate::MismatchKind::Result) finding.
-    pub fn on_server_request(
-        mut self,
-        handler: impl Fn(&Value) -> Option<Value> + Send + Sync + 'static,
-    ) -> Fixture {
-        self.handler = Some(ServerRequestHandler(Arc::new(handler)));
-        self
-    }
-
-    pub(crate) fn server_request_handler(&self) -> Option<&ServerRequestHandler> {
-        self.handler.as_ref()
-    }
-
-    /// A replay of this fixture only compares: it keeps no copy of what the server sent,
-    /// and [`Report::recorded`](crate::Report::recorded) is `None`. That saves the
-    /// serialization of every message and a copy of the exchange in memory; use it when
-    /// the replay will not re-record (`#[mcp_fixture]` does, unless `MCP_FIXTURE_UPDATE`
-    /// asks to re-record).
-    pub fn without_recording(mut self) -> Fixture {
-        self.record = false;
-        self
-    }
-
-    /// Does a replay keep what the server sent (see [`Fixture::without_recording`])?
-    pub(crate) fn records(&self) -> bool {
-        self.record
-    }
-
-    /// When this fixture plays the server for a client ([`mock_server`](Fixture::mock_server),
-    /// `mcp-replay serve`), the pause after each message that another follows at once:
-    /// a client reads and handles each before the next arrives, as from a live server.
-    /// `Duration::ZERO` writes them back to back: a stress mode that finds clients which
-    /// lose messages when a server is fast. Default: the header's `pace_ms`, else
-    /// [`Fixture::DEFAULT_PACE`].
-    pub fn with_pace(mut self, pace: Duration) -> Fixture {
-        self.pace = Some(pace);
-        self
-    }
-
-    /// When this fixture plays the server for a client, each server message waits its
-    /// recorded pause after the client message it answers, times `scale` (`1.0` as
-    /// recorded, `0.5` twice as fast): for clients with timeouts, progress bars or
-    /// debouncing. `timing` comes from `mcp-replay record --timing FILE` ([`Timing::load`](crate::timing::Timing::load)).
-    /// Off by default: without it, messages are only paced ([`Fixture::with_pace`]).
-    pub fn with_timing(mut self, timing: crate::timing::Timing, scale: f64) -> Fixture {
-        self.timing = Some(Arc::new((timing, scale.max(0.0))));
-        self
-    }
-
-    /// The recorded times the mock plays back, and their factor ([`Fixture::with_timing`]).
-    pub(crate) fn timing(&self) -> Option<(&crate::timing::Timing, f64)> {
-        self.timing.as_ref().map(|t| (&t.0, t.1))
-    }
-
-    /// The pause between the messages of the mock server ([`Fixture::with_pace`]).
-    pub(crate) fn pace(&self) -> Duration {
-        self.pace
-            .or(self.header.pace)
-            .unwrap_or(Fixture::DEFAULT_PACE)
-    }
-
-    /// Prints every live message of a replay of this fixture to stderr as it passes
-    /// (milliseconds since the start, direction, method or id, the fixture line it matched
-    /// or why not), or not, whatever `MCP_REPLAY_TRACE` says. For diagnosing races: under
-    /// `cargo test` the trace shows for a failing test only.
-    pub fn with_trace(mut self, on: bool) -> Fixture {
-        self.trace = Some(on);
-        self
-    }
-
-    /// Whether a replay prints its trace, when [`Fixture::with_trace`] said so (else
-    /// `MCP_REPLAY_TRACE` decides).
-    pub(crate) fn traces(&self) -> Option<bool> {
-        self.trace
-    }
-
-    /// Sets the time the replay waits for each message it needs (a response, a server
-    /// request before its answer, an unsolicited message after the last client message).
-    pub fn with_timeout(mut self, timeout: Duration) -> Fixture {
-        self.timeout = Some(timeout);
-        self
-    }
-
-    /// With `true`, a server that had to be stopped with a signal after its input closed
-    /// is a [`ServerFailure`](crate::MismatchKind::ServerFailure) finding instead of a
-    /// note, as the header's `"strict_exit": true` says (`mcp-replay replay
-    /// --strict-exit`). Not written into the file by a re-recording.
-    pub fn with_strict_exit(mut self, strict: bool) -> Fixture {
-        self.header.strict_exit = strict;
-        self
-    }
-
-    /// With `true`, lines the server writes on stdout that are not JSON-RPC messages are
-    /// a note instead of a [`StrayOutput`](crate::MismatchKind::StrayOutput) finding, as
-    /// the header's `"allow_stray_output": true` says (`--allow-stray-output`,
-    /// `#[mcp_fixture(.., allow_stray_output)]`). For [`mock_server`](Fixture::mock_server):
-    /// the lines the client writes. Not written into the file by a re-recording.
-    pub fn with_stray_output_allowed(mut self, allowed: bool) -> Fixture {
-        self.header.allow_stray_output = allowed;
-        self
     }
 
     /// Sets `key` of the header line to `value`, as the file will say it (a header line
@@ -778,7 +624,7 @@ impl Fixture {
         Ok(())
     }
 
-    /// The same header, source, path and settings, with no messages (cheap: the entries
+    /// The same header, source and path, with no messages (cheap: the entries
     /// are not cloned).
     pub(crate) fn without_entries(&self) -> Fixture {
         Fixture {
@@ -787,13 +633,6 @@ impl Fixture {
             raw_header: self.raw_header.clone(),
             header: self.header.clone(),
             entries: Vec::new(),
-            timeout: self.timeout,
-            protocol: self.protocol.clone(),
-            handler: self.handler.clone(),
-            record: self.record,
-            trace: self.trace,
-            pace: self.pace,
-            timing: self.timing.clone(),
         }
     }
 
@@ -1484,8 +1323,8 @@ mod should {
             "{{\"mcp_replay\":1,\"timeout_ms\":250,\"protocol\":\"2025-11-25\"}}\n{SEED_CANONICAL}"
         );
         let f = Fixture::parse(&text).unwrap();
-        assert_eq!(f.timeout(), Duration::from_millis(250));
-        assert_eq!(f.protocol(), Some("2025-11-25"));
+        assert_eq!(f.header().timeout, Some(Duration::from_millis(250)));
+        assert_eq!(f.header().protocol.as_deref(), Some("2025-11-25"));
         assert_eq!(
             f.to_jsonl(),
             text.replace(
@@ -1507,9 +1346,9 @@ mod should {
             "\n"
         ))
         .unwrap();
-        assert_eq!(paced.pace(), Duration::ZERO);
-        assert!(paced.strict_order());
-        assert_eq!(Fixture::parse("").unwrap().pace(), Fixture::DEFAULT_PACE);
+        assert_eq!(paced.header().pace, Some(Duration::ZERO));
+        assert!(paced.header().strict_order);
+        assert_eq!(Fixture::parse("").unwrap().header().pace, None);
         assert!(
             parse_err(&format!("{SEED}{{\"mcp_replay\":1}}")).contains("only be the first line")
         );
@@ -1534,8 +1373,9 @@ mod should {
         assert_eq!(
             Fixture::parse("{\"mcp_replay\":1,\"timeout\":700}\n")
                 .unwrap()
-                .timeout(),
-            Duration::from_millis(700)
+                .header()
+                .timeout,
+            Some(Duration::from_millis(700))
         );
         for bad in [
             r#""timeout":"soon""#,
@@ -1565,9 +1405,6 @@ mod should {
         assert!(f.header().strict_exit && f.header().allow_stray_output);
         assert!(parse_err(r#"{"mcp_replay":1,"strict_exit":"yes"}"#)
             .contains("\"strict_exit\" must be true or false"));
-        let code = Fixture::parse("").unwrap().with_strict_exit(true);
-        assert!(code.header().strict_exit && !code.header().allow_stray_output);
-        assert_eq!(code.to_jsonl(), "", "an override is not written");
     }
 
     #[test]

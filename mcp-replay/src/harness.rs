@@ -15,9 +15,9 @@
 //!
 //! # async fn demo() -> Result<(), mcp_replay::harness::Failure> {
 //! let plan = Plan::new("fixtures/lookup_issue.jsonl", UpdateMode::from_env()?);
-//! let (fixture, rules) = plan.prepare()?;
+//! let (fixture, rules, options) = plan.prepare()?;
 //! let report = fixture
-//!     .replay_with(&rules, |transport| async move { drop(transport) })
+//!     .replay_with_options(&rules, &options, |transport| async move { drop(transport) })
 //!     .await;
 //! match plan.conclude(&report)? {
 //!     Verdict::Passed => println!("ok"),
@@ -28,6 +28,7 @@
 
 use crate::error::Error;
 use crate::fixture::Fixture;
+use crate::options::Options;
 use crate::replay::ServeOutput;
 use crate::report::Report;
 use crate::rules::Rules;
@@ -118,25 +119,17 @@ pub struct Plan {
     pub test: Option<String>,
     /// The folder `<WORKSPACE>` stands for (see [`workspace_root`]).
     pub workspace: PathBuf,
-    /// A time limit per awaited message that overrides the fixture header's.
-    pub timeout: Option<Duration>,
-    /// The protocol era to replay in, overriding the fixture's.
-    pub protocol: Option<String>,
+    /// How the replay runs where the caller says so (a time limit, the protocol era, the
+    /// trace, strict exit, stray output allowed, ...): the header, the environment and the
+    /// defaults decide the rest. Compare only is set from `mode`.
+    pub options: Options,
     /// Rules of the caller's own, applied after the defaults and the folder's rules file.
     pub rules: Option<Rules>,
     /// Compare only, or re-record.
     pub mode: UpdateMode,
-    /// Print every live message to stderr (`None`: as `MCP_REPLAY_TRACE` says).
-    pub trace: Option<bool>,
     /// The report goes to a terminal: colored unless the environment says otherwise
     /// ([`color_wanted`]).
     pub terminal: bool,
-    /// A server that needed a signal to stop after its input closed is a finding, as
-    /// with the header's `"strict_exit": true` ([`Fixture::with_strict_exit`]).
-    pub strict_exit: bool,
-    /// Lines on stdout that are not JSON-RPC messages are allowed (a note), as with the
-    /// header's `"allow_stray_output": true` ([`Fixture::with_stray_output_allowed`]).
-    pub allow_stray_output: bool,
 }
 
 impl Plan {
@@ -149,21 +142,18 @@ impl Plan {
             workspace: workspace_root(&folder),
             path,
             test: None,
-            timeout: None,
-            protocol: None,
+            options: Options::default(),
             rules: None,
             mode,
-            trace: None,
             terminal: false,
-            strict_exit: false,
-            allow_stray_output: false,
         }
     }
 
-    /// Loads the fixture with the plan's overrides applied, and resolves its rules
-    /// ([`rules_for`]). A missing fixture names the test and says how to start one.
-    pub fn prepare(&self) -> Result<(Fixture, Rules), Failure> {
-        let mut fixture = match Fixture::load(&self.path) {
+    /// Loads the fixture and resolves its rules ([`rules_for`]) and the options it replays
+    /// with (compare only unless the update mode re-records). A missing fixture names the
+    /// test and says how to start one.
+    pub fn prepare(&self) -> Result<(Fixture, Rules, Options), Failure> {
+        let fixture = match Fixture::load(&self.path) {
             Err(Error::MissingFixture { path, .. }) => {
                 return Err(Error::MissingFixture {
                     path,
@@ -173,27 +163,13 @@ impl Plan {
             }
             other => other?,
         };
-        if let Some(timeout) = self.timeout {
-            fixture = fixture.with_timeout(timeout);
-        }
-        if let Some(version) = &self.protocol {
-            fixture = fixture.with_protocol(version);
-        }
-        if let Some(on) = self.trace {
-            fixture = fixture.with_trace(on);
-        }
-        if self.strict_exit {
-            fixture = fixture.with_strict_exit(true);
-        }
-        if self.allow_stray_output {
-            fixture = fixture.with_stray_output_allowed(true);
-        }
+        let mut options = self.options.clone();
         if self.mode == UpdateMode::No {
-            fixture = fixture.without_recording();
+            options = options.without_recording();
         }
         let folder = self.path.parent().unwrap_or(Path::new("."));
         let rules = rules_for(Some(&fixture), folder, &self.workspace, self.rules.as_ref())?;
-        Ok((fixture, rules))
+        Ok((fixture, rules, options))
     }
 
     /// What `#[mcp_fixture]` does, without the macro: claims the fixture for this run's
@@ -228,8 +204,8 @@ impl Plan {
             .unwrap_or_else(|| self.path.display().to_string());
         let claim = claim_for_update(&self, &test).await;
         let plan = claim.plan(self);
-        let (fixture, rules) = plan.prepare()?;
-        let mut report = fixture.replay_with(&rules, serve).await;
+        let (fixture, rules, options) = plan.prepare()?;
+        let mut report = fixture.replay_with_options(&rules, &options, serve).await;
         if let Some(test) = &plan.test {
             report = report.with_test_name(test);
         }
@@ -414,18 +390,21 @@ impl Spec {
 
     /// The plan this test runs in `mode`.
     pub fn plan(&self, mode: UpdateMode) -> Plan {
+        let mut options = Options::new().allow_stray_output(self.allow_stray_output);
+        if let Some(ms) = self.timeout_ms {
+            options = options.timeout(Duration::from_millis(ms));
+        }
+        if let Some(version) = self.protocol {
+            options = options.protocol(version);
+        }
         Plan {
             path: self.path(),
             test: Some(self.test_path.to_owned()),
             workspace: workspace_root(Path::new(self.manifest_dir)),
-            timeout: self.timeout_ms.map(Duration::from_millis),
-            protocol: self.protocol.map(str::to_owned),
+            options,
             rules: self.rules.map(|f| f()),
             mode,
-            trace: None,
             terminal: false,
-            strict_exit: false,
-            allow_stray_output: self.allow_stray_output,
         }
     }
 }
@@ -454,9 +433,9 @@ where
 {
     let plan = spec.plan(mode);
     if spec.mock_server {
-        let (fixture, rules) = plan.prepare()?;
+        let (fixture, rules, options) = plan.prepare()?;
         // Update mode does not apply: the client under test writes nothing to record.
-        let (transport, mock) = fixture.mock_server_with(&rules);
+        let (transport, mock) = fixture.mock_server_with_options(&rules, &options);
         // The client runs in a task of its own: when it panics, the mock's report of what
         // the client did until then is still given, with the panic.
         let client = match tokio::spawn(serve(transport)).await {
@@ -530,10 +509,10 @@ where
     let plan = spec.plan(mode);
     let claim = claim_for_update(&plan, spec.test_path).await;
     let plan = claim.plan(plan);
-    let (fixture, rules) = plan.prepare()?;
+    let (fixture, rules, options) = plan.prepare()?;
     let bridge = crate::http::bridge::Bridge::new(service.await);
     let report = fixture
-        .replay_bridge(&rules, bridge)
+        .replay_bridge(&rules, &options, bridge)
         .await
         .with_test_name(spec.test_path);
     if report.is_ok() {
@@ -725,11 +704,12 @@ mod should {
         assert_eq!(attribute.path, command.path);
         assert_eq!(attribute.workspace, root);
         assert_eq!(command.workspace, root);
-        let (fa, ra) = attribute.prepare().unwrap();
-        let (fc, rc) = command.prepare().unwrap();
+        let (fa, ra, oa) = attribute.prepare().unwrap();
+        let (fc, rc, oc) = command.prepare().unwrap();
         assert_eq!(format!("{ra:?}"), format!("{rc:?}"));
         assert!(format!("{ra:?}").contains("<ID>"), "{ra:?}");
-        assert_eq!(fa.timeout(), Duration::from_millis(700));
+        assert_eq!(format!("{oa:?}"), format!("{oc:?}"));
+        assert_eq!(oa.resolve(&fa, &ra).timeout, Duration::from_millis(700));
         assert_eq!(fa, fc);
         std::fs::remove_dir_all(&root).unwrap();
     }

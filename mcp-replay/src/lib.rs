@@ -112,8 +112,10 @@ mod json;
 pub mod mcporter;
 pub mod mock;
 mod normalize;
+mod options;
 pub mod output;
 pub mod process;
+pub mod protocol;
 pub mod record;
 mod replay;
 mod report;
@@ -185,15 +187,11 @@ pub use json::Difference;
 /// original body as the serve closure; all other attributes are kept as written. A
 /// failing test panics with the report at the test function's own file and line.
 pub use mcp_replay_macros::mcp_fixture;
+pub use options::{Options, ServerRequestHandler};
 pub use replay::ServeOutput;
 pub use report::{Mismatch, MismatchKind, Report};
 pub use rules::Rules;
 pub use transport::Transport;
-
-/// The protocol eras a replay speaks.
-pub mod protocol {
-    pub use crate::replay::{DEFAULT_PROTOCOL, MODERN_PROTOCOL};
-}
 
 #[doc(hidden)]
 pub mod __private {

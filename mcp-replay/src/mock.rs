@@ -4,6 +4,8 @@
 
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::{compact, json_eq};
+use crate::options::{Options, Settings};
+use crate::protocol::{meta, Era, DEFAULT_PROTOCOL, LEGACY_VERSIONS, STATELESS_PROTOCOL};
 use crate::record::StrayLines;
 use crate::report::{Mismatch, MismatchKind, Report};
 use crate::rules::Rules;
@@ -91,31 +93,51 @@ impl Fixture {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin,
     {
+        self.mock_serve_with_options(rules, &Options::default(), reader, writer)
+            .await
+    }
+
+    /// [`mock_serve`](Fixture::mock_serve) with [`Options`] (the pace, recorded timing,
+    /// stray lines allowed, the time a client gets to answer a server request).
+    pub async fn mock_serve_with_options<R, W>(
+        &self,
+        rules: &Rules,
+        options: &Options,
+        reader: R,
+        writer: W,
+    ) -> Report
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin,
+    {
         let (_keep, never) = oneshot::channel::<()>();
-        run(
-            self,
-            rules,
-            reader,
-            writer,
-            never,
-            &watch::Sender::new(false),
-        )
-        .await
+        let settings = options.resolve(self, rules);
+        let played = watch::Sender::new(false);
+        run(self, &settings, reader, writer, never, &played).await
     }
 
     /// [`mock_server`](Fixture::mock_server) with normalization [`Rules`] of your own.
     pub fn mock_server_with(&self, rules: &Rules) -> (Transport, MockServer) {
+        self.mock_server_with_options(rules, &Options::default())
+    }
+
+    /// [`mock_server_with`](Fixture::mock_server_with) with [`Options`].
+    pub fn mock_server_with_options(
+        &self,
+        rules: &Rules,
+        options: &Options,
+    ) -> (Transport, MockServer) {
         let (client, mock_end) = Transport::pair();
         let (reader, writer) = tokio::io::split(mock_end);
         let (stop, stopped) = oneshot::channel();
         let fixture = self.clone();
-        let rules = rules.clone();
+        let (rules, options) = (rules.clone(), options.clone());
         let played = watch::Sender::new(false);
         let watching = played.subscribe();
-        let task =
-            tokio::spawn(
-                async move { run(&fixture, &rules, reader, writer, stopped, &played).await },
-            );
+        let task = tokio::spawn(async move {
+            let settings = options.resolve(&fixture, &rules);
+            run(&fixture, &settings, reader, writer, stopped, &played).await
+        });
         (
             client,
             MockServer {
@@ -126,9 +148,6 @@ impl Fixture {
         )
     }
 }
-
-/// The protocol versions of the handshake era, oldest first.
-const LEGACY_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// Who a synthesized handshake says the server is.
 fn server_info() -> Value {
@@ -214,7 +233,7 @@ fn put_back_cache_hints(message: &mut Value, method: Option<&str>) {
 /// or `stop` fires; `played` turns true once the client has sent every recorded message.
 pub(crate) async fn run<R, W>(
     fixture: &Fixture,
-    rules: &Rules,
+    settings: &Settings<'_>,
     reader: R,
     mut writer: W,
     mut stop: oneshot::Receiver<()>,
@@ -224,11 +243,12 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
 {
-    let rules = &*rules.for_fixture(fixture);
+    let rules = &*settings.rules;
     let (tx, mut events) = mpsc::unbounded_channel();
     let reader_task = tokio::spawn(read_lines(reader, tx, None));
     let mut mock = Mock {
         fixture,
+        settings,
         rules,
         position: 0,
         client_live: HashMap::new(),
@@ -251,9 +271,9 @@ where
         outgoing: Vec::new(),
     };
     mock.deliver();
-    let pace = fixture.pace();
+    let pace = settings.pace;
     flush(&mut writer, &mut mock.outgoing, pace).await;
-    let timer = tokio::time::sleep(fixture.timeout());
+    let timer = tokio::time::sleep(settings.timeout);
     tokio::pin!(timer);
     loop {
         // The client owes an answer to a server request: that wait is bounded (a client
@@ -262,7 +282,7 @@ where
         if owed {
             timer
                 .as_mut()
-                .reset(tokio::time::Instant::now() + fixture.timeout());
+                .reset(tokio::time::Instant::now() + settings.timeout);
         }
         let event = tokio::select! {
             event = events.recv() => event,
@@ -306,7 +326,7 @@ where
 /// once: a progress notification that arrives in one read with its response is lost).
 /// `false` once the client is gone.
 ///
-/// A message with a recorded pause ([`Fixture::with_timing`]) is written that long after the
+/// A message with a recorded pause ([`Options::timing`]) is written that long after the
 /// client message it answers came (about when this flush began), and paces nothing.
 async fn flush<W: AsyncWrite + Unpin>(
     writer: &mut W,
@@ -354,6 +374,7 @@ fn gap(message: &Value, next: &Value, pace: Duration) -> Duration {
 
 struct Mock<'f> {
     fixture: &'f Fixture,
+    settings: &'f Settings<'f>,
     rules: &'f Rules,
     /// The next fixture entry.
     position: usize,
@@ -380,7 +401,7 @@ struct Mock<'f> {
     /// The lines the client wrote that are not JSON-RPC messages.
     stray: StrayLines,
     /// What to write next, each with its recorded pause since the client message it
-    /// answers (with [`Fixture::with_timing`]).
+    /// answers (with [`Options::timing`]).
     outgoing: Vec<(Value, Option<Duration>)>,
 }
 
@@ -396,7 +417,7 @@ impl Mock<'_> {
                 self.stray.push(excerpt.as_bytes());
                 // JSON-RPC's answer to a line that is not JSON, unless such lines are
                 // allowed (then they are left alone, as an SDK server does).
-                if !self.fixture.header().allow_stray_output {
+                if !self.settings.allow_stray_output {
                     self.outgoing.push((
                         json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}),
                         None,
@@ -423,12 +444,8 @@ impl Mock<'_> {
             self.asked_version = message.pointer("/params/protocolVersion").cloned();
             self.stateless = false;
         }
-        if let Some(version) = message
-            .pointer("/params/_meta")
-            .and_then(|meta| meta.get(crate::replay::META_PROTOCOL_VERSION))
-            .and_then(Value::as_str)
-        {
-            self.stateless = version >= crate::replay::MODERN_PROTOCOL;
+        if let Some(version) = crate::protocol::request_version(message) {
+            self.stateless = Era::of_version(version).is_stateless();
         }
     }
 
@@ -555,11 +572,11 @@ impl Mock<'_> {
             Some("server/discover") => {
                 self.note_version(message);
                 let mut versions: Vec<&str> = LEGACY_VERSIONS.to_vec();
-                versions.push(crate::replay::MODERN_PROTOCOL);
+                versions.push(STATELESS_PROTOCOL);
                 json!({
                     "supportedVersions": versions,
                     "capabilities": capabilities_of(self.fixture),
-                    "_meta": {"io.modelcontextprotocol/serverInfo": server_info()},
+                    "_meta": {(meta::SERVER_INFO): server_info()},
                 })
             }
             _ => return false,
@@ -582,11 +599,9 @@ impl Mock<'_> {
         let asked = self.asked_version.as_ref().and_then(Value::as_str);
         match asked {
             Some(v) if LEGACY_VERSIONS.contains(&v) => v.to_owned(),
-            _ => self
-                .fixture
-                .protocol()
+            _ => Some(self.settings.protocol.as_str())
                 .filter(|v| LEGACY_VERSIONS.contains(v))
-                .unwrap_or(crate::replay::DEFAULT_PROTOCOL)
+                .unwrap_or(DEFAULT_PROTOCOL)
                 .to_owned(),
         }
     }
@@ -632,7 +647,11 @@ impl Mock<'_> {
     fn deliver(&mut self) {
         let entries = self.fixture.entries();
         // The recorded time of the client message this delivery answers (or the start).
-        let timing = self.fixture.timing();
+        let timing = self
+            .settings
+            .timing
+            .as_deref()
+            .map(|(t, scale)| (t, *scale));
         let since = self
             .position
             .checked_sub(1)
@@ -735,7 +754,7 @@ impl Mock<'_> {
              the recording goes on only after that answer (line {})",
             request.method().unwrap_or("?"),
             request.line(),
-            self.fixture.timeout().as_millis(),
+            self.settings.timeout.as_millis(),
             line.unwrap_or_default()
         );
         self.fail(Mismatch::new(MismatchKind::Timeout, line, summary));
@@ -772,7 +791,7 @@ impl Mock<'_> {
     /// the fixture allows them) the note about them.
     fn stray_output(&mut self) -> Option<String> {
         let description = self.stray.describe("the client", "the server's stdin")?;
-        if self.fixture.header().allow_stray_output {
+        if self.settings.allow_stray_output {
             return Some(format!("{description} (allowed by \"allow_stray_output\")"));
         }
         self.fail(Mismatch::new(

@@ -90,3 +90,87 @@ pub fn peer_server(which: &str) -> tokio::process::Command {
     command.args(&argv[1..]);
     command
 }
+
+/// A fixture and the [`Options`](mcp_replay::Options) of its replays, kept together as a
+/// test builds them (the fixture is data; how it replays is apart from it). The builder
+/// methods of [`WithOptions`] start one from a fixture.
+#[derive(Clone)]
+pub struct Run {
+    pub fixture: Fixture,
+    pub options: mcp_replay::Options,
+}
+
+/// Options set on a fixture in a test: each makes a [`Run`].
+pub trait WithOptions: Sized {
+    fn run(self) -> Run;
+    fn with_timeout(self, timeout: std::time::Duration) -> Run {
+        let run = self.run();
+        run.with(|o| o.timeout(timeout))
+    }
+    fn with_trace(self, on: bool) -> Run {
+        self.run().with(|o| o.trace(on))
+    }
+    fn with_protocol(self, version: &str) -> Run {
+        self.run().with(|o| o.protocol(version))
+    }
+    fn with_strict_exit(self, strict: bool) -> Run {
+        self.run().with(|o| o.strict_exit(strict))
+    }
+    fn with_stray_output_allowed(self, allowed: bool) -> Run {
+        self.run().with(|o| o.allow_stray_output(allowed))
+    }
+    fn without_recording(self) -> Run {
+        self.run().with(|o| o.without_recording())
+    }
+    fn on_server_request(
+        self,
+        handler: impl Fn(&Value) -> Option<Value> + Send + Sync + 'static,
+    ) -> Run {
+        self.run().with(|o| o.on_server_request(handler))
+    }
+}
+
+impl WithOptions for Fixture {
+    fn run(self) -> Run {
+        Run {
+            fixture: self,
+            options: mcp_replay::Options::new(),
+        }
+    }
+}
+
+impl WithOptions for Run {
+    fn run(self) -> Run {
+        self
+    }
+}
+
+impl Run {
+    /// With the options `f` makes of the current ones.
+    pub fn with(mut self, f: impl FnOnce(mcp_replay::Options) -> mcp_replay::Options) -> Run {
+        self.options = f(self.options);
+        self
+    }
+
+    /// [`Fixture::replay_with_options`] with the default rules.
+    pub async fn replay<F, Fut, O>(&self, serve: F) -> Report
+    where
+        F: FnOnce(Transport) -> Fut,
+        Fut: std::future::Future<Output = O> + Send + 'static,
+        O: mcp_replay::ServeOutput,
+    {
+        self.replay_with(&mcp_replay::Rules::default(), serve).await
+    }
+
+    /// [`Fixture::replay_with_options`].
+    pub async fn replay_with<F, Fut, O>(&self, rules: &mcp_replay::Rules, serve: F) -> Report
+    where
+        F: FnOnce(Transport) -> Fut,
+        Fut: std::future::Future<Output = O> + Send + 'static,
+        O: mcp_replay::ServeOutput,
+    {
+        self.fixture
+            .replay_with_options(rules, &self.options, serve)
+            .await
+    }
+}

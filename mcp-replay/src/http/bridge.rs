@@ -37,12 +37,11 @@ use tokio::task::{JoinHandle, JoinSet};
 /// The HTTP-level problems a bridge met, in order, each a sentence.
 pub type Problems = Arc<Mutex<Vec<String>>>;
 
-/// The header carrying the session id the server issued at `initialize`.
-pub const SESSION_ID: &str = "mcp-session-id";
-/// The header carrying the negotiated protocol version on requests after `initialize`.
-pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-/// The header a GET resuming a dropped SSE stream carries: the last event id received on it.
-pub const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+pub use crate::protocol::header::{PROTOCOL_VERSION, SESSION_ID};
+/// The header a GET resuming a dropped SSE stream carries: the last event id received on it
+/// ([`protocol::header::LAST_EVENT_ID`](crate::protocol::header::LAST_EVENT_ID)).
+pub const LAST_EVENT_ID: HeaderName =
+    HeaderName::from_static(crate::protocol::header::LAST_EVENT_ID);
 /// The `Accept` header of every POST: a server may answer JSON or an SSE stream.
 pub const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 /// The endpoint used unless [`Bridge::endpoint`] says otherwise.

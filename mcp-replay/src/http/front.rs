@@ -761,7 +761,16 @@ impl Fixture {
 
     /// [`mock_http`](Fixture::mock_http) with normalization [`Rules`] of your own.
     pub fn mock_http_with(&self, rules: &Rules) -> (Front, HttpMock) {
-        let (transport, mock) = self.mock_server_with(rules);
+        self.mock_http_with_options(rules, &crate::Options::default())
+    }
+
+    /// [`mock_http_with`](Fixture::mock_http_with) with [`Options`](crate::Options).
+    pub fn mock_http_with_options(
+        &self,
+        rules: &Rules,
+        options: &crate::Options,
+    ) -> (Front, HttpMock) {
+        let (transport, mock) = self.mock_server_with_options(rules, options);
         let front = Front::new(transport);
         front.state().tools = ToolSchemas::of(&super::listed_tools(self));
         (front.clone(), HttpMock { front, mock })
@@ -800,7 +809,12 @@ mod tests {
     );
 
     fn fixture(text: &str) -> Fixture {
-        Fixture::parse(text).unwrap().with_pace(Duration::ZERO)
+        Fixture::parse(text).unwrap()
+    }
+
+    /// Unpaced: the tests read what the mock writes at once.
+    fn unpaced() -> crate::Options {
+        crate::Options::new().pace(Duration::ZERO)
     }
 
     fn request(
@@ -866,7 +880,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_session_over_sse_and_json() {
-        let (front, mock) = fixture(SESSION).mock_http();
+        let (front, mock) = fixture(SESSION).mock_http_with_options(&Rules::default(), &unpaced());
         let response = front.handle(post(None, initialize(1))).await;
         assert_eq!(response.status(), StatusCode::OK);
         let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
@@ -937,7 +951,8 @@ mod tests {
 
     #[tokio::test]
     async fn bad_requests_get_clear_errors() {
-        let (transport, mock) = fixture(SESSION).mock_server_with(&Rules::default());
+        let (transport, mock) =
+            fixture(SESSION).mock_server_with_options(&Rules::default(), &unpaced());
         let front = Front::with_body_limit(transport, 1024);
         let response = front.handle(post(None, initialize(1))).await;
         let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
@@ -1010,7 +1025,7 @@ mod tests {
     /// beside the mock's own (a 405, what the server does not offer, is none).
     #[tokio::test]
     async fn refusals_are_http_findings() {
-        let (front, mock) = fixture(SESSION).mock_http();
+        let (front, mock) = fixture(SESSION).mock_http_with_options(&Rules::default(), &unpaced());
         let response = front.handle(post(None, initialize(1))).await;
         let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
         events(response).await;
@@ -1041,7 +1056,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_not_in_the_recording_is_a_finding() {
-        let (front, mock) = fixture(SESSION).mock_http();
+        let (front, mock) = fixture(SESSION).mock_http_with_options(&Rules::default(), &unpaced());
         let response = front.handle(post(None, initialize(1))).await;
         let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
         events(response).await;
@@ -1074,7 +1089,7 @@ mod tests {
             r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#,
             "\n",
         );
-        let (front, mock) = fixture(text).mock_http();
+        let (front, mock) = fixture(text).mock_http_with_options(&Rules::default(), &unpaced());
         let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"});
         let response = front.handle(post(None, discover)).await;
         assert_eq!(response.status(), StatusCode::OK);
@@ -1107,7 +1122,7 @@ mod tests {
             r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[{"name":"query","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}]}}}"#,
             "\n",
         );
-        let (front, mock) = fixture(text).mock_http();
+        let (front, mock) = fixture(text).mock_http_with_options(&Rules::default(), &unpaced());
         let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "query", "arguments": {"region": "eu-west"}}});
         let with = |pairs: &[(&'static str, &'static str)]| {

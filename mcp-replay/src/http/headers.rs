@@ -4,17 +4,16 @@
 //! [`bridge`](super::bridge) sends them as a client does; the [`front`](super::front) checks
 //! them as a server does.
 
-use super::bridge::PROTOCOL_VERSION;
+use crate::protocol::header::{METHOD, NAME, PARAM_PREFIX, PROTOCOL_VERSION};
+use crate::protocol::Era;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use std::collections::HashMap;
 
-use crate::replay::{META_PROTOCOL_VERSION as META_VERSION, MODERN_PROTOCOL as STATELESS_VERSION};
 /// The JSON-RPC error code of a request whose standard headers are missing or disagree
 /// with its body ("HeaderMismatch").
 pub(super) const HEADER_MISMATCH: i64 = -32020;
 
-const PARAM_PREFIX: &str = "mcp-param-";
 const BASE64_PREFIX: &str = "=?base64?";
 const BASE64_SUFFIX: &str = "?=";
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -132,12 +131,7 @@ fn version_of<'a>(headers: &'a HeaderMap, message: &'a Value) -> Option<&'a str>
     headers
         .get(PROTOCOL_VERSION)
         .and_then(|v| v.to_str().ok())
-        .or_else(|| {
-            message
-                .pointer("/params/_meta")
-                .and_then(|m| m.get(META_VERSION))
-                .and_then(Value::as_str)
-        })
+        .or_else(|| crate::protocol::request_version(message))
 }
 
 /// From 2026-07-28 on (the version negotiated, already in `headers`, or the one a
@@ -160,7 +154,7 @@ pub(super) fn add_standard(message: Option<&Value>, headers: &mut HeaderMap, too
             headers.insert(PROTOCOL_VERSION, value);
         }
     }
-    if version.as_str() < STATELESS_VERSION {
+    if !Era::of_version(&version).is_stateless() {
         return;
     }
     let mut add = |name: &str, value: &str| {
@@ -171,13 +165,13 @@ pub(super) fn add_standard(message: Option<&Value>, headers: &mut HeaderMap, too
             headers.insert(name, value);
         }
     };
-    add("mcp-method", method);
+    add(METHOD, method);
     let params = message.get("params");
     if let Some(name) = name_key(method)
         .and_then(|key| params.and_then(|p| p.get(key)))
         .and_then(Value::as_str)
     {
-        add("mcp-name", name);
+        add(NAME, name);
     }
     if method == "tools/call" {
         for (header, value) in tools.params(params) {
@@ -199,7 +193,7 @@ pub(super) fn check_standard(
     let Some(method) = message.get("method").and_then(Value::as_str) else {
         return Ok(());
     };
-    if version_of(headers, message).is_none_or(|v| v < STATELESS_VERSION) {
+    if version_of(headers, message).is_none_or(|v| !Era::of_version(v).is_stateless()) {
         return Ok(());
     }
     match header(headers, "Mcp-Method")? {

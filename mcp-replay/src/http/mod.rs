@@ -25,7 +25,7 @@ pub mod sse;
 
 use crate::fixture::{Direction, MessageKind};
 use crate::report::{Mismatch, MismatchKind, Report};
-use crate::{Fixture, Rules};
+use crate::{Fixture, Options, Rules};
 use bridge::Bridge;
 use bytes::Bytes;
 use http::{Request, Response};
@@ -71,19 +71,24 @@ impl Fixture {
     /// the default rules: the same engine and findings as over the pipe, plus an
     /// [`Http`](MismatchKind::Http) finding for each thing the transport did wrong.
     pub async fn replay_http<S: HttpService>(&self, service: S) -> Report {
-        self.replay_bridge(&Rules::default(), Bridge::new(service))
-            .await
+        self.replay_http_with(&Rules::default(), service).await
     }
 
     /// [`replay_http`](Fixture::replay_http) with normalization [`Rules`] of your own (as
     /// [`replay_with`](Fixture::replay_with) is [`replay`](Fixture::replay) with them).
     pub async fn replay_http_with<S: HttpService>(&self, rules: &Rules, service: S) -> Report {
-        self.replay_bridge(rules, Bridge::new(service)).await
+        self.replay_bridge(rules, &Options::default(), Bridge::new(service))
+            .await
     }
 
     /// [`replay_http_with`](Fixture::replay_http_with) through a configured [`Bridge`]
-    /// (endpoint, time limit, body limit).
-    pub async fn replay_bridge<S: HttpService>(&self, rules: &Rules, bridge: Bridge<S>) -> Report {
+    /// (endpoint, time limit, body limit), with [`Options`].
+    pub async fn replay_bridge<S: HttpService>(
+        &self,
+        rules: &Rules,
+        options: &Options,
+        bridge: Bridge<S>,
+    ) -> Report {
         let problems = bridge.problems();
         let bridge = bridge
             .listen_early(announces_at_start(self))
@@ -98,7 +103,7 @@ impl Fixture {
         };
         let rules = across_streams(rules, self);
         let mut report = self
-            .replay_with(&rules, |transport| bridge.run(transport))
+            .replay_with_options(&rules, options, |transport| bridge.run(transport))
             .await;
         let found = std::mem::take(&mut *problems.lock().unwrap_or_else(|e| e.into_inner()));
         report.mismatches.extend(
@@ -163,7 +168,7 @@ fn push_problem(problems: &bridge::Problems, problem: String) {
 /// `"strict_order": true` keeps its one order.
 fn across_streams(rules: &Rules, fixture: &Fixture) -> Rules {
     let mut rules = rules.clone();
-    if fixture.strict_order() {
+    if fixture.header().strict_order {
         // The fixture asks for one order of everything: it gets it, over HTTP too.
         return rules;
     }

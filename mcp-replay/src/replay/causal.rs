@@ -21,7 +21,7 @@ use super::align::GroupInfo;
 use super::IntMap;
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::json_eq;
-use crate::rules::Rules;
+use crate::options::Settings;
 use serde_json::Value;
 
 /// Methods a server sends on its own schedule, never as part of one request's work.
@@ -71,10 +71,10 @@ pub(crate) struct Model<'f> {
 }
 
 impl<'f> Model<'f> {
-    pub fn new(fixture: &'f Fixture, rules: &Rules) -> Model<'f> {
+    pub fn new(fixture: &'f Fixture, settings: &Settings<'_>) -> Model<'f> {
         let entries = fixture.entries();
-        let strict = fixture.strict_order();
-        let unordered = |m: &str| rules.is_unordered(m) || fixture.unordered().any(|u| u == m);
+        let strict = settings.strict_order;
+        let unordered = |m: &str| settings.is_unordered(m);
         let mut model = Model {
             wants: Vec::new(),
             groups: Vec::new(),
@@ -277,6 +277,7 @@ pub(crate) fn cancelled_request(entries: &[Entry], index: usize) -> Option<usize
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Rules;
     use serde_json::json;
 
     /// `(entry, (tied to, by token), group)` of a want.
@@ -289,7 +290,9 @@ mod tests {
             text.push('\n');
         }
         let fixture = Fixture::parse(&text).unwrap();
-        let model = Model::new(&fixture, &Rules::default());
+        let rules = Rules::default();
+        let settings = crate::Options::new().resolve(&fixture, &rules);
+        let model = Model::new(&fixture, &settings);
         model
             .wants
             .iter()

@@ -96,7 +96,9 @@ fn sent_in_order(fixture: &Fixture) -> Vec<usize> {
 /// A causally valid plan for `fixture`, drawn from `rng`.
 fn plan(fixture: &Fixture, rng: &mut Rng) -> Vec<Chain> {
     let entries = fixture.entries();
-    let model = Model::new(fixture, &Rules::default());
+    let rules = Rules::default();
+    let settings = crate::Options::new().resolve(fixture, &rules);
+    let model = Model::new(fixture, &settings);
     let sent = sent_in_order(fixture);
     // Client message number of each client entry; and, for a position in the fixture, the
     // number of client messages before it.
@@ -292,7 +294,7 @@ async fn scripted(transport: Transport, fixture: Arc<Fixture>, plan: Vec<Chain>)
         .iter()
         .find(|e| e.direction() == Direction::ClientToServer)
         .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")))
-        && !super::is_modern(&fixture);
+        && !fixture.era().is_stateless();
     while let Ok(Some(line)) = lines.next_line().await {
         let message: Value = serde_json::from_str(&line).expect("the harness writes JSON");
         let method = message.get("method").and_then(Value::as_str);
@@ -353,12 +355,13 @@ fn fixtures() -> Vec<PathBuf> {
 
 async fn replay(fixture: &Arc<Fixture>, plan: Vec<Chain>) -> crate::Report {
     let scripted_fixture = fixture.clone();
-    fixture
-        .as_ref()
-        .clone()
+    let options = crate::Options::new()
         .without_recording()
-        .with_timeout(Duration::from_secs(5))
-        .replay(move |t| scripted(t, scripted_fixture, plan))
+        .timeout(Duration::from_secs(5));
+    fixture
+        .replay_with_options(&Rules::default(), &options, move |t| {
+            scripted(t, scripted_fixture, plan)
+        })
         .await
 }
 

@@ -1,18 +1,17 @@
 //! What the harness sends: a fixture's client message with live ids, the session's
 //! identity and the server's `requestState` filled in, written as one flushed line.
 
-use super::{describe, describe_request, ms, Driver, MODERN_PROTOCOL};
+use super::describe::{describe_message, describe_request};
+use super::session::{Rec, Session, What};
 use crate::fast::HEAD;
-use crate::fixture::{Direction, Entry, Fixture, MessageKind};
+use crate::fixture::{Direction, Entry, MessageKind};
 use crate::json::json_eq;
 use crate::report::{Mismatch, MismatchKind};
-use crate::transport::write_line;
 use serde_json::{json, Value};
-use tokio::io::AsyncWrite;
 
-impl<W: AsyncWrite + Unpin> Driver<'_, W> {
+impl Session<'_> {
     /// Sends fixture entry `index`, ids substituted with live ones.
-    pub(super) async fn send(&mut self, index: usize) {
+    pub(super) fn send(&mut self, index: usize) {
         let fixture = self.fixture;
         let entry = &fixture.entries()[index];
         self.seq += 1;
@@ -21,23 +20,23 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
             (entry.kind() == MessageKind::Request).then(|| self.ledger.send(index, self.seq));
         if let Some(recording) = &mut self.recording {
             let mut recorded = entry.message();
-            self.rules.normalize_client(&mut recorded);
+            self.settings.rules.normalize_client(&mut recorded);
             // Most client messages normalize to themselves: keep a reference to the entry,
             // not a tree per message, so a recording holds little beyond the fixture.
             let mut text = String::with_capacity(entry.text().len());
             crate::json::write_message(&mut text, &recorded);
             let rec = if text == entry.text() {
-                super::Rec::Entry(entry)
+                Rec::Entry(entry)
             } else {
-                super::Rec::Client(recorded)
+                Rec::Client(recorded)
             };
             recording.push((self.seq, rec));
         }
         self.trace.sent(entry, live);
-        let what = || format!("{} (fixture line {})", describe(entry), entry.line());
+        let what = What::Entry(index);
         let mut bytes = std::mem::take(&mut self.out);
         if self.verbatim(entry, live, &mut bytes) {
-            self.write_bytes(bytes, Some(entry.line()), what).await;
+            self.write_bytes(bytes, Some(entry.line()), what);
             return;
         }
         self.out = bytes;
@@ -78,7 +77,7 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
                 }
             }
         }
-        if self.modern && entry.kind() == MessageKind::Request {
+        if self.settings.era.is_stateless() && entry.kind() == MessageKind::Request {
             add_identity_meta(&mut message);
         }
         self.fill_identity(&mut message);
@@ -86,21 +85,21 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
             .iter()
             .any(|p| entry.text().contains(p))
         {
-            self.rules.expand_paths(&mut message);
-            for (placeholder, folder) in self.rules.folders_in(entry.text()) {
+            self.settings.rules.expand_paths(&mut message);
+            for (placeholder, folder) in self.settings.rules.folders_in(entry.text()) {
                 self.trace.line(format_args!("   {placeholder} = {folder}"));
                 if !self.folders.iter().any(|(p, _)| *p == placeholder) {
                     self.folders.push((placeholder, folder.to_owned()));
                 }
             }
         }
-        self.write(&message, Some(entry.line()), what).await;
+        self.write(&message, Some(entry.line()), what);
     }
 
     /// Puts the line to send for `entry` into `out` straight from the fixture's text, with
     /// the live id spliced in for a request, when nothing else in it is to be replaced:
     /// `false` (and `out` unusable) when the message must be parsed and edited instead.
-    fn verbatim(&self, entry: &Entry, live: Option<i64>, out: &mut Vec<u8>) -> bool {
+    pub(super) fn verbatim(&self, entry: &Entry, live: Option<i64>, out: &mut Vec<u8>) -> bool {
         /// What `send` fills in place of a placeholder.
         const FILLED: [&str; 7] = [
             "<REQUEST_STATE",
@@ -113,7 +112,7 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
         ];
         let text = entry.text();
         let plain = match entry.kind() {
-            MessageKind::Request => !self.modern,
+            MessageKind::Request => !self.settings.era.is_stateless(),
             MessageKind::Notification => entry.method() != Some("notifications/cancelled"),
             MessageKind::Response => false,
         };
@@ -145,7 +144,7 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
     /// A client `notifications/cancelled` names the request by its fixture label: send the
     /// live id, and stop waiting for that request's answer (a server may still answer a
     /// cancelled request; such an answer is ignored unless the fixture expects one).
-    fn cancel(&mut self, index: usize, message: &mut Value) {
+    pub(super) fn cancel(&mut self, index: usize, message: &mut Value) {
         let Some(target) = super::causal::cancelled_request(self.fixture.entries(), index) else {
             return;
         };
@@ -160,8 +159,13 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
 
     /// With a caller-supplied handler, the handler answers a server request instead of
     /// the recording; a different answer is a finding.
-    fn answer_with_handler(&mut self, index: usize, request: usize, message: &mut Value) {
-        let Some(handler) = self.fixture.server_request_handler() else {
+    pub(super) fn answer_with_handler(
+        &mut self,
+        index: usize,
+        request: usize,
+        message: &mut Value,
+    ) {
+        let Some(handler) = self.settings.handler.as_ref() else {
             return;
         };
         let Some(actual_request) = self.server_request_seen.get(&request) else {
@@ -172,9 +176,9 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
         };
         let entry = &self.fixture.entries()[index];
         let mut recorded = entry.message();
-        self.rules.normalize_client(&mut recorded);
+        self.settings.rules.normalize_client(&mut recorded);
         let mut ours = json!({"jsonrpc": "2.0", "id": entry.id().cloned().unwrap_or(Value::Null), "result": answer});
-        self.rules.normalize_client(&mut ours);
+        self.settings.rules.normalize_client(&mut ours);
         if !json_eq(&recorded, &ours) {
             self.fail(
                 Mismatch::new(
@@ -195,7 +199,7 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
     /// The harness's own identity where a recorded client message has the
     /// `client-identity` placeholders (`<CLIENT_INFO>`, `<PROTOCOL_VERSION>`,
     /// `<CLIENT_CAPABILITIES>`).
-    fn fill_identity(&self, message: &mut Value) {
+    pub(super) fn fill_identity(&self, message: &mut Value) {
         let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) else {
             return;
         };
@@ -221,13 +225,10 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
         }
     }
 
-    /// The protocol version the harness speaks: the header's, else the era's default.
+    /// The protocol version the harness speaks (the settings resolved it: an option, the
+    /// header's, else the era's default).
     pub(super) fn protocol(&self) -> &str {
-        self.fixture.protocol().unwrap_or(if self.modern {
-            MODERN_PROTOCOL
-        } else {
-            super::DEFAULT_PROTOCOL
-        })
+        &self.settings.protocol
     }
 
     pub(super) fn client_info(&self) -> Value {
@@ -255,65 +256,14 @@ impl<W: AsyncWrite + Unpin> Driver<'_, W> {
 
     /// Refuses a server request the fixture does not expect (JSON-RPC error -32601), so
     /// that a server waiting for its answer does not hang.
-    pub(super) async fn refuse(&mut self, request: &Value) {
+    pub(super) fn refuse(&mut self, request: &Value) {
         let refusal = json!({
             "jsonrpc": "2.0",
             "id": request["id"],
             "error": {"code": -32601, "message": "mcp-replay: the fixture does not expect this request"}
         });
-        self.write(&refusal, None, || {
-            format!("the refusal of {}", super::describe_message(request))
-        })
-        .await;
-    }
-
-    /// Writes one message as its own flushed line, bounded by the timeout. `what` names
-    /// the message in a finding (built only on failure).
-    pub(super) async fn write(
-        &mut self,
-        message: &Value,
-        line: Option<usize>,
-        what: impl FnOnce() -> String,
-    ) -> bool {
-        let mut bytes = std::mem::take(&mut self.out);
-        bytes.clear();
-        serde_json::to_writer(&mut bytes, message).expect("a JSON value always serializes");
-        self.write_bytes(bytes, line, what).await
-    }
-
-    /// Writes one line (`bytes`, without its newline) and flushes it; `bytes` is kept for
-    /// reuse.
-    async fn write_bytes(
-        &mut self,
-        mut bytes: Vec<u8>,
-        line: Option<usize>,
-        what: impl FnOnce() -> String,
-    ) -> bool {
-        let written =
-            tokio::time::timeout(self.timeout, write_line(&mut self.writer, &mut bytes)).await;
-        self.out = bytes;
-        let error = match written {
-            Ok(Ok(())) => return true,
-            Ok(Err(e)) => Some(e),
-            Err(_elapsed) => None,
-        };
-        let what = what();
-        match error {
-            Some(e) => {
-                let why = self.close_reason().await;
-                self.abort(Mismatch::new(
-                    MismatchKind::ServerFailure,
-                    line,
-                    format!("could not send {what}: the server closed its input ({e}){why}"),
-                ));
-            }
-            None => self.abort(Mismatch::new(
-                MismatchKind::Timeout,
-                line,
-                format!("the server did not read {what} within {}", ms(self.timeout)),
-            )),
-        }
-        false
+        let what = What::Text(format!("the refusal of {}", describe_message(request)));
+        self.write(&refusal, None, what);
     }
 }
 
@@ -332,40 +282,8 @@ pub(crate) fn strip_json<'t>(text: &'t str, value: &Value) -> Option<&'t str> {
     }
 }
 
-/// Is this fixture in the stateless era: its header names 2026-07-28 or later, or its first
-/// client message is `server/discover`, or its requests carry the era's `_meta` identity.
-pub(crate) fn is_modern(fixture: &Fixture) -> bool {
-    if let Some(p) = fixture.protocol() {
-        return p >= MODERN_PROTOCOL;
-    }
-    let mut client = fixture
-        .entries()
-        .iter()
-        .filter(|e| e.direction() == Direction::ClientToServer);
-    let falls_back = fixture
-        .entries()
-        .iter()
-        .any(|e| e.direction() == Direction::ClientToServer && e.method() == Some("initialize"));
-    match client.next() {
-        // A discover probe followed by `initialize` is a legacy session (the server refused it).
-        Some(first) if first.method() == Some("server/discover") => !falls_back,
-        Some(first) if first.method() == Some("initialize") => false,
-        Some(first) => {
-            first
-                .text()
-                .contains("io.modelcontextprotocol/protocolVersion")
-                && first
-                    .message()
-                    .pointer("/params/_meta")
-                    .and_then(Value::as_object)
-                    .is_some_and(|m| m.contains_key("io.modelcontextprotocol/protocolVersion"))
-        }
-        None => false,
-    }
-}
-
 /// Adds the stateless era's identity keys a hand-written request omits, as placeholders
-/// that [`Driver::fill_identity`] then fills.
+/// that [`Session::fill_identity`] then fills.
 fn add_identity_meta(message: &mut Value) {
     let Some(obj) = message.as_object_mut() else {
         return;

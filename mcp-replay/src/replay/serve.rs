@@ -2,6 +2,7 @@
 //! what a serve closure may return ([`ServeOutput`]).
 
 use crate::fixture::Fixture;
+use crate::options::Options;
 use crate::report::Report;
 use crate::rules::Rules;
 use crate::transport::Transport;
@@ -55,14 +56,32 @@ impl Fixture {
         Fut: Future<Output = O> + Send + 'static,
         O: ServeOutput,
     {
+        self.replay_with_options(rules, &Options::default(), serve)
+            .await
+    }
+
+    /// [`replay_with`](Fixture::replay_with) with [`Options`] (a time limit, the protocol
+    /// era, the trace, a handler for server requests, compare only, ...).
+    pub async fn replay_with_options<F, Fut, O>(
+        &self,
+        rules: &Rules,
+        options: &Options,
+        serve: F,
+    ) -> Report
+    where
+        F: FnOnce(Transport) -> Fut,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        let settings = options.resolve(self, rules);
         // A child process gets the stop grace, or the timeout when that is shorter.
-        let grace = crate::process::STOP_GRACE.min(self.timeout());
+        let grace = crate::process::STOP_GRACE.min(settings.timeout);
         let (transport, harness, stopping) = Transport::pair_stopping(grace);
         let serving = serve(transport);
         // Boxed once here: a server's future is often tens of kilobytes (rmcp's is), and
         // spawning it unboxed copies it several times.
         let server = tokio::spawn(Box::pin(async move { serving.await.into_outcome() }));
         let pipe = tokio::io::split(harness);
-        super::run(self, rules, pipe, Some(server), stopping).await
+        super::run(self, &settings, pipe, Some(server), stopping).await
     }
 }

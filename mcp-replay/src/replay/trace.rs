@@ -1,13 +1,15 @@
-//! `MCP_REPLAY_TRACE=1` (or [`Fixture::with_trace`](crate::Fixture::with_trace), or the
-//! command's `--trace`): every live message as it passes, with the milliseconds since the
-//! replay started, its direction, its method or id, and the fixture line it matched or why
-//! not. Written to stderr, so `cargo test` shows it for a failing test only.
+//! `MCP_REPLAY_TRACE=1` (or [`Options::trace`](crate::Options::trace), or the command's
+//! `--trace`): every live message as it passes, with the milliseconds since the replay
+//! started, its direction, its method or id, and the fixture line it matched or why not.
+//! The session core writes it into a buffer, at the instants it is given; its I/O shell
+//! prints the buffer to stderr as it goes, so `cargo test` shows it for a failing test only.
 
 use crate::fixture::{Entry, MessageKind};
 use crate::secrets::mask_text;
 use serde_json::Value;
-use std::fmt::Display;
-use tokio::time::Instant;
+use std::cell::{Cell, RefCell};
+use std::fmt::{Display, Write as _};
+use std::time::Instant;
 
 /// The environment variable that turns the trace on (`1`, `true`, `yes`).
 pub(crate) const TRACE_ENV: &str = "MCP_REPLAY_TRACE";
@@ -22,19 +24,37 @@ pub(crate) fn from_env() -> bool {
 pub(crate) struct Trace {
     on: bool,
     start: Instant,
+    /// The instant of what the session is handling now.
+    now: Cell<Instant>,
+    /// Written, not yet printed.
+    out: RefCell<String>,
     source: String,
 }
 
 impl Trace {
-    pub fn new(on: bool, source: &str) -> Trace {
-        if on {
-            eprintln!("mcp-replay trace: {}", mask_text(source));
-        }
+    pub fn new(on: bool, source: &str, start: Instant) -> Trace {
+        let out = if on {
+            format!("mcp-replay trace: {}\n", mask_text(source))
+        } else {
+            String::new()
+        };
         Trace {
             on,
-            start: Instant::now(),
+            start,
+            now: Cell::new(start),
+            out: RefCell::new(out),
             source: source.to_owned(),
         }
+    }
+
+    /// The time of the lines written from now on.
+    pub fn at(&self, now: Instant) {
+        self.now.set(now);
+    }
+
+    /// What was written since the last call, to print.
+    pub fn take(&self) -> String {
+        std::mem::take(&mut *self.out.borrow_mut())
     }
 
     pub fn on(&self) -> bool {
@@ -45,8 +65,13 @@ impl Trace {
     /// trace shows live messages, and CI logs are read by many).
     pub fn line(&self, what: impl Display) {
         if self.on {
-            let ms = self.start.elapsed().as_secs_f64() * 1000.0;
-            eprintln!("  {ms:9.1} ms  {}", mask_text(&what.to_string()));
+            let elapsed = self.now.get().saturating_duration_since(self.start);
+            let ms = elapsed.as_secs_f64() * 1000.0;
+            let _ = writeln!(
+                self.out.borrow_mut(),
+                "  {ms:9.1} ms  {}",
+                mask_text(&what.to_string())
+            );
         }
     }
 

@@ -1,0 +1,387 @@
+//! What the session does with each message the server sends: a response is matched by
+//! its live id and compared at once; a notification is taken into its group; a server
+//! request is matched with an expected one and answered from the recording, or refused.
+
+use super::describe::{describe_request, relabel};
+use super::session::{Arrival, Pending, Rec, Session};
+use crate::contract::{self, Change, Class, CONTRACT_METHODS};
+use crate::fast::FastResponse;
+use crate::fixture::MessageKind;
+use crate::json::json_eq;
+use crate::report::{Mismatch, MismatchKind};
+use crate::transport::Incoming;
+use serde_json::Value;
+
+/// Where a request carries its progress token.
+const TOKEN: &str = "/params/_meta/progressToken";
+
+impl<'f> Session<'f> {
+    pub(super) fn accept(&mut self, event: Incoming) {
+        match event {
+            Incoming::Message(mut message) => match MessageKind::of(&message) {
+                Ok(kind) => {
+                    if let Some(state) = message.get("result").and_then(|r| r.get("requestState")) {
+                        self.last_request_state = Some(state.clone());
+                    }
+                    self.label_server_cancellation(&mut message);
+                    self.settings.rules.normalize_server(&mut message);
+                    self.seq += 1;
+                    match kind {
+                        MessageKind::Response => self.take_response(Response::Tree(message)),
+                        _ => self.take_other(kind, message),
+                    }
+                }
+                Err(reason) => {
+                    self.trace
+                        .received(&message, format_args!("not a JSON-RPC message: {reason}"));
+                    self.stray.push(message.to_string().as_bytes());
+                }
+            },
+            Incoming::Response(response) => {
+                self.seq += 1;
+                self.take_response(Response::Fast(response));
+            }
+            Incoming::Invalid {
+                line,
+                reason,
+                excerpt,
+            } => {
+                if self.trace.on() {
+                    self.trace
+                        .line(format_args!("<- line {line} is {reason}: {excerpt:?}"));
+                }
+                self.stray.push(excerpt.as_bytes());
+            }
+            Incoming::Closed(error) => {
+                self.trace.line("<- the server closed its output");
+                if self.closed.is_none() {
+                    self.closed = Some(error);
+                }
+            }
+        }
+    }
+
+    /// A response: matched by its live id at once (the replay waits on responses).
+    fn take_response(&mut self, response: Response) {
+        let seq = self.seq;
+        let live = response
+            .int_id()
+            .filter(|live| self.ledger.get(*live).is_some());
+        let Some(live) = live else {
+            let message = response.into_tree();
+            self.trace.received(&message, "its id fits no request");
+            self.anomalies.push((seq, message));
+            return;
+        };
+        let sent = *self.ledger.get(live).expect("checked above");
+        let entries = self.fixture.entries();
+        if sent.given_up {
+            self.trace.received(
+                &response.into_tree(),
+                "ignored: the replay stopped waiting for it",
+            );
+            return;
+        }
+        if sent.answered.is_some() {
+            let message = response.into_tree();
+            self.trace.received(&message, "a second answer");
+            self.anomalies.push((seq, message));
+            return;
+        }
+        self.ledger.answer(live, seq);
+        let Some(&r) = self.response_of_request.get(&sent.entry) else {
+            let actual = relabel(response.into_tree(), entries[sent.entry].id());
+            self.trace.received(&actual, "not expected");
+            self.fail(
+                Mismatch::new(
+                    MismatchKind::Unexpected,
+                    None,
+                    format!(
+                        "a response to {} that the fixture does not expect",
+                        describe_request(&entries[sent.entry])
+                    ),
+                )
+                .request(&entries[sent.entry])
+                .actual(&actual),
+            );
+            self.record(seq, Rec::Server(actual));
+            return;
+        };
+        if self.settings.strict_response_order {
+            self.response_order.push((r, seq));
+        }
+        if let Response::Fast(fast) = &response {
+            if self.expected.matches_text(r, fast) {
+                self.trace.line(format_args!(
+                    "<- response {live}: line {} (equal)",
+                    entries[r].line()
+                ));
+                self.record(seq, Rec::Entry(&entries[r]));
+                return;
+            }
+        }
+        self.trace.line(format_args!(
+            "<- response {live}: line {}, compared",
+            entries[r].line()
+        ));
+        let actual = relabel(response.into_tree(), entries[r].id());
+        self.compare_response(r, &actual);
+        self.record(seq, Rec::Server(actual));
+    }
+
+    /// A *result* finding when the response that answers expected response entry `r`
+    /// (its id already the fixture's label) differs from it.
+    pub(super) fn compare_response(&mut self, r: usize, actual: &Value) {
+        let entries = self.fixture.entries();
+        if self.expected.matches(r, actual, None) {
+            return;
+        }
+        let request = entries[r]
+            .answers()
+            .expect("responses are correlated at parse time");
+        let expected = self.expected.message(r);
+        let mut m = Mismatch::new(
+            MismatchKind::Result,
+            Some(entries[r].line()),
+            format!(
+                "the response to {} differs",
+                describe_request(&entries[request])
+            ),
+        )
+        .request(&entries[request]);
+        let method = entries[request].method().unwrap_or_default();
+        m = m.compare_response(method, expected, actual);
+        m.changes = result_changes(method, expected, actual);
+        if !m.changes.is_empty() && m.changes.iter().all(|c| self.accepts(c.class)) {
+            if self.trace.on() {
+                self.trace.line(format_args!(
+                    "accepted: {} (every change is in an accepted class)",
+                    m.summary
+                ));
+            }
+            self.accepted.push(m);
+            return;
+        }
+        self.fail(m);
+    }
+
+    /// Are contract changes of `class` let through (the settings: rules and header)?
+    pub(super) fn accepts(&self, class: Class) -> bool {
+        self.settings.accepts(class)
+    }
+
+    /// A notification or server request: taken into its group; a server request is
+    /// answered from the recording (or refused) at once.
+    pub(super) fn take_other(&mut self, kind: MessageKind, mut message: Value) {
+        let seq = self.seq;
+        let index = self.arrivals.len();
+        let (group, fixed) = if kind == MessageKind::Request {
+            self.take_server_request(&mut message)
+        } else {
+            (self.take_notification(&message), None)
+        };
+        self.record(seq, Rec::Arrival(index));
+        self.arrivals.push(Arrival {
+            seq,
+            kind,
+            message,
+            group,
+            fixed,
+        });
+    }
+
+    /// A server request: matched with an expected one and answered from the recording, or
+    /// refused. Its group and want.
+    pub(super) fn take_server_request(
+        &mut self,
+        message: &mut Value,
+    ) -> (Option<usize>, Option<usize>) {
+        let entries = self.fixture.entries();
+        let method = message["method"].as_str().unwrap_or_default().to_owned();
+        let Some(w) = self.match_server_request(&method, message) else {
+            self.trace.received(message, "not expected: refused");
+            self.pending.push(Pending::Refuse(message.clone()));
+            return (None, None);
+        };
+        let entry = self.model.wants[w].entry;
+        self.claimed[w] = true;
+        self.server_live.insert(entry, message["id"].clone());
+        self.server_request_seen.insert(entry, message.clone());
+        let answer = self.answer_of.get(&entry).copied();
+        if let Some(answer) = answer {
+            self.pending.push(Pending::Answer(answer));
+        }
+        self.trace.received(
+            message,
+            format_args!(
+                "line {}, answered from line {}",
+                entries[entry].line(),
+                answer.map_or(0, |a| entries[a].line())
+            ),
+        );
+        (Some(self.model.wants[w].group), Some(w))
+    }
+
+    /// A notification: taken into its group (`causal::Model::assign`), claiming the
+    /// expected message it equals, if any. Its group.
+    pub(super) fn take_notification(&mut self, message: &Value) -> Option<usize> {
+        let method = message["method"].as_str().unwrap_or_default();
+        let token = message.pointer("/params/progressToken");
+        let in_flight = self.ledger.in_flight().map(|(_, entry)| entry);
+        let (model, expected, claimed) = (&self.model, &self.expected, &mut self.claimed);
+        let (mut group, mut claim) = model.assign(method, token, in_flight, |group| {
+            let w = model.members[group]
+                .iter()
+                .copied()
+                .find(|&w| !claimed[w] && expected.matches(model.wants[w].entry, message, None))?;
+            claimed[w] = true;
+            Some(w)
+        });
+        if claim.is_none() {
+            // The server's own message, recorded while one request ran: it may come
+            // after that request too.
+            let ledger = &self.ledger;
+            let ended = |q: usize| {
+                ledger
+                    .live(q)
+                    .and_then(|live| ledger.get(live))
+                    .is_some_and(|sent| sent.answered.is_some())
+            };
+            claim = (0..model.wants.len()).find(|&w| {
+                let want = model.wants[w];
+                !claimed[w]
+                    && !want.hard
+                    && want.tie.is_some_and(ended)
+                    && expected.matches(want.entry, message, None)
+            });
+            if let Some(w) = claim {
+                claimed[w] = true;
+                group = None;
+            }
+        }
+        if self.trace.on() {
+            let entries = self.fixture.entries();
+            let verdict = match (group, claim) {
+                (_, Some(w)) => format!("equals line {}", entries[model.wants[w].entry].line()),
+                (Some(g), None) => format!("differs from what its group {g} expects"),
+                (None, None) => "no expected message has its method".to_owned(),
+            };
+            self.trace.received(message, verdict);
+        }
+        group
+    }
+
+    /// The expected server request an arriving one is: the first not yet matched of its
+    /// method that it equals, else the first of its method.
+    ///
+    /// A progress token in the request's `_meta` is the server's own choice, like its id:
+    /// it is compared as the entry's label, and `message` keeps the label of the entry it
+    /// was matched with.
+    pub(super) fn match_server_request(&self, method: &str, message: &mut Value) -> Option<usize> {
+        let entries = self.fixture.entries();
+        let candidates = || {
+            self.model.wants.iter().enumerate().filter(|(w, want)| {
+                !self.claimed[*w]
+                    && entries[want.entry].kind() == MessageKind::Request
+                    && entries[want.entry].method() == Some(method)
+            })
+        };
+        let has_token = message.pointer(TOKEN).is_some();
+        let as_labelled = |entry: usize, message: &Value| -> Option<Value> {
+            let label = self.expected.message(entry).pointer(TOKEN)?;
+            let mut labelled = message.clone();
+            *labelled.pointer_mut(TOKEN)? = label.clone();
+            Some(labelled)
+        };
+        let equal = |entry: usize| match has_token.then(|| as_labelled(entry, message)).flatten() {
+            Some(labelled) => self.expected.matches(entry, &labelled, entries[entry].id()),
+            None => self.expected.matches(entry, message, entries[entry].id()),
+        };
+        let w = candidates()
+            .find(|(_, want)| equal(want.entry))
+            .or_else(|| candidates().next())
+            .map(|(w, _)| w)?;
+        if let Some(labelled) = has_token
+            .then(|| as_labelled(self.model.wants[w].entry, message))
+            .flatten()
+        {
+            *message = labelled;
+        }
+        Some(w)
+    }
+
+    pub(super) fn record(&mut self, seq: u64, rec: Rec<'f>) {
+        if let Some(recording) = &mut self.recording {
+            recording.push((seq, rec));
+        }
+    }
+
+    /// A server `notifications/cancelled` names one of its own requests by live id: write
+    /// the fixture's label instead.
+    pub(super) fn label_server_cancellation(&self, message: &mut Value) {
+        if message.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
+            return;
+        }
+        let Some(id) = message.pointer("/params/requestId").cloned() else {
+            return;
+        };
+        let entries = self.fixture.entries();
+        if let Some((entry, _)) = self
+            .server_live
+            .iter()
+            .find(|(_, live)| crate::json::json_eq(live, &id))
+        {
+            if let Some(label) = entries[*entry].id() {
+                message["params"]["requestId"] = label.clone();
+            }
+        }
+    }
+}
+
+/// The contract changes of a response to a `method` request (one of
+/// [`CONTRACT_METHODS`]) whose result changed, when both messages are results and they
+/// differ nowhere else (so that every difference belongs to a change).
+fn result_changes(method: &str, expected: &Value, actual: &Value) -> Vec<Change> {
+    if !CONTRACT_METHODS.contains(&method) {
+        return Vec::new();
+    }
+    let (Some(e), Some(a)) = (expected.get("result"), actual.get("result")) else {
+        return Vec::new();
+    };
+    let outside = |m: &Value| -> Value {
+        let mut m = m.clone();
+        m.as_object_mut().map(|o| o.remove("result"));
+        m
+    };
+    if !json_eq(&outside(expected), &outside(actual)) {
+        return Vec::new();
+    }
+    contract::changes(method, e, a)
+}
+
+/// A response as the reader handed it over: written canonically without a tree (see
+/// `fast.rs`), or parsed.
+enum Response {
+    Fast(FastResponse),
+    Tree(Value),
+}
+
+impl Response {
+    pub(super) fn int_id(&self) -> Option<i64> {
+        match self {
+            Response::Fast(fast) => Some(fast.id),
+            Response::Tree(message) => message.get("id").and_then(Value::as_i64),
+        }
+    }
+
+    /// The message as a tree. A fast-path response's canonical text is already normalized
+    /// (the fast path only takes messages the rules leave unchanged).
+    pub(super) fn into_tree(self) -> Value {
+        match self {
+            Response::Fast(fast) => {
+                serde_json::from_str(&fast.text).expect("the fast path writes JSON")
+            }
+            Response::Tree(message) => message,
+        }
+    }
+}

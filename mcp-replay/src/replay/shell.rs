@@ -1,0 +1,251 @@
+//! The replay's I/O shell over the pipe: it reads the server's lines in a task of its own
+//! (`transport::read_lines`), writes what the session hands out, keeps the one timer, and
+//! waits for the server task. Every decision is the session's (`session.rs`); this file
+//! only moves bytes, time and the server's outcome between the session and the world.
+
+use super::session::{Ending, Session, Transmit, WriteError};
+use crate::fixture::Fixture;
+use crate::options::Settings;
+use crate::report::Report;
+use crate::transport::{read_lines, write_line, Incoming, Stopping};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+/// How a server task ended: `Ok` or a description of the failure.
+pub(crate) type ServerTask = JoinHandle<Result<(), String>>;
+
+/// How long the shell waits for the server task to say why it ended when its output
+/// closed early (a panic is named in the finding).
+const OUTCOME_WAIT: Duration = Duration::from_millis(200);
+
+/// Runs one replay over a reader/writer pair connected to the server; `stopping` is what
+/// the server's end of the pipe says about how the server stopped.
+pub(crate) async fn run<R, W>(
+    fixture: &Fixture,
+    settings: &Settings<'_>,
+    (reader, writer): (R, W),
+    server: Option<ServerTask>,
+    stopping: Stopping,
+) -> Report
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin,
+{
+    let (tx, events) = mpsc::unbounded_channel();
+    let reader_task = tokio::spawn(read_lines(reader, tx, settings.rules.defaults_only()));
+    let mut shell = Shell {
+        events,
+        writer,
+        server,
+        stopping,
+        timer: Box::pin(tokio::time::sleep(settings.timeout)),
+        closed_at: None,
+        output_closed: false,
+    };
+    let mut session = Session::new(fixture, settings, now());
+    shell.drive(&mut session).await;
+    let ending = shell.end(&mut session).await;
+    reader_task.abort();
+    print_trace(&session);
+    session.conclude(ending)
+}
+
+struct Shell<W> {
+    events: mpsc::UnboundedReceiver<Incoming>,
+    writer: W,
+    server: Option<ServerTask>,
+    stopping: Stopping,
+    /// The timer of every wait for the server (see `next_event`).
+    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+    /// When the server's input was closed, and how long the server then has to end.
+    closed_at: Option<(Instant, Duration)>,
+    /// The close of the server's output was handed over: nothing more can arrive.
+    output_closed: bool,
+}
+
+impl<W: AsyncWrite + Unpin> Shell<W> {
+    /// Drives `session` until it is done: writes what it hands out, hands it what arrives,
+    /// and tells it when its deadlines pass.
+    async fn drive(&mut self, session: &mut Session<'_>) {
+        let mut buf = Vec::new();
+        loop {
+            while let Some(transmit) = session.poll_transmit(now(), &mut buf) {
+                match transmit {
+                    Transmit::Line => {
+                        if let Err(error) = self.write(&mut buf, session.timeout()).await {
+                            if session.wants_server_outcome() {
+                                self.learn_outcome(session).await;
+                            }
+                            session.handle_write_error(error, now());
+                        }
+                    }
+                    Transmit::CloseInput => {
+                        let _ = self.writer.shutdown().await;
+                        let grace = self.stopping.is_child().then(|| self.stopping.grace());
+                        self.closed_at = Some((Instant::now(), session.drain_bound(grace)));
+                        session.input_closed(now(), grace);
+                    }
+                }
+            }
+            print_trace(session);
+            if session.is_done() {
+                return;
+            }
+            let Some(deadline) = session.poll_timeout() else {
+                return;
+            };
+            match self.next_event(Instant::from_std(deadline)).await {
+                Some(event) => self.hand_over(session, event).await,
+                None => {
+                    // Before a deadline is declared passed, what the server already wrote
+                    // is taken: the reader gets to hand it over first.
+                    for _ in 0..4 {
+                        let_others_run().await;
+                    }
+                    while let Some(event) = self.try_next() {
+                        self.hand_over(session, event).await;
+                    }
+                    session.handle_timeout(now());
+                }
+            }
+        }
+    }
+
+    /// Hands one arrival to the session; before the close of the server's output, the
+    /// server's outcome, if the session wants it.
+    async fn hand_over(&mut self, session: &mut Session<'_>, event: Incoming) {
+        if matches!(event, Incoming::Closed(_)) && session.wants_server_outcome() {
+            self.learn_outcome(session).await;
+        }
+        session.handle(event, now());
+    }
+
+    /// Writes one line and flushes it, within `timeout`.
+    async fn write(&mut self, buf: &mut Vec<u8>, timeout: Duration) -> Result<(), WriteError> {
+        match tokio::time::timeout(timeout, write_line(&mut self.writer, buf)).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(WriteError::Closed(e.to_string())),
+            Err(_elapsed) => Err(WriteError::Stuck),
+        }
+    }
+
+    /// The next event, waiting until `deadline`; `None` when the deadline passed.
+    async fn next_event(&mut self, deadline: Instant) -> Option<Incoming> {
+        let event = self.receive(deadline).await;
+        if matches!(event, Some(Incoming::Closed(_))) {
+            self.output_closed = true;
+        }
+        event
+    }
+
+    async fn receive(&mut self, deadline: Instant) -> Option<Incoming> {
+        if self.output_closed {
+            // The close was handed over once; only the deadline can come now.
+            self.timer.as_mut().reset(deadline);
+            self.timer.as_mut().await;
+            return None;
+        }
+        // What already arrived needs no timer.
+        match self.events.try_recv() {
+            Ok(event) => Some(event),
+            Err(mpsc::error::TryRecvError::Disconnected) => Some(Incoming::Closed(None)),
+            Err(mpsc::error::TryRecvError::Empty) => {
+                // One timer for the whole replay, moved to each deadline: moving it later
+                // does not touch the runtime's timer wheel, a new timer per wait would.
+                self.timer.as_mut().reset(deadline);
+                tokio::select! {
+                    biased;
+                    event = self.events.recv() => Some(event.unwrap_or(Incoming::Closed(None))),
+                    () = self.timer.as_mut() => None,
+                }
+            }
+        }
+    }
+
+    /// What already arrived, without waiting.
+    fn try_next(&mut self) -> Option<Incoming> {
+        if self.output_closed {
+            return None;
+        }
+        let event = self.events.try_recv().ok();
+        if matches!(event, Some(Incoming::Closed(_))) {
+            self.output_closed = true;
+        }
+        event
+    }
+
+    /// Waits briefly for the server task and tells the session how it ended.
+    async fn learn_outcome(&mut self, session: &mut Session<'_>) {
+        if let Some(task) = self.server.as_mut() {
+            if let Ok(joined) = tokio::time::timeout(OUTCOME_WAIT, task).await {
+                self.server = None;
+                session.server_ended(joined.map_err(join_error).and_then(|r| r));
+            }
+        }
+    }
+
+    /// After the session: waits for the server to end, within the bound that began when
+    /// its input was closed, and says how it ended.
+    async fn end(&mut self, session: &mut Session<'_>) -> Ending {
+        let (closed_at, bound) = self
+            .closed_at
+            .unwrap_or_else(|| (Instant::now(), session.timeout()));
+        let mut ending = Ending::default();
+        if let Some(task) = self.server.take() {
+            match tokio::time::timeout_at(closed_at + bound, task).await {
+                Ok(joined) => session.server_ended(joined.map_err(join_error).and_then(|r| r)),
+                Err(_) => ending.stuck = Some(bound),
+            }
+        }
+        ending.forced = self.stopping.forced();
+        ending
+    }
+}
+
+/// The session's instant: the runtime's clock (paused in tests that pause it).
+fn now() -> std::time::Instant {
+    Instant::now().into_std()
+}
+
+/// Prints what the session's trace wrote since the last call.
+fn print_trace(session: &Session<'_>) {
+    let text = session.take_trace();
+    if !text.is_empty() {
+        eprint!("{text}");
+    }
+}
+
+/// Lets the other ready tasks (the reader, the server) run once before this one goes on.
+/// Unlike `tokio::task::yield_now`, which waits for the runtime to poll its I/O and timer
+/// driver (a system call), it only requeues the task: the pipe is in-process, and the
+/// tasks it wakes are ready at once.
+async fn let_others_run() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            std::task::Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await
+}
+
+fn join_error(e: tokio::task::JoinError) -> String {
+    match e.try_into_panic() {
+        Ok(payload) => {
+            let text = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a non-string payload".into());
+            format!("the server panicked: {text}")
+        }
+        Err(e) => format!("the server task was cancelled: {e}"),
+    }
+}

@@ -1,0 +1,372 @@
+//! The session core driven by hand, without a runtime: scripted arrivals at chosen
+//! instants, every line it hands out read back, the report it concludes into.
+
+use super::session::{Ending, Session, Transmit, WriteError};
+use crate::fixture::Fixture;
+use crate::options::{Options, Settings};
+use crate::report::{MismatchKind, Report};
+use crate::rules::Rules;
+use crate::transport::Incoming;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+const LIST: &str = concat!(
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"c","version":"1"},"protocolVersion":"2025-11-25"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"capabilities":{},"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"}}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"_meta":{"progressToken":"<PROGRESS_TOKEN>"},"name":"work","arguments":{}}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":"<PROGRESS_TOKEN>"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#,
+    "\n",
+);
+
+/// A fixture whose first client message is not `initialize`: the harness performs the
+/// handshake itself.
+const BARE: &str = concat!(
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#,
+    "\n",
+);
+
+/// A server request inside a call, answered from the recording.
+const ROOTS: &str = concat!(
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"},"protocolVersion":"2025-11-25"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"capabilities":{},"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"}}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"roots","arguments":{}}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<SERVER_REQUEST_ID:1>","method":"roots/list"}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<SERVER_REQUEST_ID:1>","result":{"roots":[]}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#,
+    "\n",
+);
+
+const TIMEOUT: Duration = Duration::from_millis(500);
+
+/// One session driven by hand: the instants are `start + ms`.
+struct Script<'f> {
+    session: Session<'f>,
+    start: Instant,
+    now: Instant,
+    buf: Vec<u8>,
+}
+
+impl<'f> Script<'f> {
+    fn new(fixture: &'f Fixture, settings: &'f Settings<'f>) -> Script<'f> {
+        let start = Instant::now();
+        Script {
+            session: Session::new(fixture, settings, start),
+            start,
+            now: start,
+            buf: Vec::new(),
+        }
+    }
+
+    fn at(&mut self, ms: u64) -> &mut Self {
+        self.now = self.start + Duration::from_millis(ms);
+        self
+    }
+
+    /// The lines the session hands out now, parsed; `"<close>"` for the close of the input
+    /// (reported closed at once, as a shell does).
+    fn sent(&mut self) -> Vec<Value> {
+        let mut out = Vec::new();
+        while let Some(t) = self.session.poll_transmit(self.now, &mut self.buf) {
+            match t {
+                Transmit::Line => out.push(serde_json::from_slice(&self.buf).unwrap()),
+                Transmit::CloseInput => {
+                    self.session.input_closed(self.now, None);
+                    out.push(json!("<close>"));
+                }
+            }
+        }
+        out
+    }
+
+    fn arrive(&mut self, message: Value) -> &mut Self {
+        self.session.handle(Incoming::Message(message), self.now);
+        self
+    }
+
+    fn wake(&mut self) -> &mut Self {
+        self.session.handle_timeout(self.now);
+        self
+    }
+
+    fn deadline_ms(&self) -> Option<u128> {
+        self.session
+            .poll_timeout()
+            .map(|d| d.duration_since(self.start).as_millis())
+    }
+
+    /// The server closes its output; the session concludes.
+    fn end(mut self) -> Report {
+        self.session.handle(Incoming::Closed(None), self.now);
+        assert!(self.session.is_done() || !self.sent().is_empty());
+        self.session.conclude(Ending::default())
+    }
+}
+
+fn settings<'r>(fixture: &Fixture, rules: &'r Rules) -> Settings<'r> {
+    Options::new()
+        .timeout(TIMEOUT)
+        .trace(false)
+        .resolve(fixture, rules)
+}
+
+fn kinds(report: &Report) -> Vec<MismatchKind> {
+    report.mismatches().iter().map(|m| m.kind()).collect()
+}
+
+fn result(id: Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+fn init_result() -> Value {
+    json!({"capabilities": {}, "protocolVersion": "2025-11-25", "serverInfo": {"name": "s", "version": "1"}})
+}
+
+fn progress(token: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1, "progressToken": token}})
+}
+
+/// Plays LIST's handshake; the call goes out. The call's live id and progress token.
+fn handshake(s: &mut Script<'_>) -> (Value, Value) {
+    let first = s.sent();
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0]["method"], "initialize");
+    let id = first[0]["id"].clone();
+    let then = s.at(5).arrive(result(id, init_result())).sent();
+    assert_eq!(then[0]["method"], "notifications/initialized");
+    assert_eq!(then[1]["method"], "tools/call");
+    (
+        then[1]["id"].clone(),
+        then[1]["params"]["_meta"]["progressToken"].clone(),
+    )
+}
+
+#[test]
+fn a_session_sends_each_message_once_what_it_needs_came_and_passes() {
+    let fixture = Fixture::parse(LIST).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    // Nothing goes out before `initialize` is answered.
+    assert_eq!(s.deadline_ms(), None);
+    let (call, token) = handshake(&mut s);
+    // The call is awaited for the timeout from when it was sent.
+    assert_eq!(s.deadline_ms(), Some(5 + 500));
+    s.at(6).arrive(progress(&token));
+    assert!(s.sent().is_empty());
+    s.at(7).arrive(result(call, json!({"content": []})));
+    // The last wait is over: the session settles (a deadline already due) and then
+    // closes the input.
+    assert!(s.sent().is_empty());
+    assert_eq!(s.deadline_ms(), Some(7));
+    s.wake();
+    assert_eq!(s.sent(), [json!("<close>")]);
+    assert_eq!(s.deadline_ms(), Some(7 + 500));
+    let report = s.end();
+    assert!(report.is_ok(), "{report}");
+    assert!(report.recorded().is_some());
+}
+
+#[test]
+fn a_response_is_timed_out_at_its_deadline_exactly_and_not_before() {
+    let fixture = Fixture::parse(LIST).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let (_, token) = handshake(&mut s);
+    s.at(6).arrive(progress(&token));
+    // A wake before the deadline changes nothing.
+    s.at(504).wake();
+    assert!(s.sent().is_empty());
+    assert_eq!(s.deadline_ms(), Some(505));
+    s.at(505).wake();
+    assert!(s.sent().is_empty(), "the last wait: it settles first");
+    s.wake();
+    assert_eq!(s.sent(), [json!("<close>")]);
+    let report = s.end();
+    assert_eq!(kinds(&report), [MismatchKind::Timeout], "{report}");
+    assert!(report.mismatches()[0]
+        .summary()
+        .contains("no response to `tools/call work` (line 4, sent as id 2) within 500 ms"));
+    assert!(report.recorded().is_none(), "a timeout is never recorded");
+}
+
+#[test]
+fn a_second_answer_is_an_id_finding_and_a_late_notification_an_order_finding() {
+    let fixture = Fixture::parse(LIST).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let (call, token) = handshake(&mut s);
+    s.at(6).arrive(result(call.clone(), json!({"content": []})));
+    s.at(7).arrive(result(call, json!({"content": []})));
+    s.at(8).arrive(progress(&token));
+    s.sent();
+    s.wake();
+    assert_eq!(s.sent(), [json!("<close>")]);
+    let report = s.end();
+    assert_eq!(
+        kinds(&report),
+        [MismatchKind::NotificationOrder, MismatchKind::Id],
+        "{report}"
+    );
+    assert!(report.mismatches()[1]
+        .summary()
+        .contains("already answered"));
+}
+
+#[test]
+fn a_fixture_without_a_handshake_gets_the_harness_s_own_first() {
+    let fixture = Fixture::parse(BARE).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let setup = s.sent();
+    assert_eq!(setup[0]["method"], "initialize");
+    assert_eq!(setup[0]["id"], 0);
+    assert_eq!(setup[0]["params"]["protocolVersion"], "2025-11-25");
+    assert_eq!(s.deadline_ms(), Some(500));
+    let next = s.at(3).arrive(result(json!(0), init_result())).sent();
+    assert_eq!(next[0]["method"], "notifications/initialized");
+    assert_eq!(next[1]["method"], "tools/list");
+    s.at(4)
+        .arrive(result(next[1]["id"].clone(), json!({"tools": []})));
+    s.sent();
+    s.wake();
+    assert_eq!(s.sent(), [json!("<close>")]);
+    assert!(s.end().is_ok());
+}
+
+#[test]
+fn an_unanswered_setup_times_out_naming_it_and_nothing_more_is_sent() {
+    let fixture = Fixture::parse(BARE).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    s.sent();
+    s.at(500).wake();
+    assert_eq!(s.sent(), [json!("<close>")]);
+    let report = s.end();
+    assert_eq!(kinds(&report), [MismatchKind::Timeout]);
+    assert!(report.mismatches()[0]
+        .summary()
+        .contains("the harness's `initialize`"));
+}
+
+#[test]
+fn a_server_request_is_answered_from_the_recording_under_its_live_id() {
+    let fixture = Fixture::parse(ROOTS).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let init = s.sent();
+    let call = s
+        .at(1)
+        .arrive(result(init[0]["id"].clone(), init_result()))
+        .sent();
+    assert_eq!(call[0]["method"], "tools/call");
+    let answer = s
+        .at(2)
+        .arrive(json!({"jsonrpc": "2.0", "id": "srv-7", "method": "roots/list"}))
+        .sent();
+    assert_eq!(answer, [result(json!("srv-7"), json!({"roots": []}))]);
+    // An unexpected one is refused, so that the server does not hang.
+    let refusal = s
+        .at(3)
+        .arrive(json!({"jsonrpc": "2.0", "id": 9, "method": "sampling/createMessage"}))
+        .sent();
+    assert_eq!(refusal[0]["error"]["code"], -32601);
+    s.at(4)
+        .arrive(result(call[0]["id"].clone(), json!({"content": []})));
+    s.sent();
+    s.wake();
+    s.sent();
+    let report = s.end();
+    assert_eq!(kinds(&report), [MismatchKind::Unexpected], "{report}");
+}
+
+#[test]
+fn a_failed_write_aborts_naming_the_line_and_a_closed_output_names_what_was_awaited() {
+    let fixture = Fixture::parse(LIST).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+
+    let mut s = Script::new(&fixture, &settings);
+    s.sent();
+    s.session
+        .handle_write_error(WriteError::Closed("broken pipe".into()), s.now);
+    assert_eq!(s.sent(), [json!("<close>")]);
+    let report = s.end();
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure]);
+    let summary = report.mismatches()[0].summary();
+    assert!(
+        summary.contains("could not send request `initialize` (fixture line 1)")
+            && summary.contains("broken pipe"),
+        "{summary}"
+    );
+
+    let mut s = Script::new(&fixture, &settings);
+    handshake(&mut s);
+    s.session
+        .server_ended(Err("the server panicked: boom".into()));
+    s.session.handle(Incoming::Closed(None), s.now);
+    assert_eq!(s.sent(), [json!("<close>")]);
+    assert!(s.session.is_done());
+    let report = s.session.conclude(Ending::default());
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure], "{report}");
+    let summary = report.mismatches()[0].summary();
+    assert!(
+        summary.contains("while the replay waited for: the response to `tools/call work`")
+            && summary.ends_with("; the server panicked: boom"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn how_the_server_ended_is_judged_from_the_shell_s_facts() {
+    let fixture = Fixture::parse(BARE).unwrap();
+    let rules = Rules::default();
+    let strict = Options::new()
+        .timeout(TIMEOUT)
+        .trace(false)
+        .strict_exit(true)
+        .resolve(&fixture, &rules);
+    for (settings, kinds_wanted, notes) in [
+        (
+            settings(&fixture, &rules),
+            vec![MismatchKind::ServerFailure],
+            1,
+        ),
+        (strict, vec![MismatchKind::ServerFailure; 2], 0),
+    ] {
+        let mut s = Script::new(&fixture, &settings);
+        let setup = s.sent();
+        let next = s
+            .arrive(result(setup[0]["id"].clone(), init_result()))
+            .sent();
+        s.arrive(result(next[1]["id"].clone(), json!({"tools": []})));
+        s.sent();
+        s.wake();
+        s.sent();
+        s.session.handle(Incoming::Closed(None), s.now);
+        let report = s.session.conclude(Ending {
+            stuck: Some(Duration::from_secs(3)),
+            forced: Some("the server needed SIGTERM to stop".into()),
+        });
+        assert_eq!(kinds(&report), kinds_wanted, "{report}");
+        assert_eq!(report.notes().len(), notes, "{report}");
+    }
+}
