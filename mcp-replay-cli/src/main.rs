@@ -273,8 +273,8 @@ impl Outcome {
 struct ServerEnded(Result<(), String>);
 
 impl mcp_replay::ServeOutput for ServerEnded {
-    fn into_outcome(self) -> Result<(), String> {
-        self.0
+    fn into_outcome(self) -> Result<(), mcp_replay::ServerError> {
+        self.0.map_err(mcp_replay::ServerError::new)
     }
 }
 

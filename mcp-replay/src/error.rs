@@ -189,3 +189,33 @@ pub(crate) fn test_filter(test_path: &str) -> &str {
         .split_once("::")
         .map_or(test_path, |(_, rest)| rest)
 }
+
+/// Why a value is not what it should be (a JSON-RPC message, a time, a line a server
+/// wrote): one sentence, typed so that it does not pass for any string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid(String);
+
+impl Invalid {
+    pub(crate) fn new(reason: impl Into<String>) -> Invalid {
+        Invalid(reason.into())
+    }
+
+    /// The sentence.
+    pub fn reason(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Invalid {}
+
+impl From<Invalid> for String {
+    fn from(invalid: Invalid) -> String {
+        invalid.0
+    }
+}

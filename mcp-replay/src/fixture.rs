@@ -4,7 +4,7 @@
 //! `{"direction":"client->server"|"server->client","message":{...}}` object per line, with an
 //! optional header line `{"mcp_replay":1,...}` first.
 
-use crate::error::Error;
+use crate::error::{Error, Invalid};
 use crate::json::{json_eq, write_canonical, write_message};
 use crate::protocol::{meta, Era};
 use serde_json::{Map, Value};
@@ -54,7 +54,11 @@ pub enum MessageKind {
 
 impl MessageKind {
     /// Classifies a parsed message, or says why it is not a JSON-RPC message.
-    pub fn of(message: &Value) -> Result<MessageKind, String> {
+    pub fn of(message: &Value) -> Result<MessageKind, Invalid> {
+        MessageKind::classify(message).map_err(Invalid::new)
+    }
+
+    fn classify(message: &Value) -> Result<MessageKind, String> {
         let Some(obj) = message.as_object() else {
             return Err("a JSON-RPC message must be a JSON object".into());
         };
@@ -867,7 +871,7 @@ impl Parser {
             column: line.map_or(1, |line| column_of(line, needle)),
             message,
         };
-        let kind = MessageKind::of(message).map_err(|m| err("message", m))?;
+        let kind = MessageKind::of(message).map_err(|m| err("message", m.into()))?;
         let index = self.fixture.entries.len();
         let answers = self
             .correlate

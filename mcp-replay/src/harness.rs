@@ -41,60 +41,76 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Why a replay test failed: the whole report, or why there was no replay. Its `Display`
-/// is what the failing test prints.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    message: String,
-    error: bool,
+/// is what the failing test prints; the command maps each kind to its exit status
+/// ([`Failure::is_error`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Failure {
+    /// The fixture (or the rules beside it, or `MCP_FIXTURE_UPDATE`) could not be read, is
+    /// missing, invalid, empty or holds a secret, or a re-recording could not be written:
+    /// match the [`Error`] for which.
+    Input(Error),
+    /// The server the command was to replay against could not be started (the message
+    /// names the command and the reason).
+    ServerDidNotStart(String),
+    /// The replay found differences: the report, as text.
+    Findings(String),
+    /// The replay passed or failed, but its recording cannot be trusted as a fixture (a
+    /// timeout, an id finding, a server failure, stray output): not re-recorded, and why.
+    NotRerecorded(String),
+    /// In update mode `new`, the new recording was written beside the fixture for review.
+    Pending {
+        /// The `.jsonl.new` file.
+        path: PathBuf,
+        /// The report and the commands that accept or reject it.
+        message: String,
+    },
+    /// Two tests of one run replay one fixture and get different answers (one re-records
+    /// it, the other then differs from what it wrote).
+    Shared(String),
 }
 
 impl Failure {
-    /// A failure that is a finding of the replay.
-    fn finding(message: String) -> Failure {
-        Failure {
-            message,
-            error: false,
+    /// The failure message.
+    pub fn message(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Failure::Input(e) => e.to_string().into(),
+            Failure::ServerDidNotStart(m)
+            | Failure::Findings(m)
+            | Failure::NotRerecorded(m)
+            | Failure::Pending { message: m, .. }
+            | Failure::Shared(m) => m.as_str().into(),
         }
     }
 
-    /// The failure message.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-
-    /// `true` when this is not a finding of the replay but an error of its input or output:
-    /// the fixture (or the rules beside it, or `MCP_FIXTURE_UPDATE`) could not be read, or
-    /// is invalid, empty or holds a secret, or the re-recording could not be written (a
-    /// secret in what the server sent, an I/O error). Every [`Error`] is one; a report
-    /// with findings, a re-recording refused because the replay cannot be trusted, and a
-    /// pending `.jsonl.new` are findings. `mcp-replay replay` exits 2 for an error, 1 for
-    /// a finding.
+    /// `true` when this is not a finding of the replay but an error of its input: the
+    /// fixture, its rules or the update mode could not be read or written
+    /// ([`Failure::Input`]), or the server could not be started. A report with findings, a
+    /// re-recording refused because the replay cannot be trusted, and a pending
+    /// `.jsonl.new` are findings. `mcp-replay replay` exits 2 for an error, 1 for a finding.
     pub fn is_error(&self) -> bool {
-        self.error
+        matches!(self, Failure::Input(_) | Failure::ServerDidNotStart(_))
     }
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.message())
     }
 }
 
-impl std::error::Error for Failure {}
-
-impl From<Error> for Failure {
-    fn from(e: Error) -> Self {
-        Failure {
-            message: e.to_string(),
-            error: true,
+impl std::error::Error for Failure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Failure::Input(e) => Some(e),
+            _ => None,
         }
     }
 }
 
-/// A finding, as its message says it.
-impl From<String> for Failure {
-    fn from(message: String) -> Self {
-        Failure::finding(message)
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Input(e)
     }
 }
 
@@ -230,7 +246,7 @@ impl Plan {
             return if report.is_ok() {
                 Ok(Verdict::Passed)
             } else {
-                Err(Failure::finding(render(report, self.terminal)))
+                Err(Failure::Findings(render(report, self.terminal)))
             };
         }
         let text = render(report, self.terminal);
@@ -247,19 +263,22 @@ impl Plan {
                 "The fixture was NOT re-recorded: a timeout, id or server failure means the \
                  server's replies cannot be trusted as a recording. Fix the server first."
             };
-            return Err(Failure::finding(format!("{text}\n\n{why}")));
+            return Err(Failure::NotRerecorded(format!("{text}\n\n{why}")));
         };
         match write_fixture(recorded, &self.path, mode)? {
             Written::Unchanged(_) => Ok(Verdict::Passed),
             Written::Updated(p) => Ok(Verdict::Rerecorded(p)),
-            Written::Pending(p) => Err(Failure::finding(format!(
+            Written::Pending(p) => Err(Failure::Pending {
+                message: format!(
                 "{text}\n\nmcp-replay: wrote the new recording to {new}; review it, then accept it with\n    \
                  mcp-replay accept {quoted}\n\
                  or reject it with\n    \
                  mcp-replay reject {quoted}",
-                new = p.display(),
-                quoted = shell_quote(&p.display().to_string())
-            ))),
+                    new = p.display(),
+                    quoted = shell_quote(&p.display().to_string())
+                ),
+                path: p,
+            }),
         }
     }
 }
@@ -440,10 +459,10 @@ where
         // the client did until then is still given, with the panic.
         let client = match tokio::spawn(serve(transport)).await {
             Ok(output) => output.into_outcome(),
-            Err(e) => Err(match e.try_into_panic() {
+            Err(e) => Err(crate::ServerError::new(match e.try_into_panic() {
                 Ok(payload) => format!("the client panicked: {}", panic_text(payload.as_ref())),
                 Err(e) => format!("the client's task ended: {e}"),
-            }),
+            })),
         };
         let report = mock.finish().await.with_test_name(spec.test_path);
         return match (client, report.is_ok()) {
@@ -451,12 +470,12 @@ where
                 print_notes(&report);
                 Ok(())
             }
-            (Ok(()), false) => Err(Failure::finding(render(&report, false))),
-            (Err(why), true) => Err(Failure::finding(format!(
+            (Ok(()), false) => Err(Failure::Findings(render(&report, false))),
+            (Err(why), true) => Err(Failure::Findings(format!(
                 "mcp-replay: {}: {why}",
                 report.source()
             ))),
-            (Err(why), false) => Err(Failure::finding(format!(
+            (Err(why), false) => Err(Failure::Findings(format!(
                 "mcp-replay: {}: {why}\n\n{}",
                 report.source(),
                 render(&report, false)
@@ -605,7 +624,7 @@ impl Claim {
                 Ok(verdict)
             }
             Claim::After { .. } if report.is_ok() => Ok(Verdict::Passed),
-            Claim::After { owner } => Err(Failure::finding(format!(
+            Claim::After { owner } => Err(Failure::Shared(format!(
                 "mcp-replay: {test} replays {path}, which {owner} re-records in this run: replayed \
                  after it, against the file as it left it, {test} gets different answers \
                  (below), so one fixture cannot pin both; give each test its own fixture\n\n{}",

@@ -126,7 +126,7 @@ mod timing;
 mod transport;
 pub mod update;
 
-pub use error::Error;
+pub use error::{Error, Invalid};
 pub use fixture::Fixture;
 pub use json::Difference;
 /// Turns an `async fn` test taking one [`Transport`] into a replay test of the
@@ -188,7 +188,7 @@ pub use json::Difference;
 /// failing test panics with the report at the test function's own file and line.
 pub use mcp_replay_macros::mcp_fixture;
 pub use options::{Options, ServerRequestHandler};
-pub use replay::ServeOutput;
+pub use replay::{ServeOutput, ServerError};
 pub use report::{Mismatch, MismatchKind, Report};
 pub use rules::Rules;
 pub use transport::Transport;
@@ -212,7 +212,7 @@ pub mod internals {
 
     /// The stdio framing of one line the harness reads from a server (trailing `\r\n`
     /// trimmed): the message, or why it is not one.
-    pub fn frame_line(line: &[u8]) -> Result<serde_json::Value, String> {
+    pub fn frame_line(line: &[u8]) -> Result<serde_json::Value, crate::Invalid> {
         crate::transport::frame_line(line)
     }
 

@@ -60,7 +60,7 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ServerTraffic>, Error> {
             .and_then(Value::as_str)
             .unwrap_or("default")
             .to_owned();
-        crate::fixture::MessageKind::of(&value).map_err(|m| err(1, m))?;
+        crate::fixture::MessageKind::of(&value).map_err(|m| err(1, m.into()))?;
         match servers.iter_mut().find(|s| s.server == server) {
             Some(traffic) => traffic.messages.push((direction, value)),
             None => servers.push(ServerTraffic {

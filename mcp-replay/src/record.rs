@@ -39,7 +39,7 @@ pub fn fixture_from_exchange(
             file: source.to_owned(),
             line: out.len() + 1,
             column: 1,
-            message: m,
+            message: m.into(),
         })?;
         let id = message.get("id").cloned();
         match (kind, id) {

@@ -20,7 +20,7 @@ use std::time::Duration;
 /// assert_eq!(parse_duration("250"), Ok(Duration::from_millis(250)));
 /// assert!(parse_duration("soon").is_err());
 /// ```
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, crate::error::Invalid> {
     let text = text.trim();
     let split = text
         .find(|c: char| !c.is_ascii_digit() && c != '.')
@@ -36,14 +36,14 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         Ok(n) if n.is_finite() && scale.is_finite() && n * scale < 1e9 => {
             Ok(Duration::from_secs_f64(n * scale))
         }
-        _ => Err(format!(
+        _ => Err(crate::error::Invalid::new(format!(
             "{text:?} is not a time: give e.g. 700ms, 2s, 1.5s, 2m, or a number of milliseconds"
-        )),
+        ))),
     }
 }
 
 /// When each message of a recording crossed the proxy (`mcp-replay record --timing FILE`),
-/// for a mock server that plays the recorded pauses back ([`Fixture::with_timing`](crate::Fixture::with_timing)): for
+/// for a mock server that plays the recorded pauses back ([`Options::timing`](crate::Options::timing)): for
 /// clients with timeouts, progress bars or debouncing. Kept beside the fixture, not in it,
 /// so that a fixture stays the same bytes from one recording to the next.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -116,7 +116,7 @@ mod should {
         }
         for bad in ["", "ms", "2h", "-1s", "1e3", "two", "1.2.3s", "NaN"] {
             let e = parse_duration(bad).unwrap_err();
-            assert!(e.contains("700ms, 2s"), "{bad}: {e}");
+            assert!(e.reason().contains("700ms, 2s"), "{bad}: {e}");
         }
     }
 }

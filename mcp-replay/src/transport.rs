@@ -184,14 +184,14 @@ pub(crate) async fn read_lines<R: AsyncRead + Unpin>(
 
 /// One line of a server's output as the harness reads it: a JSON value, or why not.
 #[cfg(feature = "internals")]
-pub(crate) fn frame_line(line: &[u8]) -> Result<Value, String> {
+pub(crate) fn frame_line(line: &[u8]) -> Result<Value, crate::error::Invalid> {
     match parse_line(trim_newline(line), 1) {
         Incoming::Message(value) => Ok(value),
         Incoming::Response(response) => {
             Ok(serde_json::from_str(&response.text).expect("the fast path writes JSON"))
         }
-        Incoming::Invalid { reason, .. } => Err(reason),
-        Incoming::Closed(_) => Err("closed".into()),
+        Incoming::Invalid { reason, .. } => Err(crate::error::Invalid::new(reason)),
+        Incoming::Closed(_) => Err(crate::error::Invalid::new("closed")),
     }
 }
 

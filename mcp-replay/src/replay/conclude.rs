@@ -382,7 +382,11 @@ impl<'f> Session<'f> {
         });
         if let Some(Err(why)) = self.server_outcome.clone() {
             if !already {
-                self.fail(Mismatch::new(MismatchKind::ServerFailure, None, why));
+                self.fail(Mismatch::new(
+                    MismatchKind::ServerFailure,
+                    None,
+                    why.to_string(),
+                ));
             }
         }
     }

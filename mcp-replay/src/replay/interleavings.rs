@@ -429,3 +429,154 @@ async fn one_mutation_is_exactly_one_finding_of_its_kind() {
         "every mutation applied somewhere: {applied:?}"
     );
 }
+
+/// The scripted server of [`scripted`] without a runtime: the session core is driven by
+/// hand, each causally ready server message delivered in an order `rng` picks, the clock
+/// moved only when the session waits for something no chain can still send. Thousands of
+/// interleavings take what a dozen take over the pipe.
+fn replay_without_runtime(fixture: &Fixture, plan: Vec<Chain>, rng: &mut Rng) -> crate::Report {
+    use super::session::{Ending, Session, Transmit};
+    use crate::transport::Incoming;
+    let rules = Rules::default();
+    let settings = crate::Options::new()
+        .without_recording()
+        .timeout(Duration::from_secs(5))
+        .trace(false)
+        .resolve(fixture, &rules);
+    let mut now = std::time::Instant::now();
+    let mut session = Session::new(fixture, &settings, now);
+    let sent = sent_in_order(fixture);
+    let setup = fixture
+        .entries()
+        .iter()
+        .find(|e| e.direction() == Direction::ClientToServer)
+        .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")))
+        && !fixture.era().is_stateless();
+    let mut chains: Vec<std::collections::VecDeque<Emission>> =
+        plan.into_iter().map(Into::into).collect();
+    let mut live: super::IntMap<usize, Value> = Default::default();
+    let (mut count, mut input_closed, mut output_closed) = (0usize, false, false);
+    let mut extra: Vec<Value> = Vec::new();
+    let mut buf = Vec::new();
+    for _ in 0..100_000 {
+        while let Some(transmit) = session.poll_transmit(now, &mut buf) {
+            if transmit == Transmit::CloseInput {
+                input_closed = true;
+                session.input_closed(now, None);
+                continue;
+            }
+            let message: Value = serde_json::from_slice(&buf).expect("the session writes JSON");
+            let method = message.get("method").and_then(Value::as_str);
+            if setup && count == 0 && method == Some("initialize") && message["id"] == json!(0) {
+                extra.push(json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "scripted", "version": "0"}}}));
+                continue;
+            }
+            if method.is_none()
+                || (setup && count == 0 && method == Some("notifications/initialized"))
+            {
+                continue;
+            }
+            if message.get("id").is_some() {
+                live.insert(sent[count], message["id"].clone());
+            }
+            count += 1;
+        }
+        if session.is_done() {
+            return session.conclude(Ending::default());
+        }
+        // What the server can send now: the head of each chain whose trigger came.
+        let ready: Vec<usize> = (0..chains.len())
+            .filter(|&c| chains[c].front().is_some_and(|e| e.trigger < count))
+            .collect();
+        if let Some(reply) = extra.pop() {
+            session.handle(Incoming::Message(reply), now);
+        } else if !ready.is_empty() {
+            let c = ready[rng.below(ready.len())];
+            let emission = chains[c].pop_front().expect("ready");
+            let mut message = emission.message;
+            match emission.answers {
+                Some(usize::MAX) => message["id"] = json!(987_654),
+                Some(q) => match live.get(&q) {
+                    Some(id) => message["id"] = id.clone(),
+                    None => {
+                        chains[c].clear();
+                        continue;
+                    }
+                },
+                None if message.get("id").is_some() => {
+                    message["id"] = json!(format!("server-{c}-{}", message["method"]));
+                }
+                None => {}
+            }
+            session.handle(Incoming::Message(message), now);
+        } else if input_closed && !output_closed {
+            // The server ends once its input closed and it has nothing more to send.
+            output_closed = true;
+            session.handle(Incoming::Closed(None), now);
+        } else {
+            now = session
+                .poll_timeout()
+                .expect("a session that is not done waits")
+                .max(now);
+            session.handle_timeout(now);
+        }
+    }
+    panic!("the session did not end");
+}
+
+const RUNS_WITHOUT_RUNTIME: u64 = 150;
+
+#[test]
+fn every_causally_valid_interleaving_replays_green_without_a_runtime() {
+    for path in fixtures() {
+        let fixture = Fixture::load(&path).unwrap();
+        for seed in 0..RUNS_WITHOUT_RUNTIME {
+            let mut rng = Rng::new(seed);
+            let plan = plan(&fixture, &mut rng);
+            let report = replay_without_runtime(&fixture, plan, &mut rng);
+            assert!(
+                report.is_ok(),
+                "{} (seed {seed}) should replay green:\n{report}",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn one_mutation_is_exactly_one_finding_of_its_kind_without_a_runtime() {
+    let mut applied = [0usize; 6];
+    for path in fixtures() {
+        let fixture = Fixture::load(&path).unwrap();
+        for (m, mutation) in Mutation::ALL.into_iter().enumerate() {
+            for seed in 0..20u64 {
+                let mut rng = Rng::new(seed * 31 + m as u64);
+                let mut plan = plan(&fixture, &mut rng);
+                if !mutate(&mut plan, mutation, &mut rng) {
+                    continue;
+                }
+                applied[m] += 1;
+                let report = replay_without_runtime(&fixture, plan, &mut rng);
+                let kinds: Vec<MismatchKind> =
+                    report.mismatches().iter().map(|m| m.kind()).collect();
+                let expected: &[MismatchKind] = match mutation {
+                    Mutation::Value => &[MismatchKind::Params, MismatchKind::Result],
+                    Mutation::Method => &[MismatchKind::Method],
+                    Mutation::Drop => &[MismatchKind::Missing],
+                    Mutation::Add => &[MismatchKind::Unexpected],
+                    Mutation::Swap => &[MismatchKind::NotificationOrder],
+                    Mutation::WrongId => &[MismatchKind::Id],
+                };
+                assert!(
+                    kinds.len() == 1 && expected.contains(&kinds[0]),
+                    "{} with mutation {mutation:?} (seed {seed}) should give one {expected:?} finding:\n{report}",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(
+        applied.iter().all(|&n| n > 0),
+        "every mutation applied somewhere: {applied:?}"
+    );
+}

@@ -43,7 +43,7 @@ mod tests;
 pub(crate) mod trace;
 
 pub(crate) use outgoing::strip_json;
-pub use serve::ServeOutput;
+pub use serve::{ServeOutput, ServerError};
 pub(crate) use shell::run;
 
 #[cfg(feature = "internals")]

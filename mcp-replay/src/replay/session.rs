@@ -15,6 +15,7 @@ use super::causal::{self, Model};
 use super::describe::{describe, describe_request, describe_sent, ms, relabel};
 use super::expected::Expected;
 use super::ledger::{Ledger, SETUP_ID};
+use super::serve::ServerError;
 use super::trace::Trace;
 use super::{IntMap, IntSet};
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
@@ -172,7 +173,7 @@ pub(crate) struct Session<'f> {
     /// failed write, which the shell reports before it polls again).
     writing: Option<(Option<usize>, What)>,
     /// Why the server ended, once the shell knows.
-    pub(super) server_outcome: Option<Result<(), String>>,
+    pub(super) server_outcome: Option<Result<(), ServerError>>,
     /// The lines the server wrote that are not JSON-RPC messages.
     pub(super) stray: StrayLines,
     pub(super) notes: Vec<String>,
@@ -348,7 +349,7 @@ impl<'f> Session<'f> {
     }
 
     /// How the server task ended, once the shell knows.
-    pub(crate) fn server_ended(&mut self, outcome: Result<(), String>) {
+    pub(crate) fn server_ended(&mut self, outcome: Result<(), ServerError>) {
         self.server_outcome = Some(outcome);
     }
 

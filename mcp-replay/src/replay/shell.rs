@@ -3,6 +3,7 @@
 //! waits for the server task. Every decision is the session's (`session.rs`); this file
 //! only moves bytes, time and the server's outcome between the session and the world.
 
+use super::serve::ServerError;
 use super::session::{Ending, Session, Transmit, WriteError};
 use crate::fixture::Fixture;
 use crate::options::Settings;
@@ -15,7 +16,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 /// How a server task ended: `Ok` or a description of the failure.
-pub(crate) type ServerTask = JoinHandle<Result<(), String>>;
+pub(crate) type ServerTask = JoinHandle<Result<(), ServerError>>;
 
 /// How long the shell waits for the server task to say why it ended when its output
 /// closed early (a panic is named in the finding).
@@ -236,7 +237,7 @@ async fn let_others_run() {
     .await
 }
 
-fn join_error(e: tokio::task::JoinError) -> String {
+fn join_error(e: tokio::task::JoinError) -> ServerError {
     match e.try_into_panic() {
         Ok(payload) => {
             let text = payload
@@ -244,8 +245,8 @@ fn join_error(e: tokio::task::JoinError) -> String {
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a non-string payload".into());
-            format!("the server panicked: {text}")
+            ServerError::new(format!("the server panicked: {text}"))
         }
-        Err(e) => format!("the server task was cancelled: {e}"),
+        Err(e) => ServerError::new(format!("the server task was cancelled: {e}")),
     }
 }
