@@ -1,7 +1,7 @@
 //! JSON helpers: numeric-aware equality, structural differences with paths, and the
 //! canonical (deterministic) serialization fixtures are written in.
 
-use crate::selector::{push_step, rendered_path, PathSegment};
+use crate::normalize::selector::{push_step, rendered_path, PathSegment};
 use serde_json::{Map, Number, Value};
 
 /// Deep equality of two JSON values where key order never matters and numbers compare
@@ -854,7 +854,10 @@ mod should {
     }
 
     /// The nodes `selector` visits in `value`, with their paths.
-    fn visit(selector: &crate::selector::Selector, value: &Value) -> Vec<(String, Value)> {
+    fn visit(
+        selector: &crate::normalize::selector::Selector,
+        value: &Value,
+    ) -> Vec<(String, Value)> {
         let mut out = Vec::new();
         selector.apply(&mut value.clone(), &mut |v, path| {
             out.push((path.to_owned(), v.clone()))
@@ -865,11 +868,11 @@ mod should {
     proptest::proptest! {
         #[test]
         fn give_each_difference_a_path_that_selects_exactly_that_place(
-            expected in crate::selector::arbitrary::json(),
-            actual in crate::selector::arbitrary::json(),
+            expected in crate::normalize::selector::arbitrary::json(),
+            actual in crate::normalize::selector::arbitrary::json(),
         ) {
             for d in differences(&expected, &actual) {
-                let selector = crate::selector::Selector::parse(&d.path)
+                let selector = crate::normalize::selector::Selector::parse(&d.path)
                     .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
                 for (side, value) in [(&d.expected, &expected), (&d.actual, &actual)] {
                     let want: Vec<(String, Value)> =

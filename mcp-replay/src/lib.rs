@@ -103,7 +103,6 @@ pub mod contract;
 pub mod diff;
 mod error;
 mod excerpt;
-mod fast;
 pub mod fixture;
 pub mod harness;
 #[cfg(feature = "http")]
@@ -117,12 +116,14 @@ pub mod process;
 pub mod record;
 mod replay;
 mod report;
-pub mod rules;
-mod secrets;
-mod selector;
 mod timing;
 mod transport;
 pub mod update;
+
+pub use normalize::rules;
+// `transport.rs` still names the fast path and the secret guard by their old paths; it is
+// being reworked, and these two names go with that.
+use normalize::{fast, secrets};
 
 pub use error::Error;
 pub use fixture::Fixture;
@@ -221,7 +222,7 @@ pub mod internals {
     /// Checks the replay's fast path for responses against the general path on `line`
     /// (`Err` says how they disagree).
     pub fn fast_path_agrees(line: &str) -> Result<(), String> {
-        crate::fast::agrees_with_general(line)
+        crate::normalize::fast::agrees_with_general(line)
     }
 
     /// The replay's comparison of one server message with a fixture entry, outside a

@@ -5,7 +5,7 @@
 
 use super::{Change, Class};
 use crate::json::{compact, json_eq, write_canonical, Difference};
-use crate::selector::{push_step, rendered_path, PathSegment};
+use crate::normalize::selector::{push_step, rendered_path, PathSegment};
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -31,9 +31,9 @@ pub(crate) mod trace;
 pub use serve::ServeOutput;
 
 use crate::contract::{self, Change, Class, CONTRACT_METHODS};
-use crate::fast::FastResponse;
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::{compact, json_eq};
+use crate::normalize::fast::FastResponse;
 use crate::record::StrayLines;
 use crate::report::{Mismatch, MismatchKind, Report};
 use crate::rules::Rules;
@@ -1555,7 +1555,7 @@ pub(crate) fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
     let expected = Expected::new(std::slice::from_ref(entry), rules);
     if entry.kind() == MessageKind::Response {
         if let Some(defaults) = rules.defaults_only() {
-            if let Some(fast) = crate::fast::response(line, defaults.as_ref()) {
+            if let Some(fast) = crate::normalize::fast::response(line, defaults.as_ref()) {
                 if expected.matches_text(0, &fast) {
                     return true;
                 }

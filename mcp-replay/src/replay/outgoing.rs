@@ -2,9 +2,9 @@
 //! identity and the server's `requestState` filled in, written as one flushed line.
 
 use super::{describe, describe_request, ms, Driver, MODERN_PROTOCOL};
-use crate::fast::HEAD;
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::json_eq;
+use crate::normalize::fast::HEAD;
 use crate::report::{Mismatch, MismatchKind};
 use crate::transport::write_line;
 use serde_json::{json, Value};

@@ -4,7 +4,7 @@
 //! not. Written to stderr, so `cargo test` shows it for a failing test only.
 
 use crate::fixture::{Entry, MessageKind};
-use crate::secrets::mask_text;
+use crate::normalize::secrets::mask_text;
 use serde_json::Value;
 use std::fmt::Display;
 use tokio::time::Instant;

@@ -78,7 +78,7 @@
 //! A string that is a placeholder as a whole (`<REQUEST_ID>`, `<REQUEST_ID:2>`,
 //! `<TIMESTAMP>`, `<REDACTED>`: `<`, an uppercase letter, uppercase letters, digits and
 //! `_`, an optional `:tag` of letters, digits, `_`, `.` and `-`, `>`; the grammar the
-//! normalization rules use, `is_placeholder` in `normalize.rs`) never trips any rule.
+//! normalization rules use, `is_placeholder` in `normalize/placeholder.rs`) never trips any rule.
 //!
 //! ## Paths
 //!
@@ -91,8 +91,8 @@
 //! `["<REDACTED>"]`, and the paths below it use that form too, so no path ever holds a
 //! secret.
 
-use crate::normalize::{contains_placeholder, is_placeholder};
-use crate::selector::{push_step, rendered_path, PathSegment};
+use super::placeholder::{contains_placeholder, is_placeholder};
+use super::selector::{push_step, rendered_path, PathSegment};
 use once_cell::sync::Lazy;
 use regex::Regex;
 use serde_json::Value;
@@ -1250,7 +1250,7 @@ pub(crate) mod should {
         for (text, placeholder) in table {
             assert_eq!(is_placeholder(text), placeholder, "{text}");
             assert_eq!(
-                crate::normalize::is_placeholder(text),
+                crate::normalize::placeholder::is_placeholder(text),
                 placeholder,
                 "{text}"
             );
@@ -1288,7 +1288,7 @@ pub(crate) mod should {
         // Each path is a selector for exactly the string that holds the secret.
         for (path, _) in paths {
             let mut visited = Vec::new();
-            let selector = crate::selector::Selector::parse(&path).expect("a selector");
+            let selector = crate::normalize::selector::Selector::parse(&path).expect("a selector");
             selector.apply(&mut value.clone(), &mut |v, at| {
                 visited.push((at.to_owned(), v.as_str().and_then(scan_str).is_some()));
             });
