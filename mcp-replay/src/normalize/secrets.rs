@@ -92,7 +92,7 @@
 //! secret.
 
 use super::placeholder::{contains_placeholder, is_placeholder};
-use super::selector::{push_step, rendered_path, PathSegment};
+use crate::json::path::{push_step, rendered_path, PathSegment};
 use once_cell::sync::Lazy;
 use regex::Regex;
 use serde_json::Value;

@@ -33,8 +33,9 @@
 //!
 //! [insta]: https://insta.rs/docs/redactions/
 
+use crate::json::path::{is_key_char, push_step, rendered_path, PathSegment};
 use serde_json::Value;
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 /// A parsed selector, e.g. `.result.content[].text` or `.params.**.timestamp`; see the
 /// [module documentation](self) for the syntax.
@@ -82,15 +83,6 @@ impl Segment {
             _ => false,
         }
     }
-}
-
-/// One step of a concrete path: an object key or an array index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PathSegment<'a> {
-    /// The value of this key in an object.
-    Key(&'a str),
-    /// The element at this 0-based index in an array.
-    Index(usize),
 }
 
 /// Why a selector does not parse. `Display` shows the selector with a caret under the
@@ -428,52 +420,6 @@ impl<'s> Walk<'s, '_> {
         self.path.truncate(len);
         self.states.truncate(to);
         false
-    }
-}
-
-/// Can `key` be written bare, as `.key`?
-fn is_bare_key(key: &str) -> bool {
-    !key.is_empty() && key.chars().all(is_key_char)
-}
-
-fn is_key_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/')
-}
-
-/// Appends one step to a rendered path (empty for the root): `.key` for a bare key,
-/// `["key"]` (a JSON string, as serde_json escapes it) for any other key, `[n]` for an
-/// index; a subscript right at the root comes after the root's `.` (`.[0]`, `.["a b"]`).
-///
-/// The one rendering of concrete paths: the paths [`Selector::apply`] passes, a
-/// [`Difference`](crate::Difference)'s path and a secret finding's path. A rendered path
-/// (see [`rendered_path`]) parses back into a selector that matches exactly that node.
-pub(crate) fn push_step(path: &mut String, step: PathSegment<'_>) {
-    if let PathSegment::Key(key) = step {
-        if is_bare_key(key) {
-            path.push('.');
-            path.push_str(key);
-            return;
-        }
-    }
-    if path.is_empty() {
-        path.push('.');
-    }
-    path.push('[');
-    match step {
-        PathSegment::Key(key) => crate::json::write_string(path, key),
-        PathSegment::Index(index) => {
-            let _ = write!(path, "{index}");
-        }
-    }
-    path.push(']');
-}
-
-/// A path built with [`push_step`] as it is shown: `.` for the root (the empty path).
-pub(crate) fn rendered_path(path: &str) -> &str {
-    if path.is_empty() {
-        "."
-    } else {
-        path
     }
 }
 
@@ -878,71 +824,11 @@ impl Parser<'_> {
     }
 }
 
-/// Strategies for property tests of paths: keys of every kind, concrete paths, JSON values.
-#[cfg(test)]
-pub(crate) mod arbitrary {
-    use super::PathSegment;
-    use proptest::prelude::*;
-    use serde_json::Value;
-
-    /// A step of a concrete path, owned.
-    #[derive(Debug, Clone)]
-    pub(crate) enum Step {
-        Key(String),
-        Index(usize),
-    }
-
-    impl Step {
-        pub(crate) fn borrowed(&self) -> PathSegment<'_> {
-            match self {
-                Step::Key(k) => PathSegment::Key(k),
-                Step::Index(i) => PathSegment::Index(*i),
-            }
-        }
-    }
-
-    /// Object keys: bare ones, empty, and ones with quotes, backslashes, control
-    /// characters, selector punctuation and non-ASCII characters.
-    pub(crate) fn key() -> impl Strategy<Value = String> {
-        prop_oneof![
-            "[A-Za-z0-9_/-]{1,6}",
-            "[\"\\\\.\\[\\]*:, a-z\u{0}-\u{1f}\u{7f}é😀]{0,5}",
-            "\\PC{0,5}",
-        ]
-    }
-
-    /// A concrete path of up to 6 steps.
-    pub(crate) fn path() -> impl Strategy<Value = Vec<Step>> {
-        prop::collection::vec(
-            prop_oneof![
-                key().prop_map(Step::Key),
-                prop_oneof![0..20usize, any::<usize>()].prop_map(Step::Index),
-            ],
-            0..6,
-        )
-    }
-
-    /// A JSON value of a few levels.
-    pub(crate) fn json() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            "[a-z\"]{0,4}".prop_map(Value::from),
-        ];
-        leaf.prop_recursive(4, 40, 5, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-                prop::collection::btree_map(key(), inner, 0..4)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
-    }
-}
-
 #[cfg(test)]
 mod should {
     use super::*;
+    use crate::json::arbitrary;
+    use crate::json::differences;
     use proptest::prelude::{prop_assert, prop_assert_eq, TestCaseError};
     use serde_json::json;
     use PathSegment::{Index as I, Key as K};
@@ -1755,6 +1641,33 @@ mod should {
                 let selector = Selector::parse(&text).map_err(|e| TestCaseError::fail(e.to_string()))?;
                 prop_assert_eq!(selector.as_str(), text.as_str());
                 prop_assert_eq!(visited(&text, &value), [text.clone()]);
+            }
+        }
+    }
+
+    /// The nodes `selector` visits in `value`, with their paths.
+    fn visit(selector: &Selector, value: &Value) -> Vec<(String, Value)> {
+        let mut out = Vec::new();
+        selector.apply(&mut value.clone(), &mut |v, path| {
+            out.push((path.to_owned(), v.clone()))
+        });
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn give_each_difference_a_path_that_selects_exactly_that_place(
+            expected in arbitrary::json(),
+            actual in arbitrary::json(),
+        ) {
+            for d in differences(&expected, &actual) {
+                let selector = Selector::parse(&d.path)
+                    .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+                for (side, value) in [(&d.expected, &expected), (&d.actual, &actual)] {
+                    let want: Vec<(String, Value)> =
+                        side.iter().map(|v| (d.path.clone(), v.clone())).collect();
+                    proptest::prop_assert_eq!(visit(&selector, value), want);
+                }
             }
         }
     }
