@@ -922,7 +922,7 @@ mod should {
     /// a key, the summary or a note.
     #[test]
     fn mask_every_secret_the_scanner_knows_in_every_output() {
-        use crate::normalize::secrets::should::{assert_no_piece_of, samples};
+        use crate::normalize::secrets::tests::{assert_no_piece_of, samples};
         let stem = "The answer to the question you asked is long enough to be cut. ".repeat(3);
         let mut covered: Vec<&str> = Vec::new();
         for (id, sample) in samples() {

@@ -3,7 +3,7 @@
 
 use super::eq::json_eq;
 use super::path::{push_step, rendered_path, PathSegment};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// One place where two JSON values differ.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,81 +150,89 @@ fn diff_into(
 ) {
     if let (Some(([], key)), Value::Array(e), Value::Array(a)) = (at, expected, actual) {
         if let Some(rows) = pair_items(e, a, key) {
-            for row in rows {
-                let len = path.len();
-                match row {
-                    (Some(i), Some(j)) => {
-                        push_step(path, PathSegment::Index(j));
-                        diff_into(&e[i], &a[j], path, out, None);
-                    }
-                    (Some(i), None) => {
-                        push_step(path, PathSegment::Index(i));
-                        out.push(Difference {
-                            path: rendered_path(path).to_owned(),
-                            expected: Some(e[i].clone()),
-                            actual: None,
-                        });
-                    }
-                    (None, Some(j)) => {
-                        push_step(path, PathSegment::Index(j));
-                        out.push(Difference {
-                            path: rendered_path(path).to_owned(),
-                            expected: None,
-                            actual: Some(a[j].clone()),
-                        });
-                    }
-                    (None, None) => {}
-                }
-                path.truncate(len);
-            }
+            diff_rows(e, a, &rows, path, out);
             return;
         }
     }
     match (expected, actual) {
-        (Value::Object(e), Value::Object(a)) => {
-            let mut keys: Vec<&String> = e
-                .keys()
-                .chain(a.keys().filter(|k| !e.contains_key(*k)))
-                .collect();
-            keys.sort();
-            for key in keys {
-                let len = path.len();
-                push_step(path, PathSegment::Key(key));
-                let below = match at {
-                    Some(([first, rest @ ..], k)) if *first == key.as_str() => Some((rest, k)),
-                    _ => None,
-                };
-                match (e.get(key), a.get(key)) {
-                    (Some(x), Some(y)) => diff_into(x, y, path, out, below),
-                    (x, y) => out.push(Difference {
-                        path: rendered_path(path).to_owned(),
-                        expected: x.cloned(),
-                        actual: y.cloned(),
-                    }),
-                }
-                path.truncate(len);
-            }
-        }
-        (Value::Array(e), Value::Array(a)) => {
-            for i in 0..e.len().max(a.len()) {
-                let len = path.len();
-                push_step(path, PathSegment::Index(i));
-                match (e.get(i), a.get(i)) {
-                    (Some(x), Some(y)) => diff_into(x, y, path, out, None),
-                    (x, y) => out.push(Difference {
-                        path: rendered_path(path).to_owned(),
-                        expected: x.cloned(),
-                        actual: y.cloned(),
-                    }),
-                }
-                path.truncate(len);
-            }
-        }
+        (Value::Object(e), Value::Object(a)) => diff_objects(e, a, path, out, at),
+        (Value::Array(e), Value::Array(a)) => diff_arrays(e, a, path, out),
         _ if json_eq(expected, actual) => {}
-        _ => out.push(Difference {
-            path: rendered_path(path).to_owned(),
-            expected: Some(expected.clone()),
-            actual: Some(actual.clone()),
-        }),
+        _ => out.push(difference(path, Some(expected), Some(actual))),
+    }
+}
+
+/// The items of two listings row by row, as [`pair_items`] paired them: a paired item
+/// compared with its partner at its actual place, a removed one at its expected place, an
+/// added one at its actual place.
+fn diff_rows(e: &[Value], a: &[Value], rows: &[Row], path: &mut String, out: &mut Vec<Difference>) {
+    for &row in rows {
+        let len = path.len();
+        match row {
+            (Some(i), Some(j)) => {
+                push_step(path, PathSegment::Index(j));
+                diff_into(&e[i], &a[j], path, out, None);
+            }
+            (Some(i), None) => {
+                push_step(path, PathSegment::Index(i));
+                out.push(difference(path, Some(&e[i]), None));
+            }
+            (None, Some(j)) => {
+                push_step(path, PathSegment::Index(j));
+                out.push(difference(path, None, Some(&a[j])));
+            }
+            (None, None) => {}
+        }
+        path.truncate(len);
+    }
+}
+
+/// Two objects key by key, in sorted order: a key only one of them has is a difference.
+fn diff_objects(
+    e: &Map<String, Value>,
+    a: &Map<String, Value>,
+    path: &mut String,
+    out: &mut Vec<Difference>,
+    at: Option<(&[&str], &str)>,
+) {
+    let mut keys: Vec<&String> = e
+        .keys()
+        .chain(a.keys().filter(|k| !e.contains_key(*k)))
+        .collect();
+    keys.sort();
+    for key in keys {
+        let len = path.len();
+        push_step(path, PathSegment::Key(key));
+        let below = match at {
+            Some(([first, rest @ ..], k)) if *first == key.as_str() => Some((rest, k)),
+            _ => None,
+        };
+        match (e.get(key), a.get(key)) {
+            (Some(x), Some(y)) => diff_into(x, y, path, out, below),
+            (x, y) => out.push(difference(path, x, y)),
+        }
+        path.truncate(len);
+    }
+}
+
+/// Two arrays place by place: an element only one of them has is a difference.
+fn diff_arrays(e: &[Value], a: &[Value], path: &mut String, out: &mut Vec<Difference>) {
+    for i in 0..e.len().max(a.len()) {
+        let len = path.len();
+        push_step(path, PathSegment::Index(i));
+        match (e.get(i), a.get(i)) {
+            (Some(x), Some(y)) => diff_into(x, y, path, out, None),
+            (x, y) => out.push(difference(path, x, y)),
+        }
+        path.truncate(len);
+    }
+}
+
+/// The difference at `path` (as [`push_step`] built it) between what each side holds there.
+fn difference(path: &str, expected: Option<&Value>, actual: Option<&Value>) -> Difference {
+    Difference {
+        path: rendered_path(path).to_owned(),
+        expected: expected.cloned(),
+        actual: actual.cloned(),
     }
 }
