@@ -2,7 +2,7 @@
 //! `.result.content[0].text`, `.params["io.modelcontextprotocol/related-task"]`, `.[1]`, and
 //! `.` for the root. The paths a [`Difference`](crate::Difference) shows, a secret finding
 //! names and a selector's walk passes to its callback are all written here; the selector
-//! grammar (`normalize/selector.rs`) reads a bare key with [`is_key_char`] as this module
+//! grammar (`normalize/selector/`) reads a bare key with [`is_key_char`] as this module
 //! writes one, so every rendered path parses back into a selector for exactly that place.
 //! This module knows nothing of selectors.
 

@@ -72,8 +72,8 @@ pub(crate) const MESSAGE_KEY_ORDER: [&str; 6] =
     ["jsonrpc", "id", "method", "params", "result", "error"];
 
 /// A JSON tree the canonical writer walks, one node at a time: serde_json's [`Value`],
-/// and the fast path's tree borrowed from the line (`fast.rs`). The writer below is the
-/// one definition of the canonical form for both.
+/// and the fast path's tree borrowed from the line (`normalize/fast.rs`). The writer below
+/// is the one definition of the canonical form for both.
 pub(crate) trait Tree: Sized {
     /// An object's members, in sorted (byte) order of their keys.
     type Members<'a>: Iterator<Item = (&'a str, &'a Self)>

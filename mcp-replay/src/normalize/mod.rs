@@ -13,14 +13,16 @@
 //! - `general.rs`: the general path, the default rules over a parsed message;
 //!   `fast.rs`: the fast path, the same rules over the text of the commonest response,
 //!   which must agree with the general path wherever it answers.
-//! - `selector.rs`: the selectors user rules are written with, parsed and walked.
-//! - `secrets.rs`: the secret guard: a fixture holds no credential, a report shows none.
+//! - `selector/`: the selectors user rules are written with: the syntax (`mod.rs`), the
+//!   parser (`parse.rs`), the walk over a value (`walk.rs`).
+//! - `secrets/`: the secret guard: a fixture holds no credential, a report shows none. The
+//!   rules as data (`patterns.rs`), the scanner (`scan.rs`), masking (`mask.rs`).
 //!
 //! Data flows one way: the replay, the fixture, the harness and the report call in. What
-//! this folder names from the rest of the crate: the JSON helpers (`crate::json`), the
-//! contract classes a rules file may accept (`crate::contract::Class`), the error a rules
-//! file fails with (`crate::Error`), and, in `Rules::for_fixture`, the version a fixture's
-//! header pins.
+//! this folder names from the rest of the crate: the JSON helpers and the path type
+//! (`crate::json`), and, in `rules.rs` only, the contract classes a rules file may accept
+//! (`crate::contract::Class`), the error a rules file fails with (`crate::Error`), and in
+//! `Rules::for_fixture` the version a fixture's header pins (`crate::Fixture`).
 
 mod defaults;
 pub(crate) mod fast;
@@ -31,5 +33,6 @@ pub mod rules;
 pub(crate) mod secrets;
 pub(crate) mod selector;
 
+// What the replay and the mock name besides the modules above.
 pub(crate) use defaults::{Defaults, IDENTITY_META};
 pub(crate) use paths::FOLDER_PLACEHOLDERS;
