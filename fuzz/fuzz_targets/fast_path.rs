@@ -1,4 +1,4 @@
-//! The replay's fast path for responses (`mcp-replay/src/fast.rs`) on arbitrary lines:
+//! The replay's fast path for responses (`mcp-replay/src/normalize/fast.rs`) on arbitrary lines:
 //! where it answers, serde_json must accept the line and the general path (parse,
 //! normalize, write canonically) must write the same text.
 #![no_main]

@@ -534,7 +534,7 @@ impl Fixture {
         line: usize,
         message: &Value,
     ) -> Result<(), Error> {
-        for finding in crate::secrets::scan(message) {
+        for finding in crate::normalize::secrets::scan(message) {
             let allow = allowed.iter().any(|(rule, path)| {
                 *rule == finding.rule && path.as_ref().is_none_or(|p| *p == finding.path)
             });
@@ -1078,7 +1078,7 @@ fn allowed_secrets(v: &Value) -> Result<Vec<AllowedSecret>, String> {
             None => None,
             Some(p) => Some(p.as_str()?.to_owned()),
         };
-        let known = crate::secrets::rule_ids().contains(&rule)
+        let known = crate::normalize::secrets::rule_ids().contains(&rule)
             && obj.keys().all(|k| k == "rule" || k == "path");
         known.then(|| AllowedSecret {
             rule: rule.to_owned(),
@@ -1091,7 +1091,7 @@ fn allowed_secrets(v: &Value) -> Result<Vec<AllowedSecret>, String> {
             format!(
                 "\"allow_secrets\" must be a list of {{\"rule\": RULE, \"path\": \".json.path\"}} with a known \
                  rule ({}), not {v}",
-                crate::secrets::rule_ids().join(", ")
+                crate::normalize::secrets::rule_ids().join(", ")
             )
         })
 }

@@ -103,7 +103,6 @@ pub mod contract;
 pub mod diff;
 mod error;
 mod excerpt;
-mod fast;
 pub mod fixture;
 pub mod harness;
 #[cfg(feature = "http")]
@@ -119,12 +118,11 @@ pub mod protocol;
 pub mod record;
 mod replay;
 mod report;
-pub mod rules;
-mod secrets;
-mod selector;
 mod timing;
 mod transport;
 pub mod update;
+
+pub use normalize::rules;
 
 pub use error::{Error, Invalid};
 pub use fixture::Fixture;
@@ -218,8 +216,8 @@ pub mod internals {
 
     /// Checks the replay's fast path for responses against the general path on `line`
     /// (`Err` says how they disagree).
-    pub fn fast_path_agrees(line: &str) -> Result<(), String> {
-        crate::fast::agrees_with_general(line)
+    pub fn fast_path_agrees(line: &str) -> Result<(), crate::Invalid> {
+        crate::normalize::fast::agrees_with_general(line)
     }
 
     /// The replay's comparison of one server message with a fixture entry, outside a

@@ -35,8 +35,8 @@
 //! [`VERSION`].
 
 use crate::contract::Change;
+use crate::normalize::secrets::mask_text;
 use crate::report::{Mismatch, Report};
-use crate::secrets::mask_text;
 use serde_json::{json, Map, Value};
 
 /// The version of the JSON report schema, the document's `mcp_replay_report` field.

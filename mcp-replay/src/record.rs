@@ -220,7 +220,7 @@ impl StrayLines {
         if self.first.is_none() {
             // Masked before it is cut: a secret cut in half would not be found.
             let text = String::from_utf8_lossy(line);
-            let text = crate::secrets::mask_text(text.trim());
+            let text = crate::normalize::secrets::mask_text(text.trim());
             let text = text.as_ref();
             self.first = Some(match text.char_indices().nth(Self::EXCERPT) {
                 Some((end, _)) => format!("{}…", &text[..end]),

@@ -9,7 +9,7 @@ use crate::json::{
     compact, differences, differences_in, listing_of, pair_items, pretty_lines, Difference, Line,
     Listing,
 };
-use crate::secrets::{mask_text, mask_under, mask_value};
+use crate::normalize::secrets::{mask_text, mask_under, mask_value};
 use serde_json::Value;
 use std::fmt::{self, Write as _};
 
@@ -922,7 +922,7 @@ mod should {
     /// a key, the summary or a note.
     #[test]
     fn mask_every_secret_the_scanner_knows_in_every_output() {
-        use crate::secrets::should::{assert_no_piece_of, samples};
+        use crate::normalize::secrets::tests::{assert_no_piece_of, samples};
         let stem = "The answer to the question you asked is long enough to be cut. ".repeat(3);
         let mut covered: Vec<&str> = Vec::new();
         for (id, sample) in samples() {
@@ -960,7 +960,7 @@ mod should {
             // The finding itself keeps what came, for code that asks for it.
             assert_eq!(m.actual_message(), Some(&actual));
         }
-        for id in crate::secrets::rule_ids() {
+        for id in crate::normalize::secrets::rule_ids() {
             assert!(
                 covered.contains(id) || *id == "sensitive-key",
                 "no report test for {id}"

@@ -136,7 +136,7 @@ pub(crate) enum Incoming {
     /// A line that parsed as JSON.
     Message(Value),
     /// A response the fast path wrote canonically (see `fast.rs`), not parsed into a tree.
-    Response(crate::fast::FastResponse),
+    Response(crate::normalize::fast::FastResponse),
     /// A line that is not UTF-8 or not JSON.
     Invalid {
         /// 1-based number of the line in the server's output.
@@ -166,7 +166,7 @@ pub(crate) async fn read_lines<R: AsyncRead + Unpin>(
             Ok(Some((number, line))) => {
                 let shortcut = fast.as_ref().and_then(|defaults| {
                     let text = std::str::from_utf8(line).ok()?;
-                    crate::fast::response(text, defaults.as_ref())
+                    crate::normalize::fast::response(text, defaults.as_ref())
                 });
                 match shortcut {
                     Some(response) => Incoming::Response(response),
@@ -249,10 +249,12 @@ fn parse_line(line: &[u8], line_no: usize) -> Incoming {
         reason,
         // Masked before it is cut to 120 characters (a secret cut in half would not be
         // found), from a start long enough for any token that begins in those.
-        excerpt: crate::secrets::mask_text(&String::from_utf8_lossy(&line[..line.len().min(4096)]))
-            .chars()
-            .take(120)
-            .collect(),
+        excerpt: crate::normalize::secrets::mask_text(&String::from_utf8_lossy(
+            &line[..line.len().min(4096)],
+        ))
+        .chars()
+        .take(120)
+        .collect(),
     };
     match std::str::from_utf8(line) {
         Err(e) => invalid(format!("not UTF-8 ({e})")),

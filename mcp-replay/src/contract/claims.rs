@@ -4,8 +4,8 @@
 //! [`Unknown`](Class::Unknown) change of its own.
 
 use super::{Change, Class};
+use crate::json::path::{push_step, rendered_path, PathSegment};
 use crate::json::{compact, json_eq, write_canonical, Difference};
-use crate::selector::{push_step, rendered_path, PathSegment};
 use serde_json::Value;
 use std::collections::BTreeMap;
 

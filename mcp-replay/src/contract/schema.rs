@@ -8,7 +8,7 @@
 use super::claims::{canonical, claim_positions, index, key, shown, verb, Out};
 use super::Class;
 use crate::json::json_eq;
-use crate::selector::{push_step, PathSegment};
+use crate::json::path::{push_step, PathSegment};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 

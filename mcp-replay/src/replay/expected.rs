@@ -2,9 +2,9 @@
 //! and a comparison that tries canonical text first.
 
 use super::strip_json;
-use crate::fast::{FastResponse, HEAD};
 use crate::fixture::Entry;
 use crate::json::json_eq;
+use crate::normalize::fast::{FastResponse, HEAD};
 use crate::rules::Rules;
 use serde_json::Value;
 use std::cell::RefCell;

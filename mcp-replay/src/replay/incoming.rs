@@ -5,9 +5,9 @@
 use super::describe::{describe_request, relabel};
 use super::session::{Arrival, Pending, Rec, Session};
 use crate::contract::{self, Change, Class, CONTRACT_METHODS};
-use crate::fast::FastResponse;
 use crate::fixture::MessageKind;
 use crate::json::json_eq;
+use crate::normalize::fast::FastResponse;
 use crate::report::{Mismatch, MismatchKind};
 use crate::transport::Incoming;
 use serde_json::Value;

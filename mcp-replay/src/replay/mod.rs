@@ -65,7 +65,7 @@ pub(crate) fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
     let expected = Expected::new(std::slice::from_ref(entry), rules);
     if entry.kind() == MessageKind::Response {
         if let Some(defaults) = rules.defaults_only() {
-            if let Some(fast) = crate::fast::response(line, defaults.as_ref()) {
+            if let Some(fast) = crate::normalize::fast::response(line, defaults.as_ref()) {
                 if expected.matches_text(0, &fast) {
                     return true;
                 }

@@ -3,9 +3,9 @@
 
 use super::describe::{describe_message, describe_request};
 use super::session::{Rec, Session, What};
-use crate::fast::HEAD;
 use crate::fixture::{Direction, Entry, MessageKind};
 use crate::json::json_eq;
+use crate::normalize::fast::HEAD;
 use crate::report::{Mismatch, MismatchKind};
 use serde_json::{json, Value};
 

@@ -5,7 +5,7 @@
 //! prints the buffer to stderr as it goes, so `cargo test` shows it for a failing test only.
 
 use crate::fixture::{Entry, MessageKind};
-use crate::secrets::mask_text;
+use crate::normalize::secrets::mask_text;
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::fmt::{Display, Write as _};

@@ -1,23 +1,21 @@
 //! [`Rules`]: the versioned default normalization plus user rules by selector, set in code
 //! for one test or in a rules file for a whole fixture folder.
 
+use super::defaults::Defaults;
+use super::general;
+use super::paths::{Paths, FOLDER_PLACEHOLDERS};
+use super::placeholder::is_placeholder;
+use super::selector::Selector;
 use crate::contract::Class;
 use crate::error::Error;
 use crate::json::write_canonical;
-use crate::normalize::{self, is_placeholder, Defaults, Paths};
-use crate::selector::Selector;
 use regex::Regex;
 use serde_json::Value;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use crate::normalize::{DEFAULT_RULES, SWITCHABLE_RULES};
-
-/// The newest version of the default rules. A fixture header's `"rules": N` pins an older
-/// one, so fixtures recorded before the defaults grew keep passing. Version 2 added
-/// `cache-hints` and `resource-not-found-code` (see [`DEFAULT_RULES`]).
-pub const RULES_VERSION: u64 = 2;
+pub use super::defaults::{DEFAULT_RULES, RULES_VERSION, SWITCHABLE_RULES};
 
 /// The name of the rules file that applies to every fixture in its folder.
 pub const RULES_FILE: &str = "mcp-replay.rules.json";
@@ -329,7 +327,7 @@ impl Rules {
     /// Normalizes a message the server sent (or a fixture's expected server message).
     pub fn normalize_server(&self, message: &mut Value) {
         if self.defaults {
-            normalize::normalize_server(message, &self.base);
+            general::normalize_server(message, &self.base);
         }
         self.apply_user(message);
     }
@@ -337,7 +335,7 @@ impl Rules {
     /// Normalizes a client message being recorded or imported.
     pub fn normalize_client(&self, message: &mut Value) {
         if self.defaults {
-            normalize::normalize_client(message, &self.base);
+            general::normalize_client(message, &self.base);
         }
         self.apply_user(message);
     }
@@ -361,12 +359,12 @@ impl Rules {
 
     /// A recorded server message as a client under test gets it: the placeholders the
     /// default rules write (`<TIMESTAMP>`, `<UUID>`, the folders, ...) become fixed values
-    /// of their shape ([`SERVED_VALUES`](crate::normalize::SERVED_VALUES)), which the same
+    /// of their shape ([`SERVED_VALUES`](super::defaults::SERVED_VALUES)), which the same
     /// rules normalize back when the client sends them again. Nothing changes without the
     /// default rules.
     pub(crate) fn concretize(&self, message: &mut Value) {
         if self.defaults {
-            normalize::concretize(message, &self.base.paths);
+            general::concretize(message, &self.base.paths);
         }
     }
 
@@ -378,7 +376,7 @@ impl Rules {
         &'a self,
         text: &'a str,
     ) -> impl Iterator<Item = (&'static str, &'a str)> {
-        normalize::FOLDER_PLACEHOLDERS
+        FOLDER_PLACEHOLDERS
             .into_iter()
             .filter(|placeholder| text.contains(placeholder))
             .filter_map(|placeholder| Some((placeholder, self.base.paths.folder(placeholder)?)))

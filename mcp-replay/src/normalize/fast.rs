@@ -12,18 +12,18 @@
 //! a string id, a string or key the rules would rewrite, a `result` member a rule replaces
 //! such as `requestState`, a session id, a duplicate key, invalid JSON), and the replay then
 //! takes the general path. The rules themselves are not coded here: the `result` rules are
-//! `normalize::RESULT_RULES`, the error code's `normalize::rewritten_code`, the string rules
-//! `normalize::normalize_str`, the session-id rule `normalize::is_session_id_key`, which
-//! rules are in force `normalize::Defaults::in_force`, each consulted by the general path
+//! `defaults::RESULT_RULES`, the error code's `defaults::rewritten_code`, the string rules
+//! `general::normalize_str`, the session-id rule `defaults::is_session_id_key`, which
+//! rules are in force `defaults::Defaults::in_force`, each consulted by the general path
 //! too.
 //! The property tests below check that whenever it answers, it answers exactly what the
 //! general path (`parse`, `normalize_server`, `write_message`) gives; the `fast_path` fuzz
 //! target checks the same on arbitrary lines.
 
+use super::defaults::{is_session_id_key, rewritten_code, Defaults, RESULT_RULES, TASK_KEY};
+use super::general::normalize_str;
+use super::paths::Paths;
 use crate::json::{write_members, Shape, Tree, MESSAGE_KEY_ORDER};
-use crate::normalize::{
-    is_session_id_key, normalize_str, rewritten_code, Defaults, Paths, RESULT_RULES, TASK_KEY,
-};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -130,12 +130,12 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
 /// parse, `normalize_server`, `write_message`) must accept the line and write the same
 /// text. `Err` says how they disagree. For the property tests and the fuzzer.
 #[cfg(any(test, feature = "internals"))]
-pub(crate) fn agrees_with_general(line: &str) -> Result<(), String> {
-    let mut all: Vec<Option<Defaults>> = (1..=crate::rules::RULES_VERSION)
+pub(crate) fn agrees_with_general(line: &str) -> Result<(), crate::error::Invalid> {
+    let mut all: Vec<Option<Defaults>> = (1..=super::defaults::RULES_VERSION)
         .map(|version| Some(Defaults::example(version)))
         .collect();
-    for name in crate::normalize::SWITCHABLE_RULES {
-        let mut defaults = Defaults::example(crate::rules::RULES_VERSION);
+    for name in super::defaults::SWITCHABLE_RULES {
+        let mut defaults = Defaults::example(super::defaults::RULES_VERSION);
         defaults.turn_off(name);
         all.push(Some(defaults));
     }
@@ -144,27 +144,30 @@ pub(crate) fn agrees_with_general(line: &str) -> Result<(), String> {
         let Some(fast) = response(line, defaults.as_ref()) else {
             continue;
         };
-        let mut value: serde_json::Value = serde_json::from_str(line)
-            .map_err(|e| format!("the fast path took a line serde_json refuses ({e}): {line}"))?;
+        let mut value: serde_json::Value = serde_json::from_str(line).map_err(|e| {
+            crate::error::Invalid::new(format!(
+                "the fast path took a line serde_json refuses ({e}): {line}"
+            ))
+        })?;
         if let Some(defaults) = defaults {
-            crate::normalize::normalize_server(&mut value, defaults);
+            super::general::normalize_server(&mut value, defaults);
         }
         let mut general = String::new();
         crate::json::write_message(&mut general, &value);
         if fast.text != general {
-            return Err(format!(
+            return Err(crate::error::Invalid::new(format!(
                 "fast path {:?}, general path {general:?} for {line}",
                 fast.text
-            ));
+            )));
         }
         if value.get("id").and_then(serde_json::Value::as_i64) != Some(fast.id)
             || !fast.text[..fast.id_end].starts_with(HEAD)
             || fast.text[HEAD.len()..fast.id_end] != fast.id.to_string()
         {
-            return Err(format!(
+            return Err(crate::error::Invalid::new(format!(
                 "id {} / id_end {} wrong for {line}",
                 fast.id, fast.id_end
-            ));
+            )));
         }
     }
     Ok(())
@@ -319,14 +322,14 @@ mod should {
     use serde_json::{json, Value};
 
     fn defaults() -> Defaults {
-        Defaults::example(crate::rules::RULES_VERSION)
+        Defaults::example(crate::normalize::defaults::RULES_VERSION)
     }
 
     /// What the general path writes for `line`.
     fn general(line: &str, defaults: Option<&Defaults>) -> String {
         let mut value: Value = serde_json::from_str(line).unwrap();
         if let Some(defaults) = defaults {
-            crate::normalize::normalize_server(&mut value, defaults);
+            crate::normalize::general::normalize_server(&mut value, defaults);
         }
         let mut out = String::new();
         write_message(&mut out, &value);
@@ -461,7 +464,7 @@ mod should {
             id in any::<i64>(),
             result in tree(),
             error in any::<bool>(),
-            version in 0..=crate::rules::RULES_VERSION,
+            version in 0..=crate::normalize::defaults::RULES_VERSION,
         ) {
             let body = if error { "error" } else { "result" };
             let line = serde_json::to_string(&json!({"jsonrpc": "2.0", "id": id, body: result})).unwrap();

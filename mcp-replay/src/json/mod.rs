@@ -1,0 +1,30 @@
+//! JSON helpers: numeric-aware equality, structural differences with paths, the canonical
+//! (deterministic) serialization fixtures are written in, and renderings for reports.
+//!
+//! - `eq.rs`: [`json_eq`], equality as fixtures mean it.
+//! - `path.rs`: concrete paths ([`path::PathSegment`]) and their one rendering in selector
+//!   form, which differences, secret findings and selector walks share.
+//! - `diff.rs`: [`Difference`]s between two values, listing items paired by name.
+//! - `write.rs`: the canonical writer (and its float writer) over any [`Tree`].
+//! - `pretty.rs`: pretty lines for the report's diffs and a compact one-line form.
+//!
+//! Nothing here knows normalization, selectors or the replay: they use these helpers.
+
+#[cfg(test)]
+pub(crate) mod arbitrary;
+mod diff;
+mod eq;
+pub(crate) mod path;
+mod pretty;
+#[cfg(test)]
+mod tests;
+mod write;
+
+pub use diff::Difference;
+pub(crate) use diff::{differences, differences_in, listing_of, pair_items, Listing};
+pub(crate) use eq::json_eq;
+pub(crate) use pretty::{compact, pretty_lines, Line};
+pub(crate) use write::{
+    needs_escape, write_canonical, write_members, write_message, write_message_with_id, Shape,
+    Tree, MESSAGE_KEY_ORDER,
+};

@@ -1,0 +1,341 @@
+//! The default rules: their names and versions ([`DEFAULT_RULES`], [`RULES_VERSION`]), the
+//! ones in force for one replay ([`Defaults`]), and the data of the rules that both the
+//! general path (`general.rs`) and the fast path (`fast.rs`) apply: the `result` members
+//! ([`RESULT_RULES`]), the error code, the session id, the client identity and the values a
+//! served recording gives for placeholders. Nothing here walks a message.
+
+use super::paths::Paths;
+use crate::json::{Shape, Tree};
+use serde_json::{Map, Value};
+
+/// The newest version of the default rules. A fixture header's `"rules": N` pins an older
+/// one, so fixtures recorded before the defaults grew keep passing. Version 2 added
+/// `cache-hints` and `resource-not-found-code` (see [`DEFAULT_RULES`]).
+pub const RULES_VERSION: u64 = 2;
+
+/// The default rules, by name, with the version of the defaults that added each and what
+/// it does. A fixture whose header pins `"rules": N` gets the rules added in versions up
+/// to `N` (`docs/normalization.md`, "Versions").
+pub const DEFAULT_RULES: [(&str, u64, &str); 11] = [
+    ("is-error-default", 1, "drops `result.isError: false`, MCP's default for tool results"),
+    (
+        "result-type-default",
+        1,
+        "drops `result.resultType: \"complete\"`, the 2026-07-28 default, so one fixture passes in both eras",
+    ),
+    (
+        "cache-hints",
+        2,
+        "drops the caching hints `cacheScope` and `ttlMs` of a `result` (2026-07-28 adds them to \
+         every list, read and `server/discover` result), so one fixture passes in both eras; \
+         a task's `ttlMs` (a result with `taskId`) stays",
+    ),
+    (
+        "resource-not-found-code",
+        2,
+        "the error code `-32002` (resource not found before 2026-07-28) becomes `-32602`, the \
+         code 2026-07-28 answers with, so one fixture passes in both eras",
+    ),
+    (
+        "request-state",
+        1,
+        "the opaque `requestState` of an `input_required` result (and of the client's retry) becomes \
+         `<REQUEST_STATE>`; the harness sends the server's latest actual state in its place",
+    ),
+    ("timestamp", 1, "RFC 3339 / ISO 8601 date-times inside strings become `<TIMESTAMP>`"),
+    ("uuid", 1, "UUIDs inside strings become `<UUID>`"),
+    (
+        "paths",
+        1,
+        "absolute paths under the workspace root, the home folder and the temp folder become \
+         `<WORKSPACE>`, `<HOME>`, `<TMP>` (the rest of the path stays)",
+    ),
+    (
+        "client-identity",
+        1,
+        "in client messages: `clientInfo` and `protocolVersion` of `initialize` and the \
+         `io.modelcontextprotocol/clientInfo` and `/protocolVersion` keys of `_meta` become \
+         `<CLIENT_INFO>` and `<PROTOCOL_VERSION>`; capabilities stay (servers behave by them)",
+    ),
+    ("session-id", 1, "the value of any `Mcp-Session-Id` key becomes `<SESSION_ID>`"),
+    (
+        "ids",
+        1,
+        "request ids and progress tokens become the fixture's labels (`<REQUEST_ID>`, \
+         `<PROGRESS_TOKEN>`), per direction (done by the replay driver)",
+    ),
+];
+
+/// The default rules that [`Rules::without`](crate::Rules::without) may turn off: the
+/// ones on one member of a `result` or `error` whose value the harness never needs.
+pub const SWITCHABLE_RULES: [&str; 4] = [
+    "is-error-default",
+    "result-type-default",
+    "cache-hints",
+    "resource-not-found-code",
+];
+
+/// The default rules in force for one replay: their version, the ones turned off, and
+/// this machine's folders (for `paths`). What the general path
+/// ([`normalize_server`](super::general::normalize_server)) and the replay's fast path
+/// (`fast.rs`) both consult.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Defaults {
+    /// The folders the `paths` rule replaces.
+    pub paths: Paths,
+    /// The version of the defaults (1 up to `RULES_VERSION`).
+    version: u64,
+    /// The rules turned off (names from [`SWITCHABLE_RULES`]).
+    off: Vec<&'static str>,
+}
+
+impl Defaults {
+    /// The newest defaults, none turned off, with these folders.
+    pub(crate) fn new(paths: Paths) -> Defaults {
+        Defaults {
+            paths,
+            version: RULES_VERSION,
+            off: Vec::new(),
+        }
+    }
+
+    /// The version of the defaults.
+    pub(crate) fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Sets the version (checked by the caller).
+    pub(crate) fn set_version(&mut self, version: u64) {
+        self.version = version;
+    }
+
+    /// Turns off a rule of [`SWITCHABLE_RULES`] (checked by the caller).
+    pub(crate) fn turn_off(&mut self, name: &'static str) {
+        if !self.off.contains(&name) {
+            self.off.push(name);
+        }
+    }
+
+    /// The rules turned off.
+    pub(crate) fn off(&self) -> &[&'static str] {
+        &self.off
+    }
+
+    /// Is the default rule `name` in force: added at or before this version, and not
+    /// turned off?
+    pub(crate) fn in_force(&self, name: &str) -> bool {
+        !self.off.contains(&name)
+            && DEFAULT_RULES
+                .iter()
+                .any(|(rule, since, _)| *rule == name && *since <= self.version)
+    }
+
+    /// The defaults of one version over the example machine's folders, for tests and the
+    /// fuzzer.
+    #[cfg(any(test, feature = "internals"))]
+    pub(crate) fn example(version: u64) -> Defaults {
+        Defaults {
+            version,
+            ..Defaults::new(Paths::example())
+        }
+    }
+}
+
+/// The placeholder of the `request-state` rule.
+pub(super) const REQUEST_STATE: &str = "<REQUEST_STATE>";
+
+/// The default rules on the members of a server's `result`, by their names in
+/// [`DEFAULT_RULES`]: the one definition that the general path
+/// ([`normalize_server`](super::general::normalize_server)) and the replay's fast path for
+/// responses (`fast.rs`) both consult, each asking [`Defaults::in_force`] first.
+pub(crate) const RESULT_RULES: [ResultRule; 5] = [
+    ResultRule {
+        name: "is-error-default",
+        key: "isError",
+        action: ResultAction::DropDefault(Scalar::Bool(false)),
+    },
+    ResultRule {
+        name: "result-type-default",
+        key: "resultType",
+        action: ResultAction::DropDefault(Scalar::Str("complete")),
+    },
+    ResultRule {
+        name: "cache-hints",
+        key: "cacheScope",
+        action: ResultAction::DropHint,
+    },
+    ResultRule {
+        name: "cache-hints",
+        key: "ttlMs",
+        action: ResultAction::DropHint,
+    },
+    ResultRule {
+        name: "request-state",
+        key: "requestState",
+        action: ResultAction::Pin(REQUEST_STATE),
+    },
+];
+
+/// The key that makes a `result` a task (the tasks extension flattens a task into the
+/// `result` of `tools/call` and `tasks/get`): its `ttlMs` is how long the server keeps
+/// the task, data rather than a caching hint.
+pub(crate) const TASK_KEY: &str = "taskId";
+
+/// A default rule on one member of a server's `result`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ResultRule {
+    /// Its name in [`DEFAULT_RULES`] (a test checks that it is there).
+    pub name: &'static str,
+    /// The member's key.
+    pub key: &'static str,
+    /// What happens to the member.
+    pub action: ResultAction,
+}
+
+/// What a [`ResultRule`] does to its member.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ResultAction {
+    /// Drops the member when it holds this value, the protocol's default.
+    DropDefault(Scalar),
+    /// Drops the member whatever it holds, except from a task (a `result` with
+    /// [`TASK_KEY`]).
+    DropHint,
+    /// Replaces the member's value, whatever it is, with this placeholder.
+    Pin(&'static str),
+}
+
+/// A JSON scalar a rule compares a value with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Scalar {
+    Bool(bool),
+    Str(&'static str),
+}
+
+impl Scalar {
+    /// Does `value` (of either JSON tree) hold this scalar?
+    fn is<T: Tree>(self, value: &T) -> bool {
+        match (self, value.shape()) {
+            (Scalar::Bool(b), Shape::Bool(v)) => b == v,
+            (Scalar::Str(s), Shape::String(v)) => s == v,
+            _ => false,
+        }
+    }
+}
+
+impl ResultRule {
+    /// Does this rule drop the member `key: value` of a `result` (`task`: the result has
+    /// [`TASK_KEY`])? The caller asks [`Defaults::in_force`] too.
+    pub(crate) fn drops<T: Tree>(&self, key: &str, value: &T, task: bool) -> bool {
+        key == self.key
+            && match self.action {
+                ResultAction::DropDefault(default) => default.is(value),
+                ResultAction::DropHint => !task,
+                ResultAction::Pin(_) => false,
+            }
+    }
+
+    /// Does this rule replace the value of member `key` of a `result`?
+    pub(crate) fn pins(&self, key: &str) -> bool {
+        matches!(self.action, ResultAction::Pin(_)) && key == self.key
+    }
+
+    /// Applies the rule to a `result` object.
+    pub(super) fn apply(&self, result: &mut Map<String, Value>) {
+        match self.action {
+            ResultAction::DropDefault(_) | ResultAction::DropHint => {
+                let task = result.contains_key(TASK_KEY);
+                if result
+                    .get(self.key)
+                    .is_some_and(|v| self.drops(self.key, v, task))
+                {
+                    result.remove(self.key);
+                }
+            }
+            ResultAction::Pin(placeholder) => {
+                if let Some(v) = result.get_mut(self.key) {
+                    *v = Value::String(placeholder.into());
+                }
+            }
+        }
+    }
+}
+
+/// The `resource-not-found-code` rule: the error code a server answered a missing
+/// resource with before 2026-07-28 (MCP's `-32002`), and the one it answers with from
+/// 2026-07-28 on (JSON-RPC's invalid params, `-32602`, SEP-2164), which the rule writes
+/// for both. The other way round is impossible: `-32602` is every invalid-params error.
+pub(crate) const RESOURCE_NOT_FOUND: (i64, i64) = (-32002, -32602);
+
+/// The code the `resource-not-found-code` rule writes in place of an error's `code`, if
+/// it rewrites it (compared by numeric value: `-32002.0` is `-32002`).
+pub(crate) fn rewritten_code(code: &serde_json::Number) -> Option<i64> {
+    let (legacy, modern) = RESOURCE_NOT_FOUND;
+    (code.as_f64() == Some(legacy as f64)).then_some(modern)
+}
+
+/// Does the `session-id` rule replace the value under this key?
+pub(crate) fn is_session_id_key(key: &str) -> bool {
+    key.eq_ignore_ascii_case("mcp-session-id")
+}
+
+/// The `_meta` keys of the 2026-07-28 era that carry client identity, with placeholders.
+pub const IDENTITY_META: [(&str, &str); 3] = [
+    ("io.modelcontextprotocol/clientInfo", "<CLIENT_INFO>"),
+    (
+        "io.modelcontextprotocol/protocolVersion",
+        "<PROTOCOL_VERSION>",
+    ),
+    (
+        "io.modelcontextprotocol/clientCapabilities",
+        "<CLIENT_CAPABILITIES>",
+    ),
+];
+
+/// What a served recording gives a client in place of a placeholder the default rules
+/// wrote, beside the folders (`<WORKSPACE>`, `<HOME>`, `<TMP>`, this machine's): a fixed,
+/// valid value of the shape it stands for, the same in every run, which the same rules
+/// normalize back to the placeholder when the client sends it again.
+pub const SERVED_VALUES: [(&str, &str); 3] = [
+    ("<TIMESTAMP>", "2026-01-01T00:00:00.000Z"),
+    ("<UUID>", "00000000-0000-4000-8000-000000000000"),
+    ("<SESSION_ID>", "mcp-replay-session"),
+];
+
+#[cfg(test)]
+mod should {
+    use super::*;
+
+    #[test]
+    fn name_each_result_rule_after_a_default_rule() {
+        for rule in RESULT_RULES {
+            assert!(
+                DEFAULT_RULES.iter().any(|(name, _, _)| *name == rule.name),
+                "{}",
+                rule.name
+            );
+        }
+        for name in SWITCHABLE_RULES {
+            assert!(DEFAULT_RULES.iter().any(|(n, _, _)| *n == name), "{name}");
+        }
+        let names: Vec<(&str, u64)> = DEFAULT_RULES.iter().map(|(n, v, _)| (*n, *v)).collect();
+        assert_eq!(
+            names,
+            [
+                ("is-error-default", 1),
+                ("result-type-default", 1),
+                ("cache-hints", 2),
+                ("resource-not-found-code", 2),
+                ("request-state", 1),
+                ("timestamp", 1),
+                ("uuid", 1),
+                ("paths", 1),
+                ("client-identity", 1),
+                ("session-id", 1),
+                ("ids", 1)
+            ]
+        );
+        assert!(DEFAULT_RULES
+            .iter()
+            .all(|(_, since, _)| (1..=RULES_VERSION).contains(since)));
+    }
+}

@@ -1,0 +1,38 @@
+//! Normalization: how a message becomes the form fixtures are compared and written in,
+//! and the guard that keeps credentials out of them.
+//!
+//! What a replay asks of this folder, top to bottom:
+//!
+//! - `rules.rs`: [`Rules`](crate::Rules), what a test or a fixture folder's rules file
+//!   asks for (public as `mcp_replay::rules`): the default rules at a version, some of
+//!   them turned off, then user rules by selector.
+//! - `defaults.rs`: the default rules by name and version, the ones in force for one
+//!   replay (`Defaults`), and the data of the rules both paths below apply; `paths.rs`:
+//!   this machine's folders for the `paths` rule; `placeholder.rs`: the one grammar of
+//!   placeholders.
+//! - `general.rs`: the general path, the default rules over a parsed message;
+//!   `fast.rs`: the fast path, the same rules over the text of the commonest response,
+//!   which must agree with the general path wherever it answers.
+//! - `selector/`: the selectors user rules are written with: the syntax (`mod.rs`), the
+//!   parser (`parse.rs`), the walk over a value (`walk.rs`).
+//! - `secrets/`: the secret guard: a fixture holds no credential, a report shows none. The
+//!   rules as data (`patterns.rs`), the scanner (`scan.rs`), masking (`mask.rs`).
+//!
+//! Data flows one way: the replay, the fixture, the harness and the report call in. What
+//! this folder names from the rest of the crate: the JSON helpers and the path type
+//! (`crate::json`), and, in `rules.rs` only, the contract classes a rules file may accept
+//! (`crate::contract::Class`), the error a rules file fails with (`crate::Error`), and in
+//! `Rules::for_fixture` the version a fixture's header pins (`crate::Fixture`).
+
+mod defaults;
+pub(crate) mod fast;
+mod general;
+mod paths;
+mod placeholder;
+pub mod rules;
+pub(crate) mod secrets;
+pub(crate) mod selector;
+
+// What the replay and the mock name besides the modules above.
+pub(crate) use defaults::{Defaults, IDENTITY_META};
+pub(crate) use paths::FOLDER_PLACEHOLDERS;

@@ -1,0 +1,58 @@
+//! The one grammar of placeholders, `<NAME>` or `<NAME:n>`: what the normalization rules
+//! write, what they never rewrite, and what the secret guard never takes for a secret.
+
+/// `<NAME>` or `<NAME:n>`: a placeholder, never rewritten by a rule and never taken for
+/// a secret. The one grammar of placeholders: `<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>`.
+pub fn is_placeholder(s: &str) -> bool {
+    placeholder_prefix(s) == Some(s.len())
+}
+
+/// Does a placeholder occur anywhere in `s` (`Bearer <TOKEN>`)?
+pub(crate) fn contains_placeholder(s: &str) -> bool {
+    s.match_indices('<')
+        .any(|(i, _)| placeholder_prefix(&s[i..]).is_some())
+}
+
+/// The length of the placeholder `s` starts with, if it starts with one. The grammar of
+/// [`is_placeholder`] by hand, not as a regex: it runs on every string.
+fn placeholder_prefix(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    if b.first() != Some(&b'<') || !b.get(1).is_some_and(u8::is_ascii_uppercase) {
+        return None;
+    }
+    let name = |c: &u8| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_';
+    let tag = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
+    let mut i = 2;
+    while b.get(i).is_some_and(name) {
+        i += 1;
+    }
+    if b.get(i) == Some(&b':') {
+        let start = i + 1;
+        i = start;
+        while b.get(i).is_some_and(tag) {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+    }
+    (b.get(i) == Some(&b'>')).then_some(i + 1)
+}
+
+#[cfg(test)]
+mod should {
+    use super::*;
+    use regex::Regex;
+
+    proptest::proptest! {
+        #[test]
+        fn recognize_placeholders_as_the_documented_pattern_does(s in "<?[A-Za-z0-9_:.<>é-]{0,8}>?") {
+            let pattern = r"<[A-Z][A-Z0-9_]*(:[A-Za-z0-9_.-]+)?>";
+            let whole = Regex::new(&format!("^{pattern}$")).unwrap();
+            proptest::prop_assert_eq!(is_placeholder(&s), whole.is_match(&s), "{:?}", s);
+            let inside = Regex::new(pattern).unwrap();
+            let text = format!("a{s}<{s}");
+            proptest::prop_assert_eq!(contains_placeholder(&text), inside.is_match(&text), "{:?}", text);
+        }
+    }
+}
