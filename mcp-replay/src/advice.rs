@@ -19,7 +19,7 @@
 
 use crate::excerpt::WIDTH;
 use crate::json::compact;
-use crate::report::{Mismatch, MismatchKind};
+use crate::mismatch::{Mismatch, MismatchKind};
 use serde_json::Value;
 
 /// One piece of the advice at the end of a failing report.

@@ -103,7 +103,7 @@ impl fmt::Display for Error {
                  Record one from a live session with `mcp-replay record -o {} -- <server command>`, or write \
                  its client lines by hand and re-record (see docs/fixture-format.md)",
                 path.display(),
-                crate::harness::shell_quote(&path.display().to_string())
+                crate::terminal::shell_quote(&path.display().to_string())
             ),
             Error::MissingFixture { path, test } => {
                 let filter = test
@@ -121,7 +121,7 @@ impl fmt::Display for Error {
                      then record the server's replies with:\n  MCP_FIXTURE_UPDATE=1 cargo test {filter}\n\
                      (see docs/fixture-format.md)",
                     path = path.display(),
-                    quoted = crate::harness::shell_quote(&path.display().to_string())
+                    quoted = crate::terminal::shell_quote(&path.display().to_string())
                 )
             }
             Error::Empty { file } => write!(
@@ -131,7 +131,7 @@ impl fmt::Display for Error {
                  --list-tools` writes them, or write them by hand: see docs/fixture-format.md) and \
                  record the server's replies (MCP_FIXTURE_UPDATE=1 cargo test, or \
                  `mcp-replay replay --update`), or delete the file",
-                quoted = crate::harness::shell_quote(file)
+                quoted = crate::terminal::shell_quote(file)
             ),
             Error::InvalidUpdateMode { value } => write!(
                 f,

@@ -238,7 +238,7 @@ pub struct Header {
     pub strict_exit: bool,
     /// `"allow_stray_output"`: lines the server writes on stdout that are not JSON-RPC
     /// messages (a banner, logs) are a note, not a finding (see
-    /// [`StrayLines`](crate::record::StrayLines)).
+    /// `record::StrayLines`).
     pub allow_stray_output: bool,
 }
 

@@ -15,6 +15,15 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The environment variable that turns the trace on (`1`, `true`, `yes`).
+pub(crate) const TRACE_ENV: &str = "MCP_REPLAY_TRACE";
+
+/// Is the trace asked for by the environment?
+fn trace_from_env() -> bool {
+    std::env::var(TRACE_ENV)
+        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
+}
+
 /// How a replay (or the mock server) runs, where the caller says so: each option left
 /// unset falls back to the fixture header's key, then the environment, then the default.
 ///
@@ -175,7 +184,7 @@ impl Options {
                 .unwrap_or(Fixture::DEFAULT_TIMEOUT),
             era,
             protocol,
-            trace: self.trace.unwrap_or_else(crate::replay::trace::from_env),
+            trace: self.trace.unwrap_or_else(trace_from_env),
             record: !self.compare_only,
             handler: self.handler.clone(),
             pace: self.pace.or(header.pace).unwrap_or(Fixture::DEFAULT_PACE),

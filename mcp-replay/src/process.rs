@@ -22,7 +22,7 @@ use tokio::process::{Child, Command};
 /// How long a server has to exit once its input closed before it gets SIGTERM, and then
 /// again before SIGKILL (`stop`). A replay uses its timeout instead when that is
 /// shorter.
-pub const STOP_GRACE: Duration = Duration::from_secs(2);
+pub const STOP_GRACE: Duration = crate::transport::STOP_GRACE;
 
 /// How long the server's output is still read once the server was reaped: a process it
 /// started may hold the pipe open.

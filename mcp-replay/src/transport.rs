@@ -30,7 +30,7 @@ pub struct Transport {
 impl Transport {
     /// A connected pair: the server's [`Transport`] and the harness's end of the pipe.
     pub(crate) fn pair() -> (Transport, DuplexStream) {
-        let (transport, harness, _) = Transport::pair_stopping(crate::process::STOP_GRACE);
+        let (transport, harness, _) = Transport::pair_stopping(STOP_GRACE);
         (transport, harness)
     }
 
@@ -58,7 +58,7 @@ impl Transport {
 }
 
 /// What the server's end of the pipe tells the harness about how the server stops:
-/// [`serve_command`](crate::process::serve_command) says a child process serves it (the
+/// `process::serve_command` says a child process serves it (the
 /// harness then waits for its stop sequence) and whether it needed a signal.
 #[derive(Debug, Clone)]
 pub(crate) struct Stopping(Arc<Mutex<StopState>>);
@@ -81,7 +81,7 @@ impl Stopping {
     }
 
     /// A child process serves the pipe: it is stopped within
-    /// [`process::stop_bound`](crate::process::stop_bound) of its input closing.
+    /// `process::stop_bound` of its input closing.
     #[cfg_attr(not(feature = "process"), allow(dead_code))]
     pub(crate) fn set_child(&self) {
         self.state().child = true;
@@ -129,6 +129,10 @@ impl AsyncWrite for Transport {
         Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
     }
 }
+
+/// How long a server gets to exit by itself once its input closed, before it is asked to
+/// stop (`process::STOP_GRACE` names it for users).
+pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// What the harness reads from the server, one event a line.
 #[derive(Debug)]

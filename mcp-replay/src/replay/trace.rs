@@ -11,15 +11,6 @@ use std::cell::{Cell, RefCell};
 use std::fmt::{Display, Write as _};
 use std::time::Instant;
 
-/// The environment variable that turns the trace on (`1`, `true`, `yes`).
-pub(crate) const TRACE_ENV: &str = "MCP_REPLAY_TRACE";
-
-/// Is the trace asked for by the environment?
-pub(crate) fn from_env() -> bool {
-    std::env::var(TRACE_ENV)
-        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
-}
-
 /// The trace of one replay; does nothing (and builds no text) when off.
 pub(crate) struct Trace {
     on: bool,
