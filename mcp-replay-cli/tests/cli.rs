@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{demo_server, mcp_replay, text, workspace};
+use common::{demo_dir, demo_server, mcp_replay, text, workspace};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,7 +28,7 @@ fn run_with_input(mut command: Command, input: &[&str]) -> Output {
 
 #[test]
 fn replay_passes_the_bundled_fixtures_and_prints_the_summary() {
-    let ws = workspace();
+    let ws = demo_dir();
     let output = mcp_replay()
         .current_dir(&ws)
         .args([
@@ -268,7 +268,7 @@ fn record_passes_the_servers_exit_status_through() {
 #[test]
 fn import_writes_one_fixture_per_server() {
     let dir = temp_dir("import");
-    let recordings = workspace().join("tests/fixtures/mcporter");
+    let recordings = demo_dir().join("tests/fixtures/mcporter");
     let output = mcp_replay()
         .arg("import")
         .arg(recordings.join("multi-server.ndjson"))
@@ -293,7 +293,7 @@ fn import_writes_one_fixture_per_server() {
 
 #[test]
 fn serve_plays_a_fixture_to_a_client_on_stdio_and_fails_on_a_divergence() {
-    let fixture = workspace().join("fixtures/lookup_issue.jsonl");
+    let fixture = demo_dir().join("fixtures/lookup_issue.jsonl");
     let call = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"lookup_issue","arguments":{"owner":"demo","repo":"sample","number":42}}}"#;
     let mut ok = mcp_replay();
     ok.arg("serve").arg(&fixture);
@@ -326,7 +326,7 @@ fn serve_plays_a_fixture_to_a_client_on_stdio_and_fails_on_a_divergence() {
 fn check_names_every_problem_and_accept_reject_handle_pending_files() {
     let dir = temp_dir("check");
     common::cargo_project(&dir, &[]);
-    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
     std::fs::write(dir.join("good.jsonl"), &good).unwrap();
     std::fs::write(dir.join("good.jsonl.new"), &good).unwrap();
     std::fs::write(dir.join("broken.jsonl"), "{\"direction\":\n").unwrap();
@@ -779,7 +779,7 @@ fn the_commands_a_failed_replay_suggests_run_as_shown_in_a_shell() {
     let dir = temp_dir("quote").join("my $HOME 'fixtures'");
     std::fs::create_dir_all(&dir).unwrap();
     let fixture = dir.join("lookup.jsonl");
-    let drifted = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl"))
+    let drifted = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl"))
         .unwrap()
         .replace("Issue 42: example", "Issue 42: old text");
     std::fs::write(&fixture, &drifted).unwrap();
@@ -827,7 +827,7 @@ fn the_commands_a_failed_replay_suggests_run_as_shown_in_a_shell() {
 
 #[test]
 fn replay_says_why_a_server_never_ran_or_ended_at_once_in_words() {
-    let fixture = workspace().join("fixtures/lookup_issue.jsonl");
+    let fixture = demo_dir().join("fixtures/lookup_issue.jsonl");
     // Never started: the command's error, as call and record say it; no report, no
     // re-record advice.
     let output = mcp_replay()
@@ -879,7 +879,7 @@ fn check_in(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
 fn check_counts_each_finding_once_as_a_problem_or_a_warning() {
     let dir = temp_dir("check-counts");
     common::cargo_project(&dir, &[]);
-    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
     std::fs::write(dir.join("one.jsonl"), &good).unwrap();
     std::fs::write(dir.join("two.jsonl"), &good).unwrap();
     std::fs::write(dir.join("one.jsonl.new"), &good).unwrap();
@@ -953,7 +953,7 @@ fn check_and_replay_refuse_a_fixture_with_no_message() {
 fn check_reports_a_file_named_twice_once() {
     let dir = temp_dir("check-twice");
     common::cargo_project(&dir, &["one"]);
-    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
     std::fs::write(dir.join("one.jsonl"), &good).unwrap();
     std::fs::write(dir.join("one.jsonl.new"), &good).unwrap();
     for args in [
@@ -977,7 +977,7 @@ fn check_reports_a_file_named_twice_once() {
 
 #[test]
 fn check_looks_for_unreferenced_fixtures_only_in_a_cargo_project() {
-    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
     // Outside any Cargo project (the system's temporary folder): no test to search, so no
     // fixture is called unreferenced.
     let outside =

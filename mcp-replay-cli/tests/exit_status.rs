@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{demo_server, mcp_replay, temp_dir, workspace};
+use common::{demo_dir, demo_server, mcp_replay, temp_dir};
 
 use std::io::Write as _;
 use std::path::Path;
@@ -71,7 +71,7 @@ fn token() -> String {
 
 /// The files the rows read, in `dir`.
 fn files(dir: &Path) {
-    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
     let put = |name: &str, text: &str| {
         let path = dir.join(name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -90,7 +90,7 @@ fn files(dir: &Path) {
     );
     put("bad.rules.json", "{");
     let echo =
-        std::fs::read_to_string(workspace().join("tests/fixtures/mcporter/echo.ndjson")).unwrap();
+        std::fs::read_to_string(demo_dir().join("tests/fixtures/mcporter/echo.ndjson")).unwrap();
     put("echo.ndjson", &echo);
     put(
         "secret.ndjson",

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{demo_server, mcp_replay, peer, temp_dir, text, workspace};
+use common::{demo_dir, demo_server, mcp_replay, peer, temp_dir, text};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -229,7 +229,7 @@ fn one_fixture_replays_over_stdio_and_over_http_against_server_everything() {
 
 #[test]
 fn the_bundled_fixtures_replay_over_http_against_the_rmcp_demo_server_in_each_mode() {
-    let fixtures: Vec<std::path::PathBuf> = std::fs::read_dir(workspace().join("fixtures"))
+    let fixtures: Vec<std::path::PathBuf> = std::fs::read_dir(demo_dir().join("fixtures"))
         .expect("the bundled fixtures")
         .map(|e| e.expect("an entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
@@ -245,7 +245,7 @@ fn the_bundled_fixtures_replay_over_http_against_the_rmcp_demo_server_in_each_mo
 #[test]
 fn a_changed_answer_over_http_is_a_result_finding_and_exit_1() {
     let dir = temp_dir("http", "changed");
-    let original = std::fs::read_to_string(workspace().join("fixtures/count_up_progress.jsonl"))
+    let original = std::fs::read_to_string(demo_dir().join("fixtures/count_up_progress.jsonl"))
         .expect("the bundled fixture");
     let changed = dir.join("count_up_progress.jsonl");
     std::fs::write(
@@ -269,7 +269,7 @@ fn a_url_nothing_listens_on_is_exit_2_naming_it() {
     let port = free_port();
     let output = mcp_replay()
         .args(["replay"])
-        .arg(workspace().join("fixtures/count_up_progress.jsonl"))
+        .arg(demo_dir().join("fixtures/count_up_progress.jsonl"))
         .args(["--url", &url(port)])
         .output()
         .expect("mcp-replay runs");

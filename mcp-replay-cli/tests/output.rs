@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{demo_server, mcp_replay, text, workspace};
+use common::{demo_dir, demo_server, mcp_replay, text, workspace};
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -28,7 +28,7 @@ fn replay_drifted_and_a_passing_fixture(extra: &[&str]) -> Output {
         .args(extra)
         .args([
             "docs/examples/drifted.jsonl",
-            "fixtures/lookup_issue.jsonl",
+            "demo/fixtures/lookup_issue.jsonl",
             "missing/none.jsonl",
             "--",
         ])
@@ -168,7 +168,7 @@ fn replay_junit_loads_in_a_junit_parser_with_a_failure_per_failing_fixture() {
         names,
         [
             "docs/examples/drifted.jsonl",
-            "fixtures/lookup_issue.jsonl",
+            "demo/fixtures/lookup_issue.jsonl",
             "missing/none.jsonl"
         ]
     );
@@ -227,7 +227,7 @@ fn a_token_the_server_leaks_is_masked_in_the_text_the_json_the_junit_and_the_tra
     let token = ["ghp_", "a1B2c3D4e5F6g7H8i9J0", "kLmNoPqRsTuVwXyZ"].concat();
     let replay = |format: &str| {
         mcp_replay()
-            .current_dir(workspace())
+            .current_dir(demo_dir())
             .args(["replay", "--trace", "--format", format, "--junit"])
             .arg(&file)
             .args(["fixtures/job_status.jsonl", "--", "sh", "-c"])
@@ -257,7 +257,7 @@ fn a_token_the_server_leaks_is_masked_in_the_text_the_json_the_junit_and_the_tra
 fn check_json_lists_the_problems_per_fixture_and_junit_a_case_per_file() {
     let dir = temp_dir("check");
     common::cargo_project(&dir, &[]);
-    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
     std::fs::write(dir.join("good.jsonl"), &good).unwrap();
     std::fs::write(dir.join("good.jsonl.new"), &good).unwrap();
     std::fs::write(dir.join("broken.jsonl"), "{\"direction\":\n").unwrap();
@@ -323,7 +323,7 @@ fn check_json_lists_the_problems_per_fixture_and_junit_a_case_per_file() {
 /// `fixtures/lookup_issue.jsonl` with the tool's answer changed: a finding with no contract
 /// class.
 fn changed_tool_result(dir: &Path) -> PathBuf {
-    let old = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let old = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
     let new = dir.join("lookup_issue.jsonl");
     std::fs::write(&new, old.replace("Issue 42: example", "Issue 42: renamed")).unwrap();
     new
@@ -331,7 +331,7 @@ fn changed_tool_result(dir: &Path) -> PathBuf {
 
 fn diff(args: &[&str]) -> Output {
     mcp_replay()
-        .current_dir(workspace())
+        .current_dir(demo_dir())
         .arg("diff")
         .args(args)
         .output()
@@ -428,7 +428,7 @@ fn diff_reads_rev_path_with_git_show() {
     let repo = dir.join("repo");
     std::fs::create_dir_all(repo.join("fixtures")).unwrap();
     std::fs::copy(
-        workspace().join("fixtures/lookup_issue.jsonl"),
+        demo_dir().join("fixtures/lookup_issue.jsonl"),
         repo.join("fixtures/lookup_issue.jsonl"),
     )
     .unwrap();
@@ -486,7 +486,7 @@ fn diff_reads_rev_path_with_git_show() {
 #[test]
 fn diff_of_a_tool_added_to_tools_list() {
     let dir = temp_dir("diff-tools-list");
-    let old = workspace().join("fixtures/handshake_and_tools_list.jsonl");
+    let old = demo_dir().join("fixtures/handshake_and_tools_list.jsonl");
     let lines: Vec<String> = std::fs::read_to_string(&old)
         .unwrap()
         .lines()
@@ -554,7 +554,7 @@ fn diff_of_a_tool_added_to_tools_list() {
 #[test]
 fn diff_names_breaking_the_most_severe_class_when_an_unknown_change_follows_it() {
     let dir = temp_dir("diff-breaking-unknown");
-    let old = workspace().join("fixtures/handshake_and_tools_list.jsonl");
+    let old = demo_dir().join("fixtures/handshake_and_tools_list.jsonl");
     // `initialize` (line 2) answers another protocol version: breaking; a tool of
     // `tools/list` (line 5) gains `_meta`: unknown. Breaking comes first, unknown last.
     let lines: Vec<String> = std::fs::read_to_string(&old)

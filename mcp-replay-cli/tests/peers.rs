@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{peer, text, workspace};
+use common::{demo_dir, peer, text};
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -105,7 +105,7 @@ fn a_real_client_records_through_the_proxy_and_the_fixture_replays_green_then_re
 #[test]
 fn a_real_client_runs_offline_against_mcp_replay_serve() {
     let client = peer("python-client");
-    let fixture = workspace()
+    let fixture = demo_dir()
         .join("tests/fixtures/python/client_session.jsonl")
         .display()
         .to_string();
@@ -152,7 +152,7 @@ fn the_mcporter_recordings_import_and_replay_green_against_server_everything() {
     let everything = peer("everything");
     let dir = temp_dir("import");
     for recording in ["echo", "multi-server", "v013-elicit-decline"] {
-        let source = workspace().join(format!("tests/fixtures/mcporter/{recording}.ndjson"));
+        let source = demo_dir().join(format!("tests/fixtures/mcporter/{recording}.ndjson"));
         let out_dir = dir.join(recording);
         let import = Command::new(mcp_replay())
             .arg("import")

@@ -43,6 +43,12 @@ pub fn workspace() -> PathBuf {
         .to_owned()
 }
 
+/// The demo package's folder (`demo/`): the bundled fixtures (`fixtures/`), the test
+/// fixtures (`tests/fixtures/`) and the test servers (`tests/servers/`).
+pub fn demo_dir() -> PathBuf {
+    workspace().join("demo")
+}
+
 /// A fresh, empty folder for one test (`prefix-name-pid`).
 pub fn temp_dir(prefix: &str, name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))

@@ -187,13 +187,18 @@ fn rust_blocks(markdown: &str) -> Vec<(String, String)> {
 
 #[test]
 fn every_rust_example_in_the_docs_is_here() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let here = std::fs::read_to_string(format!("{root}/tests/doc_examples.rs")).unwrap();
+    let here = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/doc_examples.rs"
+    ))
+    .unwrap();
     let here: String = here
         .lines()
         .map(|l| l.strip_prefix("    ").unwrap_or(l))
         .collect::<Vec<_>>()
         .join("\n");
+    // The repository's root, where the READMEs and `docs/` are.
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let mut docs: Vec<String> = READMES.iter().map(|d| d.to_string()).collect();
     for entry in std::fs::read_dir(format!("{root}/docs")).unwrap() {
         let path = entry.unwrap().path();

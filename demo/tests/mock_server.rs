@@ -512,7 +512,7 @@ async fn an_rmcp_client_in_the_stateless_era_sends_the_param_headers_the_mock_ch
     use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
     let fixture = Fixture::load(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/mcp-replay/tests/fixtures/http_param_headers.jsonl"
+        "/../mcp-replay/tests/fixtures/http_param_headers.jsonl"
     ))
     .unwrap();
     let (front, mock) = fixture.mock_http();

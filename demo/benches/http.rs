@@ -286,7 +286,7 @@ fn proxy(quick: bool) {
         .ok()
         .and_then(|e| Some(e.parent()?.parent()?.to_owned()));
     let target = std::env::var_os("CARGO_TARGET_DIR").map(|d| PathBuf::from(d).join("release"));
-    let Some(bin) = [exe_dir, target, Some(root.join("target/release"))]
+    let Some(bin) = [exe_dir, target, Some(root.join("../target/release"))]
         .into_iter()
         .flatten()
         .find(|d| d.join("mcp-replay").exists() && d.join("demo-server").exists())
