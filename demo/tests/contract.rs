@@ -278,11 +278,12 @@ async fn show_the_changes_under_the_finding_most_severe_first() {
     );
 }
 
-/// server-everything's real `tools/list` (as `tests/fixtures/real/everything_ts_client.jsonl`
-/// recorded it), against copies edited by hand.
+/// server-everything's real `tools/list` (as
+/// `mcp-replay/tests/fixtures/real/everything_ts_client.jsonl` recorded it), against copies
+/// edited by hand.
 #[test]
 fn classify_server_everything_tool_list_edits() {
-    let text = include_str!("fixtures/real/everything_ts_client.jsonl");
+    let text = include_str!("../../mcp-replay/tests/fixtures/real/everything_ts_client.jsonl");
     let line = text
         .lines()
         .find(|l| l.contains(r#""result":{"tools":["#))

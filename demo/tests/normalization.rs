@@ -1,6 +1,8 @@
 //! Normalization and the secret guard against the demo server: dynamic values become
 //! placeholders, recordings are byte-identical, secrets are never written or loaded.
 
+// The runtime's scripted test servers (mcp-replay/tests/common), shared with its own tests.
+#[path = "../../mcp-replay/tests/common/mod.rs"]
 mod common;
 
 use common::{fixture, kinds, notification, result, scripted};

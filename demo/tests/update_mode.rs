@@ -1,6 +1,8 @@
 //! Re-recording (`MCP_FIXTURE_UPDATE`) in temporary folders: recording from client lines,
 //! determinism, `new` files, refusals, missing and malformed fixtures.
 
+// The runtime's scripted test servers (mcp-replay/tests/common), shared with its own tests.
+#[path = "../../mcp-replay/tests/common/mod.rs"]
 mod common;
 
 use mcp_replay::harness::{run_in, Spec};

@@ -268,7 +268,7 @@ fn record_passes_the_servers_exit_status_through() {
 #[test]
 fn import_writes_one_fixture_per_server() {
     let dir = temp_dir("import");
-    let recordings = demo_dir().join("tests/fixtures/mcporter");
+    let recordings = workspace().join("mcp-replay/tests/fixtures/mcporter");
     let output = mcp_replay()
         .arg("import")
         .arg(recordings.join("multi-server.ndjson"))

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{demo_dir, demo_server, mcp_replay, temp_dir, text};
+use common::{demo_dir, demo_server, mcp_replay, temp_dir, text, workspace};
 
 use std::path::Path;
 use std::process::Command;
@@ -57,7 +57,7 @@ fn a_closed_stdout_ends_the_output_quietly_and_the_command_does_its_job() {
     std::fs::write(pending.join("a.jsonl.new"), &good).unwrap();
     let called = dir.join("called.jsonl");
     let imported = dir.join("imported");
-    let recording = demo_dir().join("tests/fixtures/mcporter/multi-server.ndjson");
+    let recording = workspace().join("mcp-replay/tests/fixtures/mcporter/multi-server.ndjson");
     let s = |p: &Path| p.display().to_string();
     let (d, p, r, i) = (s(&drifted), s(&pending), s(&recording), s(&imported));
     let cases = [

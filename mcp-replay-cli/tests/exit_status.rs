@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{demo_dir, demo_server, mcp_replay, temp_dir};
+use common::{demo_dir, demo_server, mcp_replay, temp_dir, workspace};
 
 use std::io::Write as _;
 use std::path::Path;
@@ -90,7 +90,8 @@ fn files(dir: &Path) {
     );
     put("bad.rules.json", "{");
     let echo =
-        std::fs::read_to_string(demo_dir().join("tests/fixtures/mcporter/echo.ndjson")).unwrap();
+        std::fs::read_to_string(workspace().join("mcp-replay/tests/fixtures/mcporter/echo.ndjson"))
+            .unwrap();
     put("echo.ndjson", &echo);
     put(
         "secret.ndjson",

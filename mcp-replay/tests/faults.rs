@@ -9,10 +9,11 @@ use serde_json::json;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+/// The demo's `lookup_issue.jsonl` (the README's fixture): one call, no handshake.
 fn seed() -> Fixture {
     Fixture::load(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/fixtures/lookup_issue.jsonl"
+        "/../demo/fixtures/lookup_issue.jsonl"
     ))
     .unwrap()
     .with_timeout(Duration::from_millis(500))
