@@ -23,12 +23,11 @@
 //! writes earlier ones together with the response makes the SDK miss what it saw live.
 //!
 //! The Python and TypeScript clients' peers are installed on first use
-//! (`mcp_replay_peers`); the rmcp client needs nothing but this repository. The CLI is built with `cargo build -p mcp-replay-cli` into
-//! the target folder this test runs from (it belongs to another package of the workspace).
+//! (`mcp_replay_peers`); the rmcp client needs nothing but this repository. The command and
+//! the rmcp client are this package's binaries (`mcp-replay-for-tests`, `tour-client`).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 const RUNS: usize = 10;
@@ -40,35 +39,10 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `<target>/<profile>/mcp-replay`, built once per test process with the profile this test
-/// was built with, into the target folder it runs from.
+/// The `mcp-replay` command, as this package builds it for its tests
+/// (`mcp-replay-for-tests`, src/bin/).
 fn mcp_replay() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        // <target>/<profile>/deps/client_matrix-<hash>
-        let exe = std::env::current_exe().unwrap();
-        let profile_dir = exe.parent().unwrap().parent().unwrap();
-        let target = profile_dir.parent().unwrap();
-        let profile = profile_dir.file_name().unwrap().to_str().unwrap();
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut build = std::process::Command::new(cargo);
-        build
-            .current_dir(repo())
-            .args(["build", "-q", "-p", "mcp-replay-cli", "--target-dir"])
-            .arg(target);
-        match profile {
-            "debug" => {}
-            "release" => {
-                build.arg("--release");
-            }
-            other => {
-                build.args(["--profile", other]);
-            }
-        }
-        let status = build.status().unwrap();
-        assert!(status.success(), "building mcp-replay failed");
-        profile_dir.join("mcp-replay")
-    })
+    Path::new(env!("CARGO_BIN_EXE_mcp-replay-for-tests"))
 }
 
 /// The command line of a tour client, installing the Node and Python peers first if this

@@ -27,6 +27,8 @@ Exit status (the most severe applies: 2 over 1 over 0):
 #[derive(Debug, Parser)]
 #[command(
     name = "mcp-replay",
+    // Also when it runs under another file name (the demo package's copy for its tests).
+    bin_name = "mcp-replay",
     version,
     about,
     after_help = EXIT_CODES,

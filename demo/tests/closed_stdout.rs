@@ -2,9 +2,9 @@
 //! panic or lose the fixture: every subcommand that prints on stdout runs here with stdout
 //! a pipe whose read end is already closed, so its first write fails with `BrokenPipe`.
 
-mod common;
+mod command;
 
-use common::{demo_dir, demo_server, mcp_replay, temp_dir, text, workspace};
+use command::{demo_dir, demo_server, mcp_replay, temp_dir, text, workspace};
 
 use std::path::Path;
 use std::process::Command;

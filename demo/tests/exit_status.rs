@@ -7,9 +7,9 @@
 //! input error (the command could not do its job). `check` reports problems in files as
 //! findings (1); `record` passes a failed server's own status through.
 
-mod common;
+mod command;
 
-use common::{demo_dir, demo_server, mcp_replay, temp_dir, workspace};
+use command::{demo_dir, demo_server, mcp_replay, temp_dir, workspace};
 
 use std::io::Write as _;
 use std::path::Path;
@@ -101,7 +101,7 @@ fn files(dir: &Path) {
     // that no fixture is unreferenced.
     for (folder, name) in [("check-ok", "good"), ("check-pending", "good")] {
         put(&format!("{folder}/{name}.jsonl"), &good);
-        common::cargo_project(&dir.join(folder), &[name]);
+        command::cargo_project(&dir.join(folder), &[name]);
     }
     put("check-pending/good.jsonl.new", &good);
     put("pending/a.jsonl", &good);
@@ -230,7 +230,7 @@ fn run(dir: &Path, row: &Row) -> (Option<i32>, String, String) {
     }
     drop(stdin);
     let output = child.wait_with_output().expect("mcp-replay ends");
-    let (out, err) = common::text(&output);
+    let (out, err) = command::text(&output);
     (output.status.code(), out, err)
 }
 
