@@ -1,20 +1,63 @@
 //! `mcp-replay diff OLD NEW`: reads the two fixtures (files, or `REV:PATH` from git) and
 //! prints what [`mcp_replay::diff`] finds.
 
-use crate::cli::{DiffArgs, Format};
-use crate::out::outln;
-use crate::{junit, print_json, Fatal};
+use crate::args::{Format, OutputArgs, RulesArg};
+use crate::error::{Error, Outcome};
+use crate::junit;
+use crate::out::{outln, print_json};
 use mcp_replay::contract::Class;
-use mcp_replay::{harness, output, Error, Fixture};
+use mcp_replay::{harness, output, Fixture};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Instant;
 
-pub(crate) fn diff(args: DiffArgs) -> Result<ExitCode, Fatal> {
+/// `mcp-replay diff`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The fixture as it was: a file, or REV:PATH (e.g. HEAD:fixtures/tools.jsonl)
+    #[arg(value_name = "OLD")]
+    pub old: String,
+    /// The fixture as it is: a file, or REV:PATH
+    #[arg(value_name = "NEW")]
+    pub new: String,
+    /// Exit 1 only when a finding is of this class or more severe (a finding with no
+    /// contract class counts as unknown, which fails at every threshold)
+    #[arg(long, value_name = "CLASS", default_value = "cosmetic",
+          value_parser = ["breaking", "compatible", "cosmetic"])]
+    pub fail_on: String,
+    #[command(flatten)]
+    pub rules: RulesArg,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The examples and exit statuses of `mcp-replay diff --help`.
+pub(crate) const AFTER_HELP: &str = concat!(
+    "Examples:\n",
+    "  mcp-replay diff HEAD:fixtures/tools.jsonl fixtures/tools.jsonl\n",
+    "  mcp-replay diff --fail-on breaking main:fixtures/tools.jsonl fixtures/tools.jsonl\n",
+    "  mcp-replay diff --format json old.jsonl new.jsonl\n",
+    "\n",
+    "OLD and NEW are files, or REV:PATH read with `git show REV:PATH` (PATH from the\n",
+    "repository's root, or ./PATH from the current folder) when no such file exists.\n",
+    "Both are normalized with NEW's rules first. Requests pair by method (and tool,\n",
+    "prompt or resource) in order, responses by the request they answer, notifications\n",
+    "and server requests by method in order.\n",
+    "\n",
+    "--fail-on CLASS: exit 1 when a finding is of that class or more severe. A finding\n",
+    "with no contract class (a changed tools/call result, a message gone or added) counts\n",
+    "as unknown, and unknown fails at every threshold: breaking fails on breaking and\n",
+    "unknown findings, compatible also on compatible ones, cosmetic (the default) on any.\n",
+    "Exit 0 when no finding reaches it, 2 on a usage or input error (a fixture that does\n",
+    "not exist, is invalid or empty, or holds a secret)."
+);
+
+/// Compares OLD with NEW (both normalized with NEW's rules) and prints the findings;
+/// findings that reach `--fail-on` are the outcome.
+pub(crate) fn run(args: Args) -> Result<Outcome, Error> {
     let started = Instant::now();
     let threshold = Class::parse(&args.fail_on)
-        .ok_or_else(|| Fatal(format!("--fail-on {}: not a class", args.fail_on)))?;
+        .ok_or_else(|| Error::usage(format!("--fail-on {}: not a class", args.fail_on)))?;
     let (old, _) = load(&args.old)?;
     let (new, new_path) = load(&args.new)?;
     let folder = new_path.parent().unwrap_or(Path::new("."));
@@ -56,15 +99,15 @@ pub(crate) fn diff(args: DiffArgs) -> Result<ExitCode, Fatal> {
         junit::write(file, &[case], started.elapsed())?;
     }
     Ok(if fails {
-        ExitCode::from(1)
+        Outcome::Findings
     } else {
-        ExitCode::SUCCESS
+        Outcome::Success
     })
 }
 
 /// The fixture `spec` names, and its path (in the work tree, for the rules beside it): the
 /// file when it exists, else `REV:PATH` through `git show`.
-fn load(spec: &str) -> Result<(Fixture, PathBuf), Fatal> {
+fn load(spec: &str) -> Result<(Fixture, PathBuf), Error> {
     let path = Path::new(spec);
     if path.exists() {
         return Ok((Fixture::load(path)?, path.to_owned()));
@@ -75,7 +118,7 @@ fn load(spec: &str) -> Result<(Fixture, PathBuf), Fatal> {
         .split_once(':')
         .filter(|(rev, file)| !(rev.is_empty() || file.is_empty() || drive(rev, file)))
     else {
-        return Err(Fatal(format!(
+        return Err(Error::input(format!(
             "{spec} does not exist (give a fixture file, or REV:PATH to read it from git, e.g. HEAD:{spec})"
         )));
     };
@@ -83,23 +126,23 @@ fn load(spec: &str) -> Result<(Fixture, PathBuf), Fatal> {
         .args(["show", &format!("{rev}:{file}")])
         .output()
         .map_err(|e| {
-            Fatal(format!(
+            Error::input(format!(
                 "{spec}: no file of that name, and running git failed: {e}"
             ))
         })?;
     if !output.status.success() {
         let why = String::from_utf8_lossy(&output.stderr);
-        return Err(Fatal(format!(
+        return Err(Error::input(format!(
             "{spec}: no file of that name, and `git show {rev}:{file}` failed: {}",
             why.trim()
         )));
     }
     let text = String::from_utf8(output.stdout)
-        .map_err(|_| Fatal(format!("{spec}: the fixture is not UTF-8 text")))?;
+        .map_err(|_| Error::input(format!("{spec}: the fixture is not UTF-8 text")))?;
     let fixture = Fixture::parse_named(&text, spec)?;
     // As Fixture::load refuses a file with no message, or one holding a secret.
     if fixture.entries().is_empty() {
-        return Err(Error::Empty { file: spec.into() }.into());
+        return Err(mcp_replay::Error::Empty { file: spec.into() }.into());
     }
     fixture.check_secrets()?;
     Ok((fixture, PathBuf::from(file)))

@@ -1,70 +1,41 @@
-//! `mcp-replay check`, `accept` and `reject`.
+//! `mcp-replay check`: lints fixtures (format, secrets, pending and temporary files,
+//! fixtures no test names).
 
-use crate::cli::{CheckArgs, Format, PendingArgs};
-use crate::out::outln;
-use crate::{junit, print_json, Fatal};
-use mcp_replay::{output, Error, Fixture};
+use crate::args::{Format, OutputArgs};
+use crate::error::{Error, Outcome};
+use crate::files::{name_of, roots, walk};
+use crate::junit;
+use crate::out::{outln, print_json};
+use mcp_replay::{output, Fixture};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-/// The folders used when no path is given.
-fn default_roots() -> Vec<PathBuf> {
-    ["fixtures", "tests/fixtures"]
-        .into_iter()
-        .map(PathBuf::from)
-        .filter(|p| p.is_dir())
-        .collect()
+/// `mcp-replay check`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Fixtures or folders [default: fixtures/ and tests/fixtures/ when they exist]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Count unreferenced fixtures (no .rs file of their Cargo project names them) as
+    /// problems, not warnings
+    #[arg(long)]
+    pub strict: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
-/// The paths given, or the default folders; a path that does not exist is an error
-/// (exit status 2: there is nothing to look at, unlike a file with a problem).
-fn roots(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Fatal> {
-    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
-        return Err(Fatal(format!(
-            "{} does not exist (give fixtures or folders of fixtures)",
-            missing.display()
-        )));
-    }
-    Ok(if paths.is_empty() {
-        default_roots()
-    } else {
-        paths.to_vec()
-    })
-}
-
-/// Every file below `roots` (a root may be a file), sorted, each once: `check a.jsonl .`
-/// or `check ./a.jsonl a.jsonl` names the same file twice (compared as canonical paths).
-fn walk(roots: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack: Vec<PathBuf> = roots.to_vec();
-    while let Some(path) = stack.pop() {
-        if path.is_dir() {
-            if path
-                .file_name()
-                .is_some_and(|n| n == "target" || n == "node_modules" || n == ".venv")
-            {
-                continue;
-            }
-            if let Ok(entries) = std::fs::read_dir(&path) {
-                stack.extend(entries.filter_map(Result::ok).map(|e| e.path()));
-            }
-        } else {
-            out.push(path);
-        }
-    }
-    out.sort();
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
-    out
-}
-
-fn name_of(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
+/// The examples and exit statuses of `mcp-replay check --help`.
+pub(crate) const AFTER_HELP: &str = concat!(
+    "Examples:\n",
+    "  mcp-replay check\n",
+    "  mcp-replay check --strict tests/fixtures\n",
+    "  mcp-replay check --format json --junit check.xml   (CI)\n",
+    "\n",
+    "Exit 1 when a file has a problem (invalid, empty, a secret, pending, temporary;\n",
+    "unreferenced with --strict): finding those is check's job. Exit 2 when a PATH does\n",
+    "not exist."
+);
 
 /// One thing `check` found about one file.
 struct Problem {
@@ -80,12 +51,12 @@ struct Problem {
 
 /// `mcp-replay check`: lints every fixture under the paths (or the default folders),
 /// reports what it found as text or JSON, and as JUnit when asked; exit 1 on a problem.
-pub(crate) fn check(args: CheckArgs) -> Result<ExitCode, Fatal> {
+pub(crate) fn run(args: Args) -> Result<Outcome, Error> {
     let started = Instant::now();
     let roots = roots(&args.paths)?;
     if roots.is_empty() {
-        return Err(Fatal(
-            "no fixtures/ or tests/fixtures/ here: give the paths to check".into(),
+        return Err(Error::usage(
+            "no fixtures/ or tests/fixtures/ here: give the paths to check",
         ));
     }
     let files = walk(&roots);
@@ -99,9 +70,9 @@ pub(crate) fn check(args: CheckArgs) -> Result<ExitCode, Fatal> {
         junit::write(file, &found.junit_cases(), started.elapsed())?;
     }
     Ok(if found.problems() == 0 {
-        ExitCode::SUCCESS
+        Outcome::Success
     } else {
-        ExitCode::from(1)
+        Outcome::Findings
     })
 }
 
@@ -263,9 +234,9 @@ fn temporary_problem(path: &Path) -> Problem {
 fn fixture_problem(path: &Path, sources: &mut Sources, strict: bool) -> Option<Problem> {
     if let Err(e) = Fixture::load(path) {
         let (kind, line) = match &e {
-            Error::Parse { line, .. } => ("invalid", Some(*line)),
-            Error::Secret { line, .. } => ("secret", Some(*line)),
-            Error::Empty { .. } => ("invalid", None),
+            mcp_replay::Error::Parse { line, .. } => ("invalid", Some(*line)),
+            mcp_replay::Error::Secret { line, .. } => ("secret", Some(*line)),
+            mcp_replay::Error::Empty { .. } => ("invalid", None),
             _ => ("unreadable", None),
         };
         Some(Problem {
@@ -348,36 +319,4 @@ fn referenced(path: &Path, sources: &str) -> bool {
     ]
     .iter()
     .any(|needle| sources.contains(needle.as_str()))
-}
-
-pub(crate) fn pending(args: PendingArgs, accept: bool) -> Result<ExitCode, Fatal> {
-    let mut found = 0;
-    for path in walk(&roots(&args.paths)?) {
-        let name = name_of(&path);
-        let pending = if name.ends_with(".jsonl.new") {
-            path.clone()
-        } else if name.ends_with(".jsonl") {
-            mcp_replay::update::pending_path(&path)
-        } else {
-            continue;
-        };
-        if !pending.is_file() {
-            continue;
-        }
-        found += 1;
-        let target = pending.with_extension("");
-        if accept {
-            std::fs::rename(&pending, &target)
-                .map_err(|e| Fatal(format!("accepting {}: {e}", pending.display())))?;
-            outln!("accepted {} -> {}", pending.display(), target.display());
-        } else {
-            std::fs::remove_file(&pending)
-                .map_err(|e| Fatal(format!("rejecting {}: {e}", pending.display())))?;
-            outln!("rejected {}", pending.display());
-        }
-    }
-    if found == 0 {
-        outln!("no pending .jsonl.new files");
-    }
-    Ok(ExitCode::SUCCESS)
 }
