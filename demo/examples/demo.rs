@@ -1,7 +1,7 @@
 //! Replays the bundled fixtures against the bundled demo server and prints the report.
 //!
 //! ```text
-//! cargo run --example demo                      # every fixtures/*.jsonl
+//! cargo run --example demo                      # every demo/fixtures/*.jsonl
 //! cargo run --example demo -- path/to/x.jsonl   # the named fixtures
 //! ```
 //!

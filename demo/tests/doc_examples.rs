@@ -228,3 +228,33 @@ fn every_rust_example_in_the_docs_is_here() {
     }
     assert_eq!(count, 7, "a new example: add it to this file's modules");
 }
+
+/// The README's test command (the `cargo test` line of its first `sh` block) is the one CI
+/// runs: `.ci/run` has it as a line of its own after `# The README's test command`.
+#[test]
+fn ci_runs_the_readmes_test_command() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let block: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| l.trim() != "```sh")
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .collect();
+    let command = block
+        .iter()
+        .map(|l| l.split('#').next().unwrap_or_default().trim())
+        .find(|l| l.starts_with("cargo test"))
+        .expect("the README's first sh block has a `cargo test` line");
+    let ci = std::fs::read_to_string(format!("{root}/.ci/run")).unwrap();
+    let after = ci
+        .lines()
+        .skip_while(|l| !l.starts_with("# The README's test command"))
+        .find(|l| !l.starts_with('#'))
+        .expect(".ci/run says where the README's test command is");
+    assert_eq!(
+        after.trim(),
+        command,
+        ".ci/run does not run the README's test command"
+    );
+}

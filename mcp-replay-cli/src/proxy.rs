@@ -179,7 +179,7 @@ async fn serve_until_end(listener: &TcpListener, proxy: &Arc<Proxy>, end_idle: O
         };
         let Ok((stream, _)) = accepted else { continue };
         // Without it a response's second write waits for the client's delayed ACK (~40 ms
-        // per request; benches/http.rs).
+        // per request; demo/benches/http.rs).
         let _ = stream.set_nodelay(true);
         hinted = false;
         let proxy = proxy.clone();
