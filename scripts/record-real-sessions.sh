@@ -12,9 +12,10 @@
 #   python_server_python_client peers/python/tour_client.py --tour python     x  peers/python/tour_server.py
 #   everything_ts_client       peers/node/tour_client.mjs --tour everything   x  server-everything
 #
-# DIR defaults to tests/fixtures/real (the committed fixtures that tests/real_sessions.rs
-# replays); NAME... picks sessions (default: all three). Use --out to record elsewhere, e.g.
-# to compare several recordings (peers/README.md says what varies between them).
+# DIR defaults to mcp-replay/tests/fixtures/real (the committed fixtures that
+# mcp-replay/tests/real_sessions.rs replays); NAME... picks sessions (default: all three).
+# Use --out to record elsewhere, e.g. to compare several recordings (peers/README.md says
+# what varies between them).
 #
 # Needs the peers: `bash peers/install.sh`. Each client's events (JSON lines) go to
 # DIR/NAME.client.log with --out, to a temporary folder otherwise. Exits non-zero if a
@@ -24,7 +25,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-OUT="tests/fixtures/real"
+OUT="mcp-replay/tests/fixtures/real"
 if [ "${1:-}" = "--out" ]; then
   OUT="${2:?--out needs a folder}"
   shift 2
@@ -44,7 +45,7 @@ MCP_REPLAY="${CARGO_TARGET_DIR:-$ROOT/target}/debug/mcp-replay"
 
 mkdir -p "$OUT"
 LOGS="$OUT"
-if [ "$OUT" = "tests/fixtures/real" ]; then
+if [ "$OUT" = "mcp-replay/tests/fixtures/real" ]; then
   LOGS="$(mktemp -d)"
   trap 'rm -rf "$LOGS"' EXIT
 fi

@@ -25,8 +25,8 @@
 #
 # Target directory: the workspace's own by default (CARGO_TARGET_DIR or <repo>/target).
 # The generated crate reuses the repo's Cargo.lock, and its dev-dependencies pin every
-# registry crate whose features would otherwise differ from what `cargo test --workspace`
-# unifies (tokio's `signal`, rmcp's `client`, getrandom, regex-syntax, ...), so cargo
+# registry crate whose features would otherwise differ from what `cargo test` (the whole
+# workspace) unifies (tokio's `signal`, rmcp's `client`, getrandom, regex-syntax, ...), so cargo
 # computes the very same artifact hashes and reuses all ~80 registry crates (tokio, rmcp,
 # schemars, serde, regex, ...) from the workspace build. Without that alignment, one extra
 # feature on tokio or getrandom rebuilds tokio, uuid, chrono, rmcp and everything above
@@ -94,7 +94,7 @@ now() { echo "${EPOCHREALTIME:-$(date +%s.%N)}"; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { d = b - a; printf(d < 10 ? "%.1f" : "%.0f", d) }'; }
 
 # ---------------------------------------------------------------- the crate
-# rmcp and tokio as the root package's [dependencies] ask for them (from cargo metadata, so
+# rmcp and tokio as the demo package's [dependencies] ask for them (from cargo metadata, so
 # workspace inheritance is resolved; the literal is the fallback without jq).
 rmcp_dep='{ version = "3.11", default-features = false, features = ["server", "macros", "schemars"] }'
 tokio_dep='{ version = "1", default-features = false, features = ["rt-multi-thread", "macros", "time", "io-util", "io-std"] }'
@@ -143,7 +143,7 @@ doctest = false
 
 [dev-dependencies]
 mcp-replay = { path = "$REPO/mcp-replay" }
-mcp-replay-demo = { path = "$REPO" }
+mcp-replay-demo = { path = "$REPO/demo", default-features = false }
 $(for name in $(printf '%s\n' "${!DEPS[@]}" | sort); do echo "$name = ${DEPS[$name]}"; done)
 
 # Only the generated tests themselves: no debuginfo (half the compile time, an 80 MB
@@ -165,7 +165,7 @@ cp "$REPO/Cargo.lock" "$OUT/Cargo.lock"
 echo "//! Empty: the scale tests are under tests/." >"$OUT/gen/lib.rs"
 install_if_changed "$OUT/gen/lib.rs" "$OUT/src/lib.rs"
 
-# Feature alignment with `cargo test --workspace` (see the header). `cargo tree` lists each
+# Feature alignment with `cargo test` at the root (see the header). `cargo tree` lists each
 # package with its unified features; every registry package whose features differ here
 # becomes a renamed dev-dependency pinned to the workspace's version and features. Twice,
 # as a newly enabled feature can pull in a new optional dependency.
@@ -211,7 +211,7 @@ else
     write_manifest
 fi
 [[ -z $differing ]] || say "warning: still built with other features than the workspace (rebuilds them): $(echo "$differing" | cut -d' ' -f1 | xargs)"
-((${#aligned[@]} == 0)) || say "features aligned with \`cargo test --workspace\`: ${aligned[*]}"
+((${#aligned[@]} == 0)) || say "features aligned with \`cargo test\` (the workspace): ${aligned[*]}"
 
 # ---------------------------------------------------------------- fixtures and tests
 width=${#N}
@@ -307,7 +307,7 @@ for ((i = 0; i < N; i++)); do
     # Contiguous chunks: tests/scale_0.rs holds the first N/FILES tests, and so on.
     file="$OUT/gen/scale_$((i * FILES / N)).rs"
     if ((kind == 2)); then
-        # As in tests/demo_fixtures.rs: multi-thread runtime, `?` in a Result body.
+        # As in demo/tests/demo_fixtures.rs: multi-thread runtime, `?` in a Result body.
         cat >>"$file" <<EOF
 
 #[mcp_fixture("$name")]

@@ -2,7 +2,7 @@
 //! test-report actions, Buildkite) show test results from. One `<testsuite
 //! name="mcp-replay">` in a `<testsuites>` root, one `<testcase>` per fixture.
 
-use crate::Fatal;
+use crate::error::Error;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
@@ -90,9 +90,9 @@ pub(crate) fn render(cases: &[Case], total: Duration) -> String {
 }
 
 /// Writes the document for `cases` to `path`.
-pub(crate) fn write(path: &Path, cases: &[Case], total: Duration) -> Result<(), Fatal> {
+pub(crate) fn write(path: &Path, cases: &[Case], total: Duration) -> Result<(), Error> {
     std::fs::write(path, render(cases, total))
-        .map_err(|e| Fatal(format!("writing the JUnit report {}: {e}", path.display())))
+        .map_err(|e| Error::output(format!("writing the JUnit report {}: {e}", path.display())))
 }
 
 fn seconds(d: Duration) -> String {

@@ -1,8 +1,8 @@
 //! Streamable HTTP on a socket: the client the bridge drives for `replay --url`, the wait
 //! for a server to listen, and the listener `record --listen` and `serve --http` bind.
 
-use crate::cli::ServerArg;
-use crate::Fatal;
+use crate::args::ServerArg;
+use crate::error::Error;
 use bytes::Bytes;
 use http::{Request, Response, Uri};
 use http_body_util::Full;
@@ -154,7 +154,7 @@ pub(crate) async fn start_and_wait(
     server: &ServerArg,
     uri: &Uri,
     wait: Duration,
-) -> Result<Started, Fatal> {
+) -> Result<Started, Error> {
     let program = server.line();
     let mut command = server.command();
     command
@@ -164,7 +164,7 @@ pub(crate) async fn start_and_wait(
         .kill_on_drop(true);
     let child = command
         .spawn()
-        .map_err(|e| Fatal(format!("could not start the server `{program}`: {e}")))?;
+        .map_err(|e| Error::server(format!("could not start the server `{program}`: {e}")))?;
     let mut started = Started { child };
     let began = Instant::now();
     loop {
@@ -172,12 +172,12 @@ pub(crate) async fn start_and_wait(
             return Ok(started);
         }
         if let Ok(Some(status)) = started.child.try_wait() {
-            return Err(Fatal(format!(
+            return Err(Error::server(format!(
                 "the server `{program}` exited ({status}) before listening on {uri}"
             )));
         }
         if began.elapsed() > wait {
-            return Err(Fatal(format!(
+            return Err(Error::server(format!(
                 "the server `{program}` did not listen on {uri} within {} s",
                 wait.as_secs()
             )));

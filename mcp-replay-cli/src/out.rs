@@ -7,6 +7,7 @@
 //! Any other write error (a full disk behind `> report.txt`) also stops the printing, is
 //! said once on stderr, and makes the exit status 2 (an I/O error, see [`failed`]).
 
+use crate::error::Error;
 use std::fmt;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -63,4 +64,12 @@ fn close(e: std::io::Error) {
 /// command then exits 2.
 pub(crate) fn failed() -> Option<&'static str> {
     FAILED.get().map(String::as_str)
+}
+
+/// Writes `document` to stdout, pretty, as the one thing there.
+pub(crate) fn print_json(document: &serde_json::Value) -> Result<(), Error> {
+    let mut text = serde_json::to_string_pretty(document).map_err(Error::output)?;
+    text.push('\n');
+    write_bytes(text.as_bytes());
+    Ok(())
 }

@@ -10,9 +10,10 @@
 //! accepts), on Ctrl-C or SIGTERM, or with `--idle TIME` once the client has had no
 //! connection open for that long.
 
-use crate::net::{authority, chain, probe, start_and_wait, Connections, LISTEN_WAIT};
-use crate::record::{write_capture, Capture};
-use crate::Fatal;
+use crate::args::ServerArg;
+use crate::capture::{write_capture, Capture, Outputs};
+use crate::error::{Error, Outcome};
+use crate::net::{authority, chain, probe, start_and_wait, Connections, Started, LISTEN_WAIT};
 use bytes::Bytes;
 use http::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, HOST};
 use http::{Method, Request, Response, StatusCode, Uri};
@@ -29,9 +30,7 @@ use mcp_replay::fixture::Direction;
 use mcp_replay::http::sse::{SseEvent, SseParser};
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::path::Path;
 use std::pin::Pin;
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -75,57 +74,78 @@ struct Proxy {
     asked: tokio::sync::watch::Sender<bool>,
 }
 
-/// Runs the proxy until the session ends, then writes the fixture like the stdio `record`.
-pub(crate) async fn record_http(
-    args: &crate::cli::RecordArgs,
-    listen: SocketAddr,
-    upstream: Uri,
-) -> Result<ExitCode, Fatal> {
-    let folder = args.output.parent().unwrap_or(Path::new("."));
-    let rules = args.rules.resolve(None, folder)?;
-    let _server = match args.server.is_empty() {
-        true => {
-            probe(&upstream).await.map_err(|e| {
-                Fatal(format!(
-                    "{e}; start the server first, or give its command after `--` and the \
-                     recording starts it"
-                ))
-            })?;
-            None
+/// `record --listen`: where the proxy listens, what it forwards to, and when it ends.
+pub(crate) struct Proxying<'a> {
+    /// The address the client connects to.
+    pub listen: SocketAddr,
+    /// The server's Streamable HTTP URL.
+    pub upstream: Uri,
+    /// `--idle TIME`: also end once the client has had no connection open that long.
+    pub idle: Option<Duration>,
+    /// The server to start first and wait for (`-- SERVER`), when given.
+    pub server: &'a ServerArg,
+}
+
+impl Proxying<'_> {
+    /// Runs the proxy until the session ends, then writes the fixture like the stdio
+    /// `record`.
+    pub(crate) async fn record(
+        &self,
+        outputs: &Outputs<'_>,
+        rules: &mcp_replay::Rules,
+    ) -> Result<Outcome, Error> {
+        let _server = self.start_upstream().await?;
+        let listener = TcpListener::bind(self.listen)
+            .await
+            .map_err(|e| Error::network(format!("cannot listen on {}: {e}", self.listen)))?;
+        let local = listener.local_addr().map_err(Error::network)?;
+        let idle = match self.idle {
+            Some(idle) => format!(
+                ", or after {} without a client connection",
+                crate::net::show_time(idle)
+            ),
+            None => String::new(),
+        };
+        eprintln!(
+            "mcp-replay record: listening on http://{local}{} (forwarding to {}); it stops \
+             when the client ends its session{idle}, or on Ctrl-C or SIGTERM",
+            self.upstream.path(),
+            self.upstream
+        );
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        let proxy = Arc::new(Proxy {
+            upstream: self.upstream.clone(),
+            client: Client::builder(TokioExecutor::new()).build(connector),
+            capture: Capture::default(),
+            start: Instant::now(),
+            ended: Notify::new(),
+            asked: tokio::sync::watch::Sender::new(false),
+        });
+        serve_until_end(&listener, &proxy, self.idle).await;
+        match write_capture(&proxy.capture, outputs, rules) {
+            Ok(()) => Ok(Outcome::Success),
+            Err(unsaved) => unsaved.ended(),
         }
-        false => Some(start_and_wait(&args.server, &upstream, LISTEN_WAIT).await?),
-    };
-    let listener = TcpListener::bind(listen)
-        .await
-        .map_err(|e| Fatal(format!("cannot listen on {listen}: {e}")))?;
-    let local = listener.local_addr()?;
-    let idle = match args.idle {
-        Some(idle) => format!(
-            ", or after {} without a client connection",
-            crate::net::show_time(idle)
-        ),
-        None => String::new(),
-    };
-    eprintln!(
-        "mcp-replay record: listening on http://{local}{} (forwarding to {upstream}); it stops \
-         when the client ends its session{idle}, or on Ctrl-C or SIGTERM",
-        upstream.path()
-    );
-    let mut connector = HttpConnector::new();
-    connector.set_nodelay(true);
-    let proxy = Arc::new(Proxy {
-        upstream,
-        client: Client::builder(TokioExecutor::new()).build(connector),
-        capture: Capture::default(),
-        start: Instant::now(),
-        ended: Notify::new(),
-        asked: tokio::sync::watch::Sender::new(false),
-    });
-    serve_until_end(&listener, &proxy, args.idle).await;
-    Ok(match write_capture(&proxy.capture, args, &rules) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(unsaved) => ExitCode::from(unsaved.exit_code()),
-    })
+    }
+
+    /// The upstream, listening: started first with `-- SERVER` (and stopped when the
+    /// returned value goes), else probed, so that a URL nothing listens on is an error
+    /// before the client comes.
+    async fn start_upstream(&self) -> Result<Option<Started>, Error> {
+        if !self.server.is_empty() {
+            return Ok(Some(
+                start_and_wait(self.server, &self.upstream, LISTEN_WAIT).await?,
+            ));
+        }
+        probe(&self.upstream).await.map_err(|e| {
+            Error::network(format!(
+                "{e}; start the server first, or give its command after `--` and the \
+                 recording starts it"
+            ))
+        })?;
+        Ok(None)
+    }
 }
 
 /// Accepts the client's connections and proxies them until the session ends: the
@@ -159,7 +179,7 @@ async fn serve_until_end(listener: &TcpListener, proxy: &Arc<Proxy>, end_idle: O
         };
         let Ok((stream, _)) = accepted else { continue };
         // Without it a response's second write waits for the client's delayed ACK (~40 ms
-        // per request; benches/http.rs).
+        // per request; demo/benches/http.rs).
         let _ = stream.set_nodelay(true);
         hinted = false;
         let proxy = proxy.clone();

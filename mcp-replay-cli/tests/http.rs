@@ -1,77 +1,17 @@
 //! The command over Streamable HTTP against real servers: `replay --url` (with `-- SERVER`
 //! started and waited for), `record --listen --upstream` with the Python SDK's HTTP
-//! client, and the errors of a URL nothing listens on.
+//! client, and the errors of a URL nothing listens on. The tests against the rmcp demo
+//! server are in demo/tests/http.rs.
 
 mod common;
 
-use common::{demo_server, mcp_replay, peer, temp_dir, text, workspace};
+use common::http::{
+    free_port, record_python_session, record_session, replay_over_http, times, url, Ran,
+};
+use common::{demo_dir, mcp_replay, peer, temp_dir, text};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// A port nothing listens on right now (the OS picks it; the test's server takes it next).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
-fn url(port: u16) -> String {
-    format!("http://127.0.0.1:{port}/mcp")
-}
-
-/// Waits until something accepts connections on `port` (the proxy), or panics.
-fn wait_for(port: u16, child: &mut Child) {
-    let began = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("the process exited ({status}) before listening on {port}");
-        }
-        assert!(
-            began.elapsed() < Duration::from_secs(30),
-            "nothing listens on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// What one run of the command gave: its exit code, stdout and stderr.
-struct Ran {
-    code: Option<i32>,
-    out: String,
-    err: String,
-}
-
-impl Ran {
-    /// Exit 0 and `n passed, 0 failed`.
-    fn assert_green(&self, n: usize) {
-        assert_eq!(self.code, Some(0), "{}{}", self.out, self.err);
-        let summary = format!("{n} passed, 0 failed");
-        assert!(self.out.contains(&summary), "{}", self.out);
-    }
-}
-
-/// `mcp-replay replay FIXTURE... OPTION... --url http://127.0.0.1:PORT/mcp -- SERVER`, with
-/// `server(PORT)` started by the command on a free port; the run and the URL.
-fn replay_over_http(
-    fixtures: &[&Path],
-    options: &[&str],
-    server: impl FnOnce(u16) -> Vec<String>,
-) -> (Ran, String) {
-    let port = free_port();
-    let output = mcp_replay()
-        .arg("replay")
-        .args(fixtures)
-        .args(options)
-        .args(["--url", &url(port), "--"])
-        .args(server(port))
-        .output()
-        .expect("mcp-replay runs");
-    let (out, err) = text(&output);
-    let code = output.status.code();
-    (Ran { code, out, err }, url(port))
-}
 
 /// server-everything in its Streamable HTTP mode on `port`.
 fn everything_over_http(everything: &[String], port: u16) -> Vec<String> {
@@ -84,116 +24,12 @@ fn everything_over_http(everything: &[String], port: u16) -> Vec<String> {
     ]
 }
 
-/// The rmcp demo server mounted with `StreamableHttpService` on `port` (`json`/`stateless`).
-fn demo_over_http(port: u16, mode: Option<&str>) -> Vec<String> {
-    let mut argv = vec![
-        demo_server().display().to_string(),
-        "http".to_owned(),
-        format!("127.0.0.1:{port}"),
-    ];
-    argv.extend(mode.map(str::to_owned));
-    argv
-}
-
 /// The Python SDK tour server over Streamable HTTP on `port`, with `options`.
 fn tour_over_http(tour: &[String], port: u16, options: &[&str]) -> Vec<String> {
     let mut argv = tour.to_vec();
     argv.extend(["--http".to_owned(), port.to_string()]);
     argv.extend(options.iter().map(|o| o.to_string()));
     argv
-}
-
-/// `fixture` `times` times over: one replay each.
-fn times(fixture: &Path, times: usize) -> Vec<&Path> {
-    std::iter::repeat_n(fixture, times).collect()
-}
-
-/// A Python SDK client over Streamable HTTP that sends an Authorization header and a cookie,
-/// lists the tools and calls `tool` with `arguments` (JSON) and a progress token.
-const PYTHON_CLIENT: &str = r#"
-import asyncio, json, sys, httpx2
-from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-
-async def main(url, tool, arguments):
-    headers = {"Authorization": "Bearer sk-live-PROXYSECRET0123456789", "Cookie": "session=COOKIE0123456789"}
-    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
-        async with streamable_http_client(url, http_client=http) as streams:
-            async with ClientSession(streams[0], streams[1]) as session:
-                await session.initialize()
-                tools = await session.list_tools()
-                async def progress(done, total, message):
-                    pass
-                result = await session.call_tool(tool, json.loads(arguments), progress_callback=progress)
-                print(len(tools.tools), result.content[0].text)
-
-asyncio.run(main(*sys.argv[1:]))
-"#;
-
-/// Records one session of the Python client through `record --listen` in front of
-/// `upstream` (started with `server`), and returns the fixture.
-fn record_python_session(
-    dir: &Path,
-    server: &[String],
-    upstream: u16,
-    tool: &str,
-    arguments: &str,
-) -> std::path::PathBuf {
-    let python = peer("python-server")[0].clone();
-    let fixture = record_session(dir, server, upstream, &[], |url| {
-        let mut client = Command::new(&python);
-        client.args(["-c", PYTHON_CLIENT, url, tool, arguments]);
-        client
-    });
-    let written = std::fs::read_to_string(&fixture).expect("the fixture is written");
-    for secret in ["PROXYSECRET", "COOKIE0123", "Authorization", "Cookie"] {
-        assert!(
-            !written.contains(secret),
-            "{secret} in the fixture:\n{written}"
-        );
-    }
-    fixture
-}
-
-/// Records the session `client(url of the proxy)` has through `record --listen` (with
-/// `options`) in front of `upstream` (started with `server`), and returns the fixture.
-fn record_session(
-    dir: &Path,
-    server: &[String],
-    upstream: u16,
-    options: &[&str],
-    client: impl FnOnce(&str) -> Command,
-) -> std::path::PathBuf {
-    let fixture = dir.join("recorded.jsonl");
-    let listen = free_port();
-    let mut proxy = mcp_replay()
-        .args(["record", "-o"])
-        .arg(&fixture)
-        .args([
-            "--listen",
-            &format!("127.0.0.1:{listen}"),
-            "--upstream",
-            &url(upstream),
-        ])
-        .args(options)
-        .arg("--")
-        .args(server)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mcp-replay runs");
-    wait_for(listen, &mut proxy);
-    let client = client(&url(listen)).output().expect("the client runs");
-    let (out, err) = text(&client);
-    assert!(client.status.success(), "the client failed: {out}{err}");
-    // The client ends its session with DELETE (or goes, with --idle): the proxy writes the
-    // fixture and exits.
-    let recorded = proxy.wait_with_output().expect("the proxy ends");
-    let (_, err) = text(&recorded);
-    assert!(recorded.status.success(), "record failed: {err}");
-    assert!(err.contains("wrote"), "{err}");
-    fixture
 }
 
 #[test]
@@ -228,48 +64,11 @@ fn one_fixture_replays_over_stdio_and_over_http_against_server_everything() {
 }
 
 #[test]
-fn the_bundled_fixtures_replay_over_http_against_the_rmcp_demo_server_in_each_mode() {
-    let fixtures: Vec<std::path::PathBuf> = std::fs::read_dir(workspace().join("fixtures"))
-        .expect("the bundled fixtures")
-        .map(|e| e.expect("an entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    let fixtures: Vec<&Path> = fixtures.iter().map(|p| p.as_path()).collect();
-    assert_eq!(fixtures.len(), 7);
-    for mode in [None, Some("json"), Some("stateless")] {
-        let (ran, _) = replay_over_http(&fixtures, &[], |port| demo_over_http(port, mode));
-        ran.assert_green(7);
-    }
-}
-
-#[test]
-fn a_changed_answer_over_http_is_a_result_finding_and_exit_1() {
-    let dir = temp_dir("http", "changed");
-    let original = std::fs::read_to_string(workspace().join("fixtures/count_up_progress.jsonl"))
-        .expect("the bundled fixture");
-    let changed = dir.join("count_up_progress.jsonl");
-    std::fs::write(
-        &changed,
-        original.replace("counted to 3", "counted to three"),
-    )
-    .expect("written");
-    let (ran, url) = replay_over_http(&[&changed], &[], |port| demo_over_http(port, None));
-    let Ran { code, out, err } = ran;
-    assert_eq!(code, Some(1), "{out}{err}");
-    assert!(out.contains("1 mismatch (1 result)"), "{out}");
-    assert!(out.contains(r#"expected: "counted to three""#), "{out}");
-    assert!(
-        out.contains(&format!("--url {url}")),
-        "the re-record command: {out}"
-    );
-}
-
-#[test]
 fn a_url_nothing_listens_on_is_exit_2_naming_it() {
     let port = free_port();
     let output = mcp_replay()
         .args(["replay"])
-        .arg(workspace().join("fixtures/count_up_progress.jsonl"))
+        .arg(demo_dir().join("fixtures/count_up_progress.jsonl"))
         .args(["--url", &url(port)])
         .output()
         .expect("mcp-replay runs");
@@ -334,25 +133,6 @@ fn the_python_client_recorded_through_the_proxy_replays_green_against_the_python
         });
         ran.assert_green(5);
     }
-}
-
-#[test]
-fn the_python_client_recorded_through_the_proxy_replays_green_against_the_rmcp_demo_server() {
-    let dir = temp_dir("http", "proxy-rmcp");
-    let upstream = free_port();
-    let server = demo_over_http(upstream, None);
-    let fixture = record_python_session(&dir, &server, upstream, "echo", r#"{"text":"hi"}"#);
-    let (ran, _) = replay_over_http(&times(&fixture, 5), &[], |port| demo_over_http(port, None));
-    ran.assert_green(5);
-    // The same fixture over stdio: a fixture is about messages, not transports.
-    let stdio = mcp_replay()
-        .arg("replay")
-        .arg(&fixture)
-        .arg("--")
-        .arg(demo_server())
-        .output()
-        .expect("mcp-replay runs");
-    assert!(stdio.status.success(), "{:?}", text(&stdio));
 }
 
 /// The Python SDK's tour client (roots, sampling, elicitation, a progress callback) on
@@ -547,92 +327,4 @@ fn resumption_against_server_everything_loses_the_rest_of_the_stream() {
             && out.contains("the server did not redeliver it"),
         "{out}"
     );
-}
-
-/// POSTs `body` to `port` over a raw HTTP/1.1 connection that closes after the answer:
-/// the whole answer, status line and headers included.
-fn raw_post(port: u16, session: Option<&str>, body: &str) -> String {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("a timeout");
-    let session = session
-        .map(|s| format!("Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-11-25\r\n"))
-        .unwrap_or_default();
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\n{session}Content-Length: {}\r\n\
-         Connection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).expect("written");
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer
-}
-
-#[test]
-#[cfg(unix)]
-fn the_proxy_answers_502_for_a_gone_upstream_and_writes_the_fixture_on_sigterm() {
-    let dir = temp_dir("http", "proxy-term");
-    let fixture = dir.join("term.jsonl");
-    let upstream = free_port();
-    let mut server = Command::new(demo_server())
-        .args(["http", &format!("127.0.0.1:{upstream}"), "json"])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("demo-server runs");
-    wait_for(upstream, &mut server);
-    let listen = free_port();
-    let mut proxy = mcp_replay()
-        .args(["record", "-o"])
-        .arg(&fixture)
-        .args(["--listen", &format!("127.0.0.1:{listen}")])
-        .args(["--upstream", &url(upstream)])
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mcp-replay runs");
-    wait_for(listen, &mut proxy);
-
-    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-    let answer = raw_post(listen, None, initialize);
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
-    let session = answer
-        .lines()
-        .find_map(|l| {
-            l.to_ascii_lowercase()
-                .strip_prefix("mcp-session-id: ")
-                .map(str::to_owned)
-        })
-        .expect("a session id");
-
-    // The upstream goes away: a 502 naming it, and the message is not recorded.
-    server.kill().expect("killed");
-    let _ = server.wait();
-    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    let answer = raw_post(listen, Some(session.trim()), initialized);
-    assert!(answer.starts_with("HTTP/1.1 502"), "{answer}");
-    assert!(
-        answer.contains(&format!("the upstream {} failed", url(upstream))),
-        "{answer}"
-    );
-
-    let pid = proxy.id().to_string();
-    let term = Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .expect("kill runs");
-    assert!(term.success());
-    let ended = proxy.wait_with_output().expect("the proxy ends");
-    let (_, err) = text(&ended);
-    assert_eq!(ended.status.code(), Some(0), "{err}");
-    assert!(err.contains("wrote"), "{err}");
-    let written = std::fs::read_to_string(&fixture).expect("the fixture is written");
-    assert_eq!(
-        written.lines().count(),
-        2,
-        "initialize and its result:\n{written}"
-    );
-    assert!(!written.contains("notifications/initialized"), "{written}");
 }

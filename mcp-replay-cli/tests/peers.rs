@@ -106,7 +106,7 @@ fn a_real_client_records_through_the_proxy_and_the_fixture_replays_green_then_re
 fn a_real_client_runs_offline_against_mcp_replay_serve() {
     let client = peer("python-client");
     let fixture = workspace()
-        .join("tests/fixtures/python/client_session.jsonl")
+        .join("mcp-replay/tests/fixtures/python/client_session.jsonl")
         .display()
         .to_string();
     let offline = run(&cat(&[
@@ -152,7 +152,9 @@ fn the_mcporter_recordings_import_and_replay_green_against_server_everything() {
     let everything = peer("everything");
     let dir = temp_dir("import");
     for recording in ["echo", "multi-server", "v013-elicit-decline"] {
-        let source = workspace().join(format!("tests/fixtures/mcporter/{recording}.ndjson"));
+        let source = workspace().join(format!(
+            "mcp-replay/tests/fixtures/mcporter/{recording}.ndjson"
+        ));
         let out_dir = dir.join(recording);
         let import = Command::new(mcp_replay())
             .arg("import")

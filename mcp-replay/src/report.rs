@@ -52,7 +52,7 @@ impl Report {
     /// The fixture as the server actually behaved: the same client messages, the server
     /// messages it really sent with ids normalized to the fixture's labels. `None` when
     /// nothing trustworthy could be recorded (a timeout, a server failure or an id mismatch),
-    /// and after a replay [`without_recording`](Fixture::without_recording).
+    /// and after a replay [`without_recording`](crate::Options::without_recording).
     pub fn recorded(&self) -> Option<&Fixture> {
         self.recorded.as_ref()
     }

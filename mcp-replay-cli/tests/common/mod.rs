@@ -1,39 +1,33 @@
-//! What the command's integration tests share: the binaries, temporary folders, output
-//! text and the external peers.
+//! What the command's integration tests share: the binary, temporary folders, output
+//! text and the external peers; and, one module each, what the two halves of a test file
+//! share (`call`, `cli`, `http`, `output`): the tests of the command that need the demo
+//! server are in the demo package (demo/tests/), which includes this module from there
+//! (demo/tests/command/mod.rs).
 #![allow(dead_code)] // Each test file uses its own part.
+
+pub mod call;
+pub mod cli;
+pub mod http;
+pub mod output;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The `mcp-replay` binary under test.
+/// The `mcp-replay` binary under test: this package's own, or the same command as the demo
+/// package builds it for its tests (`mcp-replay-for-tests`, demo/src/bin/).
 pub fn mcp_replay() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mcp-replay"))
+    Command::new(MCP_REPLAY)
 }
 
-/// `target/<profile>/demo-server`, built on demand (it belongs to the root package).
-pub fn demo_server() -> PathBuf {
-    let dir = Path::new(env!("CARGO_BIN_EXE_mcp-replay"))
-        .parent()
-        .expect("the binary is in a folder")
-        .to_owned();
-    let path = dir.join("demo-server");
-    if !path.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "-q",
-                "-p",
-                "mcp-replay-demo",
-                "--bin",
-                "demo-server",
-            ])
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building demo-server failed");
-    }
-    path
-}
+/// Where [`mcp_replay`] is: cargo tells a package's integration tests where its own
+/// binaries are (`CARGO_BIN_EXE_<name>`), and only those.
+pub const MCP_REPLAY: &str = match option_env!("CARGO_BIN_EXE_mcp-replay") {
+    Some(path) => path,
+    None => match option_env!("CARGO_BIN_EXE_mcp-replay-for-tests") {
+        Some(path) => path,
+        None => panic!("no mcp-replay binary in this package"),
+    },
+};
 
 /// The repository's root.
 pub fn workspace() -> PathBuf {
@@ -41,6 +35,12 @@ pub fn workspace() -> PathBuf {
         .parent()
         .expect("the crate is in the workspace")
         .to_owned()
+}
+
+/// The demo package's folder (`demo/`): the bundled fixtures (`fixtures/`), the test
+/// fixtures (`tests/fixtures/`) and the test servers (`tests/servers/`).
+pub fn demo_dir() -> PathBuf {
+    workspace().join("demo")
 }
 
 /// A fresh, empty folder for one test (`prefix-name-pid`).

@@ -4,8 +4,9 @@
 //! requests anywhere in their span, each after a random pause), and every replay is green;
 //! then one mutation at a time gives exactly one finding of the right kind.
 //!
-//! It runs over every fixture of the repository (`fixtures/`, `tests/fixtures/`), the
-//! recordings of real servers included. A failure names the fixture and the seed.
+//! It runs over the fixtures of the repository (`demo/fixtures/`, `demo/tests/fixtures/`,
+//! and the recordings of real servers and clients in `mcp-replay/tests/fixtures/`). A
+//! failure names the fixture and the seed.
 
 use super::causal::Model;
 use crate::fixture::{Direction, Fixture, MessageKind};
@@ -328,7 +329,13 @@ async fn scripted(transport: Transport, fixture: Arc<Fixture>, plan: Vec<Chain>)
 fn fixtures() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut out = Vec::new();
-    let mut dirs = vec![root.join("fixtures"), root.join("tests/fixtures")];
+    let mut dirs = vec![
+        root.join("demo/fixtures"),
+        root.join("demo/tests/fixtures"),
+        root.join("mcp-replay/tests/fixtures/everything"),
+        root.join("mcp-replay/tests/fixtures/python"),
+        root.join("mcp-replay/tests/fixtures/real"),
+    ];
     while let Some(dir) = dirs.pop() {
         let Ok(read) = std::fs::read_dir(&dir) else {
             continue;

@@ -1,0 +1,260 @@
+//! The Rust examples of the README files and of `docs/`, each verbatim in a module of its
+//! own with what it leaves to the reader (the server type, imports), compiled by
+//! `cargo test`. The first README example runs for real; the others are compiled only
+//! (their fixtures belong to the reader's project). `every_rust_example_in_the_docs_is_here`
+//! fails when a document's example is not found here word for word, so an example that
+//! would no longer compile cannot stay in the docs.
+// The examples are written as a reader writes them, not as rustfmt would.
+#![allow(dead_code, unused_imports, unused_variables)]
+
+/// `README.md`, example 1.
+#[rustfmt::skip]
+mod readme_lookup_issue {
+    // Run for real: the bundled demo server against `fixtures/lookup_issue.jsonl`.
+    use mcp_replay_demo::DemoServer;
+
+    use mcp_replay::{mcp_fixture, Transport};
+    use rmcp::ServiceExt;
+
+    #[mcp_fixture("lookup_issue")]              // fixtures/lookup_issue.jsonl
+    #[tokio::test]
+    async fn lookup_issue(transport: Transport) {
+        let server = DemoServer::default().serve(transport).await.unwrap();
+        let _ = server.waiting().await;
+    }
+}
+
+/// `README.md`, example 2.
+#[rustfmt::skip]
+mod readme_forecast {
+    // Compiled, not run (the fixture belongs to the reader's project): `#[tokio::test]`
+    // becomes `#[tokio::main]`, so the function is type-checked as a plain one.
+    mod tokio {
+        pub use ::tokio::{main as test, process, runtime};
+    }
+    mod weather {
+        pub use mcp_replay_demo::DemoServer as Weather;
+    }
+
+    // tests/forecast.rs
+    use mcp_replay::{mcp_fixture, Transport};
+    use rmcp::ServiceExt;
+
+    #[mcp_fixture("forecast")]                  // fixtures/forecast.jsonl
+    #[tokio::test]
+    async fn forecast(transport: Transport) {
+        let server = weather::Weather::default().serve(transport).await.unwrap();
+        let _ = server.waiting().await;
+    }
+}
+
+/// `mcp-replay/README.md`, example 1.
+#[rustfmt::skip]
+mod runtime_readme {
+    // Compiled, not run (the fixture belongs to the reader's project): `#[tokio::test]`
+    // becomes `#[tokio::main]`, so the function is type-checked as a plain one.
+    mod tokio {
+        pub use ::tokio::{main as test, process, runtime};
+    }
+    use mcp_replay_demo::DemoServer as MyServer;
+
+    use mcp_replay::{mcp_fixture, Transport};
+    use rmcp::ServiceExt;
+
+    #[mcp_fixture("lookup_issue")]              // fixtures/lookup_issue.jsonl
+    #[tokio::test]
+    async fn lookup_issue(transport: Transport) {
+        let server = MyServer::default().serve(transport).await.unwrap();
+        let _ = server.waiting().await;
+    }
+}
+
+/// `docs/cli.md`, example 1.
+#[rustfmt::skip]
+mod cli_session {
+    // Compiled, not run (the fixture belongs to the reader's project): `#[tokio::test]`
+    // becomes `#[tokio::main]`, so the function is type-checked as a plain one.
+    mod tokio {
+        pub use ::tokio::{main as test, process, runtime};
+    }
+
+    use mcp_replay::process::serve_command;
+    use mcp_replay::{mcp_fixture, Transport};
+    use tokio::process::Command;
+
+    #[mcp_fixture("session")]
+    #[tokio::test]
+    async fn session(transport: Transport) -> std::io::Result<()> {
+        serve_command(transport, Command::new("python").arg("server.py")).await
+    }
+}
+
+/// `docs/http.md`, example 1.
+#[rustfmt::skip]
+mod http_echo {
+    // Compiled, not run (the fixture belongs to the reader's project): `#[tokio::test]`
+    // becomes `#[tokio::main]`, so the function is type-checked as a plain one.
+    mod tokio {
+        pub use ::tokio::{main as test, process, runtime};
+    }
+    use mcp_replay::mcp_fixture;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::StreamableHttpService;
+
+    #[derive(Clone)]
+    struct Echo;
+    impl rmcp::ServerHandler for Echo {}
+
+    #[mcp_fixture("echo", http)]
+    #[tokio::test(flavor = "multi_thread")]
+    async fn echo_over_http() -> StreamableHttpService<Echo, LocalSessionManager> {
+        StreamableHttpService::new(|| Ok(Echo), Default::default(), Default::default())
+    }
+}
+
+/// `docs/normalization.md`, example 2 ("In code, for one test").
+#[rustfmt::skip]
+mod normalization_rules {
+    // Compiled, not run (the fixture belongs to the reader's project): `#[tokio::test]`
+    // becomes `#[tokio::main]`, so the function is type-checked as a plain one.
+    mod tokio {
+        pub use ::tokio::{main as test, process, runtime};
+    }
+
+    use mcp_replay::{mcp_fixture, Rules, Transport};
+
+    fn rules() -> Rules {
+        Rules::default()
+            .replace(".result.content[].text", "<TEXT>")            // pin to a fixed value
+            .regex(".params.**.message", r"\d+ ms", "<DURATION>")   // rewrite part of a string
+            .compute(".result.structuredContent.count", |v, _path| { // computed from value and path
+                serde_json::json!(if v.as_u64() > Some(0) { "<SOME>" } else { "<NONE>" })
+            })
+            .remove(".result._meta[\"x-trace\"]")                   // says nothing: delete it
+            .sort(".result.tools")                                  // order not guaranteed
+            .unordered("notifications/message")                     // may arrive in any order
+    }
+
+    #[mcp_fixture("report", rules = rules)]
+    #[tokio::test]
+    async fn report(transport: Transport) { /* serve */ }
+}
+
+/// `docs/normalization.md`, example 1 ("Versions").
+#[rustfmt::skip]
+mod normalization_without_cache_hints {
+    use mcp_replay::Rules;
+
+    // Compare `cacheScope` and `ttlMs` again; the error codes of both eras stay one.
+    fn rules() -> Rules {
+        Rules::default().without("cache-hints")
+    }
+
+    #[test]
+    fn turns_the_one_rule_off() {
+        let rules = rules();
+        assert!(!rules.applies("cache-hints") && rules.applies("resource-not-found-code"));
+    }
+}
+
+/// The documents outside `docs/` whose Rust examples this file holds (every file of
+/// `docs/` is read too).
+const READMES: [&str; 3] = [
+    "README.md",
+    "mcp-replay/README.md",
+    "mcp-replay-cli/README.md",
+];
+
+/// The Rust code blocks of a Markdown text (fences whose info string starts with `rust`),
+/// each with its info string.
+fn rust_blocks(markdown: &str) -> Vec<(String, String)> {
+    let mut blocks = Vec::new();
+    let mut lines = markdown.lines();
+    while let Some(line) = lines.next() {
+        let Some(info) = line.trim_start().strip_prefix("```") else {
+            continue;
+        };
+        let body: Vec<&str> = lines
+            .by_ref()
+            .take_while(|l| !l.trim_start().starts_with("```"))
+            .collect();
+        if info.starts_with("rust") {
+            blocks.push((info.to_owned(), body.join("\n")));
+        }
+    }
+    blocks
+}
+
+#[test]
+fn every_rust_example_in_the_docs_is_here() {
+    let here = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/doc_examples.rs"
+    ))
+    .unwrap();
+    let here: String = here
+        .lines()
+        .map(|l| l.strip_prefix("    ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n");
+    // The repository's root, where the READMEs and `docs/` are.
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let mut docs: Vec<String> = READMES.iter().map(|d| d.to_string()).collect();
+    for entry in std::fs::read_dir(format!("{root}/docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            docs.push(format!(
+                "docs/{}",
+                path.file_name().unwrap().to_string_lossy()
+            ));
+        }
+    }
+    docs.sort();
+    let mut count = 0;
+    for document in &docs {
+        let text = std::fs::read_to_string(format!("{root}/{document}")).unwrap();
+        for (info, body) in rust_blocks(&text) {
+            count += 1;
+            assert_eq!(
+                info, "rust",
+                "{document}: a `{info}` example is not compiled; make it `rust` and add it here"
+            );
+            assert!(
+                here.contains(&body),
+                "{document}: this example is not in tests/doc_examples.rs word for word \
+                 (add it, or update the copy):\n{body}"
+            );
+        }
+    }
+    assert_eq!(count, 7, "a new example: add it to this file's modules");
+}
+
+/// The README's test command (the `cargo test` line of its first `sh` block) is the one CI
+/// runs: `.ci/run` has it as a line of its own after `# The README's test command`.
+#[test]
+fn ci_runs_the_readmes_test_command() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let block: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| l.trim() != "```sh")
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .collect();
+    let command = block
+        .iter()
+        .map(|l| l.split('#').next().unwrap_or_default().trim())
+        .find(|l| l.starts_with("cargo test"))
+        .expect("the README's first sh block has a `cargo test` line");
+    let ci = std::fs::read_to_string(format!("{root}/.ci/run")).unwrap();
+    let after = ci
+        .lines()
+        .skip_while(|l| !l.starts_with("# The README's test command"))
+        .find(|l| !l.starts_with('#'))
+        .expect(".ci/run says where the README's test command is");
+    assert_eq!(
+        after.trim(),
+        command,
+        ".ci/run does not run the README's test command"
+    );
+}

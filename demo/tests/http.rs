@@ -1,0 +1,169 @@
+//! The command over Streamable HTTP against the rmcp demo server (`demo-server http`):
+//! `replay --url` with `-- SERVER` started and waited for, `record --listen --upstream` in
+//! front of it, and the proxy's answer when it goes. The tests against the external peers
+//! are in mcp-replay-cli/tests/http.rs.
+
+mod command;
+
+use command::http::{
+    free_port, record_python_session, replay_over_http, times, url, wait_for, Ran,
+};
+use command::{demo_dir, demo_server, mcp_replay, temp_dir, text};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// The rmcp demo server mounted with `StreamableHttpService` on `port` (`json`/`stateless`).
+fn demo_over_http(port: u16, mode: Option<&str>) -> Vec<String> {
+    let mut argv = vec![
+        demo_server().display().to_string(),
+        "http".to_owned(),
+        format!("127.0.0.1:{port}"),
+    ];
+    argv.extend(mode.map(str::to_owned));
+    argv
+}
+
+#[test]
+fn the_bundled_fixtures_replay_over_http_against_the_rmcp_demo_server_in_each_mode() {
+    let fixtures: Vec<std::path::PathBuf> = std::fs::read_dir(demo_dir().join("fixtures"))
+        .expect("the bundled fixtures")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    let fixtures: Vec<&Path> = fixtures.iter().map(|p| p.as_path()).collect();
+    assert_eq!(fixtures.len(), 7);
+    for mode in [None, Some("json"), Some("stateless")] {
+        let (ran, _) = replay_over_http(&fixtures, &[], |port| demo_over_http(port, mode));
+        ran.assert_green(7);
+    }
+}
+
+#[test]
+fn a_changed_answer_over_http_is_a_result_finding_and_exit_1() {
+    let dir = temp_dir("http", "changed");
+    let original = std::fs::read_to_string(demo_dir().join("fixtures/count_up_progress.jsonl"))
+        .expect("the bundled fixture");
+    let changed = dir.join("count_up_progress.jsonl");
+    std::fs::write(
+        &changed,
+        original.replace("counted to 3", "counted to three"),
+    )
+    .expect("written");
+    let (ran, url) = replay_over_http(&[&changed], &[], |port| demo_over_http(port, None));
+    let Ran { code, out, err } = ran;
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("1 mismatch (1 result)"), "{out}");
+    assert!(out.contains(r#"expected: "counted to three""#), "{out}");
+    assert!(
+        out.contains(&format!("--url {url}")),
+        "the re-record command: {out}"
+    );
+}
+
+#[test]
+fn the_python_client_recorded_through_the_proxy_replays_green_against_the_rmcp_demo_server() {
+    let dir = temp_dir("http", "proxy-rmcp");
+    let upstream = free_port();
+    let server = demo_over_http(upstream, None);
+    let fixture = record_python_session(&dir, &server, upstream, "echo", r#"{"text":"hi"}"#);
+    let (ran, _) = replay_over_http(&times(&fixture, 5), &[], |port| demo_over_http(port, None));
+    ran.assert_green(5);
+    // The same fixture over stdio: a fixture is about messages, not transports.
+    let stdio = mcp_replay()
+        .arg("replay")
+        .arg(&fixture)
+        .arg("--")
+        .arg(demo_server())
+        .output()
+        .expect("mcp-replay runs");
+    assert!(stdio.status.success(), "{:?}", text(&stdio));
+}
+
+/// POSTs `body` to `port` over a raw HTTP/1.1 connection that closes after the answer:
+/// the whole answer, status line and headers included.
+fn raw_post(port: u16, session: Option<&str>, body: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a timeout");
+    let session = session
+        .map(|s| format!("Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-11-25\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{session}Content-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("written");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+#[test]
+#[cfg(unix)]
+fn the_proxy_answers_502_for_a_gone_upstream_and_writes_the_fixture_on_sigterm() {
+    let dir = temp_dir("http", "proxy-term");
+    let fixture = dir.join("term.jsonl");
+    let upstream = free_port();
+    let mut server = Command::new(demo_server())
+        .args(["http", &format!("127.0.0.1:{upstream}"), "json"])
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("demo-server runs");
+    wait_for(upstream, &mut server);
+    let listen = free_port();
+    let mut proxy = mcp_replay()
+        .args(["record", "-o"])
+        .arg(&fixture)
+        .args(["--listen", &format!("127.0.0.1:{listen}")])
+        .args(["--upstream", &url(upstream)])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mcp-replay runs");
+    wait_for(listen, &mut proxy);
+
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let answer = raw_post(listen, None, initialize);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let session = answer
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(str::to_owned)
+        })
+        .expect("a session id");
+
+    // The upstream goes away: a 502 naming it, and the message is not recorded.
+    server.kill().expect("killed");
+    let _ = server.wait();
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let answer = raw_post(listen, Some(session.trim()), initialized);
+    assert!(answer.starts_with("HTTP/1.1 502"), "{answer}");
+    assert!(
+        answer.contains(&format!("the upstream {} failed", url(upstream))),
+        "{answer}"
+    );
+
+    let pid = proxy.id().to_string();
+    let term = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(term.success());
+    let ended = proxy.wait_with_output().expect("the proxy ends");
+    let (_, err) = text(&ended);
+    assert_eq!(ended.status.code(), Some(0), "{err}");
+    assert!(err.contains("wrote"), "{err}");
+    let written = std::fs::read_to_string(&fixture).expect("the fixture is written");
+    assert_eq!(
+        written.lines().count(),
+        2,
+        "initialize and its result:\n{written}"
+    );
+    assert!(!written.contains("notifications/initialized"), "{written}");
+}

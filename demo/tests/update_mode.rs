@@ -1,0 +1,560 @@
+//! Re-recording (`MCP_FIXTURE_UPDATE`) in temporary folders: recording from client lines,
+//! determinism, `new` files, refusals, missing and malformed fixtures.
+
+// The runtime's scripted test servers (mcp-replay/tests/common), shared with its own tests.
+#[path = "../../mcp-replay/tests/common/mod.rs"]
+mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
+
+use mcp_replay::harness::{run_in, Spec};
+use mcp_replay::update::{write_fixture, UpdateMode, Written};
+use mcp_replay::{Fixture, Transport};
+use mcp_replay_demo::DemoServer;
+use rmcp::ServiceExt;
+use std::path::{Path, PathBuf};
+
+/// A fresh folder under the target directory (no extra dev-dependency needed).
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("update_mode-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn spec(dir: &Path, name: &'static str, timeout_ms: Option<u64>) -> Spec {
+    Spec {
+        manifest_dir: Box::leak(dir.display().to_string().into_boxed_str()),
+        dir: "fixtures",
+        name,
+        test_path: "update_mode::some_test",
+        timeout_ms,
+        rules: None,
+        protocol: None,
+        mock_server: false,
+        allow_stray_output: false,
+    }
+}
+
+async fn serve_demo(transport: Transport) {
+    let server = DemoServer::default().serve(transport).await.unwrap();
+    let _ = server.waiting().await;
+}
+
+/// The client lines of the bundled count_up fixture.
+fn client_lines(bundled: &str) -> String {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(bundled),
+    )
+    .unwrap();
+    text.lines()
+        .filter(|l| l.contains("\"client->server\""))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+fn put(dir: &Path, file: &str, text: &str) -> PathBuf {
+    let path = dir.join("fixtures").join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[tokio::test]
+async fn a_fixture_with_no_message_fails_naming_the_file_in_every_mode() {
+    let dir = temp_dir("empty");
+    for (name, text) in [("empty", ""), ("header", "{\"mcp_replay\":1}\n")] {
+        let path = put(&dir, &format!("{name}.jsonl"), text);
+        for mode in [UpdateMode::No, UpdateMode::Always, UpdateMode::New] {
+            let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
+            let failure = run_in(spec(&dir, name, None), mode, serve_demo)
+                .await
+                .expect_err("an empty fixture pins nothing: it must not pass");
+            assert!(
+                failure
+                    .to_string()
+                    .starts_with(&format!("{}: the fixture holds no message", path.display())),
+                "{mode:?}: {failure}"
+            );
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "untouched");
+        }
+    }
+    // A fixture of client lines only is what re-recording starts from.
+    let path = put(&dir, "client.jsonl", &client_lines("lookup_issue.jsonl"));
+    run_in(spec(&dir, "client", None), UpdateMode::Always, serve_demo)
+        .await
+        .unwrap();
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("\"server->client\""));
+}
+
+#[tokio::test]
+async fn always_records_from_client_lines_and_twice_gives_the_same_bytes() {
+    let bundled = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/count_up_progress.jsonl"
+    ))
+    .unwrap();
+    let mut recordings = Vec::new();
+    for run in ["a", "b"] {
+        let dir = temp_dir(&format!("always-{run}"));
+        let path = put(
+            &dir,
+            "count.jsonl",
+            &client_lines("count_up_progress.jsonl"),
+        );
+        run_in(spec(&dir, "count", None), UpdateMode::Always, serve_demo)
+            .await
+            .unwrap();
+        recordings.push(std::fs::read_to_string(&path).unwrap());
+    }
+    assert_eq!(recordings[0], recordings[1], "two recordings differ");
+    assert_eq!(
+        recordings[0], bundled,
+        "the recording is the bundled fixture"
+    );
+    assert!(recordings[0].ends_with('\n'));
+}
+
+#[tokio::test]
+async fn always_leaves_an_unchanged_fixture_untouched() {
+    let dir = temp_dir("unchanged");
+    let bundled = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/divide_by_zero.jsonl"
+    ))
+    .unwrap();
+    let path = put(&dir, "divide.jsonl", &bundled);
+    let fixture = Fixture::load(&path).unwrap();
+    let report = fixture.replay(serve_demo).await;
+    assert!(report.is_ok(), "{report}");
+    let written = write_fixture(report.recorded().unwrap(), &path, UpdateMode::Always).unwrap();
+    assert_eq!(written, Written::Unchanged(path.clone()));
+}
+
+#[tokio::test]
+async fn a_replay_without_recording_compares_the_same_and_records_nothing() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/count_up_progress.jsonl"
+    );
+    let fixture = Fixture::load(path).unwrap();
+    let recorded = fixture.replay(serve_demo).await;
+    assert!(recorded.is_ok(), "{recorded}");
+    assert_eq!(
+        recorded.recorded().unwrap().to_jsonl(),
+        std::fs::read_to_string(path).unwrap()
+    );
+    let compared = fixture.without_recording().replay(serve_demo).await;
+    assert!(compared.is_ok(), "{compared}");
+    assert!(compared.recorded().is_none());
+
+    // A difference is found just the same.
+    let drifted = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("\"progress\":2", "\"progress\":20");
+    let report = Fixture::parse(&drifted)
+        .unwrap()
+        .without_recording()
+        .replay(serve_demo)
+        .await;
+    assert_eq!(report.mismatches().len(), 1, "{report}");
+    assert!(report.recorded().is_none());
+}
+
+#[tokio::test]
+async fn always_rewrites_a_drifted_fixture_and_the_test_passes() {
+    let dir = temp_dir("drifted");
+    let drifted = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap()
+    .replace("Issue 42: example", "Issue 42: old text");
+    let path = put(&dir, "lookup.jsonl", &drifted);
+    let failure = run_in(spec(&dir, "lookup", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(failure.contains("1 mismatch (1 result)"), "{failure}");
+    assert!(
+        failure.ends_with("MCP_FIXTURE_UPDATE=1 cargo test some_test"),
+        "{failure}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        drifted,
+        "compare mode never writes"
+    );
+
+    run_in(spec(&dir, "lookup", None), UpdateMode::Always, serve_demo)
+        .await
+        .unwrap();
+    let rewritten = std::fs::read_to_string(&path).unwrap();
+    assert!(rewritten.contains("Issue 42: example") && !rewritten.contains("old text"));
+    run_in(spec(&dir, "lookup", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn new_writes_a_pending_file_beside_the_fixture_and_fails_with_the_accept_command() {
+    let dir = temp_dir("new");
+    let lines = client_lines("divide_by_zero.jsonl");
+    let path = put(&dir, "divide.jsonl", &lines);
+    let failure = run_in(spec(&dir, "divide", None), UpdateMode::New, serve_demo)
+        .await
+        .unwrap_err()
+        .to_string();
+    let pending = dir.join("fixtures/divide.jsonl.new");
+    assert!(
+        failure.contains(&format!("\n    mcp-replay accept {}\n", pending.display())),
+        "{failure}"
+    );
+    assert!(
+        failure.ends_with(&format!("\n    mcp-replay reject {}", pending.display())),
+        "{failure}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        lines,
+        "the fixture itself is untouched"
+    );
+    assert!(std::fs::read_to_string(&pending)
+        .unwrap()
+        .contains("division by zero"));
+}
+
+/// An unchanged server writes nothing in any mode: `new` neither writes `NAME.jsonl.new`
+/// nor fails, and a pending file left by an earlier run is gone once the server gives what
+/// the fixture says again.
+#[tokio::test]
+async fn an_unchanged_server_writes_nothing_in_every_mode() {
+    let dir = temp_dir("unchanged-every-mode");
+    let bundled = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/divide_by_zero.jsonl"
+    ))
+    .unwrap();
+    let path = put(&dir, "divide.jsonl", &bundled);
+    let pending = dir.join("fixtures/divide.jsonl.new");
+    std::fs::write(&pending, "stale\n").unwrap();
+    for mode in [UpdateMode::No, UpdateMode::Always, UpdateMode::New] {
+        let outcome = run_in(spec(&dir, "divide", None), mode, serve_demo).await;
+        assert!(outcome.is_ok(), "{mode:?}: {outcome:?}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), bundled, "{mode:?}");
+        if mode == UpdateMode::New {
+            assert!(!pending.exists(), "the stale pending file is gone");
+        }
+    }
+    // Through the writer itself too.
+    let report = Fixture::load(&path).unwrap().replay(serve_demo).await;
+    let written = write_fixture(report.recorded().unwrap(), &path, UpdateMode::New).unwrap();
+    assert_eq!(written, Written::Unchanged(path.clone()));
+    assert!(!pending.exists());
+}
+
+#[tokio::test]
+async fn a_replay_that_timed_out_is_never_written() {
+    let dir = temp_dir("timeout");
+    let lines = client_lines("lookup_issue.jsonl");
+    let path = put(&dir, "silent.jsonl", &lines);
+    let failure = run_in(spec(&dir, "silent", Some(100)), UpdateMode::Always, |t| {
+        common::scripted(t, |_| vec![])
+    })
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        failure.contains("timeout at fixture line") || failure.contains("timeout:"),
+        "{failure}"
+    );
+    assert!(failure.contains("NOT re-recorded"), "{failure}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), lines);
+}
+
+#[tokio::test]
+async fn a_missing_fixture_says_how_to_create_and_record_it() {
+    let dir = temp_dir("missing");
+    let failure = run_in(spec(&dir, "nothing_here", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        failure.contains("nothing_here.jsonl does not exist"),
+        "{failure}"
+    );
+    assert!(
+        failure.contains("A fixture starts from its client lines"),
+        "{failure}"
+    );
+    assert!(
+        failure.contains("MCP_FIXTURE_UPDATE=1 cargo test some_test"),
+        "{failure}"
+    );
+    let failure = run_in(
+        spec(&dir, "nothing_here", None),
+        UpdateMode::Always,
+        serve_demo,
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        failure.contains("A fixture starts from its client lines"),
+        "{failure}"
+    );
+}
+
+#[tokio::test]
+async fn a_malformed_fixture_names_file_line_and_column() {
+    let dir = temp_dir("malformed");
+    let path = put(
+        &dir,
+        "bad.jsonl",
+        &format!(
+            "{}{{\"direction\":\"client->server\",\"message\":{{\"jsonrpc\":\"2.0\",}}}}\n",
+            client_lines("lookup_issue.jsonl")
+        ),
+    );
+    let failure = run_in(spec(&dir, "bad", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        failure,
+        format!("{}:2:58: not valid JSON: trailing comma", path.display())
+    );
+}
+
+#[test]
+fn a_failed_write_leaves_the_old_content_and_no_temp_file() {
+    let dir = temp_dir("failed-write");
+    let fixture = Fixture::parse(&client_lines("lookup_issue.jsonl")).unwrap();
+    // The target is a non-empty folder: the final rename fails after the temp file was written.
+    let target = dir.join("fixtures/blocked.jsonl");
+    std::fs::create_dir_all(target.join("keep")).unwrap();
+    let err = write_fixture(&fixture, &target, UpdateMode::Always).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with(&format!("writing {}", target.display())),
+        "{err}"
+    );
+    assert!(
+        target.join("keep").is_dir(),
+        "the old content is still there"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(dir.join("fixtures"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        leftovers,
+        [std::ffi::OsString::from("blocked.jsonl")],
+        "no temp file is left behind"
+    );
+}
+
+/// Two tests of one run that replay the same fixture (in two eras, over two transports):
+/// the first re-records it, the second waits for it, then compares with what it wrote
+/// and passes without writing. Run at once, as `cargo test` runs them.
+#[tokio::test]
+async fn two_tests_of_one_fixture_re_record_it_once() {
+    let dir = temp_dir("same");
+    let path = put(
+        &dir,
+        "shared.jsonl",
+        &client_lines("count_up_progress.jsonl"),
+    );
+    let mut first = spec(&dir, "shared", None);
+    first.test_path = "update_mode::first";
+    let mut second = spec(&dir, "shared", None);
+    second.test_path = "update_mode::second";
+    let (a, b) = tokio::join!(
+        run_in(first, UpdateMode::Always, serve_demo),
+        run_in(second, UpdateMode::Always, serve_demo),
+    );
+    a.unwrap();
+    b.unwrap();
+    let bundled = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/count_up_progress.jsonl"
+    ))
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), bundled);
+}
+
+/// Two tests of one fixture whose servers answer differently cannot both be pinned by it:
+/// the second, replayed against what the first wrote, fails naming both tests, and the
+/// file stays as the first wrote it (no last write wins). In `new` mode the second
+/// compares with the first one's pending recording.
+#[tokio::test]
+async fn two_tests_of_one_fixture_that_get_different_answers_are_a_clear_error() {
+    async fn serve_other(transport: Transport) {
+        let server = mcp_replay_demo::ProtocolServer::default()
+            .serve(transport)
+            .await
+            .unwrap();
+        let _ = server.waiting().await;
+    }
+    for mode in [UpdateMode::Always, UpdateMode::New] {
+        let dir = temp_dir(&format!("different-{mode:?}"));
+        let path = put(&dir, "shared.jsonl", &client_lines("lookup_issue.jsonl"));
+        let mut first = spec(&dir, "shared", None);
+        first.test_path = "update_mode::first";
+        let mut second = spec(&dir, "shared", None);
+        second.test_path = "update_mode::second";
+        let owner = run_in(first, mode, serve_demo).await;
+        assert_eq!(owner.is_ok(), mode == UpdateMode::Always, "{owner:?}");
+        let written = std::fs::read_to_string(&path).unwrap();
+        let failure = run_in(second, mode, serve_other)
+            .await
+            .unwrap_err()
+            .to_string();
+        let compared = match mode {
+            UpdateMode::New => format!("{}.new", path.display()),
+            _ => path.display().to_string(),
+        };
+        assert!(
+            failure.starts_with(&format!(
+                "mcp-replay: update_mode::second replays {compared}, which update_mode::first re-records in this run"
+            )),
+            "{mode:?}: {failure}"
+        );
+        assert!(
+            failure.contains("give each test its own fixture"),
+            "{failure}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            written,
+            "untouched"
+        );
+    }
+}
+
+#[tokio::test]
+async fn concurrent_re_recordings_of_different_fixtures_do_not_interfere() {
+    let dir = temp_dir("concurrent");
+    let names: Vec<&'static str> = vec!["c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7"];
+    for name in &names {
+        put(
+            &dir,
+            &format!("{name}.jsonl"),
+            &client_lines("count_up_progress.jsonl"),
+        );
+    }
+    let runs = names.iter().map(|name| {
+        let mut s = spec(&dir, name, None);
+        s.test_path = Box::leak(format!("update_mode::{name}").into_boxed_str());
+        run_in(s, UpdateMode::Always, serve_demo)
+    });
+    for outcome in futures_join_all(runs).await {
+        outcome.unwrap();
+    }
+    let bundled = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/count_up_progress.jsonl"
+    ))
+    .unwrap();
+    for name in &names {
+        assert_eq!(
+            std::fs::read_to_string(dir.join(format!("fixtures/{name}.jsonl"))).unwrap(),
+            bundled
+        );
+    }
+}
+
+/// Runs futures concurrently on this task (no extra dependency).
+async fn futures_join_all<F: std::future::Future>(
+    futures: impl IntoIterator<Item = F>,
+) -> Vec<F::Output> {
+    let mut set = Vec::new();
+    for f in futures {
+        set.push(Box::pin(f));
+    }
+    let mut out: Vec<Option<F::Output>> = (0..set.len()).map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (i, f) in set.iter_mut().enumerate() {
+            if out[i].is_none() {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => out[i] = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().map(|o| o.unwrap()).collect()
+}
+
+/// The attribute's path (`run_in`, what `#[mcp_fixture]` expands to) and the API's
+/// (`harness::Plan::run`) give the same result on the same fixture folder: the folder's
+/// rules file applies to both (the bare `Fixture::replay` reads none), a drifted server
+/// fails both with the same text, and update mode re-records through both.
+#[tokio::test]
+async fn the_attribute_and_plan_run_behave_the_same_on_one_folder() {
+    use mcp_replay::harness::{Plan, Verdict};
+    let dir = temp_dir("parity");
+    let pinned = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"lookup_issue","arguments":{"owner":"demo","repo":"sample","number":42}}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"<TEXT>"}]}}}"#,
+        "\n"
+    );
+    let path = put(&dir, "issue.jsonl", pinned);
+    put(
+        &dir,
+        "mcp-replay.rules.json",
+        r#"{"replace": [{"selector": ".result.content[].text", "with": "<TEXT>"}]}"#,
+    );
+    let plan = |mode| {
+        let mut plan = Plan::new(&path, mode);
+        plan.test = Some("update_mode::some_test".into());
+        plan
+    };
+    // The folder's rules file pins the text to <TEXT>: green both ways.
+    run_in(spec(&dir, "issue", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap();
+    assert_eq!(
+        plan(UpdateMode::No).run(serve_demo).await.unwrap(),
+        Verdict::Passed
+    );
+    // The bare replay reads no rules file: the text differs.
+    let bare = Fixture::load(&path).unwrap().replay(serve_demo).await;
+    assert!(!bare.is_ok(), "{bare}");
+
+    // Without the rules file a changed text fails both, with the same report.
+    std::fs::remove_file(dir.join("fixtures/mcp-replay.rules.json")).unwrap();
+    let attribute = run_in(spec(&dir, "issue", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap_err();
+    let api = plan(UpdateMode::No).run(serve_demo).await.unwrap_err();
+    assert_eq!(attribute.message(), api.message());
+    assert!(
+        api.message()
+            .contains("MCP_FIXTURE_UPDATE=1 cargo test some_test"),
+        "{api}"
+    );
+
+    // And update mode re-records through the API as through the attribute.
+    let verdict = plan(UpdateMode::Always).run(serve_demo).await.unwrap();
+    assert_eq!(verdict, Verdict::Rerecorded(path.clone()));
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("Issue 42: example"));
+    run_in(spec(&dir, "issue", None), UpdateMode::No, serve_demo)
+        .await
+        .unwrap();
+}

@@ -1,0 +1,121 @@
+//! The groups of arguments several subcommands take (flattened into each one's `Args`),
+//! and the parser of a time above zero.
+
+use crate::error::Error;
+use clap::{Args, ValueEnum};
+use mcp_replay::harness::{self, parse_duration};
+use mcp_replay::{Fixture, Rules};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `--rules FILE`: normalization rules of the caller's own.
+#[derive(Debug, Args)]
+pub(crate) struct RulesArg {
+    /// Extra normalization rules (mcp-replay.rules.json format)
+    #[arg(long, value_name = "FILE")]
+    pub rules: Option<PathBuf>,
+}
+
+impl RulesArg {
+    /// `--rules FILE`, read, when given.
+    pub fn own(&self) -> Result<Option<Rules>, Error> {
+        let Some(path) = &self.rules else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::input(format!("reading {}: {e}", path.display())))?;
+        Ok(Some(Rules::from_json(&text, &path.display().to_string())?))
+    }
+
+    /// The rules for fixtures in `folder`, resolved as `#[mcp_fixture]` resolves them
+    /// ([`harness::rules_for`]), plus `--rules FILE`.
+    pub fn resolve(&self, fixture: Option<&Fixture>, folder: &Path) -> Result<Rules, Error> {
+        let folder = if folder.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            folder
+        };
+        let workspace = harness::workspace_root(folder);
+        let own = self.own()?;
+        Ok(harness::rules_for(
+            fixture,
+            folder,
+            &workspace,
+            own.as_ref(),
+        )?)
+    }
+}
+
+/// `--allow-stray-output`, for `record`, `call`, `replay` and `serve`.
+#[derive(Debug, Args)]
+pub(crate) struct StrayArg {
+    /// Tolerate lines on stdio that are not JSON-RPC messages (a server's banner or logs on
+    /// stdout; for serve, the client's): a note instead of a failure. record and call
+    /// write "allow_stray_output": true into the fixture's header so its replay does too
+    #[arg(long)]
+    pub allow_stray_output: bool,
+}
+
+/// The server command after `--`.
+#[derive(Debug, Args)]
+pub(crate) struct ServerArg {
+    /// The server to start, after `--` (e.g. -- node server.js)
+    #[arg(last = true, value_name = "SERVER COMMAND")]
+    pub server: Vec<OsString>,
+}
+
+impl ServerArg {
+    /// The server command, ready to spawn.
+    pub fn command(&self) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(&self.server[0]);
+        command.args(&self.server[1..]);
+        command
+    }
+
+    /// Whether no server command was given.
+    pub fn is_empty(&self) -> bool {
+        self.server.is_empty()
+    }
+
+    /// The server command's words, as text.
+    pub fn words(&self) -> impl Iterator<Item = String> + '_ {
+        self.server.iter().map(|a| a.to_string_lossy().into_owned())
+    }
+
+    /// The server command as one line a shell runs as given (each word
+    /// [`harness::shell_quote`]d).
+    pub fn line(&self) -> String {
+        harness::shell_line(self.words())
+    }
+}
+
+/// How a report is written on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// For people: the readable report
+    Text,
+    /// For CI: one JSON document (schema: docs/cli.md, "JSON output")
+    Json,
+}
+
+/// `--format text|json` and `--junit FILE`, for `replay`, `check` and `diff`.
+#[derive(Debug, Args)]
+pub(crate) struct OutputArgs {
+    /// How to write the report on stdout: text, or json (one document, versioned schema in
+    /// docs/cli.md)
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Also write a JUnit XML report to FILE: one testcase per fixture, a failure with the
+    /// report's text
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+/// A time above zero: `700ms`, `2s`, or milliseconds.
+pub(crate) fn positive_time(text: &str) -> Result<Duration, String> {
+    match parse_duration(text)? {
+        d if d.is_zero() => Err("give a time above zero, e.g. 2s".into()),
+        d => Ok(d),
+    }
+}

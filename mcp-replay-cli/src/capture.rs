@@ -1,0 +1,222 @@
+//! A recording's capture (every line that crossed the proxy, with its time) and how it is
+//! written: the normalized, secret-checked fixture, and with `record --raw` and
+//! `--timing` the raw capture and the time of each message. The stdio proxy (`record`)
+//! and the Streamable HTTP one (`record --listen`, [`crate::proxy`]) fill it alike.
+
+use crate::error::{Error, Kind, Outcome};
+use mcp_replay::fixture::{Direction, MessageKind};
+use mcp_replay::record::{fixture_from_exchange, StrayLines, ALLOW_STRAY_OUTPUT};
+use mcp_replay::update::{write_fixture, UpdateMode};
+use serde_json::Value;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Every complete line that crossed the proxy, in arrival order, both directions, with the
+/// time it crossed since the session began.
+pub(crate) type Capture = Arc<Mutex<Vec<(Direction, Vec<u8>, Duration)>>>;
+
+/// Where a recording goes: `record`'s `-o`, `--raw`, `--timing` and
+/// `--allow-stray-output`.
+pub(crate) struct Outputs<'a> {
+    /// The fixture.
+    pub fixture: &'a Path,
+    /// The unredacted capture, owner-only.
+    pub raw: Option<&'a Path>,
+    /// When each message crossed.
+    pub timing: Option<&'a Path>,
+    /// Whether the server may write lines that are not JSON-RPC messages (the fixture's
+    /// header then says so).
+    pub allow_stray: bool,
+}
+
+/// Why a recording did not go as it should (its message is already on stderr).
+pub(crate) enum Unsaved {
+    /// No JSON-RPC message crossed the proxy: the session had nothing to record (a
+    /// finding, exit status 1).
+    Nothing(String),
+    /// The fixture was written, without the lines the server wrote on stdout that are
+    /// not JSON-RPC messages: a finding (exit status 1), unless `--allow-stray-output`.
+    Stray(String),
+    /// The fixture (or the raw capture, or the timing file) could not be written: it
+    /// would hold a secret, or an I/O error (exit status 2, as for any refused output).
+    Error(String),
+}
+
+impl Unsaved {
+    /// How the recording ended (its message is already on stderr): nothing to record or
+    /// stray lines are findings, a fixture that could not be written an output error.
+    pub(crate) fn ended(self) -> Result<Outcome, Error> {
+        match self {
+            Unsaved::Nothing(_) | Unsaved::Stray(_) => Ok(Outcome::Findings),
+            Unsaved::Error(_) => Err(Error::said(Kind::Output)),
+        }
+    }
+}
+
+/// Writes what the capture holds as the fixture (and the raw capture and timing file when
+/// asked), saying on stderr what went wrong. Whether all went well: the fixture written,
+/// and no line from the server that is not a JSON-RPC message (unless
+/// `--allow-stray-output`: then the fixture's header allows them, and its replay too).
+pub(crate) fn write_capture(
+    capture: &Capture,
+    outputs: &Outputs,
+    rules: &mcp_replay::Rules,
+) -> Result<(), Unsaved> {
+    let lines = std::mem::take(&mut *capture.lock().unwrap_or_else(|e| e.into_inner()));
+    let output = outputs.fixture.display().to_string();
+    let raw = outputs.raw.map(|p| p.display().to_string());
+    let allow = outputs.allow_stray;
+    let saved = save(&lines, &output, raw.as_deref(), rules, allow).and_then(|saved| {
+        if let Some(timing) = outputs.timing {
+            write_timing(&timing.display().to_string(), &saved.times).map_err(Unsaved::Error)?;
+        }
+        Ok(saved.stray)
+    });
+    let stray = match saved {
+        Err(unsaved) => {
+            let (Unsaved::Nothing(message) | Unsaved::Stray(message) | Unsaved::Error(message)) =
+                &unsaved;
+            eprintln!("mcp-replay record: {message}");
+            return Err(unsaved);
+        }
+        Ok(stray) => stray,
+    };
+    let Some(description) = stray.describe("the server", "stdout") else {
+        return Ok(());
+    };
+    if allow {
+        eprintln!(
+            "mcp-replay record: note: {description} (left out; allowed: the fixture's header says \"{ALLOW_STRAY_OUTPUT}\": true)"
+        );
+        return Ok(());
+    }
+    let message = format!(
+        "{description}: MCP's stdio transport carries only JSON-RPC \
+         messages on stdout, and a replay of {output} fails on them the same way; they are \
+         left out of it. Fix the server, or record with --allow-stray-output (the fixture's \
+         header then says \"{ALLOW_STRAY_OUTPUT}\": true); exit status 1"
+    );
+    eprintln!("mcp-replay record: {message}");
+    Err(Unsaved::Stray(message))
+}
+
+/// What [`save`] wrote: the fixture line of each message with its time, and the lines
+/// from the server that are not JSON-RPC messages (left out).
+struct Saved {
+    times: Vec<(usize, Duration)>,
+    stray: StrayLines,
+}
+
+/// Normalizes the capture and writes the fixture (refusing it if a secret remains); with
+/// `raw`, also writes the unredacted capture with owner-only permissions; with
+/// `allow_stray`, the fixture's header allows lines that are not JSON-RPC messages.
+fn save(
+    lines: &[(Direction, Vec<u8>, Duration)],
+    output: &str,
+    raw: Option<&str>,
+    rules: &mcp_replay::Rules,
+    allow_stray: bool,
+) -> Result<Saved, Unsaved> {
+    let mut messages = Vec::new();
+    let mut times = Vec::new();
+    let mut stray = StrayLines::default();
+    for (i, (direction, bytes, time)) in lines.iter().enumerate() {
+        let text = String::from_utf8_lossy(bytes);
+        if text.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(&text) {
+            Ok(v) if MessageKind::of(&v).is_ok() => {
+                messages.push((*direction, v));
+                times.push(*time);
+            }
+            _ if *direction == Direction::ServerToClient => stray.push(bytes),
+            _ => eprintln!(
+                "mcp-replay record: left out line {} ({direction}): not a JSON-RPC message (a cut-off or log line)",
+                i + 1
+            ),
+        }
+    }
+    if let Some(raw) = raw {
+        write_raw(raw, &messages)
+            .map_err(|e| Unsaved::Error(format!("writing the raw capture {raw}: {e}")))?;
+        eprintln!(
+            "mcp-replay record: {raw} holds the UNREDACTED capture (tokens, paths, personal data): keep it private and never commit it"
+        );
+    }
+    if messages.is_empty() {
+        return Err(Unsaved::Nothing(format!(
+            "nothing to record: no JSON-RPC message crossed the proxy, {output} not written"
+        )));
+    }
+    let unsaved = |e: mcp_replay::Error| Unsaved::Error(e.to_string());
+    let mut fixture = fixture_from_exchange(messages, rules, output).map_err(unsaved)?;
+    if allow_stray {
+        fixture = fixture
+            .with_header_key(ALLOW_STRAY_OUTPUT, Value::Bool(true))
+            .map_err(unsaved)?;
+    }
+    write_fixture(&fixture, Path::new(output), UpdateMode::Always).map_err(unsaved)?;
+    eprintln!(
+        "mcp-replay record: wrote {output} ({} messages)",
+        fixture.entries().len()
+    );
+    let times = fixture
+        .entries()
+        .iter()
+        .map(|e| e.line())
+        .zip(times)
+        .collect();
+    Ok(Saved { times, stray })
+}
+
+/// `record --timing FILE`: when each message of the fixture crossed the proxy, one
+/// `{"line": N, "ms": T}` a line (milliseconds since the session began). A file of its
+/// own, so that the fixture stays the same bytes from one recording to the next;
+/// `serve --timing recorded` plays it back.
+fn write_timing(path: &str, times: &[(usize, Duration)]) -> Result<(), String> {
+    let mut text = String::new();
+    for (line, time) in times {
+        let ms = (time.as_secs_f64() * 10_000.0).round() / 10.0;
+        text.push_str(&serde_json::json!({"line": line, "ms": ms}).to_string());
+        text.push('\n');
+    }
+    let temp = format!("{path}.tmp");
+    std::fs::write(&temp, text)
+        .and_then(|()| std::fs::rename(&temp, path))
+        .map_err(|e| format!("writing the timing file {path}: {e}"))?;
+    eprintln!("mcp-replay record: wrote {path} (the time of each message)");
+    Ok(())
+}
+
+fn write_raw(path: &str, messages: &[(Direction, Value)]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    if let Some(dir) = Path::new(path)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut file = options.open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    for (direction, message) in messages {
+        writeln!(
+            file,
+            "{}",
+            serde_json::json!({"direction": direction.as_str(), "message": message})
+        )?;
+    }
+    file.sync_all()
+}

@@ -1,0 +1,322 @@
+//! `mcp-replay check`: lints fixtures (format, secrets, pending and temporary files,
+//! fixtures no test names).
+
+use crate::args::{Format, OutputArgs};
+use crate::error::{Error, Outcome};
+use crate::files::{name_of, roots, walk};
+use crate::junit;
+use crate::out::{outln, print_json};
+use mcp_replay::{output, Fixture};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// `mcp-replay check`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Fixtures or folders [default: fixtures/ and tests/fixtures/ when they exist]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Count unreferenced fixtures (no .rs file of their Cargo project names them) as
+    /// problems, not warnings
+    #[arg(long)]
+    pub strict: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The examples and exit statuses of `mcp-replay check --help`.
+pub(crate) const AFTER_HELP: &str = concat!(
+    "Examples:\n",
+    "  mcp-replay check\n",
+    "  mcp-replay check --strict tests/fixtures\n",
+    "  mcp-replay check --format json --junit check.xml   (CI)\n",
+    "\n",
+    "Exit 1 when a file has a problem (invalid, empty, a secret, pending, temporary;\n",
+    "unreferenced with --strict): finding those is check's job. Exit 2 when a PATH does\n",
+    "not exist."
+);
+
+/// One thing `check` found about one file.
+struct Problem {
+    /// `invalid`, `secret`, `unreadable`, `pending`, `temporary`, `unreferenced`.
+    kind: &'static str,
+    /// The line of the fixture it is on, when it is on one.
+    line: Option<usize>,
+    /// The sentence printed for it.
+    summary: String,
+    /// A problem (exit 1), or a warning only (`unreferenced` without `--strict`).
+    problem: bool,
+}
+
+/// `mcp-replay check`: lints every fixture under the paths (or the default folders),
+/// reports what it found as text or JSON, and as JUnit when asked; exit 1 on a problem.
+pub(crate) fn run(args: Args) -> Result<Outcome, Error> {
+    let started = Instant::now();
+    let roots = roots(&args.paths)?;
+    if roots.is_empty() {
+        return Err(Error::usage(
+            "no fixtures/ or tests/fixtures/ here: give the paths to check",
+        ));
+    }
+    let files = walk(&roots);
+    let mut sources = Sources::default();
+    let found = Found::gather(&files, &mut sources, args.strict);
+    match args.output.format {
+        Format::Text => found.print_text(),
+        Format::Json => print_json(&found.to_json())?,
+    }
+    if let Some(file) = &args.output.junit {
+        junit::write(file, &found.junit_cases(), started.elapsed())?;
+    }
+    Ok(if found.problems() == 0 {
+        Outcome::Success
+    } else {
+        Outcome::Findings
+    })
+}
+
+/// What `check` found: how many fixtures it checked, and every fixture, pending or
+/// temporary file with its problems, in path order.
+struct Found<'a> {
+    checked: usize,
+    files: Vec<(&'a PathBuf, Vec<Problem>)>,
+}
+
+impl<'a> Found<'a> {
+    /// Looks at each of `files` by its name: pending, temporary, or a fixture to load and
+    /// look for in `sources`; other files are skipped.
+    fn gather(files: &'a [PathBuf], sources: &mut Sources, strict: bool) -> Found<'a> {
+        let mut found = Found {
+            checked: 0,
+            files: Vec::new(),
+        };
+        for path in files {
+            let name = name_of(path);
+            let problems = if name.ends_with(".jsonl.new") {
+                vec![pending_problem(path)]
+            } else if name.starts_with('.') && name.contains(".jsonl.tmp.") {
+                vec![temporary_problem(path)]
+            } else if name.ends_with(".jsonl") {
+                found.checked += 1;
+                fixture_problem(path, sources, strict).into_iter().collect()
+            } else {
+                continue;
+            };
+            found.files.push((path, problems));
+        }
+        found
+    }
+
+    /// Every problem and warning, file by file.
+    fn all(&self) -> impl Iterator<Item = &Problem> {
+        self.files.iter().flat_map(|(_, p)| p)
+    }
+
+    /// How many problems (what makes `check` exit 1).
+    fn problems(&self) -> usize {
+        self.all().filter(|p| p.problem).count()
+    }
+
+    /// How many warnings: findings that are not problems (`unreferenced` without
+    /// `--strict`). A finding counts once, as a problem or as a warning.
+    fn warnings(&self) -> usize {
+        self.all().filter(|p| !p.problem).count()
+    }
+
+    /// The text report: each finding's sentence, then the counts.
+    fn print_text(&self) {
+        for p in self.all() {
+            outln!("{}", p.summary);
+        }
+        outln!(
+            "{} fixtures checked: {} problems, {} warnings",
+            self.checked,
+            self.problems(),
+            self.warnings()
+        );
+    }
+
+    /// The JSON report: an [`output::document`] with a fixture per file, and the counts.
+    fn to_json(&self) -> Value {
+        let fixtures = self
+            .files
+            .iter()
+            .map(|(path, found)| {
+                json!({
+                    "fixture": path.display().to_string(),
+                    "ok": !found.iter().any(|p| p.problem),
+                    "findings": found.iter().map(|p| json!({
+                        "kind": p.kind,
+                        "line": p.line,
+                        "summary": p.summary,
+                        "problem": p.problem,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let mut document = output::document("check", fixtures);
+        document["checked"] = self.checked.into();
+        document["problems"] = self.problems().into();
+        document["warnings"] = self.warnings().into();
+        document
+    }
+
+    /// A JUnit test case per file.
+    fn junit_cases(&self) -> Vec<junit::Case> {
+        self.files
+            .iter()
+            .map(|(path, found)| junit_case(path, found))
+            .collect()
+    }
+}
+
+/// The JUnit test case of one file: passed, or failed with its problems (warnings left
+/// out), the first one's kind as the failure's type.
+fn junit_case(path: &Path, found: &[Problem]) -> junit::Case {
+    let failing: Vec<&Problem> = found.iter().filter(|p| p.problem).collect();
+    let outcome = match failing.first() {
+        None => junit::Verdict::Passed,
+        Some(first) => junit::Verdict::Failure {
+            message: format!(
+                "{} problem{}",
+                failing.len(),
+                if failing.len() == 1 { "" } else { "s" }
+            ),
+            kind: first.kind.into(),
+            text: failing
+                .iter()
+                .map(|p| p.summary.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        },
+    };
+    junit::Case {
+        name: path.display().to_string(),
+        classname: "mcp-replay.check",
+        time: Duration::ZERO,
+        outcome,
+    }
+}
+
+/// A `.jsonl.new` file: a re-recording waiting to be accepted or rejected.
+fn pending_problem(path: &Path) -> Problem {
+    let quoted = mcp_replay::harness::shell_quote(&path.display().to_string());
+    Problem {
+        kind: "pending",
+        line: None,
+        summary: format!(
+            "{}: pending re-recording: review it, then `mcp-replay accept {quoted}` or \
+             `mcp-replay reject {quoted}`",
+            path.display(),
+        ),
+        problem: true,
+    }
+}
+
+/// A `.NAME.jsonl.tmp.*` file: what an interrupted write left behind.
+fn temporary_problem(path: &Path) -> Problem {
+    Problem {
+        kind: "temporary",
+        line: None,
+        summary: format!(
+            "{}: a temporary file left by an interrupted write: delete it",
+            path.display()
+        ),
+        problem: true,
+    }
+}
+
+/// What is wrong with a fixture: it does not load (invalid, a secret, unreadable), or no
+/// Rust source of the Cargo project it is in names it (a problem only when `strict`; not
+/// looked for outside a Cargo project, where the tests that use it cannot be searched);
+/// `None` when nothing is.
+fn fixture_problem(path: &Path, sources: &mut Sources, strict: bool) -> Option<Problem> {
+    if let Err(e) = Fixture::load(path) {
+        let (kind, line) = match &e {
+            mcp_replay::Error::Parse { line, .. } => ("invalid", Some(*line)),
+            mcp_replay::Error::Secret { line, .. } => ("secret", Some(*line)),
+            mcp_replay::Error::Empty { .. } => ("invalid", None),
+            _ => ("unreadable", None),
+        };
+        Some(Problem {
+            kind,
+            line,
+            summary: e.to_string(),
+            problem: true,
+        })
+    } else {
+        let (project, text) = sources.of(path)?;
+        (!referenced(path, text)).then(|| Problem {
+            kind: "unreferenced",
+            line: None,
+            summary: format!(
+                "{}: unreferenced: no .rs file of the Cargo project {} names it (delete it, or \
+                 ignore this if a CLI run uses it)",
+                path.display(),
+                project.display()
+            ),
+            problem: strict,
+        })
+    }
+}
+
+/// The Rust sources that may name a fixture, read once per Cargo project.
+#[derive(Default)]
+struct Sources {
+    /// The text of every `.rs` file of each project read so far (`None`: it has none).
+    projects: std::collections::HashMap<PathBuf, Option<String>>,
+}
+
+impl Sources {
+    /// The Cargo project `fixture` belongs to and the text of its `.rs` files (not
+    /// `target/`): the nearest folder above it whose `Cargo.toml` declares a `[workspace]`,
+    /// else the nearest with a `Cargo.toml`. `None` outside a Cargo project, or in one with
+    /// no `.rs` file: then no test can be searched for the fixture's name.
+    fn of(&mut self, fixture: &Path) -> Option<(PathBuf, &str)> {
+        let project = cargo_project(fixture)?;
+        let text = self.projects.entry(project.clone()).or_insert_with(|| {
+            let texts: Vec<String> = walk(std::slice::from_ref(&project))
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+                .filter_map(|p| std::fs::read_to_string(p).ok())
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n"))
+        });
+        Some((project, text.as_deref()?))
+    }
+}
+
+/// The Cargo project above `path`: the nearest folder whose `Cargo.toml` declares a
+/// `[workspace]`, else the nearest folder with a `Cargo.toml`, else `None`.
+fn cargo_project(path: &Path) -> Option<PathBuf> {
+    let path = std::path::absolute(path).ok()?;
+    let manifest = |d: &Path| std::fs::read_to_string(d.join("Cargo.toml")).ok();
+    let workspace = path
+        .ancestors()
+        .find(|d| manifest(d).is_some_and(|t| t.lines().any(|l| l.trim() == "[workspace]")));
+    workspace
+        .or_else(|| path.ancestors().find(|d| d.join("Cargo.toml").is_file()))
+        .map(Path::to_owned)
+}
+
+/// Is the fixture named by some source: as `"name"` (an attribute), `"dir/name"`, or as a
+/// path ending in `name.jsonl`?
+fn referenced(path: &Path, sources: &str) -> bool {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let parent = path
+        .parent()
+        .and_then(Path::file_name)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    [
+        format!("\"{stem}\""),
+        format!("\"{parent}/{stem}\""),
+        format!("{stem}.jsonl"),
+    ]
+    .iter()
+    .any(|needle| sources.contains(needle.as_str()))
+}

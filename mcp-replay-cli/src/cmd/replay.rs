@@ -1,0 +1,373 @@
+//! `mcp-replay replay`: fixtures replayed against a server in any language, started as a
+//! child process on stdio (one per fixture) or reached over Streamable HTTP, each resolved
+//! as `#[mcp_fixture]` resolves it (one [`Plan`] per fixture).
+
+use crate::args::{positive_time, Format, OutputArgs, RulesArg, ServerArg, StrayArg};
+use crate::error::{Error, Kind, Outcome};
+use crate::junit;
+use crate::net;
+use crate::out::{outln, print_json};
+use mcp_replay::harness;
+use mcp_replay::harness::{Plan, Verdict};
+use mcp_replay::http::bridge::Bridge;
+use mcp_replay::process::{self, serve_command};
+use mcp_replay::update::UpdateMode;
+use mcp_replay::{output, Fixture, Options, Report, Rules};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// `mcp-replay replay`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The fixtures to replay
+    #[arg(required = true, value_name = "FIXTURE")]
+    pub fixtures: Vec<PathBuf>,
+    /// How long to wait for each message the replay needs: 700ms, 2s, or milliseconds
+    /// [default: the fixture header's timeout, else 5s]
+    #[arg(long, value_name = "TIME", value_parser = positive_time)]
+    pub timeout: Option<Duration>,
+    /// Replay in this protocol era (e.g. 2026-07-28)
+    #[arg(long, value_name = "VERSION")]
+    pub protocol: Option<String>,
+    /// Re-record the fixtures' server messages (also MCP_FIXTURE_UPDATE=1; =new writes
+    /// FIXTURE.new instead)
+    #[arg(long)]
+    pub update: bool,
+    /// Print every live message to stderr as it passes (also MCP_REPLAY_TRACE=1)
+    #[arg(long)]
+    pub trace: bool,
+    /// Replay over Streamable HTTP against the server at URL (http://HOST:PORT/PATH); with
+    /// `-- SERVER` too, start it first and wait until URL answers
+    #[arg(long, value_name = "URL", value_parser = crate::net::parse_url)]
+    pub url: Option<http::Uri>,
+    /// Fail a server that had to be stopped with SIGTERM or SIGKILL after its input closed
+    /// (as the header's "strict_exit": true) [default: a note]
+    #[arg(long)]
+    pub strict_exit: bool,
+    #[command(flatten)]
+    pub stray: StrayArg,
+    #[command(flatten)]
+    pub rules: RulesArg,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub server: ServerArg,
+}
+
+/// The examples of `mcp-replay replay --help`.
+pub(crate) const AFTER_HELP: &str = concat!(
+        "Examples:\n",
+        "  mcp-replay replay fixtures/*.jsonl -- node server.js\n",
+        "  mcp-replay replay --update fixtures/echo.jsonl -- python server.py\n",
+        "  mcp-replay replay --format json --junit junit.xml fixtures/*.jsonl -- node server.js   (CI)\n",
+        "\n",
+        "--format json writes one JSON document to stdout instead of the text (schema:\n",
+        "docs/cli.md, \"JSON output\"); --junit FILE also writes a JUnit XML report."
+    );
+
+/// Replays each fixture against the server (started once per fixture, or at `--url`), as
+/// `#[mcp_fixture]` would, and reports them: as text with the slowest three and a summary,
+/// or as one JSON document; also as JUnit when asked.
+pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
+    let mode = if args.update {
+        UpdateMode::Always
+    } else {
+        UpdateMode::from_env()?
+    };
+    let own = args.rules.own()?;
+    let json = args.output.format == Format::Json;
+    // A terminal that is not given JSON: reports in color unless the environment says not.
+    let terminal = !json && std::io::stdout().is_terminal();
+    let color = !json && harness::color_wanted(terminal);
+    let paint = |ok: bool, word: &str| match (color, ok) {
+        (false, _) => word.to_owned(),
+        (true, true) => format!("\x1b[32m{word}\x1b[0m"),
+        (true, false) => format!("\x1b[1;31m{word}\x1b[0m"),
+    };
+    let _server = http_server(&args).await?;
+    let started = Instant::now();
+    let mut outcomes = Vec::new();
+    for path in &args.fixtures {
+        let outcome = replay_one(&args, own.as_ref(), path, mode, terminal).await?;
+        let ms = outcome.elapsed.as_millis();
+        if !json {
+            let word = match (&outcome.failure, outcome.error) {
+                (None, _) => paint(true, outcome.what),
+                (Some(_), false) => paint(false, "FAILED"),
+                (Some(_), true) => paint(false, "ERROR"),
+            };
+            outln!("mcp-replay: {}: {word} ({ms} ms)", path.display());
+            match &outcome.failure {
+                Some(report) => outln!(
+                    "{report}
+"
+                ),
+                None => {
+                    for note in outcome.report.iter().flat_map(Report::notes) {
+                        outln!("    note: {note}");
+                    }
+                }
+            }
+        }
+        outcomes.push((path, outcome));
+    }
+    let failed = outcomes.iter().filter(|(_, o)| o.failure.is_some()).count();
+    let errors = outcomes.iter().filter(|(_, o)| o.error).count();
+    let passed = args.fixtures.len() - failed;
+    if json {
+        let fixtures = outcomes.iter().map(|(p, o)| o.to_json(p)).collect();
+        print_json(&output::document("replay", fixtures))?;
+    } else {
+        print_slowest(&outcomes);
+        let mut summary = format!("{passed} passed, {failed} failed");
+        if errors > 0 {
+            summary.push_str(&format!(", {errors} of them not replayed"));
+        }
+        outln!(
+            "\n{} ({:.1} s)",
+            paint(failed == 0, &summary),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    if let Some(file) = &args.output.junit {
+        let cases: Vec<junit::Case> = outcomes.iter().map(|(p, o)| o.junit_case(p)).collect();
+        junit::write(file, &cases, started.elapsed())?;
+    }
+    // The most severe outcome decides (docs/cli.md, "Exit status"): an input error over a
+    // finding. The report said what it was.
+    match (errors, failed) {
+        (0, 0) => Ok(Outcome::Success),
+        (0, _) => Ok(Outcome::Findings),
+        _ => Err(Error::said(Kind::Input)),
+    }
+}
+
+/// Over HTTP the server must listen before the first fixture: started here with
+/// `-- SERVER` (and stopped when the returned value goes), or probed, so that a URL nothing
+/// listens on is a usage error rather than a finding per fixture.
+async fn http_server(args: &Args) -> Result<Option<net::Started>, Error> {
+    match &args.url {
+        None if args.server.is_empty() => Err(Error::usage(
+            "replay needs a server: `-- SERVER COMMAND` to start one on stdio, or \
+             --url URL for one over Streamable HTTP",
+        )),
+        None => Ok(None),
+        Some(url) if args.server.is_empty() => {
+            net::probe(url).await.map_err(|e| {
+                Error::network(format!(
+                    "{e}; start the server first, or give its command after `--` and the \
+                     replay starts it"
+                ))
+            })?;
+            Ok(None)
+        }
+        Some(url) => Ok(Some(
+            net::start_and_wait(&args.server, url, net::LISTEN_WAIT).await?,
+        )),
+    }
+}
+
+/// The three slowest fixtures of a run of several.
+fn print_slowest(outcomes: &[(&PathBuf, Replayed)]) {
+    if outcomes.len() > 1 {
+        let mut times: Vec<_> = outcomes.iter().map(|(p, o)| (o.elapsed, p)).collect();
+        times.sort_by_key(|t| std::cmp::Reverse(t.0));
+        let slowest: Vec<String> = times
+            .iter()
+            .take(3)
+            .map(|(t, p)| format!("{} {} ms", p.display(), t.as_millis()))
+            .collect();
+        outln!("\nslowest: {}", slowest.join(", "));
+    }
+}
+
+/// How one fixture's replay went.
+struct Replayed {
+    /// `ok` or `re-recorded`, when it passed.
+    what: &'static str,
+    /// The whole report (or why there was no replay), when it failed.
+    failure: Option<String>,
+    /// The failure is an error of the input or of a write, not a finding
+    /// ([`harness::Failure::is_error`]): the fixture was not replayed (or its
+    /// re-recording not written), exit status 2.
+    error: bool,
+    /// The replay's report, when there was a replay.
+    report: Option<Report>,
+    elapsed: Duration,
+}
+
+impl Replayed {
+    /// One entry of the JSON document's `fixtures`: the report's (`fixture`, `ok`,
+    /// `findings`) with `status`, `time_ms` and `error`.
+    fn to_json(&self, path: &Path) -> serde_json::Value {
+        let mut entry = match &self.report {
+            Some(report) => report.to_json(),
+            None => serde_json::json!({"findings": [], "notes": [], "advice": []}),
+        };
+        entry["fixture"] = path.display().to_string().into();
+        entry["ok"] = self.failure.is_none().into();
+        entry["status"] = match (&self.failure, self.error) {
+            (None, _) => self.what,
+            (Some(_), false) => "failed",
+            (Some(_), true) => "error",
+        }
+        .into();
+        entry["time_ms"] = (self.elapsed.as_millis() as u64).into();
+        // Why it failed when no findings say it: no replay happened (a missing or invalid
+        // fixture, a server that did not start).
+        let unexplained = self.report.as_ref().is_none_or(Report::is_ok);
+        entry["error"] = match &self.failure {
+            Some(failure) if unexplained => failure.clone().into(),
+            _ => serde_json::Value::Null,
+        };
+        entry
+    }
+
+    fn junit_case(&self, path: &Path) -> junit::Case {
+        let outcome = match (&self.failure, &self.report) {
+            (None, _) => junit::Verdict::Passed,
+            (Some(text), Some(report)) if !report.is_ok() && !self.error => {
+                junit::Verdict::Failure {
+                    message: output::headline(report.mismatches()),
+                    kind: "mismatch".into(),
+                    text: text.clone(),
+                }
+            }
+            (Some(text), _) => junit::Verdict::Error {
+                message: text.lines().next().unwrap_or_default().to_owned(),
+                text: text.clone(),
+            },
+        };
+        junit::Case {
+            name: path.display().to_string(),
+            classname: "mcp-replay.replay",
+            time: self.elapsed,
+            outcome,
+        }
+    }
+}
+
+/// How the server under test ended, in the report's words: its own message (`the server
+/// "false" exited with status 1`), not the Debug form a `Result<(), io::Error>` gives.
+struct ServerEnded(Result<(), String>);
+
+impl mcp_replay::ServeOutput for ServerEnded {
+    fn into_outcome(self) -> Result<(), mcp_replay::ServerError> {
+        self.0.map_err(mcp_replay::ServerError::new)
+    }
+}
+
+/// Replays one fixture, resolved exactly as `#[mcp_fixture]` resolves it ([`Plan`]);
+/// `terminal`: the report goes to a terminal (in color unless the environment says not).
+/// A server that could not be started is no finding of this fixture but the command's
+/// error (exit status 2): then `Err`, and no fixture after it is replayed.
+async fn replay_one(
+    args: &Args,
+    own: Option<&Rules>,
+    path: &Path,
+    mode: UpdateMode,
+    terminal: bool,
+) -> Result<Replayed, Error> {
+    let started = Instant::now();
+    let mut plan = Plan::new(path, mode);
+    let mut options = Options::new()
+        .strict_exit(args.strict_exit)
+        .allow_stray_output(args.stray.allow_stray_output);
+    if let Some(timeout) = args.timeout {
+        options = options.timeout(timeout);
+    }
+    if let Some(version) = &args.protocol {
+        options = options.protocol(version);
+    }
+    if args.trace {
+        options = options.trace(true);
+    }
+    plan.options = options;
+    plan.rules = own.cloned();
+    plan.terminal = terminal;
+    let mut replayed = None;
+    let verdict = match plan.prepare() {
+        Err(failure) => Err(failure),
+        Ok((fixture, rules, options)) => {
+            let report = match &args.url {
+                None => {
+                    let not_started = Arc::new(Mutex::new(None));
+                    let report =
+                        replay_child(&fixture, &rules, &options, &args.server, &not_started).await;
+                    let not_started = not_started.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    if let Some(message) = not_started {
+                        return Err(Error::server(message));
+                    }
+                    report
+                }
+                Some(url) => {
+                    let bridge = Bridge::new(net::HttpClient::new()).endpoint(url.clone());
+                    fixture.replay_bridge(&rules, &options, bridge).await
+                }
+            };
+            // Printed for pasting into a shell: every argument quoted as it needs.
+            let mut command = vec![
+                "mcp-replay".to_owned(),
+                "replay".into(),
+                "--update".into(),
+                path.display().to_string(),
+            ];
+            if let Some(url) = &args.url {
+                command.extend(["--url".into(), url.to_string()]);
+            }
+            if !args.server.is_empty() {
+                command.push("--".into());
+                command.extend(args.server.words());
+            }
+            let report = report.with_rerecord_command(harness::shell_line(command));
+            let verdict = plan.conclude(&report);
+            replayed = Some(report);
+            verdict
+        }
+    };
+    let (what, failure, error) = match verdict {
+        Ok(Verdict::Passed) => ("ok", None, false),
+        Ok(Verdict::Rerecorded(_)) => ("re-recorded", None, false),
+        Err(failure) => ("", Some(failure.to_string()), failure.is_error()),
+    };
+    Ok(Replayed {
+        what,
+        failure,
+        error,
+        report: replayed,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Replays `fixture` against `server` started as a child process on stdio. When it could
+/// not be started, `not_started` receives the message the command ends with (as `call` and
+/// `record` say it).
+async fn replay_child(
+    fixture: &Fixture,
+    rules: &Rules,
+    options: &Options,
+    server: &ServerArg,
+    not_started: &Arc<Mutex<Option<String>>>,
+) -> Report {
+    let mut command = server.command();
+    let line = server.line();
+    let slot = Arc::clone(not_started);
+    fixture
+        .replay_with_options(rules, options, move |transport| async move {
+            let ended = serve_command(transport, &mut command).await;
+            ServerEnded(ended.map_err(|e| match process::start_error(&e) {
+                Some(start) => {
+                    let message = format!(
+                        "could not start the server `{line}`: {}",
+                        start.spawn_error()
+                    );
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(message.clone());
+                    message
+                }
+                None => e.to_string(),
+            }))
+        })
+        .await
+}

@@ -1,0 +1,71 @@
+//! `mcp-replay`: record a live MCP session, replay fixtures against a server in any
+//! language, import mcporter recordings, lint and compare fixtures, and serve a fixture to
+//! a client.
+//!
+//! The command is this library's [`main`] (src/main.rs calls it), so that the demo package
+//! can build the same command under another file name for its tests; the library is no
+//! public API.
+//!
+//! - `cli.rs`: the command line, the subcommands and the exit status rule every help
+//!   states; `error.rs`: how a subcommand ends (an `Outcome`, or an `Error` of a kind)
+//!   and the one function that makes it the exit status;
+//! - `cmd/`: one file per subcommand, with its arguments, its help's examples and its run;
+//! - what the subcommands share, importing none of them: `args.rs` the argument groups
+//!   several take, `out.rs` stdout, `junit.rs` JUnit reports, `files.rs` the fixture
+//!   folders walked, `net.rs` Streamable HTTP on a socket, `capture.rs` a recording and
+//!   how it is written, `proxy.rs` the recording proxy for Streamable HTTP, `client.rs`
+//!   the client `call` plays.
+
+mod args;
+mod capture;
+mod cli;
+mod client;
+mod cmd;
+mod error;
+mod files;
+mod junit;
+mod net;
+mod out;
+mod proxy;
+
+use clap::CommandFactory;
+use cli::{Cli, Command, Parsed};
+use error::{Error, Outcome};
+use std::process::ExitCode;
+
+/// The command: parses the arguments, runs the subcommand on a multi-threaded runtime, and
+/// ends with the exit status for how it went (docs/cli.md, "Exit status").
+#[doc(hidden)]
+pub fn main() -> ExitCode {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("the tokio runtime starts")
+        .block_on(async {
+            let ended = run().await;
+            error::exit_status(ended, out::failed().is_some())
+        })
+}
+
+/// Runs the subcommand the command line names.
+async fn run() -> Result<Outcome, Error> {
+    let (cli, matches) = match cli::parse()? {
+        Parsed::Run(cli, matches) => (cli, matches),
+        Parsed::Shown => return Ok(Outcome::Success),
+    };
+    match cli.command {
+        Command::Record(args) => cmd::record::run(args).await,
+        Command::Replay(args) => cmd::replay::run(args).await,
+        Command::Call(args) => {
+            let call = matches.subcommand_matches("call").unwrap_or(&matches);
+            cmd::call::run(*args, call).await
+        }
+        Command::Import(args) => cmd::import::run(args),
+        Command::Serve(args) => cmd::serve::run(args).await,
+        Command::Check(args) => cmd::check::run(args),
+        Command::Diff(args) => cmd::diff::run(args),
+        Command::Accept(args) => cmd::pending::accept(args),
+        Command::Reject(args) => cmd::pending::reject(args),
+        Command::Completions(args) => cmd::completions::run(args, Cli::command()),
+    }
+}

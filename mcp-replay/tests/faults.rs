@@ -1,0 +1,239 @@
+//! Fault injection against the replay engine: each fault gives one specific, actionable
+//! finding, within the timeout, without a panic inside the harness.
+
+mod common;
+#[allow(unused_imports)]
+use common::{Run, WithOptions};
+
+use common::{kinds, result, scripted};
+use mcp_replay::{Fixture, MismatchKind, Transport};
+use serde_json::json;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// The demo's `lookup_issue.jsonl` (the README's fixture): one call, no handshake.
+fn seed() -> Run {
+    Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../demo/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap()
+    .with_timeout(Duration::from_millis(500))
+}
+
+/// A server that answers `initialize` and writes `bytes` (raw) for the tool call.
+async fn writes_raw(transport: Transport, bytes: Vec<u8>) {
+    let (read, mut write) = tokio::io::split(transport);
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let m: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if m["method"] == "initialize" {
+            let init = json!({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "raw", "version": "0"}}});
+            write
+                .write_all(format!("{init}\n").as_bytes())
+                .await
+                .unwrap();
+        } else if m["method"] == "tools/call" {
+            write.write_all(&bytes).await.unwrap();
+            let answer = result(
+                &m,
+                json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
+            );
+            write
+                .write_all(format!("{answer}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_json_line_that_is_not_json_rpc_is_stray_output() {
+    let report = seed()
+        .replay(|t| writes_raw(t, b"{\"hello\":\"world\"}\n".to_vec()))
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::StrayOutput], "{report}");
+    assert!(
+        report.mismatches()[0].summary().contains(
+            r#"the server wrote 1 line on stdout that is not a JSON-RPC message: "{\"hello\":\"world\"}""#
+        ),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn a_line_that_is_not_utf8_is_stray_output() {
+    let report = seed()
+        .replay(|t| writes_raw(t, b"\xff\xfe not text\n".to_vec()))
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::StrayOutput], "{report}");
+    assert!(
+        report.mismatches()[0].summary().contains("not text"),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn lines_that_are_not_json_rpc_are_one_finding_and_a_note_where_the_fixture_allows_them() {
+    let banner = b"Starting server v1.2\nlistening on stdio\n{\"level\":\"info\"}\n".to_vec();
+    let report = seed().replay(|t| writes_raw(t, banner.clone())).await;
+    assert_eq!(kinds(&report), [MismatchKind::StrayOutput], "{report}");
+    assert!(
+        report.mismatches()[0].summary().starts_with(
+            r#"the server wrote 3 lines on stdout that are not JSON-RPC messages; the first: "Starting server v1.2""#
+        ),
+        "{report}"
+    );
+    assert!(
+        report.recorded().is_none(),
+        "a re-recording must not drop them silently"
+    );
+    let allowed = seed()
+        .with_stray_output_allowed(true)
+        .replay(|t| writes_raw(t, banner))
+        .await;
+    assert!(allowed.is_ok(), "{allowed}");
+    assert_eq!(allowed.notes().len(), 1, "{allowed:?}");
+    assert!(allowed.notes()[0].contains("3 lines"), "{allowed:?}");
+}
+
+#[tokio::test]
+async fn a_ten_megabyte_line_is_compared_and_reported_briefly() {
+    let huge = "x".repeat(10 * 1024 * 1024);
+    let started = Instant::now();
+    // A generous timeout: moving 10 MB through a debug build on a loaded machine takes a while.
+    let report = seed()
+        .with_timeout(Duration::from_secs(15))
+        .replay(move |t| {
+            scripted(t, move |m| {
+                vec![result(
+                    m,
+                    json!({"content": [{"type": "text", "text": huge}]}),
+                )]
+            })
+        })
+        .await;
+    assert_eq!(
+        kinds(&report),
+        [MismatchKind::Result],
+        "{}",
+        report.mismatches()[0].summary()
+    );
+    let text = report.to_string();
+    assert!(
+        text.len() < 20_000,
+        "the report stays readable: {} bytes",
+        text.len()
+    );
+    assert!(text.contains("diff (- expected, + actual)"));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_panic_in_the_middle_of_a_window_is_named() {
+    let report = seed()
+        .replay(|t| {
+            scripted(t, |m| {
+                if m["method"] == "tools/call" {
+                    panic!("lookup failed halfway");
+                }
+                vec![]
+            })
+        })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure], "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .contains("the server panicked: lookup failed halfway"),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_its_closed_input_is_reported_and_the_replay_still_ends() {
+    let started = Instant::now();
+    let report = seed()
+        .replay(|t| async move {
+            let answered = scripted(t, |m| {
+                vec![result(
+                    m,
+                    json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
+                )]
+            });
+            answered.await;
+            // ... then hangs instead of ending.
+            std::future::pending::<()>().await;
+        })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure], "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .contains("did not stop within 500 ms"),
+        "{report}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+#[tokio::test]
+async fn a_server_refusing_the_session_setup_is_a_server_failure_naming_its_error() {
+    // The replay's fast path reads this error response without a tree: the refusal must
+    // still be seen, with the server's error in the finding.
+    let report = seed()
+        .replay(|t| async move {
+            let (read, mut write) = tokio::io::split(t);
+            let mut lines = BufReader::new(read).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let m: serde_json::Value = serde_json::from_str(&line).unwrap();
+                if m["method"] == "initialize" {
+                    let refusal = json!({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32602, "message": "unsupported protocol version"}});
+                    write
+                        .write_all(format!("{refusal}\n").as_bytes())
+                        .await
+                        .unwrap();
+                }
+            }
+        })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure], "{report}");
+    let finding = &report.mismatches()[0];
+    assert!(
+        finding
+            .summary()
+            .contains("refused the harness's `initialize`")
+            && finding.summary().contains("unsupported protocol version"),
+        "{report}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_response_written_twice_is_an_id_finding_every_time() {
+    // The second copy follows the first in the same write: whether the replay has read it
+    // when the last expected message came must not matter.
+    let mut caught = 0;
+    for _ in 0..40 {
+        let report = seed()
+            .replay(|t| {
+                scripted(t, |m| {
+                    let answer = result(
+                        m,
+                        json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
+                    );
+                    vec![answer.clone(), answer]
+                })
+            })
+            .await;
+        if kinds(&report) == [MismatchKind::Id] {
+            caught += 1;
+        }
+    }
+    assert_eq!(
+        caught, 40,
+        "the duplicate was reported in {caught} of 40 replays"
+    );
+}
