@@ -1,356 +1,40 @@
-//! Replay for clients: the fixture plays the server. Requests must arrive in recorded
-//! order with the same method and (normalized) params; each is answered with the recorded
-//! messages that follow it, under the client's live id, each as its own flushed write.
+//! The mock server's core: every decision of playing a fixture's server side to a client,
+//! and no I/O. It takes each client line with its instant ([`Mock::handle`]), says which
+//! recorded line is due when ([`Mock::poll_transmit`], [`Mock::poll_timeout`]: the pace,
+//! the recorded timing and the bound on an answer the client owes are its decisions), and
+//! concludes into a [`Report`]. `run` in `mod.rs` is its shell.
 
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::{compact, json_eq};
-use crate::options::{Options, Settings};
+use crate::options::Settings;
 use crate::protocol::{meta, Era, DEFAULT_PROTOCOL, LEGACY_VERSIONS, STATELESS_PROTOCOL};
 use crate::record::StrayLines;
 use crate::report::{Mismatch, MismatchKind, Report};
 use crate::rules::Rules;
-pub use crate::timing::Timing;
-use crate::transport::{read_lines, write_line, Incoming, Transport};
+use crate::transport::Incoming;
 use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, oneshot, watch};
-use tokio::task::JoinHandle;
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
 
-/// The JSON-RPC error code of a request the recording does not have next.
-pub const MISMATCH_CODE: i64 = -32600;
+use super::MISMATCH_CODE;
 
-/// A running mock server; [`finish`](MockServer::finish) stops it and returns the report.
-#[derive(Debug)]
-pub struct MockServer {
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<Report>,
-    played: watch::Receiver<bool>,
+/// A line to write: the recorded pause after the client message it answers (with recorded
+/// timing), and the gap after the line before it.
+struct Queued {
+    message: Value,
+    pause: Option<Duration>,
+    gap: Duration,
 }
 
-impl MockServer {
-    /// Resolves once the client has sent every message the recording holds (what is left
-    /// are the server's last messages, if any): a client that goes away after that has
-    /// played the whole session.
-    pub async fn played(&self) {
-        let mut played = self.played.clone();
-        let _ = played.wait_for(|played| *played).await;
-    }
-
-    /// Whether the client has sent every message the recording holds.
-    pub fn is_played(&self) -> bool {
-        *self.played.borrow()
-    }
-
-    /// Stops the mock (if the client has not closed the transport yet) and reports every
-    /// finding: requests that did not match, answers that differ from the recording, and
-    /// recorded requests the client never made.
-    pub async fn finish(mut self) -> Report {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        match self.task.await {
-            Ok(report) => report,
-            Err(e) => std::panic::resume_unwind(e.into_panic()),
-        }
-    }
-}
-
-impl Fixture {
-    /// Plays the server of this fixture for a client under test: returns the client's
-    /// [`Transport`] and the [`MockServer`] whose `finish().await` gives the [`Report`].
-    ///
-    /// ```
-    /// use mcp_replay::Fixture;
-    /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() {
-    /// let fixture = Fixture::parse(concat!(
-    ///     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#, "\n",
-    ///     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#, "\n",
-    /// )).unwrap();
-    /// let (transport, mock) = fixture.mock_server();
-    ///
-    /// // The client under test (here by hand) asks with its own id and gets the recording.
-    /// let (read, mut write) = tokio::io::split(transport);
-    /// write.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"tools/list\"}\n").await.unwrap();
-    /// let reply = BufReader::new(read).lines().next_line().await.unwrap().unwrap();
-    /// assert_eq!(reply, r#"{"id":41,"jsonrpc":"2.0","result":{"tools":[]}}"#);
-    ///
-    /// assert!(mock.finish().await.is_ok());
-    /// # }
-    /// ```
-    pub fn mock_server(&self) -> (Transport, MockServer) {
-        self.mock_server_with(&Rules::default())
-    }
-
-    /// Plays the server on any reader/writer pair (for example a process's stdin and
-    /// stdout) until the client closes its side, then reports.
-    pub async fn mock_serve<R, W>(&self, rules: &Rules, reader: R, writer: W) -> Report
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin,
-    {
-        self.mock_serve_with_options(rules, &Options::default(), reader, writer)
-            .await
-    }
-
-    /// [`mock_serve`](Fixture::mock_serve) with [`Options`] (the pace, recorded timing,
-    /// stray lines allowed, the time a client gets to answer a server request).
-    pub async fn mock_serve_with_options<R, W>(
-        &self,
-        rules: &Rules,
-        options: &Options,
-        reader: R,
-        writer: W,
-    ) -> Report
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin,
-    {
-        let (_keep, never) = oneshot::channel::<()>();
-        let settings = options.resolve(self, rules);
-        let played = watch::Sender::new(false);
-        run(self, &settings, reader, writer, never, &played).await
-    }
-
-    /// [`mock_server`](Fixture::mock_server) with normalization [`Rules`] of your own.
-    pub fn mock_server_with(&self, rules: &Rules) -> (Transport, MockServer) {
-        self.mock_server_with_options(rules, &Options::default())
-    }
-
-    /// [`mock_server_with`](Fixture::mock_server_with) with [`Options`].
-    pub fn mock_server_with_options(
-        &self,
-        rules: &Rules,
-        options: &Options,
-    ) -> (Transport, MockServer) {
-        let (client, mock_end) = Transport::pair();
-        let (reader, writer) = tokio::io::split(mock_end);
-        let (stop, stopped) = oneshot::channel();
-        let fixture = self.clone();
-        let (rules, options) = (rules.clone(), options.clone());
-        let played = watch::Sender::new(false);
-        let watching = played.subscribe();
-        let task = tokio::spawn(async move {
-            let settings = options.resolve(&fixture, &rules);
-            run(&fixture, &settings, reader, writer, stopped, &played).await
-        });
-        (
-            client,
-            MockServer {
-                stop: Some(stop),
-                task,
-                played: watching,
-            },
-        )
-    }
-}
-
-/// Who a synthesized handshake says the server is.
-fn server_info() -> Value {
-    json!({"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")})
-}
-
-/// The capabilities a synthesized handshake announces: those the recording's messages
-/// use (`tools/*` gives `tools`, `resources/subscribe` gives `resources.subscribe`, a log
-/// message or `logging/setLevel` gives `logging`, ...), so that a client which checks a
-/// capability before it calls finds it.
-fn capabilities_of(fixture: &Fixture) -> Value {
-    let mut capabilities = serde_json::Map::new();
-    for entry in fixture.entries() {
-        let Some(method) = entry.method() else {
-            continue;
-        };
-        let (name, detail) = match method.split('/').next().unwrap_or_default() {
-            "tools" => ("tools", None),
-            "prompts" => ("prompts", None),
-            "resources" if method == "resources/subscribe" => ("resources", Some("subscribe")),
-            "resources" => ("resources", None),
-            "logging" => ("logging", None),
-            "completion" => ("completions", None),
-            "notifications" if method == "notifications/message" => ("logging", None),
-            _ => continue,
-        };
-        let capability = capabilities
-            .entry(name)
-            .or_insert_with(|| Value::Object(serde_json::Map::new()));
-        if let (Some(detail), Value::Object(map)) = (detail, capability) {
-            map.insert(detail.into(), Value::Bool(true));
-        }
-    }
-    Value::Object(capabilities)
-}
-
-/// A result without `resultType` gets `"complete"`, the default the recording dropped
-/// (`result-type-default`): from 2026-07-28 on every result carries it, and the Python SDK
-/// client refuses one without it.
-fn put_back_result_type(message: &mut Value) {
-    if let Some(Value::Object(result)) = message.get_mut("result") {
-        result
-            .entry("resultType")
-            .or_insert_with(|| Value::String("complete".into()));
-    }
-}
-
-/// The results that carry caching hints from 2026-07-28 on (`ttlMs` and `cacheScope` are
-/// required there), which the `cache-hints` rule drops from a recording.
-const CACHEABLE_METHODS: [&str; 6] = [
-    "server/discover",
-    "tools/list",
-    "prompts/list",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-];
-
-/// A complete result of a [`CACHEABLE_METHODS`] request without its caching hints gets
-/// `ttlMs: 0` and `cacheScope: "private"` (stale at once, for this client alone: what the
-/// recording cannot promise, it does not), the values rmcp's and the Python SDK's servers
-/// fill in. From 2026-07-28 on they are required, and the Python SDK client refuses a
-/// result without them. Hints the recording kept (version 1 of the rules) stay.
-fn put_back_cache_hints(message: &mut Value, method: Option<&str>) {
-    if !method.is_some_and(|m| CACHEABLE_METHODS.contains(&m)) {
-        return;
-    }
-    if let Some(Value::Object(result)) = message.get_mut("result") {
-        if result
-            .get("resultType")
-            .is_some_and(|t| t.as_str() != Some("complete"))
-        {
-            return;
-        }
-        result.entry("ttlMs").or_insert_with(|| json!(0));
-        result
-            .entry("cacheScope")
-            .or_insert_with(|| Value::String("private".into()));
-    }
-}
-
-/// Serves the fixture's server side on a reader/writer pair until the client closes it
-/// or `stop` fires; `played` turns true once the client has sent every recorded message.
-pub(crate) async fn run<R, W>(
-    fixture: &Fixture,
-    settings: &Settings<'_>,
-    reader: R,
-    mut writer: W,
-    mut stop: oneshot::Receiver<()>,
-    played: &watch::Sender<bool>,
-) -> Report
-where
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin,
-{
-    let rules = &*settings.rules;
-    let (tx, mut events) = mpsc::unbounded_channel();
-    let reader_task = tokio::spawn(read_lines(reader, tx, None));
-    let mut mock = Mock {
-        fixture,
-        settings,
-        rules,
-        position: 0,
-        client_live: HashMap::new(),
-        server_live: HashMap::new(),
-        next_server_id: 0,
-        tokens: Vec::new(),
-        asked_version: None,
-        last_client: fixture
-            .entries()
-            .iter()
-            .rposition(|e| e.direction() == Direction::ClientToServer),
-        synthesizes_handshake: fixture
-            .entries()
-            .iter()
-            .find(|e| e.direction() == Direction::ClientToServer)
-            .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover"))),
-        stateless: false,
-        mismatches: Vec::new(),
-        stray: StrayLines::default(),
-        outgoing: Vec::new(),
-    };
-    mock.deliver();
-    let pace = settings.pace;
-    flush(&mut writer, &mut mock.outgoing, pace).await;
-    let timer = tokio::time::sleep(settings.timeout);
-    tokio::pin!(timer);
-    loop {
-        // The client owes an answer to a server request: that wait is bounded (a client
-        // that is waiting for its user is not: requests come when they come).
-        let owed = mock.awaited_answer().is_some();
-        if owed {
-            timer
-                .as_mut()
-                .reset(tokio::time::Instant::now() + settings.timeout);
-        }
-        let event = tokio::select! {
-            event = events.recv() => event,
-            _ = &mut stop => None,
-            () = &mut timer, if owed => {
-                mock.no_answer();
-                break;
-            }
-        };
-        match event {
-            None | Some(Incoming::Closed(_)) => break,
-            Some(event) => mock.take(event),
-        }
-        played.send_replace(mock.played());
-        if !flush(&mut writer, &mut mock.outgoing, pace).await {
-            break;
-        }
-    }
-    reader_task.abort();
-    let _ = writer.shutdown().await;
-    mock.unused();
-    let notes = mock.stray_output().into_iter().collect();
-    Report {
-        source: fixture.source().to_owned(),
-        test: None,
-        // The client drives this exchange: a new recording comes from the real server.
-        rerecord: Some(format!(
-            "mcp-replay record -o {} -- <the real server command>   (with the client pointed at it)",
-            fixture.source()
-        )),
-        mismatches: mock.mismatches,
-        accepted: Vec::new(),
-        notes,
-        recorded: None,
-    }
-}
-
-/// Writes each queued message as its own flushed line, and waits `pace` after each one
-/// that another follows, so that a client reads and handles it before the next arrives
-/// (the TypeScript SDK runs notification handlers in microtasks but settles a response at
-/// once: a progress notification that arrives in one read with its response is lost).
-/// `false` once the client is gone.
-///
-/// A message with a recorded pause ([`Options::timing`]) is written that long after the
-/// client message it answers came (about when this flush began), and paces nothing.
-async fn flush<W: AsyncWrite + Unpin>(
-    writer: &mut W,
-    outgoing: &mut Vec<(Value, Option<Duration>)>,
-    pace: Duration,
-) -> bool {
-    let began = tokio::time::Instant::now();
-    let mut queue = outgoing.drain(..).peekable();
-    while let Some((message, pause)) = queue.next() {
-        if let Some(pause) = pause {
-            tokio::time::sleep_until(began + pause).await;
-        }
-        let mut line = serde_json::to_vec(&message).expect("a JSON value always serializes");
-        if write_line(writer, &mut line).await.is_err() {
-            return false;
-        }
-        match queue.peek() {
-            Some((next, None)) if !pace.is_zero() && pause.is_none() => {
-                tokio::time::sleep(gap(&message, next, pace)).await;
-            }
-            _ => tokio::task::yield_now().await,
-        }
-    }
-    true
+/// What the mock's core waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Wake {
+    /// The next queued line is due then: the shell waits for it, reading nothing.
+    Write(Instant),
+    /// The client owes an answer to a server request until then.
+    Answer(Instant),
+    /// Nothing: the client's next message, whenever it comes.
+    Client,
 }
 
 /// How long a progress notification is given before a response is written after it, at
@@ -372,7 +56,7 @@ fn gap(message: &Value, next: &Value, pace: Duration) -> Duration {
     }
 }
 
-struct Mock<'f> {
+pub(super) struct Mock<'f> {
     fixture: &'f Fixture,
     settings: &'f Settings<'f>,
     rules: &'f Rules,
@@ -403,9 +87,175 @@ struct Mock<'f> {
     /// What to write next, each with its recorded pause since the client message it
     /// answers (with [`Options::timing`]).
     outgoing: Vec<(Value, Option<Duration>)>,
+    /// The lines to write, in order.
+    queue: VecDeque<Queued>,
+    /// When the client message that the queued lines answer came.
+    began: Instant,
+    /// When the latest queued line was written (`None`: none yet of this batch).
+    written: Option<Instant>,
+    /// The latest arrival or write: an owed answer is awaited for the timeout from then.
+    last: Instant,
+    /// The client did not answer a server request in time: the session is over.
+    done: bool,
 }
 
-impl Mock<'_> {
+impl<'f> Mock<'f> {
+    /// The mock of `fixture` with `settings`, starting at `now` (what the recording has
+    /// before the client's first message is queued at once).
+    pub(super) fn new(fixture: &'f Fixture, settings: &'f Settings<'f>, now: Instant) -> Mock<'f> {
+        let mut mock = Mock {
+            fixture,
+            settings,
+            rules: &settings.rules,
+            position: 0,
+            client_live: HashMap::new(),
+            server_live: HashMap::new(),
+            next_server_id: 0,
+            tokens: Vec::new(),
+            asked_version: None,
+            last_client: fixture
+                .entries()
+                .iter()
+                .rposition(|e| e.direction() == Direction::ClientToServer),
+            synthesizes_handshake: fixture
+                .entries()
+                .iter()
+                .find(|e| e.direction() == Direction::ClientToServer)
+                .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover"))),
+            stateless: false,
+            mismatches: Vec::new(),
+            stray: StrayLines::default(),
+            outgoing: Vec::new(),
+            queue: VecDeque::new(),
+            began: now,
+            written: None,
+            last: now,
+            done: false,
+        };
+        mock.deliver();
+        mock.schedule(now);
+        mock
+    }
+
+    /// Takes one line of the client at `now`.
+    pub(super) fn handle(&mut self, event: Incoming, now: Instant) {
+        self.take(event);
+        self.last = now;
+        self.schedule(now);
+    }
+
+    /// Puts the next due line into `buf` (without its newline): `false` when none is due at
+    /// `now`.
+    pub(super) fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> bool {
+        match self.due() {
+            Some(due) if due <= now => {}
+            _ => return false,
+        }
+        let queued = self.queue.pop_front().expect("a line is due");
+        buf.clear();
+        serde_json::to_writer(&mut *buf, &queued.message).expect("a JSON value always serializes");
+        self.written = Some(now);
+        self.last = now;
+        true
+    }
+
+    /// The line handed out last was written (and flushed) at `now`: the next one's gap
+    /// counts from here.
+    pub(super) fn line_written(&mut self, now: Instant) {
+        self.written = Some(now);
+        self.last = now;
+    }
+
+    /// When the next queued line is due: its recorded pause after the client message it
+    /// answers, and its gap after the line before it was written (a gap counts from the
+    /// write, so that a slow write or a busy machine never shortens it).
+    fn due(&self) -> Option<Instant> {
+        let next = self.queue.front()?;
+        let paused = self.began + next.pause.unwrap_or_default();
+        Some(match self.written {
+            Some(written) => paused.max(written + next.gap),
+            None => paused,
+        })
+    }
+
+    /// What the mock waits for next.
+    pub(super) fn poll_timeout(&self) -> Wake {
+        if let Some(due) = self.due() {
+            return Wake::Write(due);
+        }
+        // The client owes an answer to a server request: that wait is bounded (a client
+        // that is waiting for its user is not: requests come when they come).
+        match self.awaited_answer() {
+            Some(_) if !self.done => Wake::Answer(self.last + self.settings.timeout),
+            _ => Wake::Client,
+        }
+    }
+
+    /// The instant [`poll_timeout`](Self::poll_timeout) named came.
+    pub(super) fn handle_timeout(&mut self, now: Instant) {
+        if let Wake::Answer(at) = self.poll_timeout() {
+            if now >= at {
+                self.no_answer();
+                self.done = true;
+            }
+        }
+    }
+
+    /// Is the session over (apart from the client closing it)?
+    pub(super) fn is_done(&self) -> bool {
+        self.done && self.queue.is_empty()
+    }
+
+    /// Gives each message the last event queued its instant: one after the other, `pace`
+    /// apart (and [`PROGRESS_SETTLE`] between a progress notification and a response), so
+    /// that a client reads and handles each before the next arrives (the TypeScript SDK
+    /// runs notification handlers in microtasks but settles a response at once: a progress
+    /// notification that arrives in one read with its response is lost). A message with a
+    /// recorded pause ([`Options::timing`]) is due that long after the client message it
+    /// answers came (`now`), and paces nothing.
+    fn schedule(&mut self, now: Instant) {
+        let pace = self.settings.pace;
+        if self.queue.is_empty() {
+            self.began = now;
+            self.written = None;
+        }
+        let mut previous: Option<(Value, Option<Duration>)> = None;
+        for (message, pause) in std::mem::take(&mut self.outgoing) {
+            let gap = match &previous {
+                Some((before, None)) if !pace.is_zero() && pause.is_none() => {
+                    gap(before, &message, pace)
+                }
+                _ => Duration::ZERO,
+            };
+            self.queue.push_back(Queued {
+                message: message.clone(),
+                pause,
+                gap,
+            });
+            previous = Some((message, pause));
+        }
+    }
+
+    /// The report, once the session is over: recorded messages the client never asked
+    /// for, and the lines it wrote that are not JSON-RPC messages.
+    pub(super) fn conclude(mut self) -> Report {
+        self.unused();
+        let notes = self.stray_output().into_iter().collect();
+        Report {
+            source: self.fixture.source().to_owned(),
+            test: None,
+            // The client drives this exchange: a new recording comes from the real server.
+            rerecord: Some(format!(
+                "mcp-replay record -o {} -- <the real server command>   (with the client pointed at it)",
+                self.fixture.source()
+            )),
+            mismatches: self.mismatches,
+            accepted: Vec::new(),
+            notes,
+            recorded: None,
+        }
+    }
+
     fn fail(&mut self, mismatch: Mismatch) {
         self.mismatches.push(mismatch);
     }
@@ -433,7 +283,7 @@ impl Mock<'_> {
     }
 
     /// Whether no client message is left in the recording.
-    fn played(&self) -> bool {
+    pub(super) fn played(&self) -> bool {
         self.last_client.is_none_or(|last| self.position > last)
     }
 
@@ -877,5 +727,141 @@ fn describe_incoming(message: &Value) -> String {
         ),
         (Some(method), None) => format!("notification {method}"),
         _ => "a response".into(),
+    }
+}
+
+/// Who a synthesized handshake says the server is.
+fn server_info() -> Value {
+    json!({"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// The capabilities a synthesized handshake announces: those the recording's messages
+/// use (`tools/*` gives `tools`, `resources/subscribe` gives `resources.subscribe`, a log
+/// message or `logging/setLevel` gives `logging`, ...), so that a client which checks a
+/// capability before it calls finds it.
+fn capabilities_of(fixture: &Fixture) -> Value {
+    let mut capabilities = serde_json::Map::new();
+    for entry in fixture.entries() {
+        let Some(method) = entry.method() else {
+            continue;
+        };
+        let (name, detail) = match method.split('/').next().unwrap_or_default() {
+            "tools" => ("tools", None),
+            "prompts" => ("prompts", None),
+            "resources" if method == "resources/subscribe" => ("resources", Some("subscribe")),
+            "resources" => ("resources", None),
+            "logging" => ("logging", None),
+            "completion" => ("completions", None),
+            "notifications" if method == "notifications/message" => ("logging", None),
+            _ => continue,
+        };
+        let capability = capabilities
+            .entry(name)
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let (Some(detail), Value::Object(map)) = (detail, capability) {
+            map.insert(detail.into(), Value::Bool(true));
+        }
+    }
+    Value::Object(capabilities)
+}
+
+/// A result without `resultType` gets `"complete"`, the default the recording dropped
+/// (`result-type-default`): from 2026-07-28 on every result carries it, and the Python SDK
+/// client refuses one without it.
+fn put_back_result_type(message: &mut Value) {
+    if let Some(Value::Object(result)) = message.get_mut("result") {
+        result
+            .entry("resultType")
+            .or_insert_with(|| Value::String("complete".into()));
+    }
+}
+
+/// The results that carry caching hints from 2026-07-28 on (`ttlMs` and `cacheScope` are
+/// required there), which the `cache-hints` rule drops from a recording.
+const CACHEABLE_METHODS: [&str; 6] = [
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+];
+
+/// A complete result of a [`CACHEABLE_METHODS`] request without its caching hints gets
+/// `ttlMs: 0` and `cacheScope: "private"` (stale at once, for this client alone: what the
+/// recording cannot promise, it does not), the values rmcp's and the Python SDK's servers
+/// fill in. From 2026-07-28 on they are required, and the Python SDK client refuses a
+/// result without them. Hints the recording kept (version 1 of the rules) stay.
+fn put_back_cache_hints(message: &mut Value, method: Option<&str>) {
+    if !method.is_some_and(|m| CACHEABLE_METHODS.contains(&m)) {
+        return;
+    }
+    if let Some(Value::Object(result)) = message.get_mut("result") {
+        if result
+            .get("resultType")
+            .is_some_and(|t| t.as_str() != Some("complete"))
+        {
+            return;
+        }
+        result.entry("ttlMs").or_insert_with(|| json!(0));
+        result
+            .entry("cacheScope")
+            .or_insert_with(|| Value::String("private".into()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::Options;
+
+    const CALL: &str = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"_meta":{"progressToken":"<PROGRESS_TOKEN>"},"name":"work","arguments":{}}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"a"}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":"<PROGRESS_TOKEN>"}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#,
+        "\n",
+    );
+
+    /// The core alone, at chosen instants: each line is due its pace after the write of
+    /// the one before, a response [`PROGRESS_SETTLE`] after a progress notification.
+    #[test]
+    fn lines_are_due_their_pace_after_the_write_before_them() {
+        let fixture = Fixture::parse(CALL).unwrap();
+        let rules = Rules::default();
+        let settings = Options::new()
+            .pace(Duration::from_millis(2))
+            .resolve(&fixture, &rules);
+        let start = Instant::now();
+        let ms = |n: u64| start + Duration::from_millis(n);
+        let mut mock = Mock::new(&fixture, &settings, start);
+        let mut buf = Vec::new();
+        assert_eq!(mock.poll_timeout(), Wake::Client);
+        let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"work","arguments":{}}}"#;
+        mock.handle(
+            Incoming::Message(serde_json::from_str(call).unwrap()),
+            ms(1),
+        );
+        let mut written = Vec::new();
+        // Written 1 ms late each time: the gaps count from the writes.
+        let mut at = 1;
+        while let Wake::Write(due) = mock.poll_timeout() {
+            at = at.max((due - start).as_millis() as u64);
+            assert!(!mock.poll_transmit(ms(at) - Duration::from_micros(1), &mut buf));
+            assert!(mock.poll_transmit(ms(at), &mut buf));
+            let line: Value = serde_json::from_slice(&buf).unwrap();
+            at += 1;
+            mock.line_written(ms(at));
+            written.push((at - 1, line));
+        }
+        let times: Vec<u64> = written.iter().map(|(t, _)| *t).collect();
+        assert_eq!(times, [1, 4, 15], "{written:?}");
+        assert_eq!(written[1].1["params"]["progressToken"], "p");
+        assert_eq!(written[2].1["id"], 7);
+        let report = mock.conclude();
+        assert!(report.is_ok(), "{report}");
     }
 }

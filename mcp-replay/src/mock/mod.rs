@@ -1,0 +1,219 @@
+//! Replay for clients: the fixture plays the server. Requests must arrive in recorded
+//! order with the same method and (normalized) params; each is answered with the recorded
+//! messages that follow it, under the client's live id, each as its own flushed write.
+
+mod session;
+
+use crate::fixture::Fixture;
+use crate::options::{Options, Settings};
+use crate::report::Report;
+use crate::rules::Rules;
+pub use crate::timing::Timing;
+use crate::transport::{read_lines, write_line, Incoming, Transport};
+use session::{Mock, Wake};
+use std::time::Instant;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+
+/// The JSON-RPC error code of a request the recording does not have next.
+pub const MISMATCH_CODE: i64 = -32600;
+
+/// A running mock server; [`finish`](MockServer::finish) stops it and returns the report.
+#[derive(Debug)]
+pub struct MockServer {
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<Report>,
+    played: watch::Receiver<bool>,
+}
+
+impl MockServer {
+    /// Resolves once the client has sent every message the recording holds (what is left
+    /// are the server's last messages, if any): a client that goes away after that has
+    /// played the whole session.
+    pub async fn played(&self) {
+        let mut played = self.played.clone();
+        let _ = played.wait_for(|played| *played).await;
+    }
+
+    /// Whether the client has sent every message the recording holds.
+    pub fn is_played(&self) -> bool {
+        *self.played.borrow()
+    }
+
+    /// Stops the mock (if the client has not closed the transport yet) and reports every
+    /// finding: requests that did not match, answers that differ from the recording, and
+    /// recorded requests the client never made.
+    pub async fn finish(mut self) -> Report {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match self.task.await {
+            Ok(report) => report,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+}
+
+impl Fixture {
+    /// Plays the server of this fixture for a client under test: returns the client's
+    /// [`Transport`] and the [`MockServer`] whose `finish().await` gives the [`Report`].
+    ///
+    /// ```
+    /// use mcp_replay::Fixture;
+    /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let fixture = Fixture::parse(concat!(
+    ///     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#, "\n",
+    ///     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#, "\n",
+    /// )).unwrap();
+    /// let (transport, mock) = fixture.mock_server();
+    ///
+    /// // The client under test (here by hand) asks with its own id and gets the recording.
+    /// let (read, mut write) = tokio::io::split(transport);
+    /// write.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"tools/list\"}\n").await.unwrap();
+    /// let reply = BufReader::new(read).lines().next_line().await.unwrap().unwrap();
+    /// assert_eq!(reply, r#"{"id":41,"jsonrpc":"2.0","result":{"tools":[]}}"#);
+    ///
+    /// assert!(mock.finish().await.is_ok());
+    /// # }
+    /// ```
+    pub fn mock_server(&self) -> (Transport, MockServer) {
+        self.mock_server_with(&Rules::default())
+    }
+
+    /// Plays the server on any reader/writer pair (for example a process's stdin and
+    /// stdout) until the client closes its side, then reports.
+    pub async fn mock_serve<R, W>(&self, rules: &Rules, reader: R, writer: W) -> Report
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin,
+    {
+        self.mock_serve_with_options(rules, &Options::default(), reader, writer)
+            .await
+    }
+
+    /// [`mock_serve`](Fixture::mock_serve) with [`Options`] (the pace, recorded timing,
+    /// stray lines allowed, the time a client gets to answer a server request).
+    pub async fn mock_serve_with_options<R, W>(
+        &self,
+        rules: &Rules,
+        options: &Options,
+        reader: R,
+        writer: W,
+    ) -> Report
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin,
+    {
+        let (_keep, never) = oneshot::channel::<()>();
+        let settings = options.resolve(self, rules);
+        let played = watch::Sender::new(false);
+        run(self, &settings, reader, writer, never, &played).await
+    }
+
+    /// [`mock_server`](Fixture::mock_server) with normalization [`Rules`] of your own.
+    pub fn mock_server_with(&self, rules: &Rules) -> (Transport, MockServer) {
+        self.mock_server_with_options(rules, &Options::default())
+    }
+
+    /// [`mock_server_with`](Fixture::mock_server_with) with [`Options`].
+    pub fn mock_server_with_options(
+        &self,
+        rules: &Rules,
+        options: &Options,
+    ) -> (Transport, MockServer) {
+        let (client, mock_end) = Transport::pair();
+        let (reader, writer) = tokio::io::split(mock_end);
+        let (stop, stopped) = oneshot::channel();
+        let fixture = self.clone();
+        let (rules, options) = (rules.clone(), options.clone());
+        let played = watch::Sender::new(false);
+        let watching = played.subscribe();
+        let task = tokio::spawn(async move {
+            let settings = options.resolve(&fixture, &rules);
+            run(&fixture, &settings, reader, writer, stopped, &played).await
+        });
+        (
+            client,
+            MockServer {
+                stop: Some(stop),
+                task,
+                played: watching,
+            },
+        )
+    }
+}
+
+/// Serves the fixture's server side on a reader/writer pair until the client closes it
+/// or `stop` fires; `played` turns true once the client has sent every recorded message.
+/// The I/O shell of the mock's core ([`Mock`]): it writes each line when the core says it is
+/// due (and reads nothing while a batch is being written, as a server answering one
+/// request does), hands the core what the client sends, and keeps the one timer.
+pub(crate) async fn run<R, W>(
+    fixture: &Fixture,
+    settings: &Settings<'_>,
+    reader: R,
+    mut writer: W,
+    mut stop: oneshot::Receiver<()>,
+    played: &watch::Sender<bool>,
+) -> Report
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin,
+{
+    let (tx, mut events) = mpsc::unbounded_channel();
+    let reader_task = tokio::spawn(read_lines(reader, tx, None));
+    let mut mock = Mock::new(fixture, settings, now());
+    let mut buf = Vec::new();
+    let timer = tokio::time::sleep(settings.timeout);
+    tokio::pin!(timer);
+    'session: loop {
+        loop {
+            while mock.poll_transmit(now(), &mut buf) {
+                if write_line(&mut writer, &mut buf).await.is_err() {
+                    break 'session;
+                }
+                mock.line_written(now());
+                tokio::task::yield_now().await;
+            }
+            match mock.poll_timeout() {
+                Wake::Write(at) => tokio::time::sleep_until(at.into()).await,
+                _ => break,
+            }
+        }
+        if mock.is_done() {
+            break;
+        }
+        let answer = match mock.poll_timeout() {
+            Wake::Answer(at) => {
+                timer.as_mut().reset(at.into());
+                true
+            }
+            _ => false,
+        };
+        let event = tokio::select! {
+            event = events.recv() => event,
+            _ = &mut stop => None,
+            () = &mut timer, if answer => {
+                mock.handle_timeout(now());
+                continue;
+            }
+        };
+        match event {
+            None | Some(Incoming::Closed(_)) => break,
+            Some(event) => mock.handle(event, now()),
+        }
+        played.send_replace(mock.played());
+    }
+    reader_task.abort();
+    let _ = writer.shutdown().await;
+    mock.conclude()
+}
+
+/// The mock's instant: the runtime's clock (paused in tests that pause it).
+fn now() -> Instant {
+    tokio::time::Instant::now().into_std()
+}
