@@ -1,3 +1,6 @@
+//! The front by example: a session over SSE and JSON, bad requests and refusals, stateless
+//! sessions, the standard headers.
+
 use super::*;
 use crate::http::sse::SseParser;
 use crate::report::MismatchKind;
