@@ -1,7 +1,7 @@
 //! The error type of loading, parsing and writing fixtures.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Why a fixture could not be loaded, parsed or written, or why the update mode is invalid.
 ///
@@ -97,33 +97,7 @@ impl fmt::Display for Error {
                 column,
                 message,
             } => write!(f, "{file}:{line}:{column}: {message}"),
-                        Error::MissingFixture { path, test: None } => write!(
-                f,
-                "fixture {} does not exist.\n\
-                 Record one from a live session with `mcp-replay record -o {} -- <server command>`, or write \
-                 its client lines by hand and re-record (see docs/fixture-format.md)",
-                path.display(),
-                crate::terminal::shell_quote(&path.display().to_string())
-            ),
-            Error::MissingFixture { path, test } => {
-                let filter = test
-                    .as_deref()
-                    .map(test_filter)
-                    .unwrap_or("<test name>");
-                write!(
-                    f,
-                    "fixture {path} does not exist.\n\
-                     A fixture starts from its client lines. Let the command write them from a few words:\n  \
-                     mcp-replay call -o {quoted} --client-only --list-tools --tool NAME KEY=VALUE\n\
-                     or write the client messages of one exchange by hand, one per line, e.g.\n  \
-                     {{\"direction\":\"client->server\",\"message\":{{\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\
-                     \"method\":\"tools/list\"}}}}\n\
-                     then record the server's replies with:\n  MCP_FIXTURE_UPDATE=1 cargo test {filter}\n\
-                     (see docs/fixture-format.md)",
-                    path = path.display(),
-                    quoted = crate::terminal::shell_quote(&path.display().to_string())
-                )
-            }
+            Error::MissingFixture { path, test } => missing_fixture(f, path, test.as_deref()),
             Error::Empty { file } => write!(
                 f,
                 "{file}: the fixture holds no message, so it pins nothing.\n\
@@ -149,29 +123,69 @@ impl fmt::Display for Error {
                 rule,
                 description,
                 writing,
-            } => {
-                if *writing {
-                    write!(f, "refusing to write {file}: line {line}: ")?;
-                } else {
-                    write!(f, "{file}:{line}: ")?;
-                }
-                write!(
-                    f,
-                    "{path} holds what looks like a secret (rule {rule}: {description}).\n\
-                     Replace it with a placeholder such as \"<REDACTED>\" (a normalization rule can do \
-                     that on every recording); if it is a known false positive, allow it in the \
-                     fixture's header line:\n  \
-                     {{\"mcp_replay\":1,\"allow_secrets\":[{{\"rule\":\"{rule}\",\"path\":\"{}\"}}]}}",
-                    path.replace('\\', "\\\\").replace('"', "\\\"")
-                )?;
-                if *writing {
-                    write!(f, "\nThe previous file is unchanged.")?;
-                }
-                Ok(())
-            }
+            } => secret(f, file, *line, path, rule, description, *writing),
             Error::Io { action, source } => write!(f, "{action}: {source}"),
         }
     }
+}
+
+/// [`Error::MissingFixture`]: how to create the fixture, from the command line or, for a
+/// test, from its client lines and a re-recording.
+fn missing_fixture(f: &mut fmt::Formatter<'_>, path: &Path, test: Option<&str>) -> fmt::Result {
+    let Some(test) = test else {
+        return write!(
+            f,
+            "fixture {} does not exist.\n\
+             Record one from a live session with `mcp-replay record -o {} -- <server command>`, or write \
+             its client lines by hand and re-record (see docs/fixture-format.md)",
+            path.display(),
+            crate::terminal::shell_quote(&path.display().to_string())
+        );
+    };
+    let filter = test_filter(test);
+    write!(
+        f,
+        "fixture {path} does not exist.\n\
+         A fixture starts from its client lines. Let the command write them from a few words:\n  \
+         mcp-replay call -o {quoted} --client-only --list-tools --tool NAME KEY=VALUE\n\
+         or write the client messages of one exchange by hand, one per line, e.g.\n  \
+         {{\"direction\":\"client->server\",\"message\":{{\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\
+         \"method\":\"tools/list\"}}}}\n\
+         then record the server's replies with:\n  MCP_FIXTURE_UPDATE=1 cargo test {filter}\n\
+         (see docs/fixture-format.md)",
+        path = path.display(),
+        quoted = crate::terminal::shell_quote(&path.display().to_string())
+    )
+}
+
+/// [`Error::Secret`]: where the secret is, which rule matched, and how to replace or allow it.
+fn secret(
+    f: &mut fmt::Formatter<'_>,
+    file: &str,
+    line: usize,
+    path: &str,
+    rule: &str,
+    description: &str,
+    writing: bool,
+) -> fmt::Result {
+    if writing {
+        write!(f, "refusing to write {file}: line {line}: ")?;
+    } else {
+        write!(f, "{file}:{line}: ")?;
+    }
+    write!(
+        f,
+        "{path} holds what looks like a secret (rule {rule}: {description}).\n\
+         Replace it with a placeholder such as \"<REDACTED>\" (a normalization rule can do \
+         that on every recording); if it is a known false positive, allow it in the \
+         fixture's header line:\n  \
+         {{\"mcp_replay\":1,\"allow_secrets\":[{{\"rule\":\"{rule}\",\"path\":\"{}\"}}]}}",
+        path.replace('\\', "\\\\").replace('"', "\\\"")
+    )?;
+    if writing {
+        write!(f, "\nThe previous file is unchanged.")?;
+    }
+    Ok(())
 }
 
 impl std::error::Error for Error {

@@ -1,0 +1,86 @@
+//! What a reader of an answer knows of its request, and how each server message it reads
+//! goes to the pipe.
+
+use super::Shared;
+use crate::fixture::ResumePoint;
+use http::header::HeaderValue;
+use serde_json::Value;
+
+/// What an answer's reader knows of its request.
+pub(super) struct Answer {
+    /// How problems name the POST.
+    pub(super) what: String,
+    /// The request's id: the answer must hold its response. `None` for the GET stream,
+    /// which answers no request and stays open.
+    pub(super) id: Option<Value>,
+    /// Whether it answers `initialize` (whose result names the protocol version).
+    pub(super) initialize: bool,
+    /// Where to drop the stream and resume it (by progress count, ascending).
+    pub(super) resume: Vec<ResumePoint>,
+    /// The session a resuming GET names.
+    pub(super) session: Option<HeaderValue>,
+}
+
+impl Answer {
+    /// Whether `message` is the response to this answer's request.
+    pub(super) fn is_answered_by(&self, message: &Value) -> bool {
+        message.get("method").is_none()
+            && message
+                .get("id")
+                .zip(self.id.as_ref())
+                .is_some_and(|(id, asked)| crate::json::json_eq(id, asked))
+    }
+
+    /// The GET stream: no request to answer, open until the session ends.
+    pub(super) fn stream() -> Answer {
+        Answer {
+            what: "GET (the stream for the server's own messages)".into(),
+            id: None,
+            initialize: false,
+            resume: Vec::new(),
+            session: None,
+        }
+    }
+}
+
+/// How an answer that could be read to its end went.
+pub(super) struct Read {
+    /// Whether it held the response to the request.
+    pub(super) answered: bool,
+    /// The event id the stream was last resumed after, if it was.
+    pub(super) resumed: Option<String>,
+}
+
+/// Writes one server message to the pipe (its own text when that is one line, else
+/// re-serialized), noting the protocol version an `initialize` result negotiates. Returns
+/// whether it is the response to the request.
+pub(super) fn forward(
+    shared: &Shared,
+    answer: &Answer,
+    message: Value,
+    text: Option<&[u8]>,
+) -> bool {
+    let is_response = answer.is_answered_by(&message);
+    if is_response && answer.initialize {
+        let version = message
+            .pointer("/result/protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        *shared
+            .protocol_version
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = version;
+    }
+    if is_response {
+        // A tools/list result: the schemas of later calls' Mcp-Param-* headers (learnt
+        // before the engine reads it, so before it sends the call).
+        shared
+            .tools
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .learn(&message);
+    }
+    let line = crate::transport::one_line(text, &message);
+    let _ = shared.lines.send(line);
+    is_response
+}
