@@ -313,6 +313,52 @@ impl<'f> Mock<'f> {
         message
     }
 
+    /// A client message after the recording's last: a finding, and refused.
+    fn past_the_end(&mut self, message: &Value, live_id: Option<&Value>, kind: MessageKind) {
+        self.fail(
+            Mismatch::new(
+                MismatchKind::Unexpected,
+                None,
+                format!(
+                    "{} came after the end of the recording",
+                    describe_incoming(message)
+                ),
+            )
+            .actual(message),
+        );
+        self.refuse(live_id, kind, "the recording has no more requests".into());
+    }
+
+    /// A client message that is not the recording's next (`params`: only its params
+    /// differ): a finding, and refused.
+    fn not_next(
+        &mut self,
+        entry: &Entry,
+        wanted: &Value,
+        message: &Value,
+        params: bool,
+        live_id: Option<&Value>,
+        kind: MessageKind,
+    ) {
+        let kind_of_finding = if params {
+            MismatchKind::Params
+        } else {
+            MismatchKind::Method
+        };
+        let summary = format!(
+            "{} did not match next expected {} {}{}",
+            describe_incoming(message),
+            entry.method().unwrap_or("response"),
+            compact(wanted.get("params").unwrap_or(&Value::Null), 200),
+            self.reaction_to(self.position)
+        );
+        self.fail(
+            Mismatch::new(kind_of_finding, Some(entry.line()), summary.clone())
+                .compare(wanted, message),
+        );
+        self.refuse(live_id, kind, summary);
+    }
+
     fn receive(&mut self, mut message: Value) {
         let kind = match MessageKind::of(&message) {
             Ok(kind) => kind,
@@ -326,22 +372,7 @@ impl<'f> Mock<'f> {
             return;
         }
         let Some(entry) = self.next_expected().cloned() else {
-            self.fail(
-                Mismatch::new(
-                    MismatchKind::Unexpected,
-                    None,
-                    format!(
-                        "{} came after the end of the recording",
-                        describe_incoming(&message)
-                    ),
-                )
-                .actual(&message),
-            );
-            self.refuse(
-                live_id.as_ref(),
-                kind,
-                "the recording has no more requests".into(),
-            );
+            self.past_the_end(&message, live_id.as_ref(), kind);
             return;
         };
         self.note_version(&message);
@@ -377,23 +408,8 @@ impl<'f> Mock<'f> {
             return;
         }
         if !matches {
-            let kind_of_finding = if same_method && kind == entry.kind() {
-                MismatchKind::Params
-            } else {
-                MismatchKind::Method
-            };
-            let summary = format!(
-                "{} did not match next expected {} {}{}",
-                describe_incoming(&message),
-                entry.method().unwrap_or("response"),
-                compact(wanted.get("params").unwrap_or(&Value::Null), 200),
-                self.reaction_to(self.position)
-            );
-            self.fail(
-                Mismatch::new(kind_of_finding, Some(entry.line()), summary.clone())
-                    .compare(&wanted, &message),
-            );
-            self.refuse(live_id.as_ref(), kind, summary);
+            let params = same_method && kind == entry.kind();
+            self.not_next(&entry, &wanted, &message, params, live_id.as_ref(), kind);
             return;
         }
         if kind == MessageKind::Request {

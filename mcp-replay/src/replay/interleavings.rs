@@ -437,12 +437,71 @@ async fn one_mutation_is_exactly_one_finding_of_its_kind() {
     );
 }
 
+/// What the scripted server without a runtime knows of the session: the client messages
+/// it received (their count and live ids), and whether its input is closed.
+struct Heard<'a> {
+    sent: Vec<usize>,
+    setup: bool,
+    live: super::IntMap<usize, Value>,
+    count: usize,
+    input_closed: bool,
+    /// The answer to the harness's own `initialize`, to send next.
+    setup_reply: Option<Value>,
+    session: super::session::Session<'a>,
+}
+
+impl Heard<'_> {
+    /// Takes every line the session hands out at `now`.
+    fn read(&mut self, now: std::time::Instant, buf: &mut Vec<u8>) {
+        use super::session::Transmit;
+        while let Some(transmit) = self.session.poll_transmit(now, buf) {
+            if transmit == Transmit::CloseInput {
+                self.input_closed = true;
+                self.session.input_closed(now, None);
+                continue;
+            }
+            let message: Value = serde_json::from_slice(buf).expect("the session writes JSON");
+            let method = message.get("method").and_then(Value::as_str);
+            let first = self.setup && self.count == 0;
+            if first && method == Some("initialize") && message["id"] == json!(0) {
+                self.setup_reply = Some(
+                    json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "scripted", "version": "0"}}}),
+                );
+                continue;
+            }
+            if method.is_none() || (first && method == Some("notifications/initialized")) {
+                continue;
+            }
+            if message.get("id").is_some() {
+                self.live
+                    .insert(self.sent[self.count], message["id"].clone());
+            }
+            self.count += 1;
+        }
+    }
+
+    /// The message `emission` of chain `c` becomes, with the live id it answers; `None`
+    /// when its request was never sent (the chain stops).
+    fn message(&self, c: usize, emission: Emission) -> Option<Value> {
+        let mut message = emission.message;
+        match emission.answers {
+            Some(usize::MAX) => message["id"] = json!(987_654),
+            Some(q) => message["id"] = self.live.get(&q)?.clone(),
+            None if message.get("id").is_some() => {
+                message["id"] = json!(format!("server-{c}-{}", message["method"]));
+            }
+            None => {}
+        }
+        Some(message)
+    }
+}
+
 /// The scripted server of [`scripted`] without a runtime: the session core is driven by
 /// hand, each causally ready server message delivered in an order `rng` picks, the clock
 /// moved only when the session waits for something no chain can still send. Thousands of
 /// interleavings take what a dozen take over the pipe.
 fn replay_without_runtime(fixture: &Fixture, plan: Vec<Chain>, rng: &mut Rng) -> crate::Report {
-    use super::session::{Ending, Session, Transmit};
+    use super::session::{Ending, Session};
     use crate::transport::Incoming;
     let rules = Rules::default();
     let settings = crate::Options::new()
@@ -451,81 +510,49 @@ fn replay_without_runtime(fixture: &Fixture, plan: Vec<Chain>, rng: &mut Rng) ->
         .trace(false)
         .resolve(fixture, &rules);
     let mut now = std::time::Instant::now();
-    let mut session = Session::new(fixture, &settings, now);
-    let sent = sent_in_order(fixture);
-    let setup = fixture
-        .entries()
-        .iter()
-        .find(|e| e.direction() == Direction::ClientToServer)
-        .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")))
-        && !fixture.era().is_stateless();
+    let mut heard = Heard {
+        sent: sent_in_order(fixture),
+        setup: fixture
+            .entries()
+            .iter()
+            .find(|e| e.direction() == Direction::ClientToServer)
+            .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")))
+            && !fixture.era().is_stateless(),
+        live: Default::default(),
+        count: 0,
+        input_closed: false,
+        setup_reply: None,
+        session: Session::new(fixture, &settings, now),
+    };
     let mut chains: Vec<std::collections::VecDeque<Emission>> =
         plan.into_iter().map(Into::into).collect();
-    let mut live: super::IntMap<usize, Value> = Default::default();
-    let (mut count, mut input_closed, mut output_closed) = (0usize, false, false);
-    let mut extra: Vec<Value> = Vec::new();
-    let mut buf = Vec::new();
+    let (mut output_closed, mut buf) = (false, Vec::new());
     for _ in 0..100_000 {
-        while let Some(transmit) = session.poll_transmit(now, &mut buf) {
-            if transmit == Transmit::CloseInput {
-                input_closed = true;
-                session.input_closed(now, None);
-                continue;
-            }
-            let message: Value = serde_json::from_slice(&buf).expect("the session writes JSON");
-            let method = message.get("method").and_then(Value::as_str);
-            if setup && count == 0 && method == Some("initialize") && message["id"] == json!(0) {
-                extra.push(json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "scripted", "version": "0"}}}));
-                continue;
-            }
-            if method.is_none()
-                || (setup && count == 0 && method == Some("notifications/initialized"))
-            {
-                continue;
-            }
-            if message.get("id").is_some() {
-                live.insert(sent[count], message["id"].clone());
-            }
-            count += 1;
-        }
-        if session.is_done() {
-            return session.conclude(Ending::default());
+        heard.read(now, &mut buf);
+        if heard.session.is_done() {
+            return heard.session.conclude(Ending::default());
         }
         // What the server can send now: the head of each chain whose trigger came.
         let ready: Vec<usize> = (0..chains.len())
-            .filter(|&c| chains[c].front().is_some_and(|e| e.trigger < count))
+            .filter(|&c| chains[c].front().is_some_and(|e| e.trigger < heard.count))
             .collect();
-        if let Some(reply) = extra.pop() {
-            session.handle(Incoming::Message(reply), now);
+        if let Some(reply) = heard.setup_reply.take() {
+            heard.session.handle(Incoming::Message(reply), now);
         } else if !ready.is_empty() {
             let c = ready[rng.below(ready.len())];
             let emission = chains[c].pop_front().expect("ready");
-            let mut message = emission.message;
-            match emission.answers {
-                Some(usize::MAX) => message["id"] = json!(987_654),
-                Some(q) => match live.get(&q) {
-                    Some(id) => message["id"] = id.clone(),
-                    None => {
-                        chains[c].clear();
-                        continue;
-                    }
-                },
-                None if message.get("id").is_some() => {
-                    message["id"] = json!(format!("server-{c}-{}", message["method"]));
-                }
-                None => {}
+            match heard.message(c, emission) {
+                Some(message) => heard.session.handle(Incoming::Message(message), now),
+                None => chains[c].clear(),
             }
-            session.handle(Incoming::Message(message), now);
-        } else if input_closed && !output_closed {
+        } else if heard.input_closed && !output_closed {
             // The server ends once its input closed and it has nothing more to send.
             output_closed = true;
-            session.handle(Incoming::Closed(None), now);
+            heard.session.handle(Incoming::Closed(None), now);
         } else {
-            now = session
-                .poll_timeout()
-                .expect("a session that is not done waits")
-                .max(now);
-            session.handle_timeout(now);
+            let waits = heard.session.poll_timeout();
+            now = waits.expect("a session that is not done waits").max(now);
+            heard.session.handle_timeout(now);
         }
     }
     panic!("the session did not end");

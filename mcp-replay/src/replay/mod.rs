@@ -41,6 +41,7 @@ mod shell;
 #[cfg(test)]
 mod tests;
 pub(crate) mod trace;
+mod waits;
 
 pub(crate) use outgoing::strip_json;
 pub use serve::{ServeOutput, ServerError};

@@ -18,20 +18,7 @@ impl Session<'_> {
         self.last_sent = self.seq;
         let live =
             (entry.kind() == MessageKind::Request).then(|| self.ledger.send(index, self.seq));
-        if let Some(recording) = &mut self.recording {
-            let mut recorded = entry.message();
-            self.settings.rules.normalize_client(&mut recorded);
-            // Most client messages normalize to themselves: keep a reference to the entry,
-            // not a tree per message, so a recording holds little beyond the fixture.
-            let mut text = String::with_capacity(entry.text().len());
-            crate::json::write_message(&mut text, &recorded);
-            let rec = if text == entry.text() {
-                Rec::Entry(entry)
-            } else {
-                Rec::Client(recorded)
-            };
-            recording.push((self.seq, rec));
-        }
+        self.record_sent(index);
         self.trace.sent(entry, live);
         let what = What::Entry(index);
         let mut bytes = std::mem::take(&mut self.out);
@@ -64,6 +51,33 @@ impl Session<'_> {
                 }
             }
         }
+        self.fill_in(entry, &mut message);
+        self.write(&message, Some(entry.line()), what);
+    }
+
+    /// Keeps what was sent of entry `index` in the recording.
+    fn record_sent(&mut self, index: usize) {
+        let entry = &self.fixture.entries()[index];
+        let Some(recording) = &mut self.recording else {
+            return;
+        };
+        let mut recorded = entry.message();
+        self.settings.rules.normalize_client(&mut recorded);
+        // Most client messages normalize to themselves: keep a reference to the entry, not
+        // a tree per message, so a recording holds little beyond the fixture.
+        let mut text = String::with_capacity(entry.text().len());
+        crate::json::write_message(&mut text, &recorded);
+        let rec = if text == entry.text() {
+            Rec::Entry(entry)
+        } else {
+            Rec::Client(recorded)
+        };
+        recording.push((self.seq, rec));
+    }
+
+    /// Fills in what the session knows and the fixture has as a placeholder: the server's
+    /// `requestState`, the harness's identity, the folders.
+    fn fill_in(&mut self, entry: &Entry, message: &mut Value) {
         if let Some(state) = message
             .get_mut("params")
             .and_then(|p| p.get_mut("requestState"))
@@ -78,14 +92,14 @@ impl Session<'_> {
             }
         }
         if self.settings.era.is_stateless() && entry.kind() == MessageKind::Request {
-            add_identity_meta(&mut message);
+            add_identity_meta(message);
         }
-        self.fill_identity(&mut message);
+        self.fill_identity(message);
         if crate::normalize::FOLDER_PLACEHOLDERS
             .iter()
             .any(|p| entry.text().contains(p))
         {
-            self.settings.rules.expand_paths(&mut message);
+            self.settings.rules.expand_paths(message);
             for (placeholder, folder) in self.settings.rules.folders_in(entry.text()) {
                 self.trace.line(format_args!("   {placeholder} = {folder}"));
                 if !self.folders.iter().any(|(p, _)| *p == placeholder) {
@@ -93,7 +107,6 @@ impl Session<'_> {
                 }
             }
         }
-        self.write(&message, Some(entry.line()), what);
     }
 
     /// Puts the line to send for `entry` into `out` straight from the fixture's text, with
