@@ -70,6 +70,18 @@ enum Mutation {
 }
 
 impl Mutation {
+    /// The kinds one of the finding this mutation must give is.
+    fn finding(self) -> &'static [MismatchKind] {
+        match self {
+            Mutation::Value => &[MismatchKind::Params, MismatchKind::Result],
+            Mutation::Method => &[MismatchKind::Method],
+            Mutation::Drop => &[MismatchKind::Missing],
+            Mutation::Add => &[MismatchKind::Unexpected],
+            Mutation::Swap => &[MismatchKind::NotificationOrder],
+            Mutation::WrongId => &[MismatchKind::Id],
+        }
+    }
+
     const ALL: [Mutation; 6] = [
         Mutation::Value,
         Mutation::Method,
@@ -244,6 +256,21 @@ fn mutate(plan: &mut [Chain], mutation: Mutation, rng: &mut Rng) -> bool {
     true
 }
 
+/// Does the harness perform its own handshake for `fixture` (legacy, and it has none)?
+fn needs_setup(fixture: &Fixture) -> bool {
+    fixture
+        .entries()
+        .iter()
+        .find(|e| e.direction() == Direction::ClientToServer)
+        .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")))
+        && !fixture.era().is_stateless()
+}
+
+/// The scripted server's answer to the harness's own `initialize`.
+fn setup_reply() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "scripted", "version": "0"}}})
+}
+
 /// Plays `plan` as the server on `transport`.
 async fn scripted(transport: Transport, fixture: Arc<Fixture>, plan: Vec<Chain>) {
     let (read, write) = tokio::io::split(transport);
@@ -290,17 +317,12 @@ async fn scripted(transport: Transport, fixture: Arc<Fixture>, plan: Vec<Chain>)
     }
     let mut lines = BufReader::new(read).lines();
     let mut count = 0;
-    let setup = fixture
-        .entries()
-        .iter()
-        .find(|e| e.direction() == Direction::ClientToServer)
-        .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")))
-        && !fixture.era().is_stateless();
+    let setup = needs_setup(&fixture);
     while let Ok(Some(line)) = lines.next_line().await {
         let message: Value = serde_json::from_str(&line).expect("the harness writes JSON");
         let method = message.get("method").and_then(Value::as_str);
         if setup && count == 0 && method == Some("initialize") && message["id"] == json!(0) {
-            let reply = json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "scripted", "version": "0"}}});
+            let reply = setup_reply();
             let mut w = write.lock().await;
             let _ = w.write_all(format!("{reply}\n").as_bytes()).await;
             continue;
@@ -415,14 +437,7 @@ async fn one_mutation_is_exactly_one_finding_of_its_kind() {
                 let report = replay(&fixture, plan).await;
                 let kinds: Vec<MismatchKind> =
                     report.mismatches().iter().map(|m| m.kind()).collect();
-                let expected: &[MismatchKind] = match mutation {
-                    Mutation::Value => &[MismatchKind::Params, MismatchKind::Result],
-                    Mutation::Method => &[MismatchKind::Method],
-                    Mutation::Drop => &[MismatchKind::Missing],
-                    Mutation::Add => &[MismatchKind::Unexpected],
-                    Mutation::Swap => &[MismatchKind::NotificationOrder],
-                    Mutation::WrongId => &[MismatchKind::Id],
-                };
+                let expected = mutation.finding();
                 assert!(
                     kinds.len() == 1 && expected.contains(&kinds[0]),
                     "{} with mutation {mutation:?} (seed {seed}) should give one {expected:?} finding:\n{report}",
@@ -464,9 +479,7 @@ impl Heard<'_> {
             let method = message.get("method").and_then(Value::as_str);
             let first = self.setup && self.count == 0;
             if first && method == Some("initialize") && message["id"] == json!(0) {
-                self.setup_reply = Some(
-                    json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "scripted", "version": "0"}}}),
-                );
+                self.setup_reply = Some(setup_reply());
                 continue;
             }
             if method.is_none() || (first && method == Some("notifications/initialized")) {
@@ -512,12 +525,7 @@ fn replay_without_runtime(fixture: &Fixture, plan: Vec<Chain>, rng: &mut Rng) ->
     let mut now = std::time::Instant::now();
     let mut heard = Heard {
         sent: sent_in_order(fixture),
-        setup: fixture
-            .entries()
-            .iter()
-            .find(|e| e.direction() == Direction::ClientToServer)
-            .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")))
-            && !fixture.era().is_stateless(),
+        setup: needs_setup(fixture),
         live: Default::default(),
         count: 0,
         input_closed: false,
@@ -593,14 +601,7 @@ fn one_mutation_is_exactly_one_finding_of_its_kind_without_a_runtime() {
                 let report = replay_without_runtime(&fixture, plan, &mut rng);
                 let kinds: Vec<MismatchKind> =
                     report.mismatches().iter().map(|m| m.kind()).collect();
-                let expected: &[MismatchKind] = match mutation {
-                    Mutation::Value => &[MismatchKind::Params, MismatchKind::Result],
-                    Mutation::Method => &[MismatchKind::Method],
-                    Mutation::Drop => &[MismatchKind::Missing],
-                    Mutation::Add => &[MismatchKind::Unexpected],
-                    Mutation::Swap => &[MismatchKind::NotificationOrder],
-                    Mutation::WrongId => &[MismatchKind::Id],
-                };
+                let expected = mutation.finding();
                 assert!(
                     kinds.len() == 1 && expected.contains(&kinds[0]),
                     "{} with mutation {mutation:?} (seed {seed}) should give one {expected:?} finding:\n{report}",
