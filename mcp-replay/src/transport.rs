@@ -154,29 +154,20 @@ pub(crate) enum Incoming {
     Closed(Option<String>),
 }
 
-/// Reads newline-delimited JSON from `reader` until EOF, sending each line as an event.
-/// Runs as its own task so a server writing a lot never blocks on the harness. With
-/// `fast` (the default rules in force, or `None` for no rules), a response the rules
-/// leave unchanged is sent as its canonical text instead of a tree.
+/// Reads newline-delimited JSON from `reader` until EOF, sending each line as the event
+/// `frame` makes of it (its number and bytes; [`parse_line`] frames a line as JSON). Runs
+/// as its own task so a server writing a lot never blocks on the harness. The pipe knows
+/// nothing of normalization: the replay's framer takes its fast path for responses here.
 pub(crate) async fn read_lines<R: AsyncRead + Unpin>(
     reader: R,
     events: mpsc::UnboundedSender<Incoming>,
-    fast: Option<Option<crate::normalize::Defaults>>,
+    mut frame: impl FnMut(&[u8], usize) -> Incoming,
 ) {
     let mut lines = LineReader::new(reader);
     loop {
         let event = match lines.next().await {
             Ok(None) => Incoming::Closed(None),
-            Ok(Some((number, line))) => {
-                let shortcut = fast.as_ref().and_then(|defaults| {
-                    let text = std::str::from_utf8(line).ok()?;
-                    crate::normalize::fast::response(text, defaults.as_ref())
-                });
-                match shortcut {
-                    Some(response) => Incoming::Response(response),
-                    None => parse_line(line, number),
-                }
-            }
+            Ok(Some((number, line))) => frame(line, number),
             Err(e) => Incoming::Closed(Some(e.to_string())),
         };
         let closed = matches!(event, Incoming::Closed(_));
@@ -247,7 +238,8 @@ pub(crate) fn trim_newline(buf: &[u8]) -> &[u8] {
     buf.strip_suffix(b"\r").unwrap_or(buf)
 }
 
-fn parse_line(line: &[u8], line_no: usize) -> Incoming {
+/// One line (without its line end) framed as JSON: a message, or why it is not one.
+pub(crate) fn parse_line(line: &[u8], line_no: usize) -> Incoming {
     let invalid = |reason: String| Incoming::Invalid {
         line: line_no,
         reason,

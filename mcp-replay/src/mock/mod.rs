@@ -9,7 +9,7 @@ use crate::options::{Options, Settings};
 use crate::report::Report;
 use crate::rules::Rules;
 pub use crate::timing::Timing;
-use crate::transport::{read_lines, write_line, Incoming, Transport};
+use crate::transport::{parse_line, read_lines, write_line, Incoming, Transport};
 use session::{Mock, Wake};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -165,7 +165,7 @@ where
     W: AsyncWrite + Unpin,
 {
     let (tx, mut events) = mpsc::unbounded_channel();
-    let reader_task = tokio::spawn(read_lines(reader, tx, None));
+    let reader_task = tokio::spawn(read_lines(reader, tx, parse_line));
     let mut mock = Mock::new(fixture, settings, now());
     let mut buf = Vec::new();
     let timer = tokio::time::sleep(settings.timeout);

@@ -275,7 +275,7 @@ impl<'f> Mock<'f> {
                 }
             }
             Incoming::Message(message) => self.receive(message),
-            // The mock reads without the fast path (`read_lines(.., None)`).
+            // The mock frames lines without the fast path (`transport::parse_line`).
             Incoming::Response(response) => self
                 .receive(serde_json::from_str(&response.text).expect("the fast path writes JSON")),
             Incoming::Closed(_) => {}

@@ -34,5 +34,5 @@ pub(crate) mod secrets;
 pub(crate) mod selector;
 
 // What the replay and the mock name besides the modules above.
-pub(crate) use defaults::{Defaults, IDENTITY_META};
+pub(crate) use defaults::IDENTITY_META;
 pub(crate) use paths::FOLDER_PLACEHOLDERS;

@@ -8,7 +8,7 @@ use super::session::{Ending, Session, Transmit, WriteError};
 use crate::fixture::Fixture;
 use crate::options::Settings;
 use crate::report::Report;
-use crate::transport::{read_lines, write_line, Incoming, Stopping};
+use crate::transport::{parse_line, read_lines, write_line, Incoming, Stopping};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
@@ -36,7 +36,7 @@ where
     W: AsyncWrite + Unpin,
 {
     let (tx, events) = mpsc::unbounded_channel();
-    let reader_task = tokio::spawn(read_lines(reader, tx, settings.rules.defaults_only()));
+    let reader_task = tokio::spawn(read_lines(reader, tx, framer(settings)));
     let mut shell = Shell {
         events,
         writer,
@@ -203,6 +203,23 @@ impl<W: AsyncWrite + Unpin> Shell<W> {
         }
         ending.forced = self.stopping.forced();
         ending
+    }
+}
+
+/// How the reader frames the server's lines: with the default rules alone in force (or no
+/// rules), a response the rules leave unchanged goes over as its canonical text, not a tree
+/// (the fast path, `normalize/fast.rs`); anything else is parsed.
+fn framer(settings: &Settings<'_>) -> impl FnMut(&[u8], usize) -> Incoming + Send + 'static {
+    let fast = settings.rules.defaults_only();
+    move |line, number| {
+        let shortcut = fast.as_ref().and_then(|defaults| {
+            let text = std::str::from_utf8(line).ok()?;
+            crate::normalize::fast::response(text, defaults.as_ref())
+        });
+        match shortcut {
+            Some(response) => Incoming::Response(response),
+            None => parse_line(line, number),
+        }
     }
 }
 
