@@ -102,6 +102,69 @@ fn a_real_client_records_through_the_proxy_and_the_fixture_replays_green_then_re
     assert!(out.contains(r#"actual:   "echo: hello""#), "{out}");
 }
 
+/// A server that mints note ids and cursors anew in every run, recorded from the Python
+/// SDK's client through the proxy: the values the client sent back are bound placeholders,
+/// so the fixture replays green against the unchanged server 20 times in a row, and a
+/// changed answer is exactly one result finding, nothing about ids or cursors.
+#[test]
+fn a_server_that_mints_ids_and_cursors_replays_green_against_its_unchanged_self() {
+    let (client, server) = (peer("python-notes-client"), peer("python-notes-server"));
+    let dir = temp_dir("notes");
+    let fixture = dir.join("notes.jsonl").display().to_string();
+    let record = run(&cat(&[
+        &client,
+        &[
+            "--".into(),
+            mcp_replay(),
+            "record".into(),
+            "-o".into(),
+            fixture.clone(),
+            "--".into(),
+        ],
+        &server,
+    ]));
+    let (out, err) = text(&record);
+    assert!(record.status.success(), "{out}{err}");
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    for bound in ["<MINTED:1>", "<MINTED:2>", "<CURSOR:1>"] {
+        assert!(written.contains(bound), "{bound} in {written}");
+    }
+    assert!(
+        !written.contains("\"note-"),
+        "no note id of the recording is left: {written}"
+    );
+
+    let mut twenty = vec![
+        mcp_replay(),
+        "replay".into(),
+        "--timeout".into(),
+        "10000".into(),
+    ];
+    twenty.extend(std::iter::repeat_n(fixture.clone(), 20));
+    twenty.push("--".into());
+    let green = run(&cat(&[&twenty, &server]));
+    let (out, err) = text(&green);
+    assert!(green.status.success(), "{out}{err}");
+    assert!(out.contains("20 passed, 0 failed"), "{out}");
+
+    let changed = cat(&[&server, &["--variant".into(), "changed".into()]]);
+    let red = run(&cat(&[
+        &[
+            mcp_replay(),
+            "replay".into(),
+            "--timeout".into(),
+            "10000".into(),
+            fixture,
+            "--".into(),
+        ],
+        &changed,
+    ]));
+    let (out, _) = text(&red);
+    assert_eq!(red.status.code(), Some(1), "{out}");
+    assert!(out.contains("1 mismatch (1 result)"), "{out}");
+    assert!(out.contains(r#"+         "text": "note: milk","#), "{out}");
+}
+
 #[test]
 fn a_real_client_runs_offline_against_mcp_replay_serve() {
     let client = peer("python-client");

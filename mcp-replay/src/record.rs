@@ -61,6 +61,7 @@ pub fn fixture_from_exchange(
         }
         out.push((direction, message));
     }
+    crate::normalize::bound::label_minted(&mut out);
     Fixture::empty(source).with_messages(out)
 }
 

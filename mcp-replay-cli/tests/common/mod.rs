@@ -75,7 +75,8 @@ pub fn text(output: &Output) -> (String, String) {
 }
 
 /// Program and arguments of an external peer (`python-server`, `python-client`,
-/// `python-tour`, `python-modern-server`, `python-modern-client`, `everything`), installing
+/// `python-tour`, `python-modern-server`, `python-modern-client`, `python-notes-server`,
+/// `python-notes-client`, `everything`), installing
 /// the peers first if this checkout has not ([`mcp_replay_peers`]). A peer that cannot be
 /// installed fails the test.
 pub fn peer(which: &str) -> Vec<String> {
@@ -85,6 +86,8 @@ pub fn peer(which: &str) -> Vec<String> {
         "python-tour" => mcp_replay_peers::python("tour_server.py"),
         "python-modern-server" => mcp_replay_peers::python("modern_server.py"),
         "python-modern-client" => mcp_replay_peers::python("modern_client.py"),
+        "python-notes-server" => mcp_replay_peers::python("notes_server.py"),
+        "python-notes-client" => mcp_replay_peers::python("notes_client.py"),
         "everything" => mcp_replay_peers::everything(),
         other => panic!("unknown peer {other}"),
     }

@@ -24,6 +24,7 @@
 //! (`crate::contract::Class`), the error a rules file fails with (`crate::Error`), and in
 //! `Rules::for_fixture` the version a fixture's header pins (`crate::Fixture`).
 
+pub(crate) mod bound;
 mod defaults;
 pub(crate) mod fast;
 mod general;

@@ -110,6 +110,20 @@ impl<'f> Session<'f> {
         if self.settings.strict_response_order {
             self.response_order.push((r, seq));
         }
+        if self.bound[r] {
+            // Values the server mints: bound where the fixture has their placeholders.
+            let mut actual = relabel(response.into_tree(), entries[r].id());
+            self.bindings
+                .bind_from(self.expected.message(r), &mut actual);
+            self.bindings.unbind(&mut actual);
+            self.trace.line(format_args!(
+                "<- response {live}: line {}, values it minted bound",
+                entries[r].line()
+            ));
+            self.compare_response(r, &actual);
+            self.record(seq, Rec::Server(actual));
+            return;
+        }
         if let Response::Fast(fast) = &response {
             if self.expected.matches_text(r, fast) {
                 self.trace.line(format_args!(
@@ -173,6 +187,7 @@ impl<'f> Session<'f> {
     /// A notification or server request: taken into its group; a server request is
     /// answered from the recording (or refused) at once.
     pub(super) fn take_other(&mut self, kind: MessageKind, mut message: Value) {
+        self.bindings.unbind(&mut message);
         let seq = self.seq;
         let index = self.arrivals.len();
         let (group, fixed) = if kind == MessageKind::Request {

@@ -26,6 +26,7 @@
 //! in time.
 
 mod align;
+mod bind;
 mod causal;
 mod conclude;
 mod describe;

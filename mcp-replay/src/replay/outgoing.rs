@@ -78,6 +78,23 @@ impl Session<'_> {
     /// Fills in what the session knows and the fixture has as a placeholder: the server's
     /// `requestState`, the harness's identity, the folders.
     fn fill_in(&mut self, entry: &Entry, message: &mut Value) {
+        if crate::normalize::bound::has_bound(entry.text()) {
+            for placeholder in self.bindings.substitute(message) {
+                self.fail(
+                    Mismatch::new(
+                        MismatchKind::Missing,
+                        Some(entry.line()),
+                        format!(
+                            "line {} sends {placeholder}, a value the server mints, but the \
+                             server has not sent it before this line (a bound placeholder: \
+                             docs/fixture-format.md); it was sent as written",
+                            entry.line()
+                        ),
+                    )
+                    .request(entry),
+                );
+            }
+        }
         if let Some(state) = message
             .get_mut("params")
             .and_then(|p| p.get_mut("requestState"))
@@ -114,7 +131,10 @@ impl Session<'_> {
     /// `false` (and `out` unusable) when the message must be parsed and edited instead.
     pub(super) fn verbatim(&self, entry: &Entry, live: Option<i64>, out: &mut Vec<u8>) -> bool {
         /// What `send` fills in place of a placeholder.
-        const FILLED: [&str; 7] = [
+        const FILLED: [&str; 10] = [
+            "<TASK_ID:",
+            "<CURSOR:",
+            "<MINTED:",
             "<REQUEST_STATE",
             "<CLIENT_INFO>",
             "<CLIENT_CAPABILITIES>",

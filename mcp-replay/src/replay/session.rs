@@ -11,6 +11,7 @@
 //! what already arrived (`Settle`), and reading the server's output to its end once its
 //! input is closed (`Drain`).
 
+use super::bind::Bindings;
 use super::causal::{self, Model};
 use super::describe::{describe, ms};
 use super::expected::Expected;
@@ -224,6 +225,10 @@ pub(crate) struct Session<'f> {
     pub(super) trace: Trace,
     /// The fixture entry each paired arrival was paired with (for the recording's labels).
     pub(super) labels: IntMap<usize, usize>,
+    /// The live values of the bound placeholders (`<TASK_ID:n>`, `<CURSOR:n>`, ...).
+    pub(super) bindings: Bindings,
+    /// Per fixture entry: it holds a bound placeholder.
+    pub(super) bound: Vec<bool>,
 }
 
 impl<'f> Session<'f> {
@@ -289,6 +294,11 @@ impl<'f> Session<'f> {
             cancelled_later: cancelled_requests(fixture),
             trace: Trace::new(settings.trace, fixture.source(), now),
             labels: IntMap::default(),
+            bindings: Bindings::default(),
+            bound: entries
+                .iter()
+                .map(|e| crate::normalize::bound::has_bound(e.text()))
+                .collect(),
         }
     }
 

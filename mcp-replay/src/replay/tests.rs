@@ -371,3 +371,72 @@ fn how_the_server_ended_is_judged_from_the_shell_s_facts() {
         assert_eq!(report.notes().len(), notes, "{report}");
     }
 }
+
+/// Pagination with a cursor the server mints: bound where the server first sends it.
+const PAGES: &str = concat!(
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"c","version":"1"},"protocolVersion":"2025-11-25"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"capabilities":{},"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"}}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"resources/list"}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"resources":[{"name":"a","uri":"demo://a"}],"nextCursor":"<CURSOR:1>"}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"resources/list","params":{"cursor":"<CURSOR:1>"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"resources":[{"name":"b","uri":"demo://b"}]}}}"#,
+    "\n",
+);
+
+/// PAGES against a server whose cursor is `cursor` (`None`: it sends none): what the
+/// session sent as the second page's cursor, and the report.
+fn paginate(cursor: Option<&str>) -> (Value, Report) {
+    let fixture = Fixture::parse(PAGES).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let init = s.sent();
+    let first = s
+        .arrive(result(init[0]["id"].clone(), init_result()))
+        .sent();
+    let mut page = json!({"resources": [{"name": "a", "uri": "demo://a"}]});
+    if let Some(cursor) = cursor {
+        page["nextCursor"] = json!(cursor);
+    }
+    let second = s.arrive(result(first[0]["id"].clone(), page)).sent();
+    let sent = second[0]["params"]["cursor"].clone();
+    s.arrive(result(
+        second[0]["id"].clone(),
+        json!({"resources": [{"name": "b", "uri": "demo://b"}]}),
+    ));
+    s.sent();
+    s.wake();
+    s.sent();
+    (sent, s.end())
+}
+
+#[test]
+fn a_cursor_the_server_mints_is_bound_and_sent_back_live() {
+    for cursor in ["page-2-9f3c", "x"] {
+        let (sent, report) = paginate(Some(cursor));
+        assert_eq!(sent, cursor);
+        assert!(report.is_ok(), "{report}");
+        // A re-recording keeps the placeholder, not this run's value.
+        let recorded = report.recorded().unwrap().to_jsonl();
+        assert!(recorded.contains("\"cursor\":\"<CURSOR:1>\""), "{recorded}");
+        assert!(!recorded.contains(cursor) || cursor == "x", "{recorded}");
+    }
+}
+
+#[test]
+fn a_cursor_the_server_never_sent_is_a_finding_naming_the_line_and_the_placeholder() {
+    let (sent, report) = paginate(None);
+    assert_eq!(sent, "<CURSOR:1>", "sent as written");
+    let kinds = kinds(&report);
+    assert!(kinds.contains(&MismatchKind::Missing), "{report}");
+    assert!(kinds.contains(&MismatchKind::Result), "{report}");
+    assert!(report
+        .mismatches()
+        .iter()
+        .any(|m| m.summary().contains("line 5 sends <CURSOR:1>")));
+}

@@ -1,0 +1,334 @@
+//! Bound placeholders: values the server mints and the client sends back (a task id, a
+//! pagination cursor, the id of something a tool created). A fixture cannot pin them, as
+//! they are new in every run, and cannot blank them either, as the client must send the
+//! live value back. So each distinct one is written `<TASK_ID:n>`, `<CURSOR:n>` or
+//! `<MINTED:n>` at every place it occurs (inside strings too: `"created <MINTED:1>"`), and a
+//! replay binds it to the live value where the server first sends it (`replay/bind.rs`).
+//!
+//! This file finds them when a fixture is written ([`label_minted`]): the protocol's own
+//! handles by key, anything else by use (a string the server sent first and the client
+//! later sent back).
+
+use crate::fixture::Direction;
+use serde_json::Value;
+
+/// The bound placeholders' names, and the keys that name each by the protocol.
+pub(crate) const KINDS: [(&str, &[&str]); 3] = [
+    ("TASK_ID", &["taskId"]),
+    ("CURSOR", &["nextCursor", "cursor"]),
+    ("MINTED", &[]),
+];
+
+/// A value found by use must be at least this long: shorter strings (`"ok"`, `"user"`,
+/// `"1"`) are too likely to be the same by chance.
+const MIN_MINTED: usize = 8;
+
+/// The starts of the bound placeholders, as they are written.
+const STARTS: [&str; KINDS.len()] = ["<TASK_ID:", "<CURSOR:", "<MINTED:"];
+
+/// Does `text` hold a bound placeholder (`<TASK_ID:`, `<CURSOR:` or `<MINTED:`)?
+pub(crate) fn has_bound(text: &str) -> bool {
+    text.contains('<') && STARTS.iter().any(|start| text.contains(start))
+}
+
+/// The bound placeholders in `s`, in order: `(start, end)` byte ranges.
+pub(crate) fn bound_in(s: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (i, _) in s.match_indices('<') {
+        let rest = &s[i + 1..];
+        let Some((name, _)) = KINDS
+            .iter()
+            .find(|(name, _)| rest.starts_with(name) && rest[name.len()..].starts_with(':'))
+        else {
+            continue;
+        };
+        let digits = &rest[name.len() + 1..];
+        let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+        if n > 0 && digits[n..].starts_with('>') {
+            out.push((i, i + 1 + name.len() + 1 + n + 1));
+        }
+    }
+    out
+}
+
+/// Writes each value the server minted as a bound placeholder, everywhere in `messages`
+/// (normalized already, in exchange order): the values of the protocol's handle keys
+/// (`taskId`: `<TASK_ID:n>`, `nextCursor`/`cursor`: `<CURSOR:n>`), any other string of
+/// [`MIN_MINTED`] characters or more that first appears in a server message and later in a
+/// client message (`<MINTED:n>`), and the other strings the server sent under the key such
+/// a value stood under (the ids of the other notes it created). Numbered by first
+/// appearance; deterministic.
+pub(crate) fn label_minted(messages: &mut [(Direction, Value)]) {
+    let found = minted(messages);
+    if found.is_empty() {
+        return;
+    }
+    for (_, message) in messages.iter_mut() {
+        replace_all(message, &found);
+    }
+}
+
+/// The values to bind, with their placeholders, longest value first (so that one value
+/// inside another is replaced after it).
+fn minted(messages: &[(Direction, Value)]) -> Vec<(String, String)> {
+    // (value, the key it stood under when the server first sent it)
+    let mut from_server: Vec<(String, Option<String>)> = Vec::new();
+    let mut echoed: Vec<String> = Vec::new();
+    let mut client_first: Vec<String> = Vec::new();
+    for (direction, message) in messages {
+        let mut strings = Vec::new();
+        strings_of(message, None, &mut strings);
+        let listing = *direction == Direction::ServerToClient && describes_the_server(message);
+        for (key, s) in strings {
+            if super::placeholder::contains_placeholder(&s) {
+                continue;
+            }
+            // What the server says it is and offers (its tools' names, its resources'
+            // URIs) is its contract, not a value it minted: only its handles are bound.
+            if listing && !key.as_deref().is_some_and(is_handle_key) {
+                continue;
+            }
+            match direction {
+                // The client's own value first (`"milk"`, which the server then echoes):
+                // not minted by the server.
+                Direction::ServerToClient => {
+                    if !from_server.iter().any(|(v, _)| *v == s) && !client_first.contains(&s) {
+                        from_server.push((s, key));
+                    }
+                }
+                Direction::ClientToServer => {
+                    let minted = from_server.iter().find(|(v, _)| client_sends(&s, v));
+                    match minted {
+                        Some((v, _)) if !echoed.contains(v) => echoed.push(v.clone()),
+                        Some(_) => {}
+                        None => client_first.push(s),
+                    }
+                }
+            }
+        }
+    }
+    // Where the server minted one value the client sent back, it mints the others it sends
+    // there too (the id of every note it created, not only of the one read back).
+    let minting_keys: Vec<&str> = from_server
+        .iter()
+        .filter(|(value, _)| echoed.contains(value))
+        .filter_map(|(_, key)| key.as_deref())
+        .collect();
+    let mut counts = [0usize; KINDS.len()];
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (value, key) in &from_server {
+        let handle = key.as_deref().is_some_and(is_handle_key);
+        let minted_there = key.as_deref().is_some_and(|k| minting_keys.contains(&k));
+        if !(echoed.contains(value) || handle || minted_there) {
+            continue;
+        }
+        let by_key = key
+            .as_deref()
+            .and_then(|k| KINDS.iter().position(|(_, keys)| keys.contains(&k)));
+        let kind = match by_key {
+            Some(kind) => kind,
+            None if value.chars().count() >= MIN_MINTED => KINDS.len() - 1,
+            None => continue,
+        };
+        counts[kind] += 1;
+        out.push((
+            value.clone(),
+            format!("<{}:{}>", KINDS[kind].0, counts[kind]),
+        ));
+    }
+    out.sort_by_key(|(value, _)| std::cmp::Reverse(value.len()));
+    out
+}
+
+/// Is `message` a result that describes the server: its identity and capabilities, or a
+/// listing of its tools, prompts, resources or templates?
+fn describes_the_server(message: &Value) -> bool {
+    const LISTINGS: [&str; 7] = [
+        "tools",
+        "prompts",
+        "resources",
+        "resourceTemplates",
+        "capabilities",
+        "serverInfo",
+        "supportedVersions",
+    ];
+    message
+        .get("result")
+        .and_then(Value::as_object)
+        .is_some_and(|r| LISTINGS.iter().any(|k| r.contains_key(*k)))
+}
+
+/// Is `key` one of the protocol's handles (`taskId`, `nextCursor`, `cursor`)?
+fn is_handle_key(key: &str) -> bool {
+    KINDS.iter().any(|(_, keys)| keys.contains(&key))
+}
+
+/// Does the client string `s` send back the server's value `v`: the whole string, or
+/// within it when `v` is long enough not to be there by chance?
+fn client_sends(s: &str, v: &str) -> bool {
+    s == v || (v.chars().count() >= MIN_MINTED && s.contains(v))
+}
+
+/// Every string leaf of `value`, with the object key it stands under.
+fn strings_of(value: &Value, key: Option<&str>, out: &mut Vec<(Option<String>, String)>) {
+    match value {
+        Value::String(s) => out.push((key.map(str::to_owned), s.clone())),
+        Value::Array(items) => items.iter().for_each(|v| strings_of(v, key, out)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                // The envelope is the harness's own (ids are labelled apart).
+                if !matches!(k.as_str(), "jsonrpc" | "method" | "id") || key.is_some() {
+                    strings_of(v, Some(k), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `value` with every occurrence of each found value replaced by its placeholder.
+fn replace_all(value: &mut Value, found: &[(String, String)]) {
+    match value {
+        Value::String(s) => {
+            for (v, placeholder) in found {
+                if s.contains(v.as_str()) {
+                    *s = s.replace(v.as_str(), placeholder);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| replace_all(v, found)),
+        Value::Object(map) => map.values_mut().for_each(|v| replace_all(v, found)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn label(messages: Vec<(Direction, Value)>) -> Vec<Value> {
+        let mut messages = messages;
+        label_minted(&mut messages);
+        messages.into_iter().map(|(_, m)| m).collect()
+    }
+
+    const C: Direction = Direction::ClientToServer;
+    const S: Direction = Direction::ServerToClient;
+
+    #[test]
+    fn a_cursor_and_a_task_id_the_client_sends_back_are_bound_by_their_keys() {
+        let out = label(vec![
+            (C, json!({"method": "tools/list"})),
+            (S, json!({"result": {"tools": [], "nextCursor": "c1"}})),
+            (
+                C,
+                json!({"method": "tools/list", "params": {"cursor": "c1"}}),
+            ),
+            (
+                S,
+                json!({"result": {"task": {"taskId": "t-1", "status": "working"}}}),
+            ),
+            (
+                C,
+                json!({"method": "tasks/get", "params": {"taskId": "t-1"}}),
+            ),
+            (
+                S,
+                json!({"result": {"taskId": "t-1", "status": "completed"}}),
+            ),
+        ]);
+        assert_eq!(out[1]["result"]["nextCursor"], "<CURSOR:1>");
+        assert_eq!(out[2]["params"]["cursor"], "<CURSOR:1>");
+        assert_eq!(out[3]["result"]["task"]["taskId"], "<TASK_ID:1>");
+        assert_eq!(out[4]["params"]["taskId"], "<TASK_ID:1>");
+        assert_eq!(out[5]["result"]["taskId"], "<TASK_ID:1>");
+        // The status is the same word in every run: not bound.
+        assert_eq!(out[5]["result"]["status"], "completed");
+    }
+
+    #[test]
+    fn any_long_value_the_server_minted_and_the_client_echoes_is_bound_also_inside_strings() {
+        let out = label(vec![
+            (
+                C,
+                json!({"method": "tools/call", "params": {"name": "add_note", "arguments": {"text": "milk"}}}),
+            ),
+            (
+                S,
+                json!({"result": {"content": [{"type": "text", "text": "created note-8f3a2c1d"}], "structuredContent": {"id": "note-8f3a2c1d"}}}),
+            ),
+            (
+                C,
+                json!({"method": "tools/call", "params": {"name": "get_note", "arguments": {"id": "note-8f3a2c1d"}}}),
+            ),
+            // Short values and values the client sent first are left alone.
+            (
+                S,
+                json!({"result": {"content": [{"type": "text", "text": "milk"}], "ok": "yes"}}),
+            ),
+            (
+                C,
+                json!({"method": "tools/call", "params": {"name": "x", "arguments": {"a": "yes", "b": "milk"}}}),
+            ),
+            (
+                S,
+                json!({"result": {"structuredContent": {"id": "note-00aa11bb"}}}),
+            ),
+        ]);
+        assert_eq!(out[1]["result"]["content"][0]["text"], "created <MINTED:1>");
+        assert_eq!(out[1]["result"]["structuredContent"]["id"], "<MINTED:1>");
+        assert_eq!(out[2]["params"]["arguments"]["id"], "<MINTED:1>");
+        // Another note's id, never read back, stood where the first one did: minted too.
+        assert_eq!(out[5]["result"]["structuredContent"]["id"], "<MINTED:2>");
+        assert_eq!(out[3]["result"]["ok"], "yes");
+        assert_eq!(out[4]["params"]["arguments"]["b"], "milk");
+    }
+
+    #[test]
+    fn what_the_server_lists_is_its_contract_not_a_minted_value() {
+        let out = label(vec![
+            (
+                S,
+                json!({"result": {"tools": [{"name": "add_note_long"}], "nextCursor": "page-two-x"}}),
+            ),
+            (
+                C,
+                json!({"method": "tools/list", "params": {"cursor": "page-two-x"}}),
+            ),
+            (
+                C,
+                json!({"method": "tools/call", "params": {"name": "add_note_long"}}),
+            ),
+        ]);
+        assert_eq!(out[0]["result"]["tools"][0]["name"], "add_note_long");
+        assert_eq!(out[2]["params"]["name"], "add_note_long");
+        assert_eq!(out[1]["params"]["cursor"], "<CURSOR:1>");
+    }
+
+    #[test]
+    fn handles_are_bound_even_unused_and_placeholders_stay_as_they_are() {
+        let out = label(vec![
+            (
+                S,
+                json!({"result": {"nextCursor": "c-last", "id": "<UUID>"}}),
+            ),
+            (
+                C,
+                json!({"method": "tools/list", "params": {"other": "<UUID>"}}),
+            ),
+        ]);
+        // A handle is bound even when the client never sends it back.
+        assert_eq!(out[0]["result"]["nextCursor"], "<CURSOR:1>");
+        assert_eq!(out[0]["result"]["id"], "<UUID>");
+    }
+
+    #[test]
+    fn find_bound_placeholders_in_a_string() {
+        assert!(has_bound("{\"cursor\":\"<CURSOR:1>\"}"));
+        assert!(!has_bound("<REQUEST_ID>"));
+        let s = "a <MINTED:2> b <TASK_ID:10> <CURSOR:x> <REQUEST_ID:1>";
+        let found: Vec<&str> = bound_in(s).iter().map(|&(a, b)| &s[a..b]).collect();
+        assert_eq!(found, ["<MINTED:2>", "<TASK_ID:10>"]);
+    }
+}
