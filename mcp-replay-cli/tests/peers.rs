@@ -154,7 +154,7 @@ fn a_server_that_mints_ids_and_cursors_replays_green_against_its_unchanged_self(
             "replay".into(),
             "--timeout".into(),
             "10000".into(),
-            fixture,
+            fixture.clone(),
             "--".into(),
         ],
         &changed,
@@ -163,6 +163,17 @@ fn a_server_that_mints_ids_and_cursors_replays_green_against_its_unchanged_self(
     assert_eq!(red.status.code(), Some(1), "{out}");
     assert!(out.contains("1 mismatch (1 result)"), "{out}");
     assert!(out.contains(r#"+         "text": "note: milk","#), "{out}");
+
+    // The mirror image: the fixture serves the same client, which sends back the fixed
+    // values it was given for the minted ones.
+    let served = run(&cat(&[
+        &client,
+        &["--".into(), mcp_replay(), "serve".into(), fixture],
+    ]));
+    let (out, err) = text(&served);
+    assert!(served.status.success(), "{out}{err}");
+    assert!(out.contains(r#""notes":["milk","eggs"]"#), "{out}");
+    assert!(err.contains(": ok"), "{err}");
 }
 
 #[test]

@@ -377,6 +377,8 @@ impl<'f> Mock<'f> {
         };
         self.note_version(&message);
         self.rules.normalize_client(&mut message);
+        // What the mock served for a value the server mints, sent back.
+        crate::normalize::bound::unserve(&mut message);
         if let Some(label) = entry.id() {
             if message.get("id").is_some() && kind == entry.kind() {
                 message["id"] = label.clone();
