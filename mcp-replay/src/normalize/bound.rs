@@ -134,6 +134,11 @@ fn minted(messages: &[(Direction, Value)]) -> Vec<(String, String)> {
     let mut echoed: Vec<String> = Vec::new();
     let mut client_first: Vec<String> = Vec::new();
     for (direction, message) in messages {
+        // A client's answer to a server request answers it (an elicitation's default, taken
+        // as it was offered): what it repeats is not a handle passed back.
+        if *direction == Direction::ClientToServer && message.get("method").is_none() {
+            continue;
+        }
         let mut strings = Vec::new();
         strings_of(message, None, &mut strings);
         let listing = *direction == Direction::ServerToClient && describes_the_server(message);
@@ -341,6 +346,24 @@ mod tests {
         assert_eq!(out[5]["result"]["structuredContent"]["id"], "<MINTED:2>");
         assert_eq!(out[3]["result"]["ok"], "yes");
         assert_eq!(out[4]["params"]["arguments"]["b"], "milk");
+    }
+
+    #[test]
+    fn a_default_the_client_accepts_in_its_answer_is_not_minted() {
+        let out = label(vec![
+            (
+                S,
+                json!({"id": 0, "method": "elicitation/create", "params": {"requestedSchema": {"properties": {"firstLine": {"default": "It was a dark and stormy night."}}}}}),
+            ),
+            (
+                C,
+                json!({"id": 0, "result": {"action": "accept", "content": {"firstLine": "It was a dark and stormy night."}}}),
+            ),
+        ]);
+        assert_eq!(
+            out[0]["params"]["requestedSchema"]["properties"]["firstLine"]["default"],
+            "It was a dark and stormy night."
+        );
     }
 
     #[test]

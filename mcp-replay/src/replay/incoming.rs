@@ -219,6 +219,11 @@ impl<'f> Session<'f> {
             return (None, None);
         };
         let entry = self.model.wants[w].entry;
+        if self.bound[entry] {
+            // A value the server mints, first sent in its request (a URL elicitation's id).
+            self.bindings
+                .bind_from(self.expected.message(entry), message);
+        }
         self.claimed[w] = true;
         self.server_live.insert(entry, message["id"].clone());
         self.server_request_seen.insert(entry, message.clone());
