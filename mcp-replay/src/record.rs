@@ -61,7 +61,7 @@ pub fn fixture_from_exchange(
         }
         out.push((direction, message));
     }
-    crate::normalize::bound::label_minted(&mut out);
+    crate::normalize::bound::label_minted(&mut out, rules);
     Fixture::empty(source).with_messages(out)
 }
 

@@ -116,8 +116,16 @@ pub(crate) fn bound_in(s: &str) -> Vec<(usize, usize)> {
 /// client message (`<MINTED:n>`), and the other strings the server sent under the key such
 /// a value stood under (the ids of the other notes it created). Numbered by first
 /// appearance; deterministic.
-pub(crate) fn label_minted(messages: &mut [(Direction, Value)]) {
-    let found = minted(messages);
+pub(crate) fn label_minted(messages: &mut [(Direction, Value)], rules: &super::rules::Rules) {
+    let (mut bound, mut pinned) = (Vec::new(), Vec::new());
+    for (direction, message) in messages.iter() {
+        let (b, p) = rules.bound_and_pinned(message);
+        if *direction == Direction::ServerToClient {
+            bound.extend(b);
+        }
+        pinned.extend(p);
+    }
+    let found = minted(messages, &bound, &pinned);
     if found.is_empty() {
         return;
     }
@@ -128,7 +136,11 @@ pub(crate) fn label_minted(messages: &mut [(Direction, Value)]) {
 
 /// The values to bind, with their placeholders, longest value first (so that one value
 /// inside another is replaced after it).
-fn minted(messages: &[(Direction, Value)]) -> Vec<(String, String)> {
+fn minted(
+    messages: &[(Direction, Value)],
+    bound: &[String],
+    pinned: &[String],
+) -> Vec<(String, String)> {
     // (value, the key it stood under when the server first sent it)
     let mut from_server: Vec<(String, Option<String>)> = Vec::new();
     let mut echoed: Vec<String> = Vec::new();
@@ -182,7 +194,9 @@ fn minted(messages: &[(Direction, Value)]) -> Vec<(String, String)> {
     for (value, key) in &from_server {
         let handle = key.as_deref().is_some_and(is_handle_key);
         let minted_there = key.as_deref().is_some_and(|k| minting_keys.contains(&k));
-        if !(echoed.contains(value) || handle || minted_there) {
+        let by_rule = bound.contains(value);
+        if pinned.contains(value) || !(echoed.contains(value) || handle || minted_there || by_rule)
+        {
             continue;
         }
         let by_key = key
@@ -190,7 +204,7 @@ fn minted(messages: &[(Direction, Value)]) -> Vec<(String, String)> {
             .and_then(|k| KINDS.iter().position(|(_, keys)| keys.contains(&k)));
         let kind = match by_key {
             Some(kind) => kind,
-            None if value.chars().count() >= MIN_MINTED => KINDS.len() - 1,
+            None if by_rule || value.chars().count() >= MIN_MINTED => KINDS.len() - 1,
             None => continue,
         };
         counts[kind] += 1;
@@ -271,8 +285,12 @@ mod tests {
     use serde_json::json;
 
     fn label(messages: Vec<(Direction, Value)>) -> Vec<Value> {
+        label_with(messages, &crate::Rules::default())
+    }
+
+    fn label_with(messages: Vec<(Direction, Value)>, rules: &crate::Rules) -> Vec<Value> {
         let mut messages = messages;
-        label_minted(&mut messages);
+        label_minted(&mut messages, rules);
         messages.into_iter().map(|(_, m)| m).collect()
     }
 
@@ -417,6 +435,58 @@ mod tests {
             echo,
             json!({"cursor": "<CURSOR:2>", "q": "task <TASK_ID:1> and mcp-replay-minted-"})
         );
+    }
+
+    #[test]
+    fn a_rule_binds_a_value_nobody_sends_back_and_another_pins_one_that_looks_minted() {
+        let messages = vec![
+            (
+                C,
+                json!({"method": "tools/call", "params": {"name": "order"}}),
+            ),
+            (
+                S,
+                json!({"result": {"structuredContent": {"orderId": "o1", "ticket": "ticket-7781-xyz"}}}),
+            ),
+            (
+                C,
+                json!({"method": "tools/call", "params": {"name": "track", "arguments": {"ticket": "ticket-7781-xyz"}}}),
+            ),
+        ];
+        let plain = label(messages.clone());
+        assert_eq!(plain[1]["result"]["structuredContent"]["orderId"], "o1");
+        assert_eq!(plain[2]["params"]["arguments"]["ticket"], "<MINTED:1>");
+        let rules = crate::Rules::default()
+            .bind(".result.structuredContent.orderId")
+            .pin(".result.structuredContent.ticket");
+        let ruled = label_with(messages, &rules);
+        assert_eq!(
+            ruled[1]["result"]["structuredContent"]["orderId"],
+            "<MINTED:1>"
+        );
+        assert_eq!(ruled[2]["params"]["arguments"]["ticket"], "ticket-7781-xyz");
+    }
+
+    #[test]
+    fn a_rules_file_names_them_by_selector() {
+        let rules = crate::Rules::from_json(
+            r#"{"bind": [".result.structuredContent.orderId"], "pin": [".result.structuredContent.ticket"]}"#,
+            "rules.json",
+        )
+        .unwrap();
+        let out = label_with(
+            vec![(
+                S,
+                json!({"result": {"structuredContent": {"orderId": "o1"}}}),
+            )],
+            &rules,
+        );
+        assert_eq!(
+            out[0]["result"]["structuredContent"]["orderId"],
+            "<MINTED:1>"
+        );
+        let bad = crate::Rules::from_json(r#"{"bind": [".result["]}"#, "rules.json");
+        assert!(bad.unwrap_err().to_string().contains("bind[0]"));
     }
 
     #[test]

@@ -71,6 +71,10 @@ pub struct Rules {
     user: Vec<UserRule>,
     unordered: Vec<String>,
     accept: Vec<Class>,
+    /// Where the server mints values (bound when a fixture is written, [`Rules::bind`]).
+    bind: Vec<Selector>,
+    /// Where it does not, whatever the client sends back ([`Rules::pin`]).
+    pin: Vec<Selector>,
 }
 
 impl Default for Rules {
@@ -82,6 +86,8 @@ impl Default for Rules {
             user: Vec::new(),
             unordered: Vec::new(),
             accept: Vec::new(),
+            bind: Vec::new(),
+            pin: Vec::new(),
         }
     }
 }
@@ -108,6 +114,14 @@ impl fmt::Debug for Rules {
             .field("off", &self.base.off())
             .field("user", &user)
             .field("unordered", &self.unordered)
+            .field(
+                "bind",
+                &self.bind.iter().map(Selector::as_str).collect::<Vec<_>>(),
+            )
+            .field(
+                "pin",
+                &self.pin.iter().map(Selector::as_str).collect::<Vec<_>>(),
+            )
             .field("accept", &self.accept)
             .finish()
     }
@@ -186,6 +200,52 @@ impl Rules {
     pub fn workspace(mut self, root: impl AsRef<Path>) -> Rules {
         self.base.paths.add(root.as_ref(), "<WORKSPACE>");
         self
+    }
+
+    /// Marks where the server mints values the fixture cannot pin: when a fixture is
+    /// written, each distinct string the selector matches in a server message becomes a
+    /// bound placeholder (`<MINTED:n>`, everywhere it occurs), which a replay binds to the
+    /// live value, whether or not the client sends it back (`docs/fixture-format.md`).
+    /// `Rules::default().bind(".result.structuredContent.orderId")`.
+    pub fn bind(mut self, selector_text: &str) -> Rules {
+        self.bind.push(selector(selector_text));
+        self
+    }
+
+    /// Keeps the values the selector matches as they are when a fixture is written, even
+    /// where they look minted (the server sent them first and the client sent them back):
+    /// they are pinned, and compared.
+    pub fn pin(mut self, selector_text: &str) -> Rules {
+        self.pin.push(selector(selector_text));
+        self
+    }
+
+    /// The strings the [`bind`](Rules::bind) and the [`pin`](Rules::pin) selectors match
+    /// in `message`.
+    pub(crate) fn bound_and_pinned(&self, message: &Value) -> (Vec<String>, Vec<String>) {
+        let strings = |selectors: &[Selector]| {
+            let mut out = Vec::new();
+            let mut message = message.clone();
+            for selector in selectors {
+                selector.apply(&mut message, &mut |v, _| {
+                    if let Value::String(s) = v {
+                        out.push(s.clone());
+                    }
+                });
+            }
+            out
+        };
+        let bound = if self.bind.is_empty() {
+            Vec::new()
+        } else {
+            strings(&self.bind)
+        };
+        let pinned = if self.pin.is_empty() {
+            Vec::new()
+        } else {
+            strings(&self.pin)
+        };
+        (bound, pinned)
     }
 
     /// Replaces every value the selector matches with `value`.
@@ -309,6 +369,8 @@ impl Rules {
         for &class in &other.accept {
             self = self.accept(class);
         }
+        self.bind.extend(other.bind.iter().cloned());
+        self.pin.extend(other.pin.iter().cloned());
         self
     }
 
@@ -516,7 +578,7 @@ fn rules_file(text: &str) -> Result<Rules, String> {
     let Value::Object(obj) = value else {
         return Err("a rules file is a JSON object".into());
     };
-    const KEYS: [&str; 8] = [
+    const KEYS: [&str; 10] = [
         "version",
         "replace",
         "regex",
@@ -525,6 +587,8 @@ fn rules_file(text: &str) -> Result<Rules, String> {
         "unordered",
         "accept",
         "without",
+        "bind",
+        "pin",
     ];
     if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!(
@@ -554,6 +618,12 @@ fn rules_file(text: &str) -> Result<Rules, String> {
             selector,
             action: Action::Remove,
         });
+    }
+    for (i, item) in list(&obj, "bind")?.iter().enumerate() {
+        rules.bind.push(item_selector("bind", i, Some(item))?);
+    }
+    for (i, item) in list(&obj, "pin")?.iter().enumerate() {
+        rules.pin.push(item_selector("pin", i, Some(item))?);
     }
     for (i, item) in list(&obj, "sort")?.iter().enumerate() {
         rules.user.push(UserRule {
