@@ -23,6 +23,31 @@ fn cat(parts: &[&[String]]) -> Vec<String> {
     parts.iter().flat_map(|p| p.iter().cloned()).collect()
 }
 
+/// `client` with the record proxy as its server command: `mcp-replay record -o FIXTURE --
+/// SERVER`.
+fn through_proxy(client: &[String], fixture: &str, server: &[String]) -> Vec<String> {
+    let proxy = [
+        "--".into(),
+        mcp_replay(),
+        "record".into(),
+        "-o".into(),
+        fixture.to_owned(),
+        "--".into(),
+    ];
+    cat(&[client, &proxy, server])
+}
+
+/// `mcp-replay replay --timeout 10000 FIXTURES... -- SERVER`.
+fn replay(fixtures: &[String], server: &[String]) -> Vec<String> {
+    let head = [
+        mcp_replay(),
+        "replay".into(),
+        "--timeout".into(),
+        "10000".into(),
+    ];
+    cat(&[&head, fixtures, &["--".into()], server])
+}
+
 #[test]
 fn a_real_client_records_through_the_proxy_and_the_fixture_replays_green_then_red() {
     let (client, server) = (peer("python-client"), peer("python-server"));
@@ -30,18 +55,7 @@ fn a_real_client_records_through_the_proxy_and_the_fixture_replays_green_then_re
     let fixture = dir.join("session.jsonl").display().to_string();
 
     // The client's server command is the proxy: `mcp-replay record -o F -- python server.py`.
-    let record = cat(&[
-        &client,
-        &[
-            "--".into(),
-            mcp_replay(),
-            "record".into(),
-            "-o".into(),
-            fixture.clone(),
-            "--".into(),
-        ],
-        &server,
-    ]);
+    let record = through_proxy(&client, &fixture, &server);
     let direct = cat(&[&client, &["--".into()], &server]);
     let through_proxy = run(&record);
     let (out, err) = text(&through_proxy);
@@ -59,17 +73,7 @@ fn a_real_client_records_through_the_proxy_and_the_fixture_replays_green_then_re
         "{written}"
     );
 
-    let green = run(&cat(&[
-        &[
-            mcp_replay(),
-            "replay".into(),
-            "--timeout".into(),
-            "10000".into(),
-            fixture.clone(),
-            "--".into(),
-        ],
-        &server,
-    ]));
+    let green = run(&replay(std::slice::from_ref(&fixture), &server));
     let (out, err) = text(&green);
     assert!(green.status.success(), "{out}{err}");
     assert!(
@@ -82,17 +86,7 @@ fn a_real_client_records_through_the_proxy_and_the_fixture_replays_green_then_re
     );
 
     let changed = cat(&[&server, &["--variant".into(), "changed".into()]]);
-    let red = run(&cat(&[
-        &[
-            mcp_replay(),
-            "replay".into(),
-            "--timeout".into(),
-            "10000".into(),
-            fixture,
-            "--".into(),
-        ],
-        &changed,
-    ]));
+    let red = run(&replay(&[fixture], &changed));
     let (out, _) = text(&red);
     assert_eq!(red.status.code(), Some(1), "{out}");
     assert!(
@@ -111,18 +105,7 @@ fn a_server_that_mints_ids_and_cursors_replays_green_against_its_unchanged_self(
     let (client, server) = (peer("python-notes-client"), peer("python-notes-server"));
     let dir = temp_dir("notes");
     let fixture = dir.join("notes.jsonl").display().to_string();
-    let record = run(&cat(&[
-        &client,
-        &[
-            "--".into(),
-            mcp_replay(),
-            "record".into(),
-            "-o".into(),
-            fixture.clone(),
-            "--".into(),
-        ],
-        &server,
-    ]));
+    let record = run(&through_proxy(&client, &fixture, &server));
     let (out, err) = text(&record);
     assert!(record.status.success(), "{out}{err}");
     let written = std::fs::read_to_string(&fixture).unwrap();
@@ -134,31 +117,14 @@ fn a_server_that_mints_ids_and_cursors_replays_green_against_its_unchanged_self(
         "no note id of the recording is left: {written}"
     );
 
-    let mut twenty = vec![
-        mcp_replay(),
-        "replay".into(),
-        "--timeout".into(),
-        "10000".into(),
-    ];
-    twenty.extend(std::iter::repeat_n(fixture.clone(), 20));
-    twenty.push("--".into());
-    let green = run(&cat(&[&twenty, &server]));
+    let twenty: Vec<String> = std::iter::repeat_n(fixture.clone(), 20).collect();
+    let green = run(&replay(&twenty, &server));
     let (out, err) = text(&green);
     assert!(green.status.success(), "{out}{err}");
     assert!(out.contains("20 passed, 0 failed"), "{out}");
 
     let changed = cat(&[&server, &["--variant".into(), "changed".into()]]);
-    let red = run(&cat(&[
-        &[
-            mcp_replay(),
-            "replay".into(),
-            "--timeout".into(),
-            "10000".into(),
-            fixture.clone(),
-            "--".into(),
-        ],
-        &changed,
-    ]));
+    let red = run(&replay(std::slice::from_ref(&fixture), &changed));
     let (out, _) = text(&red);
     assert_eq!(red.status.code(), Some(1), "{out}");
     assert!(out.contains("1 mismatch (1 result)"), "{out}");
