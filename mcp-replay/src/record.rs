@@ -61,7 +61,8 @@ pub fn fixture_from_exchange(
         }
         out.push((direction, message));
     }
-    crate::normalize::bound::label_minted(&mut out, rules);
+    let (bound, pinned) = rules.minted_and_pinned(&out);
+    crate::normalize::bound::label_minted(&mut out, &bound, &pinned);
     Fixture::empty(source).with_messages(out)
 }
 

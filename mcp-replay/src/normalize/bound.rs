@@ -116,16 +116,15 @@ pub(crate) fn bound_in(s: &str) -> Vec<(usize, usize)> {
 /// client message (`<MINTED:n>`), and the other strings the server sent under the key such
 /// a value stood under (the ids of the other notes it created). Numbered by first
 /// appearance; deterministic.
-pub(crate) fn label_minted(messages: &mut [(Direction, Value)], rules: &super::rules::Rules) {
-    let (mut bound, mut pinned) = (Vec::new(), Vec::new());
-    for (direction, message) in messages.iter() {
-        let (b, p) = rules.bound_and_pinned(message);
-        if *direction == Direction::ServerToClient {
-            bound.extend(b);
-        }
-        pinned.extend(p);
-    }
-    let found = minted(messages, &bound, &pinned);
+///
+/// `bound` and `pinned`: the strings rules name as minted, or as not
+/// ([`Rules::bind`](crate::Rules::bind), [`Rules::pin`](crate::Rules::pin)).
+pub(crate) fn label_minted(
+    messages: &mut [(Direction, Value)],
+    bound: &[String],
+    pinned: &[String],
+) {
+    let found = minted(messages, bound, pinned);
     if found.is_empty() {
         return;
     }
@@ -290,7 +289,8 @@ mod tests {
 
     fn label_with(messages: Vec<(Direction, Value)>, rules: &crate::Rules) -> Vec<Value> {
         let mut messages = messages;
-        label_minted(&mut messages, rules);
+        let (bound, pinned) = rules.minted_and_pinned(&messages);
+        label_minted(&mut messages, &bound, &pinned);
         messages.into_iter().map(|(_, m)| m).collect()
     }
 

@@ -220,9 +220,26 @@ impl Rules {
         self
     }
 
+    /// The strings the [`bind`](Rules::bind) selectors match in the server's messages of
+    /// an exchange, and those the [`pin`](Rules::pin) selectors match in any of them.
+    pub(crate) fn minted_and_pinned(
+        &self,
+        messages: &[(crate::fixture::Direction, Value)],
+    ) -> (Vec<String>, Vec<String>) {
+        let (mut bound, mut pinned) = (Vec::new(), Vec::new());
+        for (direction, message) in messages {
+            let (b, p) = self.bound_and_pinned(message);
+            if *direction == crate::fixture::Direction::ServerToClient {
+                bound.extend(b);
+            }
+            pinned.extend(p);
+        }
+        (bound, pinned)
+    }
+
     /// The strings the [`bind`](Rules::bind) and the [`pin`](Rules::pin) selectors match
     /// in `message`.
-    pub(crate) fn bound_and_pinned(&self, message: &Value) -> (Vec<String>, Vec<String>) {
+    fn bound_and_pinned(&self, message: &Value) -> (Vec<String>, Vec<String>) {
         let strings = |selectors: &[Selector]| {
             let mut out = Vec::new();
             let mut message = message.clone();

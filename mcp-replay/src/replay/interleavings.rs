@@ -435,20 +435,24 @@ async fn one_mutation_is_exactly_one_finding_of_its_kind() {
                 }
                 applied[m] += 1;
                 let report = replay(&fixture, plan).await;
-                let kinds: Vec<MismatchKind> =
-                    report.mismatches().iter().map(|m| m.kind()).collect();
-                let expected = mutation.finding();
-                assert!(
-                    kinds.len() == 1 && expected.contains(&kinds[0]),
-                    "{} with mutation {mutation:?} (seed {seed}) should give one {expected:?} finding:\n{report}",
-                    path.display()
-                );
+                assert_one_finding(&report, mutation, &path, seed);
             }
         }
     }
     assert!(
         applied.iter().all(|&n| n > 0),
         "every mutation applied somewhere: {applied:?}"
+    );
+}
+
+/// A replay of a plan with `mutation` gives exactly one finding, of the mutation's kind.
+fn assert_one_finding(report: &crate::Report, mutation: Mutation, path: &Path, seed: u64) {
+    let kinds: Vec<MismatchKind> = report.mismatches().iter().map(|m| m.kind()).collect();
+    let expected = mutation.finding();
+    assert!(
+        kinds.len() == 1 && expected.contains(&kinds[0]),
+        "{} with mutation {mutation:?} (seed {seed}) should give one {expected:?} finding:\n{report}",
+        path.display()
     );
 }
 
@@ -599,14 +603,7 @@ fn one_mutation_is_exactly_one_finding_of_its_kind_without_a_runtime() {
                 }
                 applied[m] += 1;
                 let report = replay_without_runtime(&fixture, plan, &mut rng);
-                let kinds: Vec<MismatchKind> =
-                    report.mismatches().iter().map(|m| m.kind()).collect();
-                let expected = mutation.finding();
-                assert!(
-                    kinds.len() == 1 && expected.contains(&kinds[0]),
-                    "{} with mutation {mutation:?} (seed {seed}) should give one {expected:?} finding:\n{report}",
-                    path.display()
-                );
+                assert_one_finding(&report, mutation, &path, seed);
             }
         }
     }
