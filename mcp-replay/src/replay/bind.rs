@@ -13,6 +13,39 @@ pub(crate) struct Bindings {
 }
 
 impl Bindings {
+    /// The bindings a session starts with, playing `side` of `entries`: each bound
+    /// placeholder whose first occurrence is in a message of `side` is that side's own
+    /// value (a task the client runs for the server, its id minted by the client), so the
+    /// player mints it: it is bound at once to the fixed value
+    /// [`served`](crate::normalize::bound::served) gives it, and the other side's echo is
+    /// compared against that.
+    pub(crate) fn minted_by(
+        entries: &[crate::fixture::Entry],
+        side: crate::fixture::Direction,
+    ) -> Bindings {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut live = Vec::new();
+        for entry in entries {
+            let text = entry.text();
+            if !crate::normalize::bound::has_bound(text) {
+                continue;
+            }
+            for (start, end) in bound_in(text) {
+                let placeholder = &text[start..end];
+                if seen.contains(&placeholder) {
+                    continue;
+                }
+                seen.push(placeholder);
+                if entry.direction() == side {
+                    let value =
+                        crate::normalize::bound::served(placeholder).expect("a bound placeholder");
+                    live.push((placeholder.to_owned(), value));
+                }
+            }
+        }
+        Bindings { live }
+    }
+
     /// The live value of `placeholder`, once bound.
     pub(crate) fn get(&self, placeholder: &str) -> Option<&str> {
         self.live

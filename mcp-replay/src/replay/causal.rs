@@ -18,6 +18,7 @@
 //!   `"strict_order": true` puts every message in one ordered group.
 
 use super::align::GroupInfo;
+use super::polls::Polls;
 use super::IntMap;
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::json_eq;
@@ -26,13 +27,21 @@ use serde_json::Value;
 
 /// Methods a server sends on its own schedule, never as part of one request's work.
 fn unsolicited(method: &str) -> bool {
-    method.ends_with("/list_changed")
+    task_status(method)
+        || method.ends_with("/list_changed")
         || matches!(
             method,
             "notifications/resources/updated"
                 | "notifications/cancelled"
                 | "notifications/elicitation/complete"
         )
+}
+
+/// A task's status notifications (protocol 2025-11-25, and the Tasks extension of
+/// 2026-07-28): they come as the task's work advances, not as any one request's, and in the
+/// order of its states.
+fn task_status(method: &str) -> bool {
+    matches!(method, "notifications/tasks/status" | "notifications/tasks")
 }
 
 /// One expected server message.
@@ -71,7 +80,7 @@ pub(crate) struct Model<'f> {
 }
 
 impl<'f> Model<'f> {
-    pub fn new(fixture: &'f Fixture, settings: &Settings<'_>) -> Model<'f> {
+    pub fn new(fixture: &'f Fixture, settings: &Settings<'_>, polls: &Polls) -> Model<'f> {
         let entries = fixture.entries();
         let strict = settings.strict_order;
         let unordered = |m: &str| settings.is_unordered(m);
@@ -95,7 +104,11 @@ impl<'f> Model<'f> {
                     if let Some(token) = progress_token(entry, "/params/_meta/progressToken") {
                         model.token_of_request.insert(i, token);
                     }
-                    in_flight.push(i);
+                    // The polls of one run are one loop, the first poll its request.
+                    let i = polls.run_of(i).map_or(i, |run| polls.runs[run].requests[0]);
+                    if !in_flight.contains(&i) {
+                        in_flight.push(i);
+                    }
                 }
                 (Direction::ClientToServer, MessageKind::Response) => {
                     answered_since.extend(in_flight.iter().copied());
@@ -108,7 +121,10 @@ impl<'f> Model<'f> {
                     }
                 }
                 (Direction::ServerToClient, MessageKind::Response) => {
-                    in_flight.retain(|&q| Some(q) != entry.answers());
+                    let answers = entry
+                        .answers()
+                        .map(|q| polls.run_of(q).map_or(q, |run| polls.runs[run].requests[0]));
+                    in_flight.retain(|&q| Some(q) != answers);
                 }
                 (Direction::ServerToClient, _) => {
                     let method = entry.method().unwrap_or_default();
@@ -127,7 +143,7 @@ impl<'f> Model<'f> {
                     let group = match tie {
                         Some(q) if !strict => model.request_group(q),
                         _ if strict && !unordered(method) => model.method_group("", true),
-                        _ => model.method_group(method, false),
+                        _ => model.method_group(method, task_status(method)),
                     };
                     model.add(
                         Wanted {
@@ -292,7 +308,8 @@ mod tests {
         let fixture = Fixture::parse(&text).unwrap();
         let rules = Rules::default();
         let settings = crate::Options::new().resolve(&fixture, &rules);
-        let model = Model::new(&fixture, &settings);
+        let polls = Polls::of(fixture.entries());
+        let model = Model::new(&fixture, &settings, &polls);
         model
             .wants
             .iter()

@@ -89,6 +89,14 @@ impl<'f> Session<'f> {
             return;
         }
         self.ledger.answer(live, seq);
+        if let Some(run) = self
+            .polls
+            .run_of(sent.entry)
+            .filter(|&run| self.polls.polling(run))
+        {
+            self.poll_answered(run, live, response.into_tree());
+            return;
+        }
         let Some(&r) = self.response_of_request.get(&sent.entry) else {
             let actual = relabel(response.into_tree(), entries[sent.entry].id());
             self.trace.received(&actual, "not expected");
@@ -141,6 +149,65 @@ impl<'f> Session<'f> {
         let actual = relabel(response.into_tree(), entries[r].id());
         self.compare_response(r, &actual);
         self.record(seq, Rec::Server(actual));
+    }
+
+    /// The answer to a poll of run `run` (sent with id `live`): compared with the recorded
+    /// answer of its status, and the next poll scheduled, or the run ended (`polls.rs`).
+    fn poll_answered(&mut self, run: usize, live: i64, message: Value) {
+        let seq = self.seq;
+        let verdict = self.polls.answered(run, message.get("result"));
+        let entries = self.fixture.entries();
+        let first = self.polls.runs[run].requests[0];
+        let label = verdict
+            .compare_with
+            .and_then(|r| entries[r].id())
+            .or_else(|| entries[first].id());
+        let mut actual = relabel(message, label);
+        if let Some(r) = verdict.compare_with {
+            if self.bound[r] {
+                self.bindings
+                    .bind_from(self.expected.message(r), &mut actual);
+            }
+            self.bindings.unbind(&mut actual);
+            let mut compared = actual.clone();
+            if verdict.without_message {
+                // Progress text while the task works: which poll saw which stage is time.
+                let recorded = self
+                    .expected
+                    .message(r)
+                    .pointer("/result/statusMessage")
+                    .cloned();
+                if let Some(result) = compared.get_mut("result").and_then(Value::as_object_mut) {
+                    match recorded {
+                        Some(m) => result.insert("statusMessage".into(), m),
+                        None => result.remove("statusMessage"),
+                    };
+                }
+            }
+            self.compare_response(r, &compared);
+        } else {
+            self.bindings.unbind(&mut actual);
+        }
+        if self.trace.on() {
+            let status = super::polls::status_of(&actual).unwrap_or("no status");
+            let then = match verdict.again {
+                Some(after) => format!("polls again in {}", super::describe::ms(after)),
+                None => "the polls are over".to_owned(),
+            };
+            let with = verdict
+                .compare_with
+                .map_or("nothing recorded".to_owned(), |r| {
+                    format!("line {}", entries[r].line())
+                });
+            self.trace.line(format_args!(
+                "<- response {live}: the task is {status}, compared with {with}; {then}"
+            ));
+        }
+        self.record(seq, Rec::Server(actual));
+        if verdict.progress {
+            self.extend_wait();
+        }
+        self.poll_due = verdict.again.map(|after| (run, self.now + after));
     }
 
     /// A *result* finding when the response that answers expected response entry `r`

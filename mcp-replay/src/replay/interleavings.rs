@@ -111,7 +111,11 @@ fn plan(fixture: &Fixture, rng: &mut Rng) -> Vec<Chain> {
     let entries = fixture.entries();
     let rules = Rules::default();
     let settings = crate::Options::new().resolve(fixture, &rules);
-    let model = Model::new(fixture, &settings);
+    let model = Model::new(
+        fixture,
+        &settings,
+        &super::polls::Polls::of(fixture.entries()),
+    );
     let sent = sent_in_order(fixture);
     // Client message number of each client entry; and, for a position in the fixture, the
     // number of client messages before it.

@@ -36,6 +36,7 @@ mod incoming;
 mod interleavings;
 mod ledger;
 mod outgoing;
+mod polls;
 mod serve;
 mod session;
 mod shell;

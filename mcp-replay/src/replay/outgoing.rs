@@ -18,6 +18,9 @@ impl Session<'_> {
         self.last_sent = self.seq;
         let live =
             (entry.kind() == MessageKind::Request).then(|| self.ledger.send(index, self.seq));
+        if let Some(run) = self.polls.run_of(index) {
+            self.polls.begin(run);
+        }
         self.record_sent(index);
         self.trace.sent(entry, live);
         let what = What::Entry(index);

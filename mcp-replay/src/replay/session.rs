@@ -16,6 +16,7 @@ use super::causal::{self, Model};
 use super::describe::{describe, ms};
 use super::expected::Expected;
 use super::ledger::{Ledger, SETUP_ID};
+use super::polls::Polls;
 use super::serve::ServerError;
 use super::trace::Trace;
 use super::{IntMap, IntSet};
@@ -112,6 +113,8 @@ pub(super) enum Awaited {
     /// A want tied to a request only because that request alone ran when it was recorded:
     /// after the last client message, it is awaited until it or a stand-in came.
     Loose(usize),
+    /// A run of task polls (`polls.rs`): awaited until the task reached the run's end.
+    Poll(usize),
 }
 
 /// Where the session is.
@@ -229,6 +232,12 @@ pub(crate) struct Session<'f> {
     pub(super) bindings: Bindings,
     /// Per fixture entry: it holds a bound placeholder.
     pub(super) bound: Vec<bool>,
+    /// The fixture's runs of task polls, and where each is.
+    pub(super) polls: Polls,
+    /// The run whose next poll is due, and when.
+    pub(super) poll_due: Option<(usize, Instant)>,
+    /// The instant of the event being taken.
+    pub(super) now: Instant,
 }
 
 impl<'f> Session<'f> {
@@ -253,7 +262,8 @@ impl<'f> Session<'f> {
             })
             .count();
         let rules = &*settings.rules;
-        let model = Model::new(fixture, settings);
+        let polls = Polls::of(entries);
+        let model = Model::new(fixture, settings, &polls);
         let wants = model.wants.len();
         Session {
             fixture,
@@ -294,11 +304,14 @@ impl<'f> Session<'f> {
             cancelled_later: cancelled_requests(fixture),
             trace: Trace::new(settings.trace, fixture.source(), now),
             labels: IntMap::default(),
-            bindings: Bindings::default(),
+            bindings: Bindings::minted_by(entries, Direction::ClientToServer),
             bound: entries
                 .iter()
                 .map(|e| crate::normalize::bound::has_bound(e.text()))
                 .collect(),
+            polls,
+            poll_due: None,
+            now,
         }
     }
 
@@ -311,6 +324,7 @@ impl<'f> Session<'f> {
     /// the caller's: no line costs an allocation.)
     pub(crate) fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Transmit> {
         self.trace.at(now);
+        self.now = now;
         if self.transmits.is_empty() {
             self.advance(now);
         }
@@ -332,6 +346,16 @@ impl<'f> Session<'f> {
     /// asks the shell to hand over what already arrived first. `None` once done, or while
     /// the shell has yet to report the input closed.
     pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+        let phase = self.phase_timeout();
+        match (phase, self.poll_due) {
+            (Some(at), Some((_, due))) => Some(at.min(due)),
+            (None, Some((_, due))) if matches!(self.phase, Phase::Waiting(_)) => Some(due),
+            (phase, _) => phase,
+        }
+    }
+
+    /// Until when the phase waits.
+    fn phase_timeout(&self) -> Option<Instant> {
         match &self.phase {
             Phase::Setup { deadline } => Some(*deadline),
             Phase::Waiting(wait) => Some(wait.deadline),
@@ -371,6 +395,7 @@ impl<'f> Session<'f> {
     /// Takes one arrival from the server at `now`.
     pub(crate) fn handle(&mut self, event: Incoming, now: Instant) {
         self.trace.at(now);
+        self.now = now;
         match self.phase {
             Phase::Setup { .. } => self.handle_setup(event),
             Phase::Drain { .. } => {
@@ -399,6 +424,15 @@ impl<'f> Session<'f> {
     /// more arriving.
     pub(crate) fn handle_timeout(&mut self, now: Instant) {
         self.trace.at(now);
+        self.now = now;
+        if let Some((run, due)) = self.poll_due {
+            if now >= due {
+                self.poll_due = None;
+                if !self.aborted && self.polls.polling(run) {
+                    self.send(self.polls.runs[run].requests[0]);
+                }
+            }
+        }
         match std::mem::replace(&mut self.phase, Phase::Feed) {
             Phase::Setup { deadline } if now >= deadline => {
                 let what = SETUP_WHAT;
@@ -537,6 +571,16 @@ impl<'f> Session<'f> {
         while let Some(entry) = entries.get(self.cursor) {
             let i = self.cursor;
             self.cursor += 1;
+            // A run of polls is one loop: its first poll is sent, and the answer to it
+            // awaited until the task got where the recording's last poll did.
+            if let Some(run) = self.polls.run_of(i) {
+                if self.polls.runs[run].responses[0] == Some(i) {
+                    self.before.push(Awaited::Poll(run));
+                }
+                if self.polls.stood_for(i) {
+                    continue;
+                }
+            }
             match (entry.direction(), entry.kind()) {
                 (Direction::ServerToClient, MessageKind::Response) => {
                     self.before.push(Awaited::Response(i))
@@ -655,6 +699,15 @@ impl<'f> Session<'f> {
             What::Text("the harness's `notifications/initialized`".into()),
         );
         self.phase = Phase::Feed;
+    }
+
+    /// The task being polled made progress: the wait for it starts anew.
+    pub(super) fn extend_wait(&mut self) {
+        if let Phase::Waiting(wait) = &mut self.phase {
+            if wait.awaited.iter().any(|a| matches!(a, Awaited::Poll(_))) {
+                wait.deadline = wait.deadline.max(self.now + self.settings.timeout);
+            }
+        }
     }
 
     /// Queues one message as its own line. `what` names the message in a finding, should

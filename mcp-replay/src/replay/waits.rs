@@ -54,9 +54,12 @@ impl Session<'_> {
                     .map(|&r| Awaited::Response(r)),
             )
             .collect();
+        end.retain(|a| !matches!(a, Awaited::Response(r) if self.polls.run_of(*r).is_some()));
+        end.extend((0..self.polls.runs.len()).map(Awaited::Poll));
         end.sort_unstable_by_key(|a| match *a {
             Awaited::Response(e) | Awaited::Answer(_, e) => e,
             Awaited::Want(w) | Awaited::Loose(w) => self.model.wants[w].entry,
+            Awaited::Poll(run) => self.polls.runs[run].requests[0],
         });
         end
     }
@@ -80,6 +83,7 @@ impl Session<'_> {
                 self.claimed[w] || self.given_up[w] || self.span_closed(w) || self.stood_in(w)
             }
             Awaited::Loose(w) => self.claimed[w] || self.given_up[w] || self.stood_in(w),
+            Awaited::Poll(run) => !self.polls.polling(run),
         }
     }
 
@@ -209,6 +213,7 @@ impl Session<'_> {
                 }
                 // Reported as missing by the alignment.
                 Awaited::Want(w) | Awaited::Loose(w) => self.given_up[w] = true,
+                Awaited::Poll(run) => self.poll_timed_out(run),
             }
         }
         self.trace.line(format_args!(
@@ -250,12 +255,17 @@ impl Session<'_> {
                     let e = self.model.wants[w].entry;
                     format!("{} (line {})", describe(&entries[e]), entries[e].line())
                 }
+                Awaited::Poll(run) => {
+                    let q = self.polls.runs[run].requests[0];
+                    format!("the task polled at line {} to finish", entries[q].line())
+                }
             })
             .collect();
         let line = awaited.first().map(|a| match *a {
             Awaited::Response(r) => entries[r].line(),
             Awaited::Answer(_, e) => entries[e].line(),
             Awaited::Want(w) | Awaited::Loose(w) => entries[self.model.wants[w].entry].line(),
+            Awaited::Poll(run) => entries[self.polls.runs[run].requests[0]].line(),
         });
         self.abort(Mismatch::new(
             MismatchKind::ServerFailure,
@@ -265,6 +275,37 @@ impl Session<'_> {
                 what.join(", ")
             ),
         ));
+    }
+
+    /// Run `run`'s task did not get where the recording's last poll did in time: a
+    /// *timeout* finding naming the walk it took.
+    fn poll_timed_out(&mut self, run: usize) {
+        let entries = self.fixture.entries();
+        let q = self.polls.runs[run].requests[0];
+        if let Some(live) = self.ledger.live(q) {
+            self.ledger.give_up(live);
+        }
+        if self.poll_due.is_some_and(|(r, _)| r == run) {
+            self.poll_due = None;
+        }
+        let recorded = self.polls.recorded_walk(run).join(" -> ");
+        let (walk, polls) = self.polls.walk(run);
+        let walk = if walk.is_empty() {
+            "no answer".to_owned()
+        } else {
+            walk.join(" -> ")
+        };
+        let summary = format!(
+            "the task polled with {} did not get to the recording's end within {} of no \
+             progress: {polls} live polls saw {walk}; the recording's saw {recorded}",
+            describe_sent(&entries[q], self.ledger.live(q).unwrap_or_default()),
+            ms(self.settings.timeout),
+        );
+        self.polls.give_up(run);
+        self.fail(
+            Mismatch::new(MismatchKind::Timeout, Some(entries[q].line()), summary)
+                .request(&entries[q]),
+        );
     }
 
     /// Does the fixture account for request entry `entry`'s answer: a response line, or a
