@@ -440,3 +440,177 @@ fn a_cursor_the_server_never_sent_is_a_finding_naming_the_line_and_the_placehold
         .iter()
         .any(|m| m.summary().contains("line 5 sends <CURSOR:1>")));
 }
+
+/// A task (protocol 2025-11-25): created by `tools/call`, polled twice in the recording
+/// (working, then completed), its result fetched.
+const TASK: &str = concat!(
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"c","version":"1"},"protocolVersion":"2025-11-25"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"capabilities":{},"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"}}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"research","arguments":{},"task":{"ttl":60000}}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"task":{"taskId":"<TASK_ID:1>","status":"working","pollInterval":100}}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tasks/get","params":{"taskId":"<TASK_ID:1>"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"taskId":"<TASK_ID:1>","status":"working","statusMessage":"stage 1","pollInterval":100}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tasks/get","params":{"taskId":"<TASK_ID:1>"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"taskId":"<TASK_ID:1>","status":"completed","statusMessage":"done","pollInterval":100}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tasks/result","params":{"taskId":"<TASK_ID:1>"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"report of <TASK_ID:1>"}]}}}"#,
+    "\n",
+);
+
+/// Plays TASK's handshake and the task's creation (its live id `t-live`); the first poll
+/// goes out. Its live id.
+fn create_task(s: &mut Script<'_>) -> Value {
+    let first = s.sent();
+    let then = s
+        .at(5)
+        .arrive(result(first[0]["id"].clone(), init_result()))
+        .sent();
+    assert_eq!(then[1]["method"], "tools/call");
+    let created = json!({"task": {"taskId": "t-live", "status": "working", "pollInterval": 100}});
+    let poll = s
+        .at(10)
+        .arrive(result(then[1]["id"].clone(), created))
+        .sent();
+    assert_eq!(poll.len(), 1);
+    assert_eq!(poll[0]["method"], "tasks/get");
+    assert_eq!(poll[0]["params"]["taskId"], "t-live", "the live id, bound");
+    poll[0]["id"].clone()
+}
+
+fn task_status(status: &str, message: &str) -> Value {
+    json!({"taskId": "t-live", "status": status, "statusMessage": message, "pollInterval": 100})
+}
+
+#[test]
+fn a_task_polled_more_often_than_recorded_passes_polling_as_its_interval_says() {
+    let fixture = Fixture::parse(TASK).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let mut poll = create_task(&mut s);
+    // Four stages where the recording saw one: each live `working` has its own message.
+    for (n, at) in [(0, 20), (1, 120), (2, 220), (3, 320)] {
+        s.at(at)
+            .arrive(result(poll, task_status("working", &format!("stage {n}"))));
+        assert!(s.sent().is_empty(), "not before the interval");
+        assert_eq!(s.deadline_ms(), Some(u128::from(at) + 100));
+        let again = s.at(at + 100).wake().sent();
+        assert_eq!(again.len(), 1, "poll {n}");
+        assert_eq!(again[0]["method"], "tasks/get");
+        poll = again[0]["id"].clone();
+    }
+    let next = s
+        .at(430)
+        .arrive(result(poll, task_status("completed", "done")))
+        .sent();
+    assert_eq!(next[0]["method"], "tasks/result");
+    assert_eq!(next[0]["params"]["taskId"], "t-live");
+    s.at(440).arrive(result(
+        next[0]["id"].clone(),
+        json!({"content": [{"type": "text", "text": "report of t-live"}]}),
+    ));
+    s.sent();
+    s.wake();
+    s.sent();
+    let report = s.end();
+    assert!(report.is_ok(), "{report}");
+}
+
+#[test]
+fn a_task_done_at_its_first_poll_passes_and_skips_the_recorded_polls() {
+    let fixture = Fixture::parse(TASK).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let poll = create_task(&mut s);
+    let next = s
+        .at(20)
+        .arrive(result(poll, task_status("completed", "done")))
+        .sent();
+    assert_eq!(next.len(), 1);
+    assert_eq!(next[0]["method"], "tasks/result");
+    s.at(30).arrive(result(
+        next[0]["id"].clone(),
+        json!({"content": [{"type": "text", "text": "report of t-live"}]}),
+    ));
+    s.sent();
+    s.wake();
+    s.sent();
+    let report = s.end();
+    assert!(report.is_ok(), "{report}");
+}
+
+#[test]
+fn a_task_that_never_finishes_is_a_timeout_naming_the_walk_never_a_hang() {
+    let fixture = Fixture::parse(TASK).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let mut poll = Some(create_task(&mut s));
+    let mut at = 20;
+    let mut sent_result = None;
+    // The same answer every time: no progress, so the wait is not renewed.
+    while at < 2_000 {
+        if let Some(p) = poll.take() {
+            s.at(at).arrive(result(p, task_status("working", "stuck")));
+        }
+        at += 100;
+        for line in s.at(at).wake().sent() {
+            match line["method"].as_str() {
+                Some("tasks/get") => poll = Some(line["id"].clone()),
+                Some("tasks/result") => sent_result = Some(at),
+                _ => {}
+            }
+        }
+        if sent_result.is_some() {
+            break;
+        }
+    }
+    assert!(sent_result.is_some_and(|t| t <= 700), "{sent_result:?}");
+    let report = s.end();
+    let timeout = report
+        .mismatches()
+        .iter()
+        .find(|m| m.kind() == MismatchKind::Timeout)
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(timeout.summary().contains("saw working"), "{report}");
+    assert!(
+        timeout.summary().contains("working -> completed"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_poll_answered_with_an_unknown_task_is_a_result_finding_at_the_recorded_end() {
+    let fixture = Fixture::parse(TASK).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let poll = create_task(&mut s);
+    let error = json!({"jsonrpc": "2.0", "id": poll, "error": {"code": -32602, "message": "unknown task t-live"}});
+    let next = s.at(20).arrive(error).sent();
+    assert_eq!(next[0]["method"], "tasks/result", "the polls are over");
+    s.sent();
+    s.at(600).wake();
+    s.sent();
+    s.wake();
+    s.sent();
+    let report = s.end();
+    let lines: Vec<_> = report
+        .mismatches()
+        .iter()
+        .map(|m| (m.kind(), m.line()))
+        .collect();
+    assert_eq!(lines[0], (MismatchKind::Result, Some(9)), "{report}");
+}
