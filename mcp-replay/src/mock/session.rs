@@ -9,11 +9,13 @@ use crate::json::{compact, json_eq};
 use crate::options::Settings;
 use crate::protocol::{meta, Era, DEFAULT_PROTOCOL, LEGACY_VERSIONS, STATELESS_PROTOCOL};
 use crate::record::StrayLines;
+use crate::replay::bind::Bindings;
+use crate::replay::polls::Polls;
 use crate::report::{Mismatch, MismatchKind, Report};
 use crate::rules::Rules;
 use crate::transport::Incoming;
 use serde_json::{json, Value};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use super::MISMATCH_CODE;
@@ -97,6 +99,14 @@ pub(super) struct Mock<'f> {
     last: Instant,
     /// The client did not answer a server request in time: the session is over.
     done: bool,
+    /// The values the client minted (a task it runs for the server), bound where the
+    /// client first sent them; the values the server minted are served fixed values.
+    bindings: Bindings,
+    /// The fixture's runs of task polls (`replay/polls.rs`): a client may poll more or
+    /// fewer times than the recording's client did.
+    polls: Polls,
+    /// Poll entries of a run the client stopped polling before its end: passed over.
+    skipped: HashSet<usize>,
 }
 
 impl<'f> Mock<'f> {
@@ -131,6 +141,9 @@ impl<'f> Mock<'f> {
             written: None,
             last: now,
             done: false,
+            bindings: Bindings::default(),
+            polls: Polls::of(fixture.entries()),
+            skipped: HashSet::new(),
         };
         mock.deliver();
         mock.schedule(now);
@@ -371,14 +384,18 @@ impl<'f> Mock<'f> {
         if self.synthesizes_handshake && self.handshake(&message) {
             return;
         }
-        let Some(entry) = self.next_expected().cloned() else {
-            self.past_the_end(&message, live_id.as_ref(), kind);
-            return;
-        };
         self.note_version(&message);
         self.rules.normalize_client(&mut message);
         // What the mock served for a value the server mints, sent back.
         crate::normalize::bound::unserve(&mut message);
+        self.bindings.unbind(&mut message);
+        if self.other_poll_count(&message, live_id.as_ref()) {
+            return;
+        }
+        let Some(entry) = self.next_expected().cloned() else {
+            self.past_the_end(&message, live_id.as_ref(), kind);
+            return;
+        };
         if let Some(label) = entry.id() {
             if message.get("id").is_some() && kind == entry.kind() {
                 message["id"] = label.clone();
@@ -387,6 +404,7 @@ impl<'f> Mock<'f> {
         self.label_client_values(&entry, &mut message);
         strip_sdk_meta(&mut message);
         let mut wanted = self.recorded(&entry);
+        self.bindings.bind_from(&wanted, &mut message);
         strip_sdk_meta(&mut wanted);
         let same_method = entry.method() == message.get("method").and_then(Value::as_str);
         let matches = kind == entry.kind()
@@ -420,6 +438,61 @@ impl<'f> Mock<'f> {
         }
         self.position += 1;
         self.deliver();
+    }
+
+    /// A client that polls a task more or fewer times than the recording's did (`message`
+    /// normalized): a poll after the run's last is answered as the last was (the task
+    /// has not moved on), and a message other than the poll the run expects next ends
+    /// the run there (the client saw enough), the rest of it passed over. `true` when
+    /// `message` was answered here.
+    fn other_poll_count(&mut self, message: &Value, live_id: Option<&Value>) -> bool {
+        let entries = self.fixture.entries();
+        let is_poll = message.get("method").and_then(Value::as_str) == Some("tasks/get");
+        let next_run = self
+            .polls
+            .run_of(self.position)
+            .filter(|_| self.polls.stood_for(self.position));
+        if let Some(run) = next_run.filter(|_| !is_poll) {
+            let rest = &self.polls.runs[run];
+            let from = rest
+                .requests
+                .iter()
+                .position(|&q| q >= self.position)
+                .unwrap_or(0);
+            for k in from..rest.requests.len() {
+                self.skipped.insert(rest.requests[k]);
+                if let Some(r) = rest.responses[k] {
+                    self.skipped.insert(r);
+                }
+            }
+            self.deliver();
+            return false;
+        }
+        if !is_poll || next_run.is_some() {
+            return false;
+        }
+        let params = message.get("params");
+        let done = self.polls.runs.iter().rev().find(|run| {
+            run.requests.last().is_some_and(|&q| q < self.position)
+                && json_eq(
+                    &self.recorded(&entries[run.requests[0]])["params"],
+                    params.unwrap_or(&Value::Null),
+                )
+        });
+        let Some(answer) =
+            done.and_then(|run| run.responses.iter().rev().flatten().next().copied())
+        else {
+            return false;
+        };
+        let Some(id) = live_id.cloned() else {
+            return false;
+        };
+        let mut again = entries[answer].message();
+        again["id"] = id;
+        self.bindings.substitute(&mut again);
+        self.rules.concretize(&mut again);
+        self.outgoing.push((again, None));
+        true
     }
 
     /// Answers the client's handshake for a recording that has none (`initialize`,
@@ -526,6 +599,10 @@ impl<'f> Mock<'f> {
             .and_then(|p| timing.and_then(|(t, _)| t.ms(entries[p].line())))
             .unwrap_or(0.0);
         while let Some(entry) = entries.get(self.position) {
+            if self.skipped.contains(&self.position) {
+                self.position += 1;
+                continue;
+            }
             if entry.direction() != Direction::ServerToClient {
                 break;
             }
@@ -551,6 +628,8 @@ impl<'f> Mock<'f> {
                 MessageKind::Notification => {}
             }
             self.put_back_tokens(&mut message);
+            // The client's own values it sent before; the server's are served by concretize.
+            self.bindings.substitute(&mut message);
             self.rules.concretize(&mut message);
             let pause = timing.and_then(|(t, scale)| {
                 let ms = (t.ms(entry.line())? - since).max(0.0) * scale;
@@ -881,5 +960,99 @@ mod tests {
         assert_eq!(written[2].1["id"], 7);
         let report = mock.conclude();
         assert!(report.is_ok(), "{report}");
+    }
+
+    /// A task recorded with two polls (working, completed), then its result.
+    const TASK: &str = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"research","arguments":{},"task":{}}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"task":{"taskId":"<TASK_ID:1>","status":"working"}}}}"#,
+        "\n",
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tasks/get","params":{"taskId":"<TASK_ID:1>"}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"taskId":"<TASK_ID:1>","status":"working"}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"<TASK_ID:1>","status":"completed"}}}"#,
+        "\n",
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tasks/get","params":{"taskId":"<TASK_ID:1>"}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"taskId":"<TASK_ID:1>","status":"completed"}}}"#,
+        "\n",
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tasks/result","params":{"taskId":"<TASK_ID:1>"}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#,
+        "\n",
+    );
+
+    /// Plays `TASK` to a client that sends `methods` in turn (each after what came before
+    /// was written); what it was sent.
+    fn serve_task(methods: &[&str]) -> (Vec<Value>, Report) {
+        let fixture = Fixture::parse(TASK).unwrap();
+        let rules = Rules::default();
+        let settings = Options::new()
+            .pace(Duration::ZERO)
+            .resolve(&fixture, &rules);
+        let start = Instant::now();
+        let mut mock = Mock::new(&fixture, &settings, start);
+        let mut buf = Vec::new();
+        let mut got = Vec::new();
+        let mut task = String::new();
+        for (n, method) in methods.iter().enumerate() {
+            let params = match *method {
+                "tools/call" => json!({"name": "research", "arguments": {}, "task": {}}),
+                _ => json!({"taskId": task}),
+            };
+            let line = json!({"jsonrpc": "2.0", "id": n + 1, "method": method, "params": params});
+            mock.handle(Incoming::Message(line), start);
+            while let Wake::Write(_) = mock.poll_timeout() {
+                if !mock.poll_transmit(start + Duration::from_secs(1), &mut buf) {
+                    break;
+                }
+                mock.line_written(start);
+                let message: Value = serde_json::from_slice(&buf).unwrap();
+                if let Some(t) = message
+                    .pointer("/result/task/taskId")
+                    .and_then(Value::as_str)
+                {
+                    task = t.to_owned();
+                }
+                got.push(message);
+            }
+        }
+        (got, mock.conclude())
+    }
+
+    #[test]
+    fn a_client_that_polls_more_often_gets_the_status_reached_again() {
+        let (got, report) = serve_task(&[
+            "tools/call",
+            "tasks/get",
+            "tasks/get",
+            "tasks/get",
+            "tasks/get",
+            "tasks/result",
+        ]);
+        assert!(report.is_ok(), "{report}");
+        let statuses: Vec<&str> = got
+            .iter()
+            .filter_map(|m| m.pointer("/result/status").and_then(Value::as_str))
+            .collect();
+        assert_eq!(statuses, ["working", "completed", "completed", "completed"]);
+        assert_eq!(got[0]["result"]["task"]["taskId"], "mcp-replay-task-id-1");
+        assert_eq!(got.last().unwrap()["result"], json!({"content": []}));
+    }
+
+    #[test]
+    fn a_client_that_polls_fewer_times_gets_the_rest_of_the_task_and_its_result() {
+        let (got, report) = serve_task(&["tools/call", "tasks/get", "tasks/result"]);
+        assert!(report.is_ok(), "{report}");
+        let methods: Vec<&str> = got.iter().filter_map(|m| m["method"].as_str()).collect();
+        assert_eq!(
+            methods,
+            ["notifications/tasks/status"],
+            "the status it missed"
+        );
+        assert_eq!(got.last().unwrap()["id"], 3);
+        assert_eq!(got.last().unwrap()["result"], json!({"content": []}));
     }
 }

@@ -26,7 +26,7 @@
 //! in time.
 
 mod align;
-mod bind;
+pub(crate) mod bind;
 mod causal;
 mod conclude;
 mod describe;
@@ -36,7 +36,7 @@ mod incoming;
 mod interleavings;
 mod ledger;
 mod outgoing;
-mod polls;
+pub(crate) mod polls;
 mod serve;
 mod session;
 mod shell;

@@ -614,3 +614,72 @@ fn a_poll_answered_with_an_unknown_task_is_a_result_finding_at_the_recorded_end(
         .collect();
     assert_eq!(lines[0], (MismatchKind::Result, Some(9)), "{report}");
 }
+
+/// A task the server asks the client to run: the client's id for it is its own, and the
+/// server polls the client.
+const CLIENT_TASK: &str = concat!(
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"capabilities":{"sampling":{}},"clientInfo":{"name":"c","version":"1"},"protocolVersion":"2025-11-25"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"capabilities":{},"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"}}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"async","arguments":{}}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<SERVER_REQUEST_ID:1>","method":"sampling/createMessage","params":{"messages":[],"task":{}}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<SERVER_REQUEST_ID:1>","result":{"task":{"taskId":"<TASK_ID:1>","status":"working"}}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<SERVER_REQUEST_ID:2>","method":"tasks/get","params":{"taskId":"<TASK_ID:1>"}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<SERVER_REQUEST_ID:2>","result":{"taskId":"<TASK_ID:1>","status":"completed"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"done <TASK_ID:1>"}]}}}"#,
+    "\n",
+);
+
+#[test]
+fn a_task_the_client_runs_has_the_replays_id_and_a_poll_more_is_answered_again() {
+    let fixture = Fixture::parse(CLIENT_TASK).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let first = s.sent();
+    let then = s
+        .at(5)
+        .arrive(result(first[0]["id"].clone(), init_result()))
+        .sent();
+    let call = then[1]["id"].clone();
+    let request = |id: u64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let answer = s
+        .at(10)
+        .arrive(request(
+            0,
+            "sampling/createMessage",
+            json!({"messages": [], "task": {}}),
+        ))
+        .sent();
+    let mine = answer[0]["result"]["task"]["taskId"].clone();
+    assert_eq!(
+        mine, "mcp-replay-task-id-1",
+        "the replay mints the client's value"
+    );
+    for (id, at) in [(1, 20), (2, 30)] {
+        let polled = s
+            .at(at)
+            .arrive(request(id, "tasks/get", json!({"taskId": mine})))
+            .sent();
+        assert_eq!(polled.len(), 1, "poll {id}");
+        assert_eq!(polled[0]["id"], id);
+        assert_eq!(polled[0]["result"]["status"], "completed");
+    }
+    s.at(40).arrive(result(
+        call,
+        json!({"content": [{"type": "text", "text": "done mcp-replay-task-id-1"}]}),
+    ));
+    s.sent();
+    s.wake();
+    s.sent();
+    let report = s.end();
+    assert!(report.is_ok(), "{report}");
+}
