@@ -55,11 +55,16 @@ pub fn fixture_from_exchange(
             _ => {}
         }
         labels.tokens_and_cancellations(direction, &mut message);
-        match direction {
-            Direction::ClientToServer => rules.normalize_client(&mut message),
-            Direction::ServerToClient => rules.normalize_server(&mut message),
-        }
         out.push((direction, message));
+    }
+    // The protocol's handles before normalization: a UUID task id stays a handle.
+    let (_, pinned) = rules.minted_and_pinned(&out);
+    crate::normalize::bound::label_handles(&mut out, &pinned);
+    for (direction, message) in &mut out {
+        match direction {
+            Direction::ClientToServer => rules.normalize_client(message),
+            Direction::ServerToClient => rules.normalize_server(message),
+        }
     }
     let (bound, pinned) = rules.minted_and_pinned(&out);
     crate::normalize::bound::label_minted(&mut out, &bound, &pinned);

@@ -6,9 +6,11 @@
 //! `demo-server http ADDR [json|stateless]` serves `DemoServer` over Streamable HTTP at
 //! `http://ADDR/mcp` (rmcp's `StreamableHttpService` on hyper; port 0 picks one, and the
 //! address is printed on stderr): with sessions and SSE answers, JSON answers (`json`),
-//! or without sessions (`stateless`).
+//! or without sessions (`stateless`). `demo-server tasks` serves `TaskServer` (a task tool,
+//! the Tasks extension of 2026-07-28), and `demo-server http ADDR MODE tasks` serves it over
+//! Streamable HTTP (`MODE`: `sse`, `json` or `stateless`).
 
-use mcp_replay_demo::{jitter::JitterServer, DemoServer, ProtocolServer};
+use mcp_replay_demo::{jitter::JitterServer, DemoServer, ProtocolServer, TaskServer};
 use rmcp::ServiceExt;
 
 #[tokio::main]
@@ -25,6 +27,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .await?
         }
         Some("leaky") => DemoServer::leaky().serve(stdio).await?.waiting().await?,
+        Some("tasks") => TaskServer::default().serve(stdio).await?.waiting().await?,
         Some("jitter") => {
             let server = match args.next() {
                 None => JitterServer::new(),
@@ -37,7 +40,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         Some("http") => {
             let address = args.next().ok_or("demo-server http ADDR [json|stateless]")?;
-            http(&address, args.next().as_deref()).await?;
+            let mode = args.next();
+            match args.next().as_deref() {
+                None => http(&address, mode.as_deref(), DemoServer::default).await?,
+                // One task manager for every session (and, without sessions, every
+                // request): a task outlives the request that created it.
+                Some("tasks") => {
+                    let shared = TaskServer::default();
+                    http(&address, mode.as_deref(), move || shared.clone()).await?
+                }
+                Some(other) => return Err(format!("unknown http server {other:?}: tasks").into()),
+            }
             return Ok(());
         }
         Some(other) => {
@@ -50,8 +63,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Serves `DemoServer` over Streamable HTTP on `address` until killed.
-async fn http(address: &str, mode: Option<&str>) -> Result<(), Box<dyn std::error::Error>> {
+/// Serves the servers `make` makes over Streamable HTTP on `address` until killed.
+async fn http<S: rmcp::ServerHandler + Clone + Send + Sync + 'static>(
+    address: &str,
+    mode: Option<&str>,
+    make: impl Fn() -> S + Send + Sync + 'static,
+) -> Result<(), Box<dyn std::error::Error>> {
     use hyper::service::service_fn;
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::streamable_http_server::{
@@ -59,7 +76,7 @@ async fn http(address: &str, mode: Option<&str>) -> Result<(), Box<dyn std::erro
     };
     let mut config = StreamableHttpServerConfig::default();
     match mode {
-        None => {}
+        None | Some("sse") => {}
         Some("json") => config.json_response = true,
         Some("stateless") => {
             config.legacy_session_mode = false;
@@ -67,8 +84,8 @@ async fn http(address: &str, mode: Option<&str>) -> Result<(), Box<dyn std::erro
         }
         Some(other) => return Err(format!("unknown http mode {other:?}: json or stateless").into()),
     }
-    let service: StreamableHttpService<DemoServer, LocalSessionManager> =
-        StreamableHttpService::new(|| Ok(DemoServer::default()), Default::default(), config);
+    let service: StreamableHttpService<S, LocalSessionManager> =
+        StreamableHttpService::new(move || Ok(make()), Default::default(), config);
     let listener = tokio::net::TcpListener::bind(address).await?;
     eprintln!(
         "demo-server: listening on http://{}/mcp",

@@ -128,15 +128,12 @@ fn name_key(method: &str) -> Option<&'static str> {
 /// The protocol version a POST speaks: its `MCP-Protocol-Version` header, else the one
 /// its `_meta` names.
 fn version_of<'a>(headers: &'a HeaderMap, message: &'a Value) -> Option<&'a str> {
-    headers
-        .get(PROTOCOL_VERSION)
-        .and_then(|v| v.to_str().ok())
-        .or_else(|| crate::protocol::request_version(message))
+    crate::protocol::request_version(message)
+        .or_else(|| headers.get(PROTOCOL_VERSION).and_then(|v| v.to_str().ok()))
 }
 
-/// From 2026-07-28 on (the version negotiated, already in `headers`, or the one a
-/// request's `_meta` names when there is no session): `MCP-Protocol-Version` from `_meta`
-/// when nothing was negotiated, `Mcp-Method`, `Mcp-Name` for the methods that name a
+/// From 2026-07-28 on (the version a request's `_meta` names, else the one negotiated,
+/// already in `headers`): `MCP-Protocol-Version` from `_meta`, `Mcp-Method`, `Mcp-Name` for the methods that name a
 /// tool, prompt, resource or task, and a `tools/call`'s `Mcp-Param-*` headers as the
 /// tool's schema in `tools` asks.
 pub(super) fn add_standard(message: Option<&Value>, headers: &mut HeaderMap, tools: &ToolSchemas) {
@@ -149,7 +146,11 @@ pub(super) fn add_standard(message: Option<&Value>, headers: &mut HeaderMap, too
     let Some(version) = version_of(headers, message).map(str::to_owned) else {
         return;
     };
-    if !headers.contains_key(PROTOCOL_VERSION) {
+    // The version a request names in its `_meta` is the one it speaks, whatever an
+    // `initialize` before it negotiated: the header must say the same.
+    if !headers.contains_key(PROTOCOL_VERSION)
+        || crate::protocol::request_version(message).is_some()
+    {
         if let Ok(value) = HeaderValue::from_str(&version) {
             headers.insert(PROTOCOL_VERSION, value);
         }

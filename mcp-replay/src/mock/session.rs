@@ -6,6 +6,7 @@
 
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::{compact, json_eq};
+use crate::normalize::bound::has_bound;
 use crate::options::Settings;
 use crate::protocol::{meta, Era, DEFAULT_PROTOCOL, LEGACY_VERSIONS, STATELESS_PROTOCOL};
 use crate::record::StrayLines;
@@ -385,10 +386,15 @@ impl<'f> Mock<'f> {
             return;
         }
         self.note_version(&message);
-        self.rules.normalize_client(&mut message);
-        // What the mock served for a value the server mints, sent back.
+        // What the mock served for a value the server mints, sent back, and the client's
+        // own values, bound before normalization (a UUID task id must stay one).
         crate::normalize::bound::unserve(&mut message);
         self.bindings.unbind(&mut message);
+        if let Some(entry) = self.next_expected().filter(|e| has_bound(e.text())) {
+            let wanted = self.recorded(entry);
+            self.bindings.bind_from(&wanted, &mut message);
+        }
+        self.rules.normalize_client(&mut message);
         if self.other_poll_count(&message, live_id.as_ref()) {
             return;
         }

@@ -109,6 +109,45 @@ pub(crate) fn bound_in(s: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// Writes each value that stands under one of the protocol's handle keys (`taskId`,
+/// `nextCursor`, `cursor`) as its bound placeholder, everywhere in `messages`, *before* they
+/// are normalized: a handle is a value to send back, even when it looks like something the
+/// normalizer would blank (an rmcp task id is a UUID, which would become `<UUID>` and could
+/// no longer be sent back). Numbered by first appearance, on either side (a task the client
+/// runs for the server has the client's id). `pinned`: values rules keep as they are.
+pub(crate) fn label_handles(messages: &mut [(Direction, Value)], pinned: &[String]) {
+    let mut found: Vec<(String, String)> = Vec::new();
+    let mut counts = [0usize; KINDS.len()];
+    for (_, message) in messages.iter() {
+        let mut strings = Vec::new();
+        strings_of(message, None, &mut strings);
+        for (key, value) in strings {
+            let Some(kind) = key
+                .as_deref()
+                .and_then(|k| KINDS.iter().position(|(_, keys)| keys.contains(&k)))
+            else {
+                continue;
+            };
+            if value.is_empty()
+                || super::placeholder::contains_placeholder(&value)
+                || pinned.contains(&value)
+                || found.iter().any(|(v, _)| *v == value)
+            {
+                continue;
+            }
+            counts[kind] += 1;
+            found.push((value, format!("<{}:{}>", KINDS[kind].0, counts[kind])));
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    found.sort_by_key(|(value, _)| std::cmp::Reverse(value.len()));
+    for (_, message) in messages.iter_mut() {
+        replace_all(message, &found);
+    }
+}
+
 /// Writes each value the server minted as a bound placeholder, everywhere in `messages`
 /// (normalized already, in exchange order): the values of the protocol's handle keys
 /// (`taskId`: `<TASK_ID:n>`, `nextCursor`/`cursor`: `<CURSOR:n>`), any other string of
@@ -124,9 +163,35 @@ pub(crate) fn label_minted(
     bound: &[String],
     pinned: &[String],
 ) {
-    let found = minted(messages, bound, pinned);
+    let mut found = minted(messages, bound, pinned);
     if found.is_empty() {
         return;
+    }
+    // After the handles `label_handles` numbered, by kind.
+    let mut taken = [0usize; KINDS.len()];
+    for (_, message) in messages.iter() {
+        let text = message.to_string();
+        for (start, end) in bound_in(&text) {
+            let (name, n) = text[start + 1..end - 1]
+                .split_once(':')
+                .expect("a bound placeholder");
+            if let (Some(kind), Ok(n)) = (
+                KINDS.iter().position(|(k, _)| *k == name),
+                n.parse::<usize>(),
+            ) {
+                taken[kind] = taken[kind].max(n);
+            }
+        }
+    }
+    if taken.iter().any(|&n| n > 0) {
+        for (_, placeholder) in &mut found {
+            let (name, n) = placeholder[1..placeholder.len() - 1]
+                .split_once(':')
+                .expect("ours");
+            let kind = KINDS.iter().position(|(k, _)| *k == name).expect("ours");
+            let n: usize = n.parse().expect("ours");
+            *placeholder = format!("<{name}:{}>", n + taken[kind]);
+        }
     }
     for (_, message) in messages.iter_mut() {
         replace_all(message, &found);
@@ -262,12 +327,18 @@ fn strings_of(value: &Value, key: Option<&str>, out: &mut Vec<(Option<String>, S
     }
 }
 
-/// `value` with every occurrence of each found value replaced by its placeholder.
+/// `value` with every occurrence of each found value replaced by its placeholder: inside
+/// strings when the value is long enough not to be there by chance, else only as a whole
+/// string (a cursor `"2"` is not every 2 in the text).
 fn replace_all(value: &mut Value, found: &[(String, String)]) {
     match value {
         Value::String(s) => {
             for (v, placeholder) in found {
-                if s.contains(v.as_str()) {
+                if s == v {
+                    *s = placeholder.clone();
+                    return;
+                }
+                if v.chars().count() >= MIN_MINTED && s.contains(v.as_str()) {
                     *s = s.replace(v.as_str(), placeholder);
                 }
             }

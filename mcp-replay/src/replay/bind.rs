@@ -14,8 +14,9 @@ pub(crate) struct Bindings {
 
 impl Bindings {
     /// The bindings a session starts with, playing `side` of `entries`: each bound
-    /// placeholder whose first occurrence is in a message of `side` is that side's own
-    /// value (a task the client runs for the server, its id minted by the client), so the
+    /// placeholder whose first occurrence is in a message of `side` (for the client, in
+    /// its answer to a server request) is that side's own value (a task the client runs
+    /// for the server, its id minted by the client), so the
     /// player mints it: it is bound at once to the fixed value
     /// [`served`](crate::normalize::bound::served) gives it, and the other side's echo is
     /// compared against that.
@@ -36,7 +37,12 @@ impl Bindings {
                     continue;
                 }
                 seen.push(placeholder);
-                if entry.direction() == side {
+                // A client mints values in its answers (the task it runs for the server);
+                // one its request sends first was the server's, sent before it came.
+                let mints = entry.direction() == side
+                    && (side == crate::fixture::Direction::ServerToClient
+                        || entry.kind() == crate::fixture::MessageKind::Response);
+                if mints {
                     let value =
                         crate::normalize::bound::served(placeholder).expect("a bound placeholder");
                     live.push((placeholder.to_owned(), value));

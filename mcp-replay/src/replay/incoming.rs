@@ -24,6 +24,7 @@ impl<'f> Session<'f> {
                         self.last_request_state = Some(state.clone());
                     }
                     self.label_server_cancellation(&mut message);
+                    self.bind_raw(kind, &mut message);
                     self.settings.rules.normalize_server(&mut message);
                     self.seq += 1;
                     match kind {
@@ -58,6 +59,29 @@ impl<'f> Session<'f> {
                     self.closed = Some(error);
                 }
             }
+        }
+    }
+
+    /// Values the server mints, bound and written as their placeholders *before* the
+    /// message is normalized: a live task id may look like what the normalizer blanks (an
+    /// rmcp task id is a UUID), and then it could no longer be told apart or sent back.
+    fn bind_raw(&mut self, kind: MessageKind, message: &mut Value) {
+        if !self.any_bound {
+            return;
+        }
+        self.bindings.unbind(message);
+        if kind != MessageKind::Response {
+            return;
+        }
+        let r = message
+            .get("id")
+            .and_then(Value::as_i64)
+            .and_then(|live| self.ledger.get(live))
+            .filter(|sent| self.polls.run_of(sent.entry).is_none())
+            .and_then(|sent| self.response_of_request.get(&sent.entry).copied());
+        if let Some(r) = r.filter(|&r| self.bound[r]) {
+            let expected = self.expected.message(r);
+            self.bindings.bind_from(expected, message);
         }
     }
 

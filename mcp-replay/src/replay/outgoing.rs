@@ -271,9 +271,23 @@ impl Session<'_> {
         json!({"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")})
     }
 
-    /// Declares what the fixture's server requests need (`sampling`, `elicitation`, `roots`).
+    /// The capabilities the fixture's client declared in its `initialize`, if it has one
+    /// (its tasks, its extensions), and what the fixture's server requests need
+    /// (`sampling`, `elicitation`, `roots`).
     pub(super) fn client_capabilities(&self) -> Value {
-        let mut capabilities = serde_json::Map::new();
+        let mut capabilities = self
+            .fixture
+            .entries()
+            .iter()
+            .find(|e| {
+                e.direction() == Direction::ClientToServer && e.method() == Some("initialize")
+            })
+            .and_then(|e| e.message().pointer("/params/capabilities").cloned())
+            .and_then(|c| match c {
+                Value::Object(map) => Some(map),
+                _ => None,
+            })
+            .unwrap_or_default();
         for entry in self.fixture.entries() {
             if entry.direction() == Direction::ServerToClient
                 && entry.kind() == MessageKind::Request
@@ -284,7 +298,7 @@ impl Session<'_> {
                     Some("roots/list") => "roots",
                     _ => continue,
                 };
-                capabilities.insert(capability.into(), json!({}));
+                capabilities.entry(capability).or_insert_with(|| json!({}));
             }
         }
         Value::Object(capabilities)

@@ -107,10 +107,7 @@ impl Polls {
             }
             let poll = entry.kind() == MessageKind::Request && entry.method() == Some("tasks/get");
             let same = open.as_ref().is_some_and(|run| {
-                poll && json_eq(
-                    &entries[run.requests[0]].message()["params"],
-                    &entry.message()["params"],
-                )
+                poll && json_eq(&poll_params(&entries[run.requests[0]]), &poll_params(entry))
             });
             if same {
                 let run = open.as_mut().expect("checked");
@@ -321,6 +318,16 @@ impl Polls {
             }
         }
     }
+}
+
+/// A poll's params without their `_meta`: a client may give every request its own
+/// progress token (rmcp does), and the polls are still one task's.
+fn poll_params(entry: &Entry) -> Value {
+    let mut params = entry.message()["params"].clone();
+    if let Some(p) = params.as_object_mut() {
+        p.remove("_meta");
+    }
+    params
 }
 
 /// The status a task result reports (`tasks/get`'s result, a `CreateTaskResult`).

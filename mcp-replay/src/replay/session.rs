@@ -232,6 +232,8 @@ pub(crate) struct Session<'f> {
     pub(super) bindings: Bindings,
     /// Per fixture entry: it holds a bound placeholder.
     pub(super) bound: Vec<bool>,
+    /// Some fixture entry holds one.
+    pub(super) any_bound: bool,
     /// The fixture's runs of task polls, and where each is.
     pub(super) polls: Polls,
     /// The run whose next poll is due, and when.
@@ -263,6 +265,11 @@ impl<'f> Session<'f> {
             .count();
         let rules = &*settings.rules;
         let polls = Polls::of(entries);
+        let bound: Vec<bool> = entries
+            .iter()
+            .map(|e| crate::normalize::bound::has_bound(e.text()))
+            .collect();
+        let any_bound = bound.contains(&true);
         let model = Model::new(fixture, settings, &polls);
         let wants = model.wants.len();
         Session {
@@ -305,10 +312,8 @@ impl<'f> Session<'f> {
             trace: Trace::new(settings.trace, fixture.source(), now),
             labels: IntMap::default(),
             bindings: Bindings::minted_by(entries, Direction::ClientToServer),
-            bound: entries
-                .iter()
-                .map(|e| crate::normalize::bound::has_bound(e.text()))
-                .collect(),
+            bound,
+            any_bound,
             polls,
             poll_due: None,
             now,

@@ -1,0 +1,196 @@
+//! MCP Tasks on rmcp (the Tasks extension of protocol 2026-07-28, SEP-2663): the fixtures
+//! under `fixtures/tasks/` were recorded by `mcp-replay record` between rmcp's own client
+//! (`task-client`) and `TaskServer` (`demo-server tasks`). Every run of the server mints a
+//! new task id (a UUID) and its stages fall on other polls, so these replay only because
+//! the task id is a bound placeholder and the polls are judged by meaning. Each replays 20
+//! times in a row, in process over the pipe and over Streamable HTTP (with sessions, and
+//! without in the stateless era), as a child process, and in both eras; a changed server
+//! gives exactly the finding it should.
+
+use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Options, Report, Rules, Transport};
+use mcp_replay_demo::TaskServer;
+use rmcp::ServiceExt;
+use std::path::PathBuf;
+
+const FIXTURES: [&str; 3] = ["research_plain", "research_ask", "research_cancel"];
+
+fn fixture(name: &str) -> Fixture {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/tasks/{name}.jsonl"));
+    Fixture::load(path).unwrap()
+}
+
+async fn serve(server: TaskServer, transport: Transport) {
+    let server = server.serve(transport).await.unwrap();
+    let _ = server.waiting().await;
+}
+
+/// `runs` replays of `fixture` in `protocol` against a fresh `TaskServer` each, in process.
+async fn replay_in_process(fixture: &Fixture, protocol: Option<&str>, runs: usize) -> Vec<Report> {
+    let mut options = Options::new();
+    if let Some(p) = protocol {
+        options = options.protocol(p);
+    }
+    let mut reports = Vec::new();
+    for _ in 0..runs {
+        let report = fixture
+            .replay_with_options(&Rules::default(), &options, |t| {
+                serve(TaskServer::default(), t)
+            })
+            .await;
+        reports.push(report);
+    }
+    reports
+}
+
+fn assert_all_ok(what: &str, reports: &[Report]) {
+    let failed: Vec<String> = reports
+        .iter()
+        .filter(|r| !r.is_ok())
+        .map(|r| r.to_string())
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{what}: {} of {} failed; the first:\n{}",
+        failed.len(),
+        reports.len(),
+        failed[0]
+    );
+}
+
+#[mcp_fixture("tasks/research_ask")]
+#[tokio::test]
+async fn a_task_with_an_input_request_replays_with_mcp_fixture(transport: Transport) {
+    serve(TaskServer::default(), transport).await;
+}
+
+#[mcp_fixture("tasks/research_plain", protocol = "2026-07-28")]
+#[tokio::test]
+async fn a_task_replays_with_mcp_fixture_in_the_stateless_era(transport: Transport) {
+    serve(TaskServer::default(), transport).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_task_fixture_replays_20_times_in_process_in_both_eras() {
+    for name in FIXTURES {
+        let fixture = fixture(name);
+        for protocol in [None, Some("2026-07-28")] {
+            let reports = replay_in_process(&fixture, protocol, 20).await;
+            assert_all_ok(&format!("{name} in {protocol:?}"), &reports);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_task_fixture_replays_20_times_over_streamable_http() {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    for name in FIXTURES {
+        let fixture = fixture(name);
+        // With sessions in both eras; without sessions only in the stateless era (a legacy
+        // handshake has nowhere to keep the client's capabilities).
+        for (stateless, protocol) in [
+            (false, None),
+            (false, Some("2026-07-28")),
+            (true, Some("2026-07-28")),
+        ] {
+            let mut options = Options::new();
+            if let Some(p) = protocol {
+                options = options.protocol(p);
+            }
+            let mut reports = Vec::new();
+            for _ in 0..20 {
+                let mut config = StreamableHttpServerConfig::default();
+                if stateless {
+                    config.legacy_session_mode = false;
+                    config.json_response = true;
+                }
+                // One task manager across the requests: a task outlives the request that
+                // made it.
+                let shared = TaskServer::default();
+                let service: StreamableHttpService<TaskServer, LocalSessionManager> =
+                    StreamableHttpService::new(
+                        move || Ok(shared.clone()),
+                        Default::default(),
+                        config,
+                    );
+                let bridge = mcp_replay::http::bridge::Bridge::new(service);
+                reports.push(
+                    fixture
+                        .replay_bridge(&Rules::default(), &options, bridge)
+                        .await,
+                );
+            }
+            assert_all_ok(
+                &format!("{name} over HTTP (stateless server {stateless}, {protocol:?})"),
+                &reports,
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_task_fixture_replays_20_times_against_the_server_as_a_child_process() {
+    for name in FIXTURES {
+        let fixture = fixture(name);
+        let mut reports = Vec::new();
+        for _ in 0..20 {
+            let report = fixture
+                .replay_with_options(&Rules::default(), &Options::new(), |transport| async move {
+                    let mut command =
+                        tokio::process::Command::new(env!("CARGO_BIN_EXE_demo-server"));
+                    command.arg("tasks");
+                    mcp_replay::process::serve_command(transport, &mut command).await
+                })
+                .await;
+            reports.push(report);
+        }
+        assert_all_ok(&format!("{name} over the pipe"), &reports);
+    }
+}
+
+/// A server whose report text changed: exactly one *result* finding, at the poll that
+/// carries the result, and nothing about the task id or the number of polls.
+#[tokio::test]
+async fn a_changed_result_is_one_result_finding_nothing_about_ids_or_polls() {
+    let text = fixture("research_plain").to_jsonl().replace(
+        "report on tides: 3 stages done",
+        "report on tides: 2 stages done",
+    );
+    let changed = Fixture::parse(&text).unwrap();
+    for protocol in [None, Some("2026-07-28")] {
+        let reports = replay_in_process(&changed, protocol, 3).await;
+        for report in reports {
+            let kinds: Vec<MismatchKind> = report.mismatches().iter().map(|m| m.kind()).collect();
+            assert_eq!(kinds, [MismatchKind::Result], "{report}");
+            let finding = &report.mismatches()[0];
+            assert!(finding.summary().contains("tasks/get"), "{report}");
+            assert!(
+                !report.to_string().contains("TASK_ID"),
+                "no finding about the id: {report}"
+            );
+        }
+    }
+}
+
+/// A client line that sends a task id before the server sent it (a hand-edited fixture):
+/// a *missing* finding naming the line and the placeholder, and no hang.
+#[tokio::test]
+async fn a_task_id_used_before_it_is_bound_is_a_finding_naming_the_placeholder() {
+    let text = fixture("research_plain").to_jsonl().replacen(
+        "\"name\":\"research\"",
+        "\"name\":\"research\",\"after\":\"<TASK_ID:7>\"",
+        1,
+    );
+    let fixture = Fixture::parse(&text).unwrap();
+    let report = &replay_in_process(&fixture, None, 1).await[0];
+    let missing = report
+        .mismatches()
+        .iter()
+        .find(|m| m.kind() == MismatchKind::Missing)
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(missing.summary().contains("<TASK_ID:7>"), "{report}");
+    assert!(missing.summary().contains("line 4"), "{report}");
+}

@@ -1,0 +1,175 @@
+//! MCP Tasks (protocol 2025-11-25, SEP-1686) against server-everything, recorded from the
+//! TypeScript SDK's task client (`peers/node/task_client.mjs`): `simulate-research-query` as
+//! a task (polled until `completed`, and with `ambiguous: true` its elicitation queued to
+//! `tasks/result`), the tasks the server asks the client to run
+//! (`trigger-sampling-request-async`, `trigger-elicitation-request-async`), and
+//! `tasks/list`/`tasks/cancel`. Every run mints new task ids, the number of polls depends
+//! on time, and status notifications come as the task's stages advance: the committed
+//! fixtures under `tests/fixtures/tasks/` replay 20 times each, 20 at once (under load),
+//! over stdio and over Streamable HTTP; a changed result is exactly one *result* finding;
+//! a fresh recording through the proxy replays and is served back to the same client.
+
+mod common;
+
+use common::http::{free_port, url, wait_for};
+use common::{mcp_replay, peer, temp_dir, text, MCP_REPLAY};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const TOURS: [&str; 4] = ["research", "ambiguous", "client", "manage"];
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/tasks/{name}.jsonl"))
+}
+
+/// Runs `replay FIXTURE TARGET...` 20 times at once; the outputs of the runs that failed.
+fn twenty_at_once(fixture: &Path, target: &[String]) -> Vec<String> {
+    let children: Vec<_> = (0..20)
+        .map(|_| {
+            mcp_replay()
+                .arg("replay")
+                .arg(fixture)
+                .args(target)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("mcp-replay runs")
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("mcp-replay ends"))
+        .filter(|o| !o.status.success())
+        .map(|o| {
+            let (out, err) = text(&o);
+            format!("{out}{err}")
+        })
+        .collect()
+}
+
+fn assert_twenty_green(what: &str, failed: &[String]) {
+    assert!(
+        failed.is_empty(),
+        "{what}: {} of 20 failed; the first:\n{}",
+        failed.len(),
+        failed.first().map(String::as_str).unwrap_or_default()
+    );
+}
+
+fn over_stdio() -> Vec<String> {
+    let mut target = vec!["--".to_owned()];
+    target.extend(peer("everything"));
+    target
+}
+
+#[test]
+fn each_task_session_replays_20_times_at_once_over_stdio() {
+    for tour in TOURS {
+        let failed = twenty_at_once(&fixture(&format!("everything_stdio_{tour}")), &over_stdio());
+        assert_twenty_green(tour, &failed);
+    }
+}
+
+#[test]
+fn each_task_session_replays_20_times_at_once_over_streamable_http() {
+    let everything = peer("everything");
+    let port = free_port();
+    let mut server = Command::new("env")
+        .arg(format!("PORT={port}"))
+        // `node INDEX`, without the `stdio` mode `peer` adds.
+        .args(&everything[..2])
+        .arg("streamableHttp")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("server-everything starts");
+    wait_for(port, &mut server);
+    let target = ["--url".to_owned(), url(port)];
+    let mut failures = Vec::new();
+    for tour in TOURS {
+        let failed = twenty_at_once(&fixture(&format!("everything_http_{tour}")), &target);
+        if !failed.is_empty() {
+            failures.push((tour, failed));
+        }
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    for (tour, failed) in failures {
+        assert_twenty_green(tour, &failed);
+    }
+}
+
+/// The research report changed: one *result* finding, at the response to `tasks/result`;
+/// nothing about the task id, the polls or the status notifications.
+#[test]
+fn a_changed_report_is_exactly_one_result_finding() {
+    let dir = temp_dir("tasks", "changed");
+    let changed = dir.join("changed.jsonl");
+    let text_of = std::fs::read_to_string(fixture("everything_stdio_research")).unwrap();
+    let edited = text_of.replace("# Research Report: tides", "# Research Report: waves");
+    assert_ne!(edited, text_of);
+    std::fs::write(&changed, edited).unwrap();
+    let output = mcp_replay()
+        .arg("replay")
+        .arg(&changed)
+        .args(over_stdio())
+        .output()
+        .expect("mcp-replay runs");
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("1 mismatch (1 result)"), "{out}");
+    assert!(out.contains("the response to `tasks/result`"), "{out}");
+}
+
+/// A session recorded now through the proxy from the TypeScript SDK's client: its task
+/// ids are bound placeholders; it replays green, and `serve` plays it back to the same
+/// client, which polls the served task to its end.
+#[test]
+fn a_fresh_recording_from_the_typescript_sdk_replays_and_serves_back() {
+    let dir = temp_dir("tasks", "fresh");
+    let recorded = dir.join("ambiguous.jsonl");
+    let client = mcp_replay_peers::node("task_client.mjs");
+    let record = Command::new(&client[0])
+        .args(&client[1..])
+        .args(["--tour", "ambiguous", "--"])
+        .arg(MCP_REPLAY)
+        .arg("record")
+        .arg("-o")
+        .arg(&recorded)
+        .args(over_stdio())
+        .output()
+        .expect("the client runs");
+    let (out, err) = text(&record);
+    assert!(record.status.success(), "{out}{err}");
+    assert!(out.contains("python (snake)"), "{out}");
+    let written = std::fs::read_to_string(&recorded).unwrap();
+    assert!(written.contains("\"taskId\":\"<TASK_ID:1>\""), "{written}");
+
+    let replay = mcp_replay()
+        .arg("replay")
+        .args([&recorded, &recorded])
+        .args(over_stdio())
+        .output()
+        .expect("mcp-replay runs");
+    let (out, err) = text(&replay);
+    assert!(replay.status.success(), "{out}{err}");
+    assert!(out.contains("2 passed, 0 failed"), "{out}");
+
+    let served = Command::new(&client[0])
+        .args(&client[1..])
+        .args(["--tour", "ambiguous", "--"])
+        .arg(MCP_REPLAY)
+        .arg("serve")
+        .arg(&recorded)
+        .output()
+        .expect("the client runs");
+    let (out, err) = text(&served);
+    assert!(served.status.success(), "{out}{err}");
+    assert!(
+        out.contains(r#""statuses":["working","input_required"]"#),
+        "{out}"
+    );
+    assert!(err.contains(": ok"), "{err}");
+}
