@@ -441,3 +441,43 @@ fn client_only_asks_for_progress_a_log_level_and_resource_templates() {
     );
     assert_ok(&replay(&fixture, &[], &demo(&[])));
 }
+
+/// `call --task` makes a task fixture from a few words against rmcp's Tasks extension, in
+/// both eras: the tool call, the polls until the task is done (the input it asks for
+/// answered with `tasks/update`), the result inline; the fixture replays green 5 times.
+#[test]
+fn call_task_makes_a_task_fixture_that_replays_in_both_eras() {
+    let server = demo(&["tasks"]);
+    for protocol in [None, Some("2026-07-28")] {
+        let dir = temp_dir(&format!("task-{}", protocol.unwrap_or("legacy")));
+        let fixture = dir.join("research.jsonl");
+        let mut args = vec![
+            "--task",
+            "--accept-elicitation",
+            r#"{"meaning":"history"}"#,
+            "--tool",
+            "research",
+            "topic=tides",
+            "ask:=true",
+        ];
+        if let Some(p) = protocol {
+            args.extend(["--protocol", p]);
+        }
+        let output = call(&fixture, &args, &server);
+        assert_ok(&output);
+        let (out, _) = text(&output);
+        assert!(
+            out.contains("report on tides (history): 3 stages done"),
+            "{out}"
+        );
+        let methods = client_methods(&fixture);
+        assert!(methods.contains(&"tasks/get".to_owned()), "{methods:?}");
+        assert!(methods.contains(&"tasks/update".to_owned()), "{methods:?}");
+        let written = std::fs::read_to_string(&fixture).unwrap();
+        assert!(written.contains("\"taskId\":\"<TASK_ID:1>\""), "{written}");
+        for _ in 0..5 {
+            let green = replay(&fixture, &[], &server);
+            assert_ok(&green);
+        }
+    }
+}

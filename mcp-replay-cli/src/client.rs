@@ -20,6 +20,13 @@ use tokio::time::Instant;
 /// How many `input_required` rounds one stateless step may take before giving up.
 const MAX_INPUT_ROUNDS: usize = 8;
 
+/// The time to live `--task` asks for (ms).
+const TASK_TTL_MS: u64 = 60_000;
+
+/// The longest `--task` waits between two polls, whatever the server's interval: what a
+/// replay waits at most too, so a recording's polls are about as many as a replay's.
+const POLL_CAP: Duration = Duration::from_secs(1);
+
 /// One request the user asked for, with its arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Step {
@@ -103,6 +110,8 @@ pub(crate) struct Answers {
     roots: Vec<String>,
     elicitation: Option<Value>,
     sampling: Option<String>,
+    /// `--task`: each tool is called as a task, and the Tasks extension is declared.
+    pub(crate) tasks: bool,
 }
 
 impl Answers {
@@ -128,6 +137,7 @@ impl Answers {
             roots: roots.to_vec(),
             elicitation,
             sampling: sampling_reply.map(str::to_owned),
+            tasks: false,
         })
     }
 
@@ -142,6 +152,14 @@ impl Answers {
         }
         if self.sampling.is_some() {
             capabilities.insert("sampling".into(), json!({}));
+        }
+        if self.tasks {
+            // The Tasks extension (SEP-2663, 2026-07-28); a server of 2025-11-25 makes a
+            // task of a call that carries `task`, whatever the client declares.
+            capabilities.insert(
+                "extensions".into(),
+                json!({"io.modelcontextprotocol/tasks": {}}),
+            );
         }
         Value::Object(capabilities)
     }
@@ -398,6 +416,98 @@ impl Client {
         Ok((response, false))
     }
 
+    /// `--task`: when `created` made a task (a `CreateTaskResult` of protocol 2025-11-25,
+    /// or `resultType: "task"` of the Tasks extension), polls `tasks/get` as the server's
+    /// interval says (capped at [`POLL_CAP`]) until the task is terminal, answering an
+    /// `input_required` status (2025-11-25: `tasks/result`, which delivers the requests
+    /// queued to the task; the extension: `tasks/update` with the answers), and fetches the
+    /// result (`tasks/result`; the extension has it inline). The final response, and
+    /// whether the task completed. A task that makes no progress for the timeout stops it.
+    async fn follow_task(&mut self, created: Value, what: &str) -> Result<(Value, bool), Stop> {
+        let result = &created["result"];
+        let extension = result["resultType"] == "task";
+        let task = if extension { result } else { &result["task"] };
+        let Some(task_id) = task["taskId"].as_str().map(str::to_owned) else {
+            return Ok((created, true));
+        };
+        eprintln!("mcp-replay call: `{what}` is task {task_id}: polling it");
+        let interval = |t: &Value| {
+            t.get("pollInterval")
+                .or_else(|| t.get("pollIntervalMs"))
+                .and_then(Value::as_u64)
+                .map_or(Duration::from_millis(200), Duration::from_millis)
+                .min(POLL_CAP)
+        };
+        let mut wait = interval(task);
+        let mut last = (task["status"].clone(), task["statusMessage"].clone());
+        let mut progress_at = Instant::now();
+        let mut answered: Vec<String> = Vec::new();
+        loop {
+            tokio::time::sleep(wait).await;
+            let got = self
+                .request("tasks/get", Some(json!({"taskId": task_id})))
+                .await?;
+            if got.get("error").is_some() {
+                return Ok((got, true));
+            }
+            let status = got["result"]["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let now = (
+                got["result"]["status"].clone(),
+                got["result"]["statusMessage"].clone(),
+            );
+            if now != last {
+                last = now;
+                progress_at = Instant::now();
+            } else if progress_at.elapsed() > self.timeout {
+                return Err(Stop(format!(
+                    "task {task_id} of `{what}` stayed `{status}` for {} (a longer --timeout?)",
+                    ms(self.timeout)
+                )));
+            }
+            wait = interval(&got["result"]);
+            match status.as_str() {
+                "completed" | "failed" | "cancelled" if extension => return Ok((got, true)),
+                "completed" | "failed" | "cancelled" | "input_required" if !extension => {
+                    // The result, and on the way the requests queued to the task.
+                    let result = self
+                        .request("tasks/result", Some(json!({"taskId": task_id})))
+                        .await?;
+                    return Ok((result, true));
+                }
+                "input_required" => {
+                    let mut responses = Map::new();
+                    let requests = got["result"]["inputRequests"].as_object().cloned();
+                    for (key, input) in requests.into_iter().flatten() {
+                        if answered.contains(&key) {
+                            continue;
+                        }
+                        let method = input["method"].as_str().unwrap_or_default();
+                        match self.answers.answer(method) {
+                            Ok(answer) => {
+                                responses.insert(key.clone(), answer);
+                                answered.push(key);
+                            }
+                            Err((_, why)) => {
+                                eprintln!(
+                                    "mcp-replay call: task {task_id} needs `{method}`, which the client does not give: {why}"
+                                );
+                                return Ok((got, false));
+                            }
+                        }
+                    }
+                    if !responses.is_empty() {
+                        let update = json!({"taskId": task_id, "inputResponses": responses});
+                        self.request("tasks/update", Some(update)).await?;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// The stateless era's start: the identity for every request, then `server/discover`.
     async fn discover(&mut self, protocol: &str, client_info: Value) -> Result<(), Stop> {
         let capabilities = self.answers.capabilities();
@@ -468,11 +578,22 @@ impl Client {
     ) -> Result<Vec<String>, Stop> {
         let what = step.describe();
         eprintln!("mcp-replay call: step {n}: {what}");
-        let (response, complete) = if stateless {
+        let as_task = self.answers.tasks && matches!(step, Step::Tool(..));
+        let (mut response, mut complete) = if stateless {
             self.stateless_step(step).await?
         } else {
-            (self.request(step.method(), step.params()).await?, true)
+            let mut params = step.params();
+            if as_task {
+                // A task-augmented request (protocol 2025-11-25, SEP-1686).
+                if let Some(p) = params.as_mut() {
+                    p["task"] = json!({"ttl": TASK_TTL_MS});
+                }
+            }
+            (self.request(step.method(), params).await?, true)
         };
+        if as_task && complete {
+            (response, complete) = self.follow_task(response, &what).await?;
+        }
         let mut problems = Vec::new();
         let shown = match response.get("error") {
             Some(error) => {

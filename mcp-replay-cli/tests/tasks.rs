@@ -173,3 +173,47 @@ fn a_fresh_recording_from_the_typescript_sdk_replays_and_serves_back() {
     );
     assert!(err.contains(": ok"), "{err}");
 }
+
+/// `call --task` against server-everything (protocol 2025-11-25): `tools/call` with `task`,
+/// `tasks/get` until `input_required`, then `tasks/result`, which delivers the elicitation
+/// queued to the task (accepted with `--accept-elicitation`) and the report; the fixture
+/// replays green.
+#[test]
+fn call_task_records_a_research_task_with_its_queued_elicitation() {
+    let dir = temp_dir("tasks", "call");
+    let fixture = dir.join("call.jsonl");
+    let output = mcp_replay()
+        .args(["call", "-o"])
+        .arg(&fixture)
+        .args([
+            "--task",
+            "--accept-elicitation",
+            r#"{"interpretation":"snake"}"#,
+            "--tool",
+            "simulate-research-query",
+            "topic=python",
+            "ambiguous:=true",
+        ])
+        .args(over_stdio())
+        .output()
+        .expect("mcp-replay runs");
+    let (out, err) = text(&output);
+    assert!(output.status.success(), "{out}{err}");
+    assert!(out.contains("Research Report: python (snake)"), "{out}");
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    for method in [
+        "\"tasks/get\"",
+        "\"tasks/result\"",
+        "\"elicitation/create\"",
+    ] {
+        assert!(written.contains(method), "{method} in {written}");
+    }
+    let replay = mcp_replay()
+        .arg("replay")
+        .arg(&fixture)
+        .args(over_stdio())
+        .output()
+        .expect("mcp-replay runs");
+    let (out, err) = text(&replay);
+    assert!(replay.status.success(), "{out}{err}");
+}

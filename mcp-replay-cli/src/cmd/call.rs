@@ -46,6 +46,12 @@ pub(crate) struct Args {
     /// Step: call a tool (tools/call); its arguments follow it
     #[arg(long, value_name = "NAME")]
     pub tool: Vec<String>,
+    /// Call each --tool as a task (MCP Tasks): the call asks for a task (2025-11-25) and
+    /// the Tasks extension is declared (2026-07-28); the task is polled with tasks/get as
+    /// the server's interval says until it ends, input it asks for is answered as for a
+    /// server request, and its result fetched
+    #[arg(long)]
+    pub task: bool,
     /// Step: read a resource (resources/read)
     #[arg(long, value_name = "URI")]
     pub resource: Vec<String>,
@@ -104,6 +110,7 @@ pub(crate) const AFTER_HELP: &str = concat!(
         "  mcp-replay call -o fixtures/add.jsonl --tool add a:=2 b:=3 -- python server.py\n",
         "  mcp-replay call -o fixtures/readme.jsonl --resource file:///README.md --client-only -- ./server\n",
         "  mcp-replay call -o fixtures/modern.jsonl --protocol 2026-07-28 --tool search --args '{\"q\":\"mcp\"}' -- ./server\n",
+        "  mcp-replay call -o fixtures/research.jsonl --task --tool research topic=tides -- ./server\n",
         "\n",
         "The steps run in the order given, each waiting for its answer (--timeout), and each\n",
         "answer is printed to stdout as JSON. KEY=VALUE passes a string argument to the --tool\n",
@@ -308,11 +315,12 @@ fn pair(text: &str) -> Result<(String, Value), Error> {
 /// or an incomplete exchange is a finding. `matches` are the `call` subcommand's.
 pub(crate) async fn run(args: Args, matches: &ArgMatches) -> Result<Outcome, Error> {
     let steps = steps(&args, matches)?;
-    let answers = Answers::new(
+    let mut answers = Answers::new(
         &args.root,
         args.accept_elicitation.as_deref(),
         args.sampling_reply.as_deref(),
     )?;
+    answers.tasks = args.task;
     let output = args.output.display().to_string();
     let folder = args.output.parent().unwrap_or(Path::new("."));
     let rules = args.rules.resolve(None, folder)?;
