@@ -404,9 +404,21 @@ mod tests {
                 "mcp-protocol-version: 2026-07-28"
             ]
         );
-        // An older era: nothing added.
+        // The version the request names in its `_meta` wins over what an `initialize`
+        // negotiated: a server refuses a header that says otherwise (rmcp: "does not
+        // match request _meta protocolVersion").
         assert_eq!(
             headers_of(&call, Some("2025-11-25"), &none),
+            [
+                "mcp-method: tools/call",
+                "mcp-name: echo",
+                "mcp-protocol-version: 2026-07-28"
+            ]
+        );
+        // A request of an older era (no version in its `_meta`): the negotiated one only.
+        let legacy = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}});
+        assert_eq!(
+            headers_of(&legacy, Some("2025-11-25"), &none),
             ["mcp-protocol-version: 2025-11-25"]
         );
         let read =

@@ -13,10 +13,18 @@ use crate::fixture::Direction;
 use serde_json::Value;
 
 /// The bound placeholders' names, and the keys that name each by the protocol.
-pub(crate) const KINDS: [(&str, &[&str]); 3] = [
+pub(crate) const KINDS: [(&str, &[&str]); 4] = [
     ("TASK_ID", &["taskId"]),
     ("CURSOR", &["nextCursor", "cursor"]),
-    ("MINTED", &[]),
+    // The opaque state of an `input_required` result, which the client's retry sends back
+    // (protocol 2026-07-28's multi-round-trip requests).
+    ("REQUEST_STATE", &["requestState"]),
+    // A URL elicitation's id (the server's `elicitation/create`, then its
+    // `notifications/elicitation/complete`), and a 2026-07-28 subscription's.
+    (
+        "MINTED",
+        &["elicitationId", "io.modelcontextprotocol/subscriptionId"],
+    ),
 ];
 
 /// A value found by use must be at least this long: shorter strings (`"ok"`, `"user"`,
@@ -24,7 +32,7 @@ pub(crate) const KINDS: [(&str, &[&str]); 3] = [
 const MIN_MINTED: usize = 8;
 
 /// The starts of the bound placeholders, as they are written.
-const STARTS: [&str; KINDS.len()] = ["<TASK_ID:", "<CURSOR:", "<MINTED:"];
+const STARTS: [&str; KINDS.len()] = ["<TASK_ID:", "<CURSOR:", "<REQUEST_STATE:", "<MINTED:"];
 
 /// Does `text` hold a bound placeholder (`<TASK_ID:`, `<CURSOR:` or `<MINTED:`)?
 pub(crate) fn has_bound(text: &str) -> bool {
@@ -224,7 +232,8 @@ fn minted(
             }
             // What the server says it is and offers (its tools' names, its resources'
             // URIs) is its contract, not a value it minted: only its handles are bound.
-            if listing && !key.as_deref().is_some_and(is_handle_key) {
+            // (A value a rule names is bound wherever it stands.)
+            if listing && !key.as_deref().is_some_and(is_handle_key) && !bound.contains(&s) {
                 continue;
             }
             match direction {
@@ -558,6 +567,64 @@ mod tests {
         );
         let bad = crate::Rules::from_json(r#"{"bind": [".result["]}"#, "rules.json");
         assert!(bad.unwrap_err().to_string().contains("bind[0]"));
+    }
+
+    #[test]
+    fn a_url_elicitation_id_and_a_resource_link_read_back_are_bound() {
+        let out = label(vec![
+            (
+                S,
+                json!({"id": 0, "method": "elicitation/create", "params": {"mode": "url", "elicitationId": "e-1", "url": "https://example.invalid/auth"}}),
+            ),
+            (C, json!({"id": 0, "result": {"action": "accept"}})),
+            (
+                S,
+                json!({"method": "notifications/elicitation/complete", "params": {"elicitationId": "e-1"}}),
+            ),
+            (
+                S,
+                json!({"result": {"content": [{"type": "resource_link", "uri": "file:///exports/report-5f2a.csv"}]}}),
+            ),
+            (
+                C,
+                json!({"method": "resources/read", "params": {"uri": "file:///exports/report-5f2a.csv"}}),
+            ),
+        ]);
+        assert_eq!(out[0]["params"]["elicitationId"], "<MINTED:1>");
+        assert_eq!(out[2]["params"]["elicitationId"], "<MINTED:1>");
+        assert_eq!(out[3]["result"]["content"][0]["uri"], "<MINTED:2>");
+        assert_eq!(out[4]["params"]["uri"], "<MINTED:2>");
+    }
+
+    #[test]
+    fn a_request_state_and_a_uuid_task_id_are_handles_before_normalization() {
+        let mut messages = vec![
+            (
+                S,
+                json!({"result": {"resultType": "task", "taskId": "0b0c8d9e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"}}),
+            ),
+            (
+                S,
+                json!({"result": {"resultType": "input_required", "requestState": "opaque-1"}}),
+            ),
+            (
+                C,
+                json!({"method": "tools/call", "params": {"requestState": "opaque-1", "q": "task 0b0c8d9e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"}}),
+            ),
+        ];
+        label_handles(&mut messages, &[]);
+        assert_eq!(messages[0].1["result"]["taskId"], "<TASK_ID:1>");
+        assert_eq!(messages[1].1["result"]["requestState"], "<REQUEST_STATE:1>");
+        assert_eq!(messages[2].1["params"]["requestState"], "<REQUEST_STATE:1>");
+        assert_eq!(messages[2].1["params"]["q"], "task <TASK_ID:1>");
+        // The normalizer leaves them: they are names already.
+        let rules = crate::Rules::default();
+        let mut retry = messages[2].1.clone();
+        rules.normalize_client(&mut retry);
+        assert_eq!(retry["params"]["requestState"], "<REQUEST_STATE:1>");
+        let mut result = messages[1].1.clone();
+        rules.normalize_server(&mut result);
+        assert_eq!(result["result"]["requestState"], "<REQUEST_STATE:1>");
     }
 
     #[test]

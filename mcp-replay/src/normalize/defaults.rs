@@ -252,7 +252,11 @@ impl ResultRule {
                 }
             }
             ResultAction::Pin(placeholder) => {
-                if let Some(v) = result.get_mut(self.key) {
+                // A bound placeholder (`<REQUEST_STATE:1>`) is already the value's name.
+                if let Some(v) = result
+                    .get_mut(self.key)
+                    .filter(|v| !v.as_str().is_some_and(super::bound::has_bound))
+                {
                     *v = Value::String(placeholder.into());
                 }
             }

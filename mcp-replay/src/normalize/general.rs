@@ -73,7 +73,7 @@ pub(crate) fn normalize_client(message: &mut Value, defaults: &Defaults) {
             identity_meta(meta);
         }
         if let Some(state) = params.get_mut("requestState") {
-            if !state.is_null() {
+            if !state.is_null() && !state.as_str().is_some_and(super::bound::has_bound) {
                 *state = Value::String(REQUEST_STATE.into());
             }
         }

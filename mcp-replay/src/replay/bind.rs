@@ -3,7 +3,7 @@
 //! sends it, in the message the fixture expects there; every later client message gets
 //! the live value in its place; a later server message is compared against it.
 
-use crate::normalize::bound::{bound_in, has_bound};
+use crate::normalize::bound::bound_in;
 use serde_json::Value;
 
 /// The placeholders bound so far, with their live values.
@@ -72,11 +72,6 @@ impl Bindings {
                 let Some(values) = match_template(e, a) else {
                     return;
                 };
-                // A placeholder written back as itself (the mock's served value returned)
-                // binds nothing.
-                if values.iter().any(|(_, v)| has_bound(v)) {
-                    return;
-                }
                 let agrees = values
                     .iter()
                     .all(|(p, v)| self.get(p).is_none_or(|bound| bound == v));

@@ -320,7 +320,39 @@ impl<'f> Session<'f> {
                 }
             }
         }
-        recorder.finish().ok()
+        let fixture = recorder.finish().ok()?;
+        Some(self.label_new_minted(fixture))
+    }
+
+    /// A re-recording labels what the server mints that the fixture did not have yet: the
+    /// values of the protocol's handles, and values the server sent that the fixture's
+    /// client messages send back (`normalize/bound.rs`). Unchanged when there are none.
+    fn label_new_minted(&self, fixture: Fixture) -> Fixture {
+        let mut messages: Vec<(Direction, Value)> = fixture
+            .entries()
+            .iter()
+            .map(|e| (e.direction(), e.message()))
+            .collect();
+        let before: Vec<Value> = messages.iter().map(|(_, m)| m.clone()).collect();
+        // The fixture's own `"bind"` and `"pin"` add to the rules'.
+        let header = self.fixture.header();
+        let mut rules: crate::Rules = (*self.settings.rules).clone();
+        for selector in &header.bind {
+            rules = rules.bind(selector);
+        }
+        for selector in &header.pin {
+            rules = rules.pin(selector);
+        }
+        let (bound, pinned) = rules.minted_and_pinned(&messages);
+        crate::normalize::bound::label_handles(&mut messages, &pinned);
+        crate::normalize::bound::label_minted(&mut messages, &bound, &pinned);
+        if messages.iter().map(|(_, m)| m).eq(before.iter()) {
+            return fixture;
+        }
+        fixture
+            .without_entries()
+            .with_messages(messages)
+            .unwrap_or(fixture)
     }
 
     fn new_server_label(&mut self) -> Value {

@@ -683,3 +683,56 @@ fn a_task_the_client_runs_has_the_replays_id_and_a_poll_more_is_answered_again()
     let report = s.end();
     assert!(report.is_ok(), "{report}");
 }
+
+/// A re-recording labels what the server mints that the fixture did not have yet: a
+/// handle's value, and a value the header's `"bind"` names.
+#[test]
+fn a_re_recording_labels_new_handles_and_what_the_headers_bind_names() {
+    let text = concat!(
+        r#"{"mcp_replay":1,"bind":[".result.structuredContent.orderId"]}"#,
+        "\n",
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[],"structuredContent":{"orderId":"o-1"},"nextCursor":"c-1"}}}"#,
+        "\n",
+    );
+    let fixture = Fixture::parse(text).unwrap();
+    assert_eq!(fixture.header().bind, [".result.structuredContent.orderId"]);
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let first = s.sent();
+    let init = s
+        .at(1)
+        .arrive(result(first[0]["id"].clone(), init_result()))
+        .sent();
+    let list = init.iter().find(|m| m["method"] == "tools/list").unwrap()["id"].clone();
+    s.at(2).arrive(result(
+        list,
+        json!({"tools": [], "structuredContent": {"orderId": "o-77"}, "nextCursor": "c-2"}),
+    ));
+    s.sent();
+    s.wake();
+    s.sent();
+    let report = s.end();
+    assert_eq!(kinds(&report), [MismatchKind::Result], "{report}");
+    let recorded = report.recorded().expect("recorded").to_jsonl();
+    assert!(
+        recorded.contains(r#""nextCursor":"<CURSOR:1>""#),
+        "{recorded}"
+    );
+    assert!(recorded.contains(r#""orderId":"<MINTED:1>""#), "{recorded}");
+}
+
+#[test]
+fn a_headers_bind_selector_is_checked_when_the_fixture_is_read() {
+    let bad = "{\"mcp_replay\":1,\"bind\":[\".result[\"]}\n";
+    let error = Fixture::parse(bad).unwrap_err().to_string();
+    assert!(error.contains("\"bind\"[0]"), "{error}");
+    let not_a_list = "{\"mcp_replay\":1,\"pin\":\".result.id\"}\n";
+    let error = Fixture::parse(not_a_list).unwrap_err().to_string();
+    assert!(
+        error.contains("\"pin\" must be a list of selectors"),
+        "{error}"
+    );
+}
