@@ -7,6 +7,8 @@
 //! without in the stateless era), as a child process, and in both eras; a changed server
 //! gives exactly the finding it should.
 
+mod command;
+
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Options, Report, Rules, Transport};
 use mcp_replay_demo::TaskServer;
 use rmcp::ServiceExt;
@@ -193,4 +195,38 @@ async fn a_task_id_used_before_it_is_bound_is_a_finding_naming_the_placeholder()
         .unwrap_or_else(|| panic!("{report}"));
     assert!(missing.summary().contains("<TASK_ID:7>"), "{report}");
     assert!(missing.summary().contains("line 4"), "{report}");
+}
+
+/// The mirror image: each fixture served (`mcp-replay serve`) to rmcp's task client, which
+/// polls the served task every 50 ms, answers its input request and reads its result, 5
+/// times each.
+#[test]
+fn each_task_fixture_is_served_back_to_rmcps_task_client() {
+    let path = |name: &str| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/tasks/{name}.jsonl"))
+    };
+    for (name, flag, says) in [
+        ("research_plain", None, "report on tides: 3 stages done"),
+        (
+            "research_ask",
+            Some("--ask"),
+            "report on tides (science): 3 stages done",
+        ),
+        ("research_cancel", Some("--cancel"), "Cancelled"),
+    ] {
+        for _ in 0..5 {
+            let output = std::process::Command::new(env!("CARGO_BIN_EXE_task-client"))
+                .args(flag)
+                .arg("--")
+                .arg(command::MCP_REPLAY)
+                .arg("serve")
+                .arg(path(name))
+                .output()
+                .expect("task-client runs");
+            let (out, err) = command::text(&output);
+            assert!(output.status.success(), "{name}: {out}{err}");
+            assert!(out.contains(says), "{name}: {out}");
+            assert!(err.contains(": ok"), "{name}: {err}");
+        }
+    }
 }
