@@ -141,8 +141,7 @@ async fn each_task_fixture_replays_20_times_against_the_server_as_a_child_proces
         for _ in 0..20 {
             let report = fixture
                 .replay_with_options(&Rules::default(), &Options::new(), |transport| async move {
-                    let mut command =
-                        tokio::process::Command::new(env!("CARGO_BIN_EXE_demo-server"));
+                    let mut command = tokio::process::Command::new(command::demo_server());
                     command.arg("tasks");
                     mcp_replay::process::serve_command(transport, &mut command).await
                 })

@@ -380,26 +380,11 @@ impl Client {
             if result["resultType"] != "input_required" {
                 return Ok((response, true));
             }
-            let mut responses = Map::new();
-            for (key, input) in result["inputRequests"].as_object().into_iter().flatten() {
-                let method = input["method"].as_str().unwrap_or_default();
-                match self.answers.answer(method) {
-                    Ok(answer) => {
-                        eprintln!(
-                            "mcp-replay call: `{}` needs `{method}`: answered {answer}",
-                            step.describe()
-                        );
-                        responses.insert(key.clone(), answer);
-                    }
-                    Err((_, why)) => {
-                        eprintln!(
-                            "mcp-replay call: `{}` needs `{method}`, which the client does not give: {why}",
-                            step.describe()
-                        );
-                        return Ok((response, false));
-                    }
-                }
-            }
+            let Some(responses) =
+                self.answer_inputs(&result["inputRequests"], &[], &step.describe())
+            else {
+                return Ok((response, false));
+            };
             let mut retry = params.take().unwrap_or_else(|| json!({}));
             retry["inputResponses"] = Value::Object(responses);
             match result.get("requestState") {
@@ -478,26 +463,13 @@ impl Client {
                     return Ok((result, true));
                 }
                 "input_required" => {
-                    let mut responses = Map::new();
-                    let requests = got["result"]["inputRequests"].as_object().cloned();
-                    for (key, input) in requests.into_iter().flatten() {
-                        if answered.contains(&key) {
-                            continue;
-                        }
-                        let method = input["method"].as_str().unwrap_or_default();
-                        match self.answers.answer(method) {
-                            Ok(answer) => {
-                                responses.insert(key.clone(), answer);
-                                answered.push(key);
-                            }
-                            Err((_, why)) => {
-                                eprintln!(
-                                    "mcp-replay call: task {task_id} needs `{method}`, which the client does not give: {why}"
-                                );
-                                return Ok((got, false));
-                            }
-                        }
-                    }
+                    let requests = &got["result"]["inputRequests"];
+                    let Some(responses) =
+                        self.answer_inputs(requests, &answered, &format!("task {task_id}"))
+                    else {
+                        return Ok((got, false));
+                    };
+                    answered.extend(responses.keys().cloned());
                     if !responses.is_empty() {
                         let update = json!({"taskId": task_id, "inputResponses": responses});
                         self.request("tasks/update", Some(update)).await?;
@@ -506,6 +478,36 @@ impl Client {
                 _ => {}
             }
         }
+    }
+
+    /// The answers to the `inputRequests` of `what` (those under the keys in `done` left
+    /// out), each said on stderr; `None` when one asks for what the client does not give.
+    fn answer_inputs(
+        &self,
+        requests: &Value,
+        done: &[String],
+        what: &str,
+    ) -> Option<Map<String, Value>> {
+        let mut responses = Map::new();
+        for (key, input) in requests.as_object().into_iter().flatten() {
+            if done.contains(key) {
+                continue;
+            }
+            let method = input["method"].as_str().unwrap_or_default();
+            match self.answers.answer(method) {
+                Ok(answer) => {
+                    eprintln!("mcp-replay call: `{what}` needs `{method}`: answered {answer}");
+                    responses.insert(key.clone(), answer);
+                }
+                Err((_, why)) => {
+                    eprintln!(
+                        "mcp-replay call: `{what}` needs `{method}`, which the client does not give: {why}"
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(responses)
     }
 
     /// The stateless era's start: the identity for every request, then `server/discover`.

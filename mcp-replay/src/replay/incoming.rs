@@ -143,17 +143,7 @@ impl<'f> Session<'f> {
             self.response_order.push((r, seq));
         }
         if self.bound[r] {
-            // Values the server mints: bound where the fixture has their placeholders.
-            let mut actual = relabel(response.into_tree(), entries[r].id());
-            self.bindings
-                .bind_from(self.expected.message(r), &mut actual);
-            self.bindings.unbind(&mut actual);
-            self.trace.line(format_args!(
-                "<- response {live}: line {}, values it minted bound",
-                entries[r].line()
-            ));
-            self.compare_response(r, &actual);
-            self.record(seq, Rec::Server(actual));
+            self.take_minting_response(r, live, response.into_tree());
             return;
         }
         if let Response::Fast(fast) = &response {
@@ -173,6 +163,23 @@ impl<'f> Session<'f> {
         let actual = relabel(response.into_tree(), entries[r].id());
         self.compare_response(r, &actual);
         self.record(seq, Rec::Server(actual));
+    }
+
+    /// A response the fixture has bound placeholders in (expected response entry `r`,
+    /// sent as `live`): the values the server mints bound where the fixture has their
+    /// placeholders, then compared.
+    fn take_minting_response(&mut self, r: usize, live: i64, message: Value) {
+        let entries = self.fixture.entries();
+        let mut actual = relabel(message, entries[r].id());
+        self.bindings
+            .bind_from(self.expected.message(r), &mut actual);
+        self.bindings.unbind(&mut actual);
+        self.trace.line(format_args!(
+            "<- response {live}: line {}, values it minted bound",
+            entries[r].line()
+        ));
+        self.compare_response(r, &actual);
+        self.record(self.seq, Rec::Server(actual));
     }
 
     /// The answer to a poll of run `run` (sent with id `live`): compared with the recorded

@@ -186,11 +186,7 @@ impl Polls {
 
     /// The run is given up (the task did not get there in time, or the session ended).
     pub(crate) fn give_up(&mut self, run: usize) {
-        let (walk, polls) = match &mut self.runs[run].state {
-            State::Polling { walk, polls, .. } => (std::mem::take(walk), *polls),
-            _ => (Vec::new(), 0),
-        };
-        self.runs[run].state = State::Done { walk, polls };
+        self.runs[run].finish();
     }
 
     /// The live statuses of run `run` so far, repeats collapsed, and how many polls it took.
@@ -215,28 +211,16 @@ impl Polls {
     /// A live answer `result` (the `result` of the response) to a poll of run `run`:
     /// which recorded answer it is compared with, and whether to poll again.
     pub(crate) fn answered(&mut self, run: usize, result: Option<&Value>) -> Verdict {
-        let status = result
-            .and_then(|r| r.get("status"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let message = result
-            .and_then(|r| r.get("statusMessage"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let interval = result.and_then(poll_interval);
-        let Run {
-            responses,
-            statuses,
-            state,
-            ..
-        } = &mut self.runs[run];
-        let State::Polling {
-            reached,
-            walk,
-            last,
-            polls,
-        } = state
-        else {
+        let text = |key: &str| {
+            result
+                .and_then(|r| r.get(key))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let (status, message) = (text("status"), text("statusMessage"));
+        let interval = result.and_then(poll_interval).unwrap_or(POLL_DEFAULT);
+        let run = &mut self.runs[run];
+        let Some(progress) = run.note(status.as_deref(), message) else {
             return Verdict {
                 compare_with: None,
                 without_message: false,
@@ -244,79 +228,85 @@ impl Polls {
                 progress: false,
             };
         };
-        *polls += 1;
-        let progress =
-            last.as_ref() != Some(&(status.clone().unwrap_or_default(), message.clone()));
-        *last = Some((status.clone().unwrap_or_default(), message));
-        if let Some(s) = &status {
-            if walk.last() != Some(s) {
-                walk.push(s.clone());
-            }
-        }
-        let k = statuses.len();
-        let from = reached.unwrap_or(0);
-        let found = status
-            .as_ref()
-            .and_then(|s| (from..k).find(|&j| statuses[j].as_ref() == Some(s)));
         let working = status.as_deref() == Some("working");
         let terminal = status.as_deref().is_some_and(|s| TERMINAL.contains(&s));
-        let over = |walk: &mut Vec<String>, polls: usize| State::Done {
-            walk: std::mem::take(walk),
-            polls,
-        };
-        match found {
+        let again = Some(interval.min(POLL_CAP));
+        let k = run.statuses.len();
+        let end = run.responses[k - 1];
+        let (compare_with, without_message, again) = match run.place_of(status.as_deref()) {
             // The run's end: the status the recording's last poll had.
-            Some(j) if j + 1 == k => {
-                let compare_with = responses[j];
-                *state = over(walk, *polls);
-                Verdict {
-                    compare_with,
-                    without_message: working,
-                    again: None,
-                    progress,
-                }
-            }
+            Some(j) if j + 1 == k => (run.responses[j], working, None),
+            // Done where the recording went on polling: compared with the recorded end.
+            Some(_) if terminal => (end, false, None),
             Some(j) => {
-                *reached = Some(j);
-                let compare_with = responses[j];
-                if terminal {
-                    // Done where the recording went on polling: the comparison with the
-                    // recorded answer of this status passes; the end is the last one's.
-                    *state = over(walk, *polls);
-                    return Verdict {
-                        compare_with: responses[k - 1],
-                        without_message: false,
-                        again: None,
-                        progress,
-                    };
-                }
-                Verdict {
-                    compare_with,
-                    without_message: working,
-                    again: Some(interval.unwrap_or(POLL_DEFAULT).min(POLL_CAP)),
-                    progress,
-                }
+                run.reach(j);
+                (run.responses[j], working, again)
             }
             // Still working where the recording had already moved on (or had not begun):
             // poll again, compared with nothing.
-            None if working => Verdict {
-                compare_with: None,
-                without_message: true,
-                again: Some(interval.unwrap_or(POLL_DEFAULT).min(POLL_CAP)),
-                progress,
-            },
+            None if working => (None, true, again),
             // A status the recording's walk does not have from here: compared with the
-            // recorded end, which reports it; the run is over.
-            None => {
-                *state = over(walk, *polls);
-                Verdict {
-                    compare_with: responses[k - 1],
-                    without_message: false,
-                    again: None,
-                    progress,
-                }
+            // recorded end, which reports it.
+            None => (end, false, None),
+        };
+        if again.is_none() {
+            run.finish();
+        }
+        Verdict {
+            compare_with,
+            without_message,
+            again,
+            progress,
+        }
+    }
+}
+
+impl Run {
+    /// Notes a live answer with `status` and `message`; whether it made progress (another
+    /// status or message than the last). `None` unless the run is polling.
+    fn note(&mut self, status: Option<&str>, message: Option<String>) -> Option<bool> {
+        let State::Polling {
+            walk, last, polls, ..
+        } = &mut self.state
+        else {
+            return None;
+        };
+        *polls += 1;
+        let now = (status.unwrap_or_default().to_owned(), message);
+        let progress = last.as_ref() != Some(&now);
+        *last = Some(now);
+        if let Some(s) = status {
+            if walk.last().map(String::as_str) != Some(s) {
+                walk.push(s.to_owned());
             }
         }
+        Some(progress)
+    }
+
+    /// The first recorded answer, at or after the place reached, that has `status`.
+    fn place_of(&self, status: Option<&str>) -> Option<usize> {
+        let State::Polling { reached, .. } = &self.state else {
+            return None;
+        };
+        let status = status?;
+        (reached.unwrap_or(0)..self.statuses.len())
+            .find(|&j| self.statuses[j].as_deref() == Some(status))
+    }
+
+    fn reach(&mut self, j: usize) {
+        if let State::Polling { reached, .. } = &mut self.state {
+            *reached = Some(j);
+        }
+    }
+
+    /// The run is over: its walk is kept for the report.
+    fn finish(&mut self) {
+        let (walk, polls) = match &mut self.state {
+            State::Polling { walk, polls, .. } => (std::mem::take(walk), *polls),
+            State::Done { .. } => return,
+            State::Idle => (Vec::new(), 0),
+        };
+        self.state = State::Done { walk, polls };
     }
 }
 

@@ -291,10 +291,7 @@ fn a_server_request_is_answered_from_the_recording_under_its_live_id() {
     assert_eq!(refusal[0]["error"]["code"], -32601);
     s.at(4)
         .arrive(result(call[0]["id"].clone(), json!({"content": []})));
-    s.sent();
-    s.wake();
-    s.sent();
-    let report = s.end();
+    let report = settle_and_end(s);
     assert_eq!(kinds(&report), [MismatchKind::Unexpected], "{report}");
 }
 
@@ -468,6 +465,14 @@ const TASK: &str = concat!(
     "\n",
 );
 
+/// What is left after the last expected message: the settle, the close, the end.
+fn settle_and_end(mut s: Script<'_>) -> Report {
+    s.sent();
+    s.wake();
+    s.sent();
+    s.end()
+}
+
 /// Plays TASK's handshake and the task's creation (its live id `t-live`); the first poll
 /// goes out. Its live id.
 fn create_task(s: &mut Script<'_>) -> Value {
@@ -520,10 +525,7 @@ fn a_task_polled_more_often_than_recorded_passes_polling_as_its_interval_says() 
         next[0]["id"].clone(),
         json!({"content": [{"type": "text", "text": "report of t-live"}]}),
     ));
-    s.sent();
-    s.wake();
-    s.sent();
-    let report = s.end();
+    let report = settle_and_end(s);
     assert!(report.is_ok(), "{report}");
 }
 
@@ -544,10 +546,7 @@ fn a_task_done_at_its_first_poll_passes_and_skips_the_recorded_polls() {
         next[0]["id"].clone(),
         json!({"content": [{"type": "text", "text": "report of t-live"}]}),
     ));
-    s.sent();
-    s.wake();
-    s.sent();
-    let report = s.end();
+    let report = settle_and_end(s);
     assert!(report.is_ok(), "{report}");
 }
 
@@ -603,10 +602,7 @@ fn a_poll_answered_with_an_unknown_task_is_a_result_finding_at_the_recorded_end(
     assert_eq!(next[0]["method"], "tasks/result", "the polls are over");
     s.sent();
     s.at(600).wake();
-    s.sent();
-    s.wake();
-    s.sent();
-    let report = s.end();
+    let report = settle_and_end(s);
     let lines: Vec<_> = report
         .mismatches()
         .iter()
@@ -677,10 +673,7 @@ fn a_task_the_client_runs_has_the_replays_id_and_a_poll_more_is_answered_again()
         call,
         json!({"content": [{"type": "text", "text": "done mcp-replay-task-id-1"}]}),
     ));
-    s.sent();
-    s.wake();
-    s.sent();
-    let report = s.end();
+    let report = settle_and_end(s);
     assert!(report.is_ok(), "{report}");
 }
 
@@ -711,10 +704,7 @@ fn a_re_recording_labels_new_handles_and_what_the_headers_bind_names() {
         list,
         json!({"tools": [], "structuredContent": {"orderId": "o-77"}, "nextCursor": "c-2"}),
     ));
-    s.sent();
-    s.wake();
-    s.sent();
-    let report = s.end();
+    let report = settle_and_end(s);
     assert_eq!(kinds(&report), [MismatchKind::Result], "{report}");
     let recorded = report.recorded().expect("recorded").to_jsonl();
     assert!(
