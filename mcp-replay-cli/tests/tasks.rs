@@ -16,7 +16,19 @@ use common::{mcp_replay, peer, temp_dir, text, MCP_REPLAY};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const TOURS: [&str; 4] = ["research", "ambiguous", "client", "manage"];
+/// The tours of `task_client.mjs`, recorded over stdio and over Streamable HTTP.
+const STDIO: [&str; 4] = [
+    "everything_stdio_research",
+    "everything_stdio_ambiguous",
+    "everything_stdio_client",
+    "everything_stdio_manage",
+];
+const HTTP: [&str; 4] = [
+    "everything_http_research",
+    "everything_http_ambiguous",
+    "everything_http_client",
+    "everything_http_manage",
+];
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/tasks/{name}.jsonl"))
@@ -65,9 +77,9 @@ fn over_stdio() -> Vec<String> {
 
 #[test]
 fn each_task_session_replays_20_times_at_once_over_stdio() {
-    for tour in TOURS {
-        let failed = twenty_at_once(&fixture(&format!("everything_stdio_{tour}")), &over_stdio());
-        assert_twenty_green(tour, &failed);
+    for name in STDIO {
+        let failed = twenty_at_once(&fixture(name), &over_stdio());
+        assert_twenty_green(name, &failed);
     }
 }
 
@@ -88,10 +100,10 @@ fn each_task_session_replays_20_times_at_once_over_streamable_http() {
     wait_for(port, &mut server);
     let target = ["--url".to_owned(), url(port)];
     let mut failures = Vec::new();
-    for tour in TOURS {
-        let failed = twenty_at_once(&fixture(&format!("everything_http_{tour}")), &target);
+    for name in HTTP {
+        let failed = twenty_at_once(&fixture(name), &target);
         if !failed.is_empty() {
-            failures.push((tour, failed));
+            failures.push((name, failed));
         }
     }
     let _ = server.kill();

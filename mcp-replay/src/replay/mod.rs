@@ -11,6 +11,8 @@
 //! - `causal.rs`: when each expected server message may arrive, and whose order it shares;
 //! - `align.rs`: the pairing of what arrived with what was expected (pure, no I/O);
 //! - `ledger.rs`: the live ids of the client requests sent;
+//! - `polls.rs`: a run of task polls judged by meaning (the walk of statuses, not the count);
+//! - `bind.rs`: the live values of the bound placeholders (values the server mints);
 //! - `expected.rs`: the fixture's messages, normalized on demand, and their comparison;
 //! - `trace.rs`: the `MCP_REPLAY_TRACE` output;
 //! - `describe.rs`: how findings name entries and messages;
