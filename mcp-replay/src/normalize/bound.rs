@@ -36,7 +36,9 @@ const STARTS: [&str; KINDS.len()] = ["<TASK_ID:", "<CURSOR:", "<REQUEST_STATE:",
 
 /// Does `text` hold a bound placeholder (`<TASK_ID:`, `<CURSOR:` or `<MINTED:`)?
 pub(crate) fn has_bound(text: &str) -> bool {
-    text.contains('<') && STARTS.iter().any(|start| text.contains(start))
+    // One pass over the text: most lines hold other placeholders (`<REQUEST_ID>`) only.
+    text.match_indices('<')
+        .any(|(i, _)| STARTS.iter().any(|start| text[i..].starts_with(start)))
 }
 
 /// What the mock gives a client for a bound placeholder: a fixed value, the same in every

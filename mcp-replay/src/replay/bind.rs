@@ -22,15 +22,14 @@ impl Bindings {
     /// compared against that.
     pub(crate) fn minted_by(
         entries: &[crate::fixture::Entry],
+        bound: &[bool],
         side: crate::fixture::Direction,
     ) -> Bindings {
         let mut seen: Vec<&str> = Vec::new();
         let mut live = Vec::new();
-        for entry in entries {
+        // `bound`: per entry, whether it holds a bound placeholder.
+        for (entry, _) in entries.iter().zip(bound).filter(|(_, b)| **b) {
             let text = entry.text();
-            if !crate::normalize::bound::has_bound(text) {
-                continue;
-            }
             for (start, end) in bound_in(text) {
                 let placeholder = &text[start..end];
                 if seen.contains(&placeholder) {

@@ -311,7 +311,7 @@ impl<'f> Session<'f> {
             cancelled_later: cancelled_requests(fixture),
             trace: Trace::new(settings.trace, fixture.source(), now),
             labels: IntMap::default(),
-            bindings: Bindings::minted_by(entries, Direction::ClientToServer),
+            bindings: Bindings::minted_by(entries, &bound, Direction::ClientToServer),
             bound,
             any_bound,
             polls,
