@@ -99,6 +99,50 @@ fn serve_plays_a_fixture_to_a_client_on_stdio_and_fails_on_a_divergence() {
     assert!(err.contains("1 recorded request still unused"), "{err}");
 }
 
+/// What the server sends is checked against the protocol's types: server-filesystem
+/// 2025.8.21 advertised `inputSchema: {}` (no `"type": "object"`), which the specification's
+/// schema rejects. A problem by default, naming file, line, path and rule; a warning with
+/// `--protocol-warnings`.
+#[test]
+fn check_finds_a_server_message_that_is_not_valid_mcp() {
+    let dir = temp_dir("check-protocol");
+    let fixture = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[{"name":"read_file","inputSchema":{"type":"object"}},{"name":"list_allowed_directories","inputSchema":{}}]}}}"#,
+        "\n",
+    );
+    std::fs::write(dir.join("filesystem.jsonl"), fixture).unwrap();
+    let run = |flags: &[&str]| {
+        mcp_replay()
+            .arg("check")
+            .args(flags)
+            .arg(dir.join("filesystem.jsonl"))
+            .output()
+            .unwrap()
+    };
+    let output = run(&[]);
+    let (out, _) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains(
+            "filesystem.jsonl:2: protocol: `.result.tools[1].inputSchema.type` is required"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 fixtures checked: 1 problems, 0 warnings"),
+        "{out}"
+    );
+    let lenient = run(&["--protocol-warnings"]);
+    let (out, _) = text(&lenient);
+    assert_eq!(lenient.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("1 fixtures checked: 0 problems, 1 warnings"),
+        "{out}"
+    );
+}
+
 #[test]
 fn check_names_every_problem_and_accept_reject_handle_pending_files() {
     let dir = temp_dir("check");
@@ -220,7 +264,7 @@ fn every_command_has_help_with_an_example_and_mistakes_exit_2_with_a_reason() {
     );
     let e = usage(&["check", "--output", "x", "f.jsonl"]);
     assert!(
-        e.contains("`mcp-replay check` does not take --output; its options are: --strict, --format, --junit"),
+        e.contains("`mcp-replay check` does not take --output; its options are: --strict, --protocol-warnings, --format, --junit"),
         "{e}"
     );
     assert!(usage(&["serve", "--timing", "fast", "f.jsonl"]).contains("scaled:F"));

@@ -123,6 +123,7 @@ mod terminal;
 mod timing;
 mod transport;
 pub mod update;
+pub mod validate;
 
 pub use normalize::rules;
 

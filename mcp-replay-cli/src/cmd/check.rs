@@ -21,6 +21,10 @@ pub(crate) struct Args {
     /// problems, not warnings
     #[arg(long)]
     pub strict: bool,
+    /// Report what the server sends that is not valid MCP (the protocol's types of
+    /// 2025-11-25) as warnings, not problems: for a server you cannot fix
+    #[arg(long)]
+    pub protocol_warnings: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -32,14 +36,16 @@ pub(crate) const AFTER_HELP: &str = concat!(
     "  mcp-replay check --strict tests/fixtures\n",
     "  mcp-replay check --format json --junit check.xml   (CI)\n",
     "\n",
-    "Exit 1 when a file has a problem (invalid, empty, a secret, pending, temporary;\n",
-    "unreferenced with --strict): finding those is check's job. Exit 2 when a PATH does\n",
+    "Exit 1 when a file has a problem (invalid, empty, a secret, pending, temporary, a\n",
+    "server message that is not valid MCP unless --protocol-warnings; unreferenced with\n",
+    "--strict): finding those is check's job. Exit 2 when a PATH does\n",
     "not exist."
 );
 
 /// One thing `check` found about one file.
 struct Problem {
-    /// `invalid`, `secret`, `unreadable`, `pending`, `temporary`, `unreferenced`.
+    /// `invalid`, `secret`, `unreadable`, `pending`, `temporary`, `unreferenced`,
+    /// `protocol`.
     kind: &'static str,
     /// The line of the fixture it is on, when it is on one.
     line: Option<usize>,
@@ -61,7 +67,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Error> {
     }
     let files = walk(&roots);
     let mut sources = Sources::default();
-    let found = Found::gather(&files, &mut sources, args.strict);
+    let found = Found::gather(&files, &mut sources, args.strict, !args.protocol_warnings);
     match args.output.format {
         Format::Text => found.print_text(),
         Format::Json => print_json(&found.to_json())?,
@@ -86,7 +92,12 @@ struct Found<'a> {
 impl<'a> Found<'a> {
     /// Looks at each of `files` by its name: pending, temporary, or a fixture to load and
     /// look for in `sources`; other files are skipped.
-    fn gather(files: &'a [PathBuf], sources: &mut Sources, strict: bool) -> Found<'a> {
+    fn gather(
+        files: &'a [PathBuf],
+        sources: &mut Sources,
+        strict: bool,
+        protocol_problems: bool,
+    ) -> Found<'a> {
         let mut found = Found {
             checked: 0,
             files: Vec::new(),
@@ -99,7 +110,7 @@ impl<'a> Found<'a> {
                 vec![temporary_problem(path)]
             } else if name.ends_with(".jsonl") {
                 found.checked += 1;
-                fixture_problem(path, sources, strict).into_iter().collect()
+                fixture_problems(path, sources, strict, protocol_problems)
             } else {
                 continue;
             };
@@ -231,8 +242,42 @@ fn temporary_problem(path: &Path) -> Problem {
 /// Rust source of the Cargo project it is in names it (a problem only when `strict`; not
 /// looked for outside a Cargo project, where the tests that use it cannot be searched);
 /// `None` when nothing is.
-fn fixture_problem(path: &Path, sources: &mut Sources, strict: bool) -> Option<Problem> {
-    if let Err(e) = Fixture::load(path) {
+/// A fixture's problems: why it does not load, or what its server sends that is not valid
+/// MCP (`protocol_problems`: problems, else warnings) and whether a test names it.
+fn fixture_problems(
+    path: &Path,
+    sources: &mut Sources,
+    strict: bool,
+    protocol_problems: bool,
+) -> Vec<Problem> {
+    let loaded = Fixture::load(path);
+    let mut found: Vec<Problem> = match &loaded {
+        Ok(fixture) => mcp_replay::validate::fixture(fixture)
+            .into_iter()
+            .map(|(line, v)| Problem {
+                kind: "protocol",
+                line: Some(line),
+                summary: format!(
+                    "{}:{line}: protocol: {v} (the protocol's types of 2025-11-25)",
+                    path.display()
+                ),
+                problem: protocol_problems,
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    found.extend(fixture_problem(path, &loaded, sources, strict));
+    found
+}
+
+/// Why the fixture at `path` did not load (`loaded`), or that no test names it.
+fn fixture_problem(
+    path: &Path,
+    loaded: &Result<Fixture, mcp_replay::Error>,
+    sources: &mut Sources,
+    strict: bool,
+) -> Option<Problem> {
+    if let Err(e) = loaded {
         let (kind, line) = match &e {
             mcp_replay::Error::Parse { line, .. } => ("invalid", Some(*line)),
             mcp_replay::Error::Secret { line, .. } => ("secret", Some(*line)),
