@@ -40,7 +40,8 @@ pub const DEFAULT_RULES: [(&str, u64, &str); 11] = [
         "request-state",
         1,
         "the opaque `requestState` of an `input_required` result (and of the client's retry) becomes \
-         `<REQUEST_STATE>`; the harness sends the server's latest actual state in its place",
+         `<REQUEST_STATE>` where a recording has not already written it as the bound placeholder \
+         `<REQUEST_STATE:n>`; the harness sends the server's live state in its place",
     ),
     ("timestamp", 1, "RFC 3339 / ISO 8601 date-times inside strings become `<TIMESTAMP>`"),
     ("uuid", 1, "UUIDs inside strings become `<UUID>`"),
