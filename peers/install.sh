@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs mcp-replay's external test peers into project folders (nothing global):
-#   peers/node/node_modules   @modelcontextprotocol/server-everything and @modelcontextprotocol/sdk
+#   peers/node/node_modules   @modelcontextprotocol/server-everything, server-filesystem and sdk
 #                             (from package-lock.json, npm ci)
 #   peers/python/.venv        mcp (Python SDK) pinned by requirements.txt, constrained by requirements.lock
 # Idempotent; runs from any cwd; needs only the npm registry and the Python package index.

@@ -337,6 +337,7 @@ fn macro_once(rt: &Runtime) -> Duration {
                 timeout_ms: None,
                 rules: None,
                 protocol: None,
+                protocol_check: None,
                 mock_server: false,
                 allow_stray_output: false,
             };

@@ -441,6 +441,7 @@ async fn the_attribute_and_the_command_record_a_fixture_alike() {
         timeout_ms: None,
         rules: None,
         protocol: None,
+        protocol_check: None,
         mock_server: false,
         allow_stray_output: false,
     };

@@ -378,6 +378,7 @@ async fn pass_and_rerecord_an_accepted_change_through_the_rules_file() {
         timeout_ms: None,
         rules: None,
         protocol: None,
+        protocol_check: None,
         mock_server: false,
         allow_stray_output: false,
     };

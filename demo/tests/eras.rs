@@ -132,6 +132,7 @@ fn spec(dir: &Path, protocol: Option<&'static str>) -> Spec {
         timeout_ms: None,
         rules: None,
         protocol,
+        protocol_check: None,
         mock_server: false,
         allow_stray_output: false,
     }

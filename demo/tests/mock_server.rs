@@ -812,6 +812,7 @@ async fn a_panicking_client_keeps_the_mocks_report() {
         timeout_ms: None,
         rules: None,
         protocol: None,
+        protocol_check: None,
         mock_server: true,
         allow_stray_output: false,
     };

@@ -37,6 +37,7 @@ fn spec(dir: &Path, name: &'static str) -> Spec {
         timeout_ms: None,
         rules: None,
         protocol: None,
+        protocol_check: None,
         mock_server: false,
         allow_stray_output: false,
     }

@@ -32,6 +32,7 @@ fn spec(dir: &Path, name: &'static str, timeout_ms: Option<u64>) -> Spec {
         timeout_ms,
         rules: None,
         protocol: None,
+        protocol_check: None,
         mock_server: false,
         allow_stray_output: false,
     }

@@ -162,6 +162,7 @@ fn save(
         "mcp-replay record: wrote {output} ({} messages)",
         fixture.entries().len()
     );
+    warn_protocol("record", &fixture, output);
     let times = fixture
         .entries()
         .iter()
@@ -219,4 +220,27 @@ fn write_raw(path: &str, messages: &[(Direction, Value)]) -> std::io::Result<()>
         )?;
     }
     file.sync_all()
+}
+
+/// Says what the server sent that is not valid MCP (`mcp_replay::validate`), as written
+/// into `output`: the recording keeps it, and a replay fails on it unless the fixture's
+/// header says `"protocol_check": "warn"`.
+pub(crate) fn warn_protocol(command: &str, fixture: &mcp_replay::Fixture, output: &str) {
+    let violations = mcp_replay::validate::fixture(fixture);
+    for (line, violation) in &violations {
+        eprintln!("mcp-replay {command}: warning: {output}:{line}: protocol: {violation}");
+    }
+    if !violations.is_empty() {
+        let n = violations.len();
+        let (s, is, them) = if n == 1 {
+            ("", "is", "it")
+        } else {
+            ("s", "are", "them")
+        };
+        eprintln!(
+            "mcp-replay {command}: {n} server message{s} {is} not valid MCP: a replay fails on \
+             {them} (a protocol finding) until the server is fixed, or the fixture's header says \
+             \"protocol_check\": \"warn\" (docs/protocol.md, \"Protocol validity\")"
+        );
+    }
 }

@@ -88,6 +88,7 @@ fn spec(fixture: &Fixture, ident: &syn::Ident) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let protocol = some_or_none(fixture.protocol.as_ref().map(|v| quote!(#v)));
+    let protocol_check = some_or_none(fixture.protocol_check.as_ref().map(|v| quote!(#v)));
     let mock_server = fixture.mock_server;
     let allow_stray_output = fixture.allow_stray_output;
     quote! {
@@ -103,6 +104,7 @@ fn spec(fixture: &Fixture, ident: &syn::Ident) -> TokenStream {
             timeout_ms: #timeout_ms,
             rules: #rules,
             protocol: #protocol,
+            protocol_check: #protocol_check,
             mock_server: #mock_server,
             allow_stray_output: #allow_stray_output,
         }
@@ -178,6 +180,7 @@ mod should {
                         timeout_ms: ::core::option::Option::None,
                         rules: ::core::option::Option::None,
                         protocol: ::core::option::Option::None,
+                        protocol_check: ::core::option::Option::None,
                         mock_server: false,
                         allow_stray_output: false,
                     },
@@ -230,6 +233,7 @@ mod should {
                         timeout_ms: ::core::option::Option::None,
                         rules: ::core::option::Option::None,
                         protocol: ::core::option::Option::None,
+                        protocol_check: ::core::option::Option::None,
                         mock_server: false,
                         allow_stray_output: false,
                     },
@@ -275,6 +279,7 @@ mod should {
                         timeout_ms: ::core::option::Option::Some(500u64),
                         rules: ::core::option::Option::None,
                         protocol: ::core::option::Option::None,
+                        protocol_check: ::core::option::Option::None,
                         mock_server: false,
                         allow_stray_output: false,
                     },

@@ -15,7 +15,7 @@ use syn::{Signature, Token};
 
 /// The option keys `#[mcp_fixture]` accepts after the name.
 const KEYS: &str =
-    "`dir`, `timeout_ms`, `rules`, `protocol`, `mock_server`, `http` and `allow_stray_output`";
+    "`dir`, `timeout_ms`, `rules`, `protocol`, `protocol_check`, `mock_server`, `http` and `allow_stray_output`";
 
 /// A validated `#[mcp_fixture(...)]` use: everything [`crate::expand`] needs.
 pub struct Fixture {
@@ -29,6 +29,8 @@ pub struct Fixture {
     pub rules: Option<ExprPath>,
     /// The `protocol = "2026-07-28"` literal, if given.
     pub protocol: Option<LitStr>,
+    /// The `protocol_check = "warn"` literal (`deny`, `warn` or `off`), if given.
+    pub protocol_check: Option<LitStr>,
     /// `mock_server`: the fixture plays the server, the test body is the client.
     pub mock_server: bool,
     /// `allow_stray_output`: lines that are not JSON-RPC messages are a note, not a finding.
@@ -54,6 +56,7 @@ struct Options {
     timeout_ms: Slot<(u64, Span)>,
     rules: Slot<ExprPath>,
     protocol: Slot<LitStr>,
+    protocol_check: Slot<LitStr>,
     mock_server: Slot<()>,
     http: Slot<()>,
     allow_stray_output: Slot<()>,
@@ -116,6 +119,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::E
                 timeout_ms: options.timeout_ms.flatten(),
                 rules: options.rules.flatten(),
                 protocol: options.protocol.flatten(),
+                protocol_check: options.protocol_check.flatten(),
                 mock_server: options.mock_server.is_some(),
                 allow_stray_output: options.allow_stray_output.is_some(),
                 item,
@@ -220,6 +224,13 @@ fn parse_option(options: &mut Options, meta: &Meta, errors: &mut Vec<syn::Error>
             let what = "`protocol` is an MCP protocol version, a date string";
             value(meta, what, "protocol = \"2026-07-28\"", |expr| {
                 str_lit(expr).filter(|version| is_protocol_version(&version.value()))
+            })
+        }),
+        Some("protocol_check") => set(&mut options.protocol_check, meta, errors, |_| {
+            let what = "`protocol_check` says what a server message that is not valid MCP is: \
+                        \"deny\" (a finding), \"warn\" or \"off\"";
+            value(meta, what, "protocol_check = \"warn\"", |expr| {
+                str_lit(expr).filter(|v| matches!(v.value().as_str(), "deny" | "warn" | "off"))
             })
         }),
         Some("mock_server") => set(&mut options.mock_server, meta, errors, |_| match meta {

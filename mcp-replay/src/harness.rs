@@ -362,6 +362,9 @@ pub struct Spec {
     pub rules: Option<fn() -> Rules>,
     /// `protocol = "2026-07-28"`, if given: the era to replay in.
     pub protocol: Option<&'static str>,
+    /// `protocol_check = "warn"`: what a server message that is not valid MCP is (`deny`,
+    /// `warn`, `off`), as [`Options::protocol_check`].
+    pub protocol_check: Option<&'static str>,
     /// `mock_server`: the fixture plays the server and the test body is the client.
     pub mock_server: bool,
     /// `allow_stray_output`: lines on stdout that are not JSON-RPC messages are a note,
@@ -385,6 +388,9 @@ impl Spec {
         }
         if let Some(version) = self.protocol {
             options = options.protocol(version);
+        }
+        if let Some(check) = self.protocol_check.and_then(crate::ProtocolCheck::parse) {
+            options = options.protocol_check(check);
         }
         Plan {
             path: self.path(),
@@ -641,6 +647,7 @@ mod should {
             timeout_ms: None,
             rules: None,
             protocol: None,
+            protocol_check: None,
             mock_server: false,
             allow_stray_output: false,
         };

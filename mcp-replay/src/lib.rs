@@ -124,6 +124,7 @@ mod timing;
 mod transport;
 pub mod update;
 pub mod validate;
+pub use validate::ProtocolCheck;
 
 pub use normalize::rules;
 

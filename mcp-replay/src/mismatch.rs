@@ -41,11 +41,16 @@ pub enum MismatchKind {
     /// one finding for all of them, unless the fixture allows them (header
     /// `"allow_stray_output": true`). For `mcp-replay serve`: the client did, on its stdin.
     StrayOutput,
+    /// A message the server sent is not valid MCP: it does not fit the protocol's type
+    /// for its method and era ([`validate`](crate::validate)). Named by JSON path and rule,
+    /// apart from any drift from the recording.
+    Protocol,
 }
 
 impl MismatchKind {
     /// The name used in reports: `method`, `params`, `result`, `id`, `notification order`,
-    /// `missing`, `unexpected`, `timeout`, `server failure`, `http`, `stray output`.
+    /// `missing`, `unexpected`, `timeout`, `server failure`, `http`, `stray output`,
+    /// `protocol`.
     pub fn name(self) -> &'static str {
         match self {
             MismatchKind::Method => "method",
@@ -59,6 +64,7 @@ impl MismatchKind {
             MismatchKind::ServerFailure => "server failure",
             MismatchKind::Http => "http",
             MismatchKind::StrayOutput => "stray output",
+            MismatchKind::Protocol => "protocol",
         }
     }
 }

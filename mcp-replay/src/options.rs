@@ -9,6 +9,7 @@ use crate::fixture::Fixture;
 use crate::protocol::Era;
 use crate::rules::Rules;
 use crate::timing::Timing;
+use crate::validate::ProtocolCheck;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
@@ -55,6 +56,7 @@ pub struct Options {
     handler: Option<ServerRequestHandler>,
     strict_exit: bool,
     allow_stray_output: bool,
+    protocol_check: Option<ProtocolCheck>,
 }
 
 impl fmt::Debug for Options {
@@ -69,6 +71,7 @@ impl fmt::Debug for Options {
             .field("handler", &self.handler.is_some())
             .field("strict_exit", &self.strict_exit)
             .field("allow_stray_output", &self.allow_stray_output)
+            .field("protocol_check", &self.protocol_check)
             .finish()
     }
 }
@@ -163,6 +166,16 @@ impl Options {
         self
     }
 
+    /// What a server message that is not valid MCP is ([`validate`](crate::validate)): a
+    /// [`Protocol`](crate::MismatchKind::Protocol) finding ([`ProtocolCheck::Deny`], the
+    /// default), a warning ([`ProtocolCheck::Warn`], for a server one cannot fix; see
+    /// [`Report::warnings`](crate::Report::warnings)), or not checked. Else the header's
+    /// `"protocol_check"`.
+    pub fn protocol_check(mut self, check: ProtocolCheck) -> Options {
+        self.protocol_check = Some(check);
+        self
+    }
+
     /// The settings of one replay of `fixture` with `rules`: every option resolved once,
     /// from these options, the fixture header, the rules and the environment.
     pub(crate) fn resolve<'r>(&self, fixture: &Fixture, rules: &'r Rules) -> Settings<'r> {
@@ -195,6 +208,10 @@ impl Options {
             strict_response_order: header.strict_response_order,
             unordered: header.unordered.clone(),
             accept: header.accept.clone(),
+            protocol_check: self
+                .protocol_check
+                .or(header.protocol_check)
+                .unwrap_or_default(),
         }
     }
 }
@@ -228,6 +245,8 @@ pub(crate) struct Settings<'r> {
     /// Contract classes whose changes are not findings (the header's; the rules' own are
     /// asked with [`Settings::accepts`]).
     accept: Vec<Class>,
+    /// What a server message that is not valid MCP is.
+    pub protocol_check: ProtocolCheck,
 }
 
 impl Settings<'_> {

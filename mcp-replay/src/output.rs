@@ -24,7 +24,7 @@
 //! ```text
 //! {"mcp_replay_report": 1, "command": "replay"|"check"|"diff",
 //!  "fixtures": [{"fixture": PATH, "ok": BOOL, "findings": [FINDING...], "notes": [TEXT...],
-//!                "advice": [TEXT...], ...}],
+//!                "warnings": [FINDING...], "advice": [TEXT...], ...}],
 //!  "passed": N, "failed": M}
 //! FINDING: {"kind", "line", "request_line", "summary", "expected", "actual",
 //!           "differences": [{"path", "expected", "actual"}],
@@ -59,7 +59,8 @@ pub fn document(command: &str, fixtures: Vec<Value>) -> Value {
 impl Report {
     /// This report as one entry of a document's `fixtures`:
     /// `{"fixture": SOURCE, "ok": BOOL, "findings": [...], "notes": [TEXT...],
-    /// "advice": [TEXT...]}` (see [`Mismatch::to_json`] and [`Report::notes`]; `advice` is
+    /// "warnings": [...], "advice": [TEXT...]}` (see [`Mismatch::to_json`],
+    /// [`Report::notes`] and [`Report::warnings`]; `advice` is
     /// what the text report ends with, one text per piece: the re-record command, the lines
     /// of requests the server now refuses).
     pub fn to_json(&self) -> Value {
@@ -69,6 +70,7 @@ impl Report {
             "ok": self.is_ok(),
             "findings": self.mismatches().iter().map(Mismatch::to_json).collect::<Vec<_>>(),
             "notes": self.notes().iter().map(masked).collect::<Vec<_>>(),
+            "warnings": self.warnings().iter().map(Mismatch::to_json).collect::<Vec<_>>(),
             "advice": self.advice().iter().map(masked).collect::<Vec<_>>(),
         })
     }

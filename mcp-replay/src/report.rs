@@ -15,6 +15,7 @@ pub struct Report {
     pub(crate) rerecord: Option<String>,
     pub(crate) mismatches: Vec<Mismatch>,
     pub(crate) accepted: Vec<Mismatch>,
+    pub(crate) warnings: Vec<Mismatch>,
     pub(crate) notes: Vec<String>,
     pub(crate) recorded: Option<Fixture>,
 }
@@ -35,6 +36,14 @@ impl Report {
     /// header's `"accept"`). A re-recording writes them as the server sent them.
     pub fn accepted(&self) -> &[Mismatch] {
         &self.accepted
+    }
+
+    /// What the server sent that is not valid MCP, when the settings make that a warning
+    /// instead of a [`Protocol`](MismatchKind::Protocol) finding
+    /// ([`Options::protocol_check`](crate::Options::protocol_check), the header's
+    /// `"protocol_check": "warn"`). Written under the report, whether it is ok or not.
+    pub fn warnings(&self) -> &[Mismatch] {
+        &self.warnings
     }
 
     /// What is worth knowing but is no finding, e.g. that the server had to be stopped
@@ -110,6 +119,7 @@ impl fmt::Display for Report {
                 write!(f, " ({n} changed result{s}, every change accepted)")?;
             }
             let mut notes = String::new();
+            write_warnings(&mut notes, &self.warnings)?;
             write_notes(&mut notes, &self.notes)?;
             return f.write_str(&mask_text(&notes));
         }
@@ -121,8 +131,9 @@ impl fmt::Display for Report {
             headline(&self.mismatches)
         );
         let _ = write_findings(&mut text, &self.mismatches, f.alternate());
-        if !self.notes.is_empty() {
+        if !self.notes.is_empty() || !self.warnings.is_empty() {
             text.push_str("\nNotes:");
+            let _ = write_warnings(&mut text, &self.warnings);
             let _ = write_notes(&mut text, &self.notes);
             text.push('\n');
         }
@@ -184,6 +195,14 @@ impl Report {
 }
 
 /// One `note: ...` line per note, each on a line of its own.
+/// Protocol violations made warnings: one line each, under the report.
+fn write_warnings(out: &mut impl fmt::Write, warnings: &[Mismatch]) -> fmt::Result {
+    for warning in warnings {
+        write!(out, "\n    warning: protocol: {}", warning.summary())?;
+    }
+    Ok(())
+}
+
 pub(crate) fn write_notes(out: &mut impl fmt::Write, notes: &[String]) -> fmt::Result {
     for note in notes {
         write!(out, "\n    note: {note}")?;
@@ -333,6 +352,7 @@ mod should {
             mismatches: vec![Mismatch::new(MismatchKind::Result, Some(2), "differs")
                 .compare(&json!({"result": {"n": 1}}), &json!({"result": {"n": 2}}))],
             accepted: Vec::new(),
+            warnings: Vec::new(),
             notes: Vec::new(),
             recorded: None,
         }

@@ -4,21 +4,26 @@
 //! `.result.tools[1].inputSchema.type` is required (server-filesystem 2025.8.21 advertises
 //! `inputSchema: {}`, which the specification's schema rejects).
 //!
-//! The types are rust-mcp-schema 2.0's, generated from the specification's schema, for
-//! protocol 2025-11-25 (cargo feature `validate`, on by default). Where they differ from the
-//! specification:
+//! The types are rust-mcp-schema's, generated from the specification's schema (cargo
+//! feature `validate`, on by default): protocol 2025-11-25 for the legacy era (from its 1.0;
+//! the versions before 2025-11-25 are checked against it, which only added to them) and
+//! 2026-07-28 for the stateless era (from its 2.0, which builds one revision at a time).
+//! Where they differ from the specification:
 //! - they are looser: members the schema does not name are let through (the schema allows
 //!   them too, except where it says `additionalProperties: false`), so an extra `"type"` in
-//!   a result is not a violation;
-//! - one revision per build: rust-mcp-schema 2.0 does not compile with two revision features
-//!   at once (its modules clash), so messages of the stateless era (2026-07-28) are not
-//!   checked yet ([`Checked::Skipped`]); the legacy era's versions before 2025-11-25 are
-//!   checked against 2025-11-25, which only added to them; a result with `resultType` (the
-//!   stateless era's, or the Tasks extension's, which rmcp speaks in a legacy session too)
-//!   is skipped.
+//!   a result is not a violation; a string the schema constrains by a pattern or format
+//!   (a URI, a date) is only a string;
+//! - the Tasks extension (`io.modelcontextprotocol/tasks`) is not in the core schema: its
+//!   `tasks/*` answers and its results with `resultType: "task"` are not checked.
+//!
+//! A fixture is normalized, and the normalizer drops what the 2026-07-28 schema requires
+//! with a default (`resultType: "complete"`, the caching hints): [`fixture`] puts those
+//! defaults back before it checks a stateless result, so it finds what the fixture says and
+//! not what normalization took out. A live replay checks the message as the server sent it.
 //!
 //! Pure: no I/O.
 
+use crate::fixture::{Direction, Fixture};
 use crate::protocol::Era;
 use serde_json::Value;
 
@@ -44,41 +49,205 @@ pub enum Checked {
     Valid,
     /// It does not.
     Invalid(Violation),
-    /// Not checked: a method the types have no result type for (a custom method, an error
-    /// response), or an era not checked yet (see the module docs).
+    /// Not checked: a method the types have no type for (a custom method), the Tasks
+    /// extension, or a build without the `validate` feature.
     Skipped,
 }
 
-/// Checks `message`, which the server sent in `era`; `method` is the message's own method,
-/// or for a response the method of the request it answers.
-pub fn server_message(era: Era, method: Option<&str>, message: &Value) -> Checked {
-    if era.is_stateless() {
-        return Checked::Skipped;
+/// What a protocol violation of the server is in a replay: a finding (the default), a
+/// warning written under the report, or nothing. The header's `"protocol_check"`,
+/// [`Options::protocol_check`](crate::Options::protocol_check), the attribute's
+/// `protocol_check = "warn"` and the command's `--protocol-warnings` set it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProtocolCheck {
+    /// A violation is a [`Protocol`](crate::MismatchKind::Protocol) finding.
+    #[default]
+    Deny,
+    /// A violation is a warning ([`Report::warnings`](crate::Report::warnings)); the replay
+    /// passes if nothing else differs. For a server one cannot fix.
+    Warn,
+    /// Nothing is checked.
+    Off,
+}
+
+impl ProtocolCheck {
+    /// Reads `deny`, `warn` or `off`.
+    pub fn parse(text: &str) -> Option<ProtocolCheck> {
+        match text {
+            "deny" => Some(ProtocolCheck::Deny),
+            "warn" => Some(ProtocolCheck::Warn),
+            "off" => Some(ProtocolCheck::Off),
+            _ => None,
+        }
     }
-    imp::server_message(method, message)
+
+    /// Its name: `deny`, `warn` or `off`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProtocolCheck::Deny => "deny",
+            ProtocolCheck::Warn => "warn",
+            ProtocolCheck::Off => "off",
+        }
+    }
 }
 
 /// The Tasks extension's id in capabilities.
 const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
+/// Checks what a server sends in one session: the era it speaks, and whether the session
+/// uses the Tasks extension (whose shapes the core schema does not have).
+#[derive(Debug, Clone)]
+pub struct Checker {
+    era: Era,
+    extension: bool,
+    /// Put back the defaults the normalizer drops (checking a fixture, not a live message).
+    normalized: bool,
+}
+
+/// The request a response answers, as far as its type depends on it.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// Its method.
+    pub method: &'a str,
+    /// A task-augmented request (`params.task`): its result is a `CreateTaskResult`.
+    pub task: bool,
+}
+
+impl Checker {
+    /// A checker for live messages of a session in `era`; `extension`: the session uses
+    /// the Tasks extension.
+    pub fn new(era: Era, extension: bool) -> Checker {
+        Checker {
+            era,
+            extension,
+            normalized: false,
+        }
+    }
+
+    /// A checker for the live messages of a replay of `fixture` in `era`.
+    pub fn for_session(fixture: &Fixture, era: Era) -> Checker {
+        let extension = fixture
+            .entries()
+            .iter()
+            .any(|e| e.text().contains(TASKS_EXTENSION));
+        Checker::new(era, extension)
+    }
+
+    /// Checks a notification or a server request.
+    pub fn message(&self, message: &Value) -> Checked {
+        let Some(method) = message.get("method").and_then(Value::as_str) else {
+            return Checked::Skipped;
+        };
+        if self.extension && is_task_method(method) {
+            return Checked::Skipped;
+        }
+        imp::message(self.era, method, message)
+    }
+
+    /// Checks a response to `request`.
+    pub fn response(&self, request: Request<'_>, message: &Value) -> Checked {
+        if self.extension && is_task_method(request.method) {
+            return Checked::Skipped;
+        }
+        if message.get("error").is_some() {
+            return imp::error(Source::Tree(message));
+        }
+        let Some(result) = message.get("result") else {
+            return Checked::Skipped;
+        };
+        let result_type = result.get("resultType").and_then(Value::as_str);
+        match (self.era, result_type) {
+            // The Tasks extension's answer, in either era.
+            (_, Some("task")) => Checked::Skipped,
+            // rmcp speaks the stateless era's result types in a legacy session too: not a
+            // 2025-11-25 shape.
+            (Era::Legacy, Some(_)) => Checked::Skipped,
+            (Era::Stateless, _) if self.normalized => {
+                let mut filled = message.clone();
+                fill_dropped_defaults(request.method, &mut filled);
+                imp::result(self.era, request, Source::Tree(&filled), result_type)
+            }
+            _ => imp::result(self.era, request, Source::Tree(message), result_type),
+        }
+    }
+
+    /// [`response`](Checker::response) for a response the replay's fast path holds as its
+    /// canonical text (legacy era only: a stateless session's responses are checked as
+    /// trees); `is_error`: it has `error`, not `result`.
+    pub(crate) fn response_text(
+        &self,
+        request: Request<'_>,
+        text: &str,
+        is_error: bool,
+    ) -> Checked {
+        if self.extension && is_task_method(request.method) {
+            return Checked::Skipped;
+        }
+        if is_error {
+            return imp::error(Source::Text(text));
+        }
+        // A result type the fast path kept (not the dropped "complete"): not a 2025-11-25
+        // shape (see `response`). A match inside a string only skips the check.
+        if self.era.is_stateless() || text.contains("\"resultType\":") {
+            return Checked::Skipped;
+        }
+        imp::result(self.era, request, Source::Text(text), None)
+    }
+}
+
+/// `tasks/get`, `tasks/result`, ... and the task status notifications.
+fn is_task_method(method: &str) -> bool {
+    method.starts_with("tasks/") || method.starts_with("notifications/tasks")
+}
+
+/// The members the normalizer drops from a stateless result with a default
+/// (`normalize/defaults.rs`), put back at a value the schema allows, so that checking a
+/// fixture does not report what normalization took out.
+fn fill_dropped_defaults(method: &str, message: &mut Value) {
+    let Some(result) = message.get_mut("result").and_then(Value::as_object_mut) else {
+        return;
+    };
+    result
+        .entry("resultType")
+        .or_insert_with(|| "complete".into());
+    let cacheable = matches!(
+        method,
+        "server/discover"
+            | "tools/list"
+            | "prompts/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "resources/read"
+    );
+    if cacheable && result.get("resultType").and_then(Value::as_str) == Some("complete") {
+        result
+            .entry("cacheScope")
+            .or_insert_with(|| "public".into());
+        result.entry("ttlMs").or_insert_with(|| 0.into());
+    }
+}
+
 /// Every violation in what `fixture`'s server sends: `(fixture line, violation)`.
-pub fn fixture(fixture: &crate::Fixture) -> Vec<(usize, Violation)> {
-    let era = fixture.era();
+pub fn fixture(fixture: &Fixture) -> Vec<(usize, Violation)> {
+    let mut checker = Checker::for_session(fixture, fixture.era());
+    checker.normalized = true;
     let entries = fixture.entries();
-    // The Tasks extension (SEP-2663) answers `tasks/*` in its own shapes, in either era.
-    let extension = entries.iter().any(|e| e.text().contains(TASKS_EXTENSION));
     entries
         .iter()
-        .filter(|e| e.direction() == crate::fixture::Direction::ServerToClient)
+        .filter(|e| e.direction() == Direction::ServerToClient)
         .filter_map(|e| {
-            let method = match e.answers() {
-                Some(request) => entries[request].method(),
-                None => e.method(),
+            let message = e.message();
+            let checked = match e.answers() {
+                Some(r) => {
+                    let request = &entries[r];
+                    let task = request.method() == Some("tools/call")
+                        && request.message().pointer("/params/task").is_some();
+                    let method = request.method().unwrap_or_default();
+                    checker.response(Request { method, task }, &message)
+                }
+                None => checker.message(&message),
             };
-            if extension && method.is_some_and(|m| m.starts_with("tasks/")) {
-                return None;
-            }
-            match server_message(era, method, &e.message()) {
+            match checked {
                 Checked::Invalid(v) => Some((e.line(), v)),
                 Checked::Valid | Checked::Skipped => None,
             }
@@ -86,110 +255,199 @@ pub fn fixture(fixture: &crate::Fixture) -> Vec<(usize, Violation)> {
         .collect()
 }
 
+/// A message to check: a tree, or the canonical text of one.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(feature = "validate"), allow(dead_code))]
+enum Source<'a> {
+    Tree(&'a Value),
+    Text(&'a str),
+}
+
 #[cfg(feature = "validate")]
 mod imp {
-    use super::{Checked, Violation};
-    use rust_mcp_schema::mcp_2025_11_25 as mcp;
+    use super::{Checked, Request, Source, Violation};
+    use crate::protocol::Era;
+    use rust_mcp_schema::mcp_2026_07_28 as now;
+    use rust_mcp_schema_2025::mcp_2025_11_25 as legacy;
     use serde::de::DeserializeOwned;
+    use serde::Deserialize;
     use serde_json::Value;
 
-    pub(super) fn server_message(method: Option<&str>, message: &Value) -> Checked {
-        let Some(method) = method else {
-            return Checked::Skipped;
+    /// A response, read for its `result` alone (so that the path starts at `.result`).
+    #[derive(Deserialize)]
+    struct WithResult<T> {
+        #[allow(dead_code)]
+        result: T,
+    }
+
+    /// An error response, read for its `error` alone.
+    #[derive(Deserialize)]
+    struct WithError<T> {
+        #[allow(dead_code)]
+        error: T,
+    }
+
+    pub(super) fn message(era: Era, method: &str, message: &Value) -> Checked {
+        let m = Source::Tree(message);
+        match era {
+            Era::Legacy => match method {
+                "notifications/message" => fits::<legacy::LoggingMessageNotification>(m),
+                "notifications/progress" => fits::<legacy::ProgressNotification>(m),
+                "notifications/cancelled" => fits::<legacy::CancelledNotification>(m),
+                "notifications/resources/updated" => fits::<legacy::ResourceUpdatedNotification>(m),
+                "notifications/resources/list_changed" => {
+                    fits::<legacy::ResourceListChangedNotification>(m)
+                }
+                "notifications/tools/list_changed" => {
+                    fits::<legacy::ToolListChangedNotification>(m)
+                }
+                "notifications/prompts/list_changed" => {
+                    fits::<legacy::PromptListChangedNotification>(m)
+                }
+                "notifications/tasks/status" => fits::<legacy::TaskStatusNotification>(m),
+                "notifications/elicitation/complete" => {
+                    fits::<legacy::ElicitationCompleteNotification>(m)
+                }
+                "sampling/createMessage" => fits::<legacy::CreateMessageRequest>(m),
+                "elicitation/create" => fits::<legacy::ElicitRequest>(m),
+                "roots/list" => fits::<legacy::ListRootsRequest>(m),
+                "ping" => fits::<legacy::PingRequest>(m),
+                _ => Checked::Skipped,
+            },
+            Era::Stateless => match method {
+                "notifications/message" => fits::<now::LoggingMessageNotification>(m),
+                "notifications/progress" => fits::<now::ProgressNotification>(m),
+                "notifications/cancelled" => fits::<now::CancelledNotification>(m),
+                "notifications/resources/updated" => fits::<now::ResourceUpdatedNotification>(m),
+                "notifications/resources/list_changed" => {
+                    fits::<now::ResourceListChangedNotification>(m)
+                }
+                "notifications/tools/list_changed" => fits::<now::ToolListChangedNotification>(m),
+                "notifications/prompts/list_changed" => {
+                    fits::<now::PromptListChangedNotification>(m)
+                }
+                "notifications/subscriptions/acknowledged" => {
+                    fits::<now::SubscriptionsAcknowledgedNotification>(m)
+                }
+                _ => Checked::Skipped,
+            },
+        }
+    }
+
+    pub(super) fn error(m: Source<'_>) -> Checked {
+        fits::<WithError<legacy::RpcError>>(m)
+    }
+
+    /// A `result` answering `request`; `result_type`: its `resultType`, if it has one.
+    pub(super) fn result(
+        era: Era,
+        request: Request<'_>,
+        m: Source<'_>,
+        result_type: Option<&str>,
+    ) -> Checked {
+        match era {
+            Era::Legacy => legacy_result(request, m),
+            Era::Stateless if result_type == Some("input_required") => {
+                fits::<WithResult<now::InputRequiredResult>>(m)
+            }
+            Era::Stateless => stateless_result(request.method, m),
+        }
+    }
+
+    fn legacy_result(request: Request<'_>, m: Source<'_>) -> Checked {
+        use legacy as t;
+        match request.method {
+            "initialize" => fits::<WithResult<t::InitializeResult>>(m),
+            "tools/list" => fits::<WithResult<t::ListToolsResult>>(m),
+            "tools/call" if request.task => fits::<WithResult<t::CreateTaskResult>>(m),
+            "tools/call" => fits::<WithResult<t::CallToolResult>>(m),
+            "resources/list" => fits::<WithResult<t::ListResourcesResult>>(m),
+            "resources/templates/list" => fits::<WithResult<t::ListResourceTemplatesResult>>(m),
+            "resources/read" => fits::<WithResult<t::ReadResourceResult>>(m),
+            "prompts/list" => fits::<WithResult<t::ListPromptsResult>>(m),
+            "prompts/get" => fits::<WithResult<t::GetPromptResult>>(m),
+            "completion/complete" => fits::<WithResult<t::CompleteResult>>(m),
+            "tasks/get" => fits::<WithResult<t::GetTaskResult>>(m),
+            "tasks/list" => fits::<WithResult<t::ListTasksResult>>(m),
+            "tasks/cancel" => fits::<WithResult<t::CancelTaskResult>>(m),
+            _ => Checked::Skipped,
+        }
+    }
+
+    fn stateless_result(method: &str, m: Source<'_>) -> Checked {
+        use now as t;
+        match method {
+            "server/discover" => fits::<WithResult<t::DiscoverResult>>(m),
+            "tools/list" => fits::<WithResult<t::ListToolsResult>>(m),
+            "tools/call" => fits::<WithResult<t::CallToolResult>>(m),
+            "resources/list" => fits::<WithResult<t::ListResourcesResult>>(m),
+            "resources/templates/list" => fits::<WithResult<t::ListResourceTemplatesResult>>(m),
+            "resources/read" => fits::<WithResult<t::ReadResourceResult>>(m),
+            "prompts/list" => fits::<WithResult<t::ListPromptsResult>>(m),
+            "prompts/get" => fits::<WithResult<t::GetPromptResult>>(m),
+            "completion/complete" => fits::<WithResult<t::CompleteResult>>(m),
+            "subscriptions/listen" => fits::<WithResult<t::SubscriptionsListenResult>>(m),
+            _ => Checked::Skipped,
+        }
+    }
+
+    /// Does the message read as a `T`? The path of what does not.
+    fn fits<T: DeserializeOwned>(m: Source<'_>) -> Checked {
+        let outcome = match m {
+            Source::Tree(value) => serde_path_to_error::deserialize::<_, T>(value)
+                .map(drop)
+                .map_err(|e| (e.path().to_string(), e.into_inner().to_string())),
+            Source::Text(text) => {
+                let mut de = serde_json::Deserializer::from_str(text);
+                serde_path_to_error::deserialize::<_, T>(&mut de)
+                    .map(drop)
+                    .map_err(|e| (e.path().to_string(), e.into_inner().to_string()))
+            }
         };
-        if message.get("method").is_none() {
-            return match message.get("result") {
-                // `resultType` is the stateless era's, or the Tasks extension's (rmcp
-                // speaks it in a legacy session too): not a 2025-11-25 shape.
-                Some(result) if result.get("resultType").is_some() => Checked::Skipped,
-                Some(result) => result_of(method, result),
-                None => Checked::Skipped,
-            };
+        let Err((path, inner)) = outcome else {
+            return Checked::Valid;
+        };
+        let mut path = match path.as_str() {
+            "." | "" => String::new(),
+            p => format!(".{p}"),
+        };
+        // "missing field `type`": the path of the field, and that it is required.
+        let rule = match inner
+            .strip_prefix("missing field `")
+            .and_then(|r| r.split_once('`'))
+        {
+            Some((field, _)) => {
+                path = format!("{path}.{field}");
+                "is required".to_owned()
+            }
+            None => inner
+                .split(" at line ")
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+        };
+        if path.is_empty() {
+            path = ".".into();
         }
-        match method {
-            "notifications/message" => fits::<mcp::LoggingMessageNotification>(message, ""),
-            "notifications/progress" => fits::<mcp::ProgressNotification>(message, ""),
-            "notifications/cancelled" => fits::<mcp::CancelledNotification>(message, ""),
-            "notifications/resources/updated" => {
-                fits::<mcp::ResourceUpdatedNotification>(message, "")
-            }
-            "notifications/resources/list_changed" => {
-                fits::<mcp::ResourceListChangedNotification>(message, "")
-            }
-            "notifications/tools/list_changed" => {
-                fits::<mcp::ToolListChangedNotification>(message, "")
-            }
-            "notifications/prompts/list_changed" => {
-                fits::<mcp::PromptListChangedNotification>(message, "")
-            }
-            "notifications/tasks/status" => fits::<mcp::TaskStatusNotification>(message, ""),
-            "notifications/elicitation/complete" => {
-                fits::<mcp::ElicitationCompleteNotification>(message, "")
-            }
-            "sampling/createMessage" => fits::<mcp::CreateMessageRequest>(message, ""),
-            "elicitation/create" => fits::<mcp::ElicitRequest>(message, ""),
-            "roots/list" => fits::<mcp::ListRootsRequest>(message, ""),
-            _ => Checked::Skipped,
-        }
-    }
-
-    /// A `result` answering a `method` request.
-    fn result_of(method: &str, result: &Value) -> Checked {
-        const AT: &str = ".result";
-        match method {
-            "initialize" => fits::<mcp::InitializeResult>(result, AT),
-            "tools/list" => fits::<mcp::ListToolsResult>(result, AT),
-            "tools/call" if result.get("task").is_some() => {
-                fits::<mcp::CreateTaskResult>(result, AT)
-            }
-            "tools/call" => fits::<mcp::CallToolResult>(result, AT),
-            "resources/list" => fits::<mcp::ListResourcesResult>(result, AT),
-            "resources/templates/list" => fits::<mcp::ListResourceTemplatesResult>(result, AT),
-            "resources/read" => fits::<mcp::ReadResourceResult>(result, AT),
-            "prompts/list" => fits::<mcp::ListPromptsResult>(result, AT),
-            "prompts/get" => fits::<mcp::GetPromptResult>(result, AT),
-            "completion/complete" => fits::<mcp::CompleteResult>(result, AT),
-            "tasks/get" => fits::<mcp::GetTaskResult>(result, AT),
-            "tasks/list" => fits::<mcp::ListTasksResult>(result, AT),
-            "tasks/cancel" => fits::<mcp::CancelTaskResult>(result, AT),
-            _ => Checked::Skipped,
-        }
-    }
-
-    /// Does `value` read as a `T`? The path of what does not, under `at`.
-    fn fits<T: DeserializeOwned>(value: &Value, at: &str) -> Checked {
-        match serde_path_to_error::deserialize::<_, T>(value) {
-            Ok(_) => Checked::Valid,
-            Err(error) => {
-                let path = error.path().to_string();
-                let mut path = match path.as_str() {
-                    "." | "" => at.to_owned(),
-                    p => format!("{at}.{p}"),
-                };
-                let inner = error.into_inner().to_string();
-                // "missing field `type`": the path of the field, and that it is required.
-                let rule = match inner
-                    .strip_prefix("missing field `")
-                    .and_then(|r| r.split_once('`'))
-                {
-                    Some((field, _)) => {
-                        path = format!("{path}.{field}");
-                        "is required".to_owned()
-                    }
-                    None => inner,
-                };
-                Checked::Invalid(Violation { path, rule })
-            }
-        }
+        Checked::Invalid(Violation { path, rule })
     }
 }
 
 #[cfg(not(feature = "validate"))]
 mod imp {
-    use super::Checked;
+    use super::{Checked, Request, Source};
+    use crate::protocol::Era;
     use serde_json::Value;
 
-    pub(super) fn server_message(_: Option<&str>, _: &Value) -> Checked {
+    pub(super) fn message(_: Era, _: &str, _: &Value) -> Checked {
+        Checked::Skipped
+    }
+
+    pub(super) fn error(_: Source<'_>) -> Checked {
+        Checked::Skipped
+    }
+
+    pub(super) fn result(_: Era, _: Request<'_>, _: Source<'_>, _: Option<&str>) -> Checked {
         Checked::Skipped
     }
 }
@@ -199,8 +457,15 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn check(method: &str, message: Value) -> Checked {
-        server_message(Era::Legacy, Some(method), &message)
+    fn legacy() -> Checker {
+        Checker::new(Era::Legacy, false)
+    }
+
+    fn call(method: &str) -> Request<'_> {
+        Request {
+            method,
+            task: false,
+        }
     }
 
     #[test]
@@ -209,74 +474,129 @@ mod tests {
             {"name": "ok", "inputSchema": {"type": "object"}},
             {"name": "read_file", "inputSchema": {}}
         ]}});
+        let expected = Checked::Invalid(Violation {
+            path: ".result.tools[1].inputSchema.type".into(),
+            rule: "is required".into(),
+        });
+        assert_eq!(legacy().response(call("tools/list"), &listing), expected);
+        // The same from the fast path's text.
+        let text = listing.to_string();
         assert_eq!(
-            check("tools/list", listing),
-            Checked::Invalid(Violation {
-                path: ".result.tools[1].inputSchema.type".into(),
-                rule: "is required".into()
-            })
+            legacy().response_text(call("tools/list"), &text, false),
+            expected
         );
     }
 
     #[test]
     fn valid_results_notifications_and_server_requests_pass() {
-        let ok = [
+        let task = Request {
+            method: "tools/call",
+            task: true,
+        };
+        let responses = [
             (
-                "tools/call",
+                call("tools/call"),
                 json!({"id": 1, "result": {"content": [{"type": "text", "text": "hi"}]}}),
             ),
             (
-                "tools/call",
+                task,
                 json!({"id": 1, "result": {"task": {"taskId": "t", "status": "working", "createdAt": "2025-11-25T10:30:00Z", "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 1000}}}),
             ),
             (
-                "initialize",
+                call("initialize"),
                 json!({"id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}}),
             ),
             (
-                "notifications/message",
-                json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}),
-            ),
-            (
-                "roots/list",
-                json!({"jsonrpc": "2.0", "id": 0, "method": "roots/list"}),
+                call("tools/call"),
+                json!({"id": 1, "error": {"code": -32602, "message": "Unknown tool"}}),
             ),
         ];
-        for (method, message) in ok {
+        for (request, message) in responses {
             assert_eq!(
-                check(method, message.clone()),
+                legacy().response(request, &message),
                 Checked::Valid,
-                "{method}: {message}"
+                "{message}"
             );
+        }
+        let messages = [
+            json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}),
+            json!({"jsonrpc": "2.0", "id": 0, "method": "roots/list"}),
+        ];
+        for message in messages {
+            assert_eq!(legacy().message(&message), Checked::Valid, "{message}");
         }
     }
 
     #[test]
     fn a_wrong_type_names_the_rule_and_other_messages_are_skipped() {
         let bad = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "loud", "data": 1}});
-        let Checked::Invalid(v) = check("notifications/message", bad) else {
+        let Checked::Invalid(v) = legacy().message(&bad) else {
             panic!("a level outside the enum is invalid");
         };
         assert_eq!(v.path, ".params.level");
         assert!(v.rule.contains("unknown variant `loud`"), "{v}");
         assert_eq!(
-            check("x/custom", json!({"id": 1, "result": {}})),
+            legacy().response(call("x/custom"), &json!({"id": 1, "result": {}})),
             Checked::Skipped
         );
+        let no_message = json!({"id": 1, "error": {"code": -1}});
         assert_eq!(
-            check(
-                "tools/call",
-                json!({"id": 1, "error": {"code": -1, "message": "m"}})
-            ),
-            Checked::Skipped
+            legacy().response(call("tools/call"), &no_message),
+            Checked::Invalid(Violation {
+                path: ".error.message".into(),
+                rule: "is required".into()
+            })
         );
         let extension =
             json!({"id": 1, "result": {"resultType": "task", "taskId": "t", "status": "working"}});
-        assert_eq!(check("tools/call", extension), Checked::Skipped);
-        let stateless = json!({"id": 1, "result": {"tools": [{"name": "x", "inputSchema": {}}]}});
         assert_eq!(
-            server_message(Era::Stateless, Some("tools/list"), &stateless),
+            legacy().response(call("tools/call"), &extension),
             Checked::Skipped
+        );
+        let tasks = Checker::new(Era::Legacy, true);
+        assert_eq!(
+            tasks.response(call("tasks/get"), &json!({"id": 1, "result": {}})),
+            Checked::Skipped
+        );
+    }
+
+    #[test]
+    fn the_stateless_era_is_checked_against_its_own_revision() {
+        let stateless = Checker::new(Era::Stateless, false);
+        // 2026-07-28 requires `resultType` and the caching hints of a listing.
+        let bare = json!({"id": 1, "result": {"tools": [{"name": "x", "inputSchema": {"type": "object"}}]}});
+        let Checked::Invalid(v) = stateless.response(call("tools/list"), &bare) else {
+            panic!("a stateless listing without its result type is invalid");
+        };
+        assert!(v.path.starts_with(".result."), "{v}");
+        let full = json!({"id": 1, "result": {"resultType": "complete", "cacheScope": "public", "ttlMs": 0,
+            "tools": [{"name": "x", "inputSchema": {"type": "object"}}]}});
+        assert_eq!(
+            stateless.response(call("tools/list"), &full),
+            Checked::Valid
+        );
+        let mut no_type = full.clone();
+        no_type["result"]["tools"][0]["inputSchema"] = json!({});
+        assert_eq!(
+            stateless.response(call("tools/list"), &no_type),
+            Checked::Invalid(Violation {
+                path: ".result.tools[0].inputSchema.type".into(),
+                rule: "is required".into()
+            })
+        );
+        let input =
+            json!({"id": 1, "result": {"resultType": "input_required", "requestState": "s"}});
+        assert_eq!(
+            stateless.response(call("tools/call"), &input),
+            Checked::Valid
+        );
+        // A fixture's stateless result lost its defaults to the normalizer: they are put
+        // back before it is checked.
+        let mut normalized = stateless.clone();
+        normalized.normalized = true;
+        assert_eq!(
+            normalized.response(call("tools/list"), &bare),
+            Checked::Valid
         );
     }
 }

@@ -88,7 +88,7 @@ fn cancellable(m: &Value) -> Vec<String> {
             let ok = m["params"]["requestId"] == 1;
             vec![notification(
                 "notifications/message",
-                json!({"data": if ok { "stopped" } else { "cancelled an unknown id" }}),
+                json!({"level": "info", "data": if ok { "stopped" } else { "cancelled an unknown id" }}),
             )]
         }
         Some("tools/call") => vec![result(
@@ -107,7 +107,7 @@ fn cancel_fixture(quick_text: &str) -> Run {
         ),
         ("server->client", json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "<PROGRESS_TOKEN>", "progress": 1}})),
         ("client->server", json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "<REQUEST_ID:1>", "reason": "user"}})),
-        ("server->client", json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "stopped"}})),
+        ("server->client", json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "stopped"}})),
         call("<REQUEST_ID:2>", "quick"),
         answer("<REQUEST_ID:2>", quick_text),
     ])
@@ -139,7 +139,7 @@ async fn a_changed_reaction_to_a_cancellation_is_reported() {
 /// and answers the tool call with what the client said.
 fn asks_name(m: &Value) -> Vec<String> {
     if m["method"] == "tools/call" {
-        return vec![json!({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": {"type": "object"}}}).to_string()];
+        return vec![json!({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}}).to_string()];
     }
     if m["id"] == 0 {
         let text = match m["result"]["action"].as_str() {
@@ -157,7 +157,7 @@ fn asks_name(m: &Value) -> Vec<String> {
 fn elicitation_fixture() -> Run {
     fixture(&[
         call("<REQUEST_ID>", "ask_name"),
-        ("server->client", json!({"jsonrpc": "2.0", "id": "<SERVER_REQUEST_ID:1>", "method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": {"type": "object"}}})),
+        ("server->client", json!({"jsonrpc": "2.0", "id": "<SERVER_REQUEST_ID:1>", "method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}})),
         ("client->server", json!({"jsonrpc": "2.0", "id": "<SERVER_REQUEST_ID:1>", "result": {"action": "accept", "content": {"name": "Ada"}}})),
         answer("<REQUEST_ID>", "Hello, Ada"),
     ])

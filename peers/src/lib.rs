@@ -29,8 +29,9 @@ const INPUTS: [&str; 5] = [
 
 /// Files that exist only after a whole install (a deleted `node_modules` or `.venv`
 /// installs again even when the stamp matches).
-const INSTALLED: [&str; 3] = [
+const INSTALLED: [&str; 4] = [
     "node/node_modules/@modelcontextprotocol/server-everything/package.json",
+    "node/node_modules/@modelcontextprotocol/server-filesystem/package.json",
     "node/node_modules/@modelcontextprotocol/sdk/package.json",
     "python/.venv/bin/python",
 ];
@@ -64,6 +65,15 @@ pub fn everything() -> Vec<String> {
     let entry =
         installed().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     vec!["node".into(), display(&entry), "stdio".into()]
+}
+
+/// `node PEERS/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js DIR`:
+/// the reference file server (2025.8.21, whose `tools/list` is not valid MCP: most of its
+/// tools' `inputSchema` has no `"type"`), serving `dir`.
+pub fn filesystem(dir: &Path) -> Vec<String> {
+    let entry =
+        installed().join("node/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    vec!["node".into(), display(&entry), display(dir)]
 }
 
 /// `node PEERS/node/SCRIPT`: one of the Node scripts (`tour_client.mjs`, ...), with the

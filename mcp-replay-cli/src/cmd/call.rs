@@ -385,6 +385,7 @@ pub(crate) async fn run(args: Args, matches: &ArgMatches) -> Result<Outcome, Err
         "mcp-replay call: wrote {output} ({} messages, {what})",
         fixture.entries().len()
     );
+    crate::capture::warn_protocol("call", &fixture, &output);
     Ok(report(&problems, &output))
 }
 

@@ -46,6 +46,10 @@ pub(crate) struct Args {
     /// (as the header's "strict_exit": true) [default: a note]
     #[arg(long)]
     pub strict_exit: bool,
+    /// Report what the server sends that is not valid MCP as warnings, not findings (as the
+    /// header's "protocol_check": "warn"), for a server one cannot fix
+    #[arg(long)]
+    pub protocol_warnings: bool,
     #[command(flatten)]
     pub stray: StrayArg,
     #[command(flatten)]
@@ -105,6 +109,9 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
 "
                 ),
                 None => {
+                    for warning in outcome.report.iter().flat_map(Report::warnings) {
+                        outln!("    warning: protocol: {}", warning.summary());
+                    }
                     for note in outcome.report.iter().flat_map(Report::notes) {
                         outln!("    note: {note}");
                     }
@@ -204,7 +211,7 @@ impl Replayed {
     fn to_json(&self, path: &Path) -> serde_json::Value {
         let mut entry = match &self.report {
             Some(report) => report.to_json(),
-            None => serde_json::json!({"findings": [], "notes": [], "advice": []}),
+            None => serde_json::json!({"findings": [], "notes": [], "warnings": [], "advice": []}),
         };
         entry["fixture"] = path.display().to_string().into();
         entry["ok"] = self.failure.is_none().into();
@@ -283,6 +290,9 @@ async fn replay_one(
     }
     if args.trace {
         options = options.trace(true);
+    }
+    if args.protocol_warnings {
+        options = options.protocol_check(mcp_replay::ProtocolCheck::Warn);
     }
     plan.options = options;
     plan.rules = own.cloned();

@@ -265,6 +265,7 @@ impl<'f> Mock<'f> {
             )),
             mismatches: self.mismatches,
             accepted: Vec::new(),
+            warnings: Vec::new(),
             notes,
             recorded: None,
         }

@@ -37,6 +37,7 @@ impl<'f> Session<'f> {
             rerecord: None,
             mismatches: self.mismatches,
             accepted: self.accepted,
+            warnings: self.warnings,
             notes: self.notes,
             recorded,
         }

@@ -20,6 +20,7 @@ impl<'f> Session<'f> {
         match event {
             Incoming::Message(mut message) => match MessageKind::of(&message) {
                 Ok(kind) => {
+                    self.check_message(kind, &message, false);
                     if let Some(state) = message.get("result").and_then(|r| r.get("requestState")) {
                         self.last_request_state = Some(state.clone());
                     }
@@ -39,6 +40,7 @@ impl<'f> Session<'f> {
                 }
             },
             Incoming::Response(response) => {
+                self.check_fast(&response, false);
                 self.seq += 1;
                 self.take_response(Response::Fast(response));
             }

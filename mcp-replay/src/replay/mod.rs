@@ -45,6 +45,7 @@ mod shell;
 #[cfg(test)]
 mod tests;
 pub(crate) mod trace;
+mod valid;
 mod waits;
 
 pub(crate) use outgoing::strip_json;

@@ -26,6 +26,7 @@ use crate::options::Settings;
 use crate::record::StrayLines;
 use crate::report::{Mismatch, MismatchKind};
 use crate::transport::Incoming;
+use crate::validate::{Checker, ProtocolCheck};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -240,6 +241,13 @@ pub(crate) struct Session<'f> {
     pub(super) poll_due: Option<(usize, Instant)>,
     /// The instant of the event being taken.
     pub(super) now: Instant,
+    /// Checks what the server sends against the protocol's types, unless the settings
+    /// turn that off.
+    pub(super) checker: Option<Checker>,
+    /// The client `tools/call` entries that ask for a task (when checking).
+    pub(super) task_calls: IntSet<usize>,
+    /// Protocol violations the settings make warnings.
+    pub(super) warnings: Vec<Mismatch>,
 }
 
 impl<'f> Session<'f> {
@@ -272,6 +280,12 @@ impl<'f> Session<'f> {
         let any_bound = bound.contains(&true);
         let model = Model::new(fixture, settings, &polls);
         let wants = model.wants.len();
+        let checker = (settings.protocol_check != ProtocolCheck::Off)
+            .then(|| Checker::for_session(fixture, settings.era));
+        let task_calls = match checker {
+            Some(_) => super::valid::task_calls(entries),
+            None => IntSet::default(),
+        };
         Session {
             fixture,
             settings,
@@ -317,6 +331,9 @@ impl<'f> Session<'f> {
             polls,
             poll_due: None,
             now,
+            checker,
+            task_calls,
+            warnings: Vec::new(),
         }
     }
 
@@ -681,6 +698,11 @@ impl<'f> Session<'f> {
             return;
         };
         self.trace.line("<- response 0 (session setup)");
+        match &event {
+            Incoming::Response(fast) => self.check_fast(fast, true),
+            Incoming::Message(message) => self.check_message(MessageKind::Response, message, true),
+            _ => {}
+        }
         if let Err(response) = outcome {
             self.abort(
                 Mismatch::new(

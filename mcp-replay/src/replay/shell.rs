@@ -210,7 +210,11 @@ impl<W: AsyncWrite + Unpin> Shell<W> {
 /// rules), a response the rules leave unchanged goes over as its canonical text, not a tree
 /// (the fast path, `normalize/fast.rs`); anything else is parsed.
 fn framer(settings: &Settings<'_>) -> impl FnMut(&[u8], usize) -> Incoming + Send + 'static {
-    let fast = settings.rules.defaults_only();
+    // A stateless session's responses are checked as the server sent them, before the
+    // fast path drops members the 2026-07-28 schema requires (`resultType`, ...).
+    let checked_whole = settings.era.is_stateless()
+        && settings.protocol_check != crate::validate::ProtocolCheck::Off;
+    let fast = settings.rules.defaults_only().filter(|_| !checked_whole);
     move |line, number| {
         let shortcut = fast.as_ref().and_then(|defaults| {
             let text = std::str::from_utf8(line).ok()?;

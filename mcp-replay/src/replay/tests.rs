@@ -7,6 +7,7 @@ use crate::options::{Options, Settings};
 use crate::report::{MismatchKind, Report};
 use crate::rules::Rules;
 use crate::transport::Incoming;
+use crate::validate::ProtocolCheck;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -116,10 +117,14 @@ impl<'f> Script<'f> {
     }
 }
 
+/// The engine's settings: the protocol check off, so that a table can hold the smallest
+/// messages that show a decision (a task without its timestamps); the check has its own
+/// tests below.
 fn settings<'r>(fixture: &Fixture, rules: &'r Rules) -> Settings<'r> {
     Options::new()
         .timeout(TIMEOUT)
         .trace(false)
+        .protocol_check(ProtocolCheck::Off)
         .resolve(fixture, rules)
 }
 
@@ -340,6 +345,7 @@ fn how_the_server_ended_is_judged_from_the_shell_s_facts() {
     let strict = Options::new()
         .timeout(TIMEOUT)
         .trace(false)
+        .protocol_check(ProtocolCheck::Off)
         .strict_exit(true)
         .resolve(&fixture, &rules);
     for (settings, kinds_wanted, notes) in [
@@ -724,5 +730,115 @@ fn a_headers_bind_selector_is_checked_when_the_fixture_is_read() {
     assert!(
         error.contains("\"pin\" must be a list of selectors"),
         "{error}"
+    );
+}
+
+/// What the server sends is checked against the protocol's types as it arrives: a tool
+/// without its input schema's type is a `protocol` finding at the response, named by path,
+/// apart from the result drift it also is; with `warn`, a warning and the replay passes.
+#[cfg(feature = "validate")]
+#[test]
+fn a_server_message_that_is_not_valid_mcp_is_a_protocol_finding_or_a_warning() {
+    const TOOLS: &str = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[{"inputSchema":{},"name":"read_file"}]}}}"#,
+        "\n",
+    );
+    let fixture = Fixture::parse(TOOLS).unwrap();
+    let rules = Rules::default();
+    let invalid = json!({"tools": [{"name": "read_file", "inputSchema": {}}]});
+    let run = |check: ProtocolCheck, message: Incoming| {
+        let settings = Options::new()
+            .timeout(TIMEOUT)
+            .trace(false)
+            .protocol_check(check)
+            .resolve(&fixture, &rules);
+        let mut s = Script::new(&fixture, &settings);
+        let sent = s.sent();
+        assert_eq!(sent[0]["method"], "initialize");
+        s.at(1).arrive(result(json!(0), init_result()));
+        let sent = s.sent();
+        let call = sent[1]["id"].clone();
+        let message = match message {
+            Incoming::Message(mut m) => {
+                m["id"] = call;
+                Incoming::Message(m)
+            }
+            other => other,
+        };
+        let now = s.at(2).now;
+        s.session.handle(message, now);
+        s.sent();
+        s.wake();
+        assert_eq!(s.sent(), [json!("<close>")]);
+        s.end()
+    };
+    let tree = || Incoming::Message(json!({"jsonrpc": "2.0", "id": 0, "result": invalid}));
+    let report = run(ProtocolCheck::Deny, tree());
+    assert_eq!(kinds(&report), [MismatchKind::Protocol], "{report}");
+    let finding = &report.mismatches()[0];
+    assert_eq!(finding.line(), Some(2));
+    assert_eq!(
+        finding.summary(),
+        "the response to `tools/list` (line 1) is not valid MCP: \
+         `.result.tools[0].inputSchema.type` is required"
+    );
+    let warned = run(ProtocolCheck::Warn, tree());
+    assert!(warned.is_ok(), "{warned}");
+    assert_eq!(warned.warnings().len(), 1);
+    assert!(
+        warned
+            .to_string()
+            .contains("warning: protocol: the response to"),
+        "{warned}"
+    );
+    assert!(run(ProtocolCheck::Off, tree()).is_ok());
+    // The fast path's text is checked the same (the live id of the call is 1).
+    let line = json!({"jsonrpc": "2.0", "id": 1, "result": invalid}).to_string();
+    let fast = crate::normalize::fast::response(&line, None).expect("a plain response");
+    let report = run(ProtocolCheck::Deny, Incoming::Response(fast));
+    assert_eq!(kinds(&report), [MismatchKind::Protocol], "{report}");
+}
+
+/// The harness's own `initialize` is checked too, and a notification by its method.
+#[cfg(feature = "validate")]
+#[test]
+fn the_setup_answer_and_notifications_are_checked_too() {
+    let fixture = Fixture::parse(BARE).unwrap();
+    let rules = Rules::default();
+    let settings = Options::new()
+        .timeout(TIMEOUT)
+        .trace(false)
+        .resolve(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    s.sent();
+    // No `serverInfo`: 2025-11-25 requires it.
+    let bare_init = json!({"capabilities": {}, "protocolVersion": "2025-11-25"});
+    s.at(1).arrive(result(json!(0), bare_init));
+    let sent = s.sent();
+    let call = sent[1]["id"].clone();
+    s.at(2).arrive(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "loud", "data": "x"}}));
+    s.at(3).arrive(result(call, json!({"tools": []})));
+    s.sent();
+    s.wake();
+    assert_eq!(s.sent(), [json!("<close>")]);
+    let report = s.end();
+    let protocol: Vec<&str> = report
+        .mismatches()
+        .iter()
+        .filter(|m| m.kind() == MismatchKind::Protocol)
+        .map(|m| m.summary())
+        .collect();
+    assert_eq!(protocol.len(), 2, "{report}");
+    assert!(
+        protocol[0].contains("`.result.serverInfo` is required"),
+        "{report}"
+    );
+    assert!(
+        protocol[1].starts_with(
+            "`notifications/message` from the server is not valid MCP: `.params.level`"
+        ),
+        "{report}"
     );
 }

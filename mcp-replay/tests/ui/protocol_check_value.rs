@@ -1,0 +1,9 @@
+use mcp_replay::mcp_fixture;
+
+#[mcp_fixture("lookup_issue", protocol_check = "warning")]
+#[tokio::test]
+async fn lookup_issue(transport: mcp_replay::Transport) {
+    drop(transport);
+}
+
+fn main() {}
