@@ -55,17 +55,19 @@
 //! # async fn main() {
 //! let fixture = Fixture::parse(concat!(
 //!     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{}}}"#, "\n",
-//!     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"ok":true}}}"#, "\n",
+//!     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"capabilities":{},"protocolVersion":"2025-11-25","serverInfo":{"name":"demo","version":"1.0.0"}}}}"#, "\n",
 //! )).unwrap();
 //!
-//! // A hand-written server that answers every request with {"ok": false}.
+//! // A hand-written server that answers every request as version 1.0.1.
 //! let report = fixture
 //!     .replay(|transport| async move {
 //!         let (read, mut write) = tokio::io::split(transport);
 //!         let mut lines = BufReader::new(read).lines();
 //!         while let Ok(Some(line)) = lines.next_line().await {
 //!             let request: serde_json::Value = serde_json::from_str(&line).unwrap();
-//!             let reply = serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": false}});
+//!             let result = serde_json::json!({"capabilities": {}, "protocolVersion": "2025-11-25",
+//!                 "serverInfo": {"name": "demo", "version": "1.0.1"}});
+//!             let reply = serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
 //!             write.write_all(format!("{reply}\n").as_bytes()).await.unwrap();
 //!         }
 //!     })
@@ -73,7 +75,7 @@
 //!
 //! assert!(!report.is_ok());
 //! assert_eq!(report.mismatches()[0].kind(), MismatchKind::Result);
-//! assert_eq!(report.mismatches()[0].differences()[0].path(), ".result.ok");
+//! assert_eq!(report.mismatches()[0].differences()[0].path(), ".result.serverInfo.version");
 //! # }
 //! ```
 //!
