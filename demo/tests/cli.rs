@@ -584,3 +584,89 @@ fn check_and_replay_refuse_a_fixture_with_no_message() {
 fn temp_dir(name: &str) -> PathBuf {
     command::temp_dir("cli", name)
 }
+
+/// `coverage` against the demo server: asked live over stdio and over Streamable HTTP,
+/// or read from the fixtures alone; text, JSON, and `--fail-under`.
+#[test]
+fn coverage_shows_what_the_bundled_fixtures_exercise_of_the_demo_server() {
+    let ws = demo_dir();
+    let fixtures: Vec<String> = [
+        "lookup_issue",
+        "count_up_progress",
+        "divide_by_zero",
+        "job_status",
+        "list_and_read",
+        "handshake_and_tools_list",
+    ]
+    .iter()
+    .map(|f| format!("fixtures/{f}.jsonl"))
+    .collect();
+    let coverage = |extra: &[&str], server: bool| {
+        let mut command = mcp_replay();
+        command
+            .current_dir(&ws)
+            .arg("coverage")
+            .args(extra)
+            .args(&fixtures);
+        if server {
+            command.arg("--").arg(demo_server());
+        }
+        command.output().unwrap()
+    };
+    let live = coverage(&[], true);
+    let (out, err) = text(&live);
+    assert!(live.status.success(), "{out}{err}");
+    assert!(out.contains("tools: 4 of 5 called"), "{out}");
+    let has = |out: &str, line: &str| {
+        out.lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == line)
+    };
+    assert!(has(&out, "echo never called"), "{out}");
+    assert!(has(&out, "divide called once (1 with an error)"), "{out}");
+    assert!(has(&out, "demo://tools never read"), "{out}");
+    assert!(
+        out.trim_end().ends_with("coverage: 71.4% (5 of 7 tools, prompts, resources and resource templates, in 6 fixtures)"),
+        "{out}"
+    );
+
+    let json = coverage(&["--format", "json"], true);
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["mcp_replay_coverage"], 1);
+    assert_eq!(doc["percent"], 71.4);
+    assert_eq!(doc["tools"][1]["name"], "divide");
+    assert_eq!(doc["tools"][1]["errors"], 1);
+
+    let strict = coverage(&["--fail-under", "80"], true);
+    assert_eq!(strict.status.code(), Some(1), "{:?}", text(&strict));
+    assert!(text(&strict).0.contains("below --fail-under 80%"));
+    assert_eq!(
+        coverage(&["--fail-under", "70"], true).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        coverage(&["--fail-under", "170"], true).status.code(),
+        Some(2)
+    );
+
+    // Without a server: the surface the fixtures' own listings show (handshake_and_tools_list
+    // lists the tools, list_and_read the resources).
+    let offline = coverage(&[], false);
+    let (out, _) = text(&offline);
+    assert!(offline.status.success(), "{out}");
+    assert!(out.contains("tools: 4 of 5 called"), "{out}");
+
+    // Over Streamable HTTP, the same surface.
+    let port = command::http::free_port();
+    let mut server = Command::new(demo_server())
+        .args(["http", &format!("127.0.0.1:{port}")])
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("demo-server runs");
+    command::http::wait_for(port, &mut server);
+    let over_http = coverage(&["--url", &command::http::url(port)], false);
+    let _ = server.kill();
+    let _ = server.wait();
+    let (out, err) = text(&over_http);
+    assert!(over_http.status.success(), "{out}{err}");
+    assert!(out.contains("coverage: 71.4% (5 of 7"), "{out}");
+}

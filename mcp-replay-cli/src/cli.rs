@@ -65,6 +65,10 @@ pub(crate) enum Command {
     /// class of each change to a listing
     #[command(after_help = cmd::diff::AFTER_HELP)]
     Diff(cmd::diff::Args),
+    /// What the fixtures exercise of the server's tools, prompts, resources and
+    /// capabilities
+    #[command(after_help = cmd::coverage::AFTER_HELP)]
+    Coverage(cmd::coverage::Args),
     /// Accept pending NAME.jsonl.new files (replace the fixtures with them)
     #[command(after_help = cmd::pending::ACCEPT_AFTER_HELP)]
     Accept(cmd::pending::Args),

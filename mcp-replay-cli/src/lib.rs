@@ -24,6 +24,7 @@ mod cmd;
 mod error;
 mod files;
 mod junit;
+mod live;
 mod net;
 mod out;
 mod proxy;
@@ -64,6 +65,7 @@ async fn run() -> Result<Outcome, Error> {
         Command::Serve(args) => cmd::serve::run(args).await,
         Command::Check(args) => cmd::check::run(args),
         Command::Diff(args) => cmd::diff::run(args),
+        Command::Coverage(args) => cmd::coverage::run(args).await,
         Command::Accept(args) => cmd::pending::accept(args),
         Command::Reject(args) => cmd::pending::reject(args),
         Command::Completions(args) => cmd::completions::run(args, Cli::command()),

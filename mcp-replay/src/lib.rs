@@ -102,6 +102,7 @@
 
 mod advice;
 pub mod contract;
+pub mod coverage;
 pub mod diff;
 mod error;
 mod excerpt;

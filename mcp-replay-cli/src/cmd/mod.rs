@@ -6,6 +6,7 @@
 pub(crate) mod call;
 pub(crate) mod check;
 pub(crate) mod completions;
+pub(crate) mod coverage;
 pub(crate) mod diff;
 pub(crate) mod import;
 pub(crate) mod pending;

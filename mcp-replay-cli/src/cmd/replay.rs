@@ -10,9 +10,8 @@ use crate::out::{outln, print_json};
 use mcp_replay::harness;
 use mcp_replay::harness::{Plan, Verdict};
 use mcp_replay::http::bridge::Bridge;
-use mcp_replay::process::{self, serve_command};
 use mcp_replay::update::UpdateMode;
-use mcp_replay::{output, Fixture, Options, Report, Rules};
+use mcp_replay::{output, Options, Report, Rules};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -256,16 +255,6 @@ impl Replayed {
     }
 }
 
-/// How the server under test ended, in the report's words: its own message (`the server
-/// "false" exited with status 1`), not the Debug form a `Result<(), io::Error>` gives.
-struct ServerEnded(Result<(), String>);
-
-impl mcp_replay::ServeOutput for ServerEnded {
-    fn into_outcome(self) -> Result<(), mcp_replay::ServerError> {
-        self.0.map_err(mcp_replay::ServerError::new)
-    }
-}
-
 /// Replays one fixture, resolved exactly as `#[mcp_fixture]` resolves it ([`Plan`]);
 /// `terminal`: the report goes to a terminal (in color unless the environment says not).
 /// A server that could not be started is no finding of this fixture but the command's
@@ -304,8 +293,14 @@ async fn replay_one(
             let report = match &args.url {
                 None => {
                     let not_started = Arc::new(Mutex::new(None));
-                    let report =
-                        replay_child(&fixture, &rules, &options, &args.server, &not_started).await;
+                    let report = crate::live::replay_child(
+                        &fixture,
+                        &rules,
+                        &options,
+                        &args.server,
+                        &not_started,
+                    )
+                    .await;
                     let not_started = not_started.lock().unwrap_or_else(|e| e.into_inner()).take();
                     if let Some(message) = not_started {
                         return Err(Error::server(message));
@@ -349,35 +344,4 @@ async fn replay_one(
         report: replayed,
         elapsed: started.elapsed(),
     })
-}
-
-/// Replays `fixture` against `server` started as a child process on stdio. When it could
-/// not be started, `not_started` receives the message the command ends with (as `call` and
-/// `record` say it).
-async fn replay_child(
-    fixture: &Fixture,
-    rules: &Rules,
-    options: &Options,
-    server: &ServerArg,
-    not_started: &Arc<Mutex<Option<String>>>,
-) -> Report {
-    let mut command = server.command();
-    let line = server.line();
-    let slot = Arc::clone(not_started);
-    fixture
-        .replay_with_options(rules, options, move |transport| async move {
-            let ended = serve_command(transport, &mut command).await;
-            ServerEnded(ended.map_err(|e| match process::start_error(&e) {
-                Some(start) => {
-                    let message = format!(
-                        "could not start the server `{line}`: {}",
-                        start.spawn_error()
-                    );
-                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(message.clone());
-                    message
-                }
-                None => e.to_string(),
-            }))
-        })
-        .await
 }
