@@ -34,11 +34,20 @@ pub struct Violation {
     pub path: String,
     /// What the protocol says there (`is required`, `must be "object"`, ...).
     pub rule: String,
+    /// In a listing, the other items that break a rule too, each as its first violation
+    /// (`.result.tools[3].inputSchema.type is required`), so that one finding says how
+    /// many tools a fix concerns.
+    pub also: Vec<String>,
 }
 
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "`{}` {}", self.path, self.rule)
+        write!(f, "`{}` {}", self.path, self.rule)?;
+        match self.also.as_slice() {
+            [] => Ok(()),
+            [one] => write!(f, "; and 1 more item: {one}"),
+            [first, ..] => write!(f, "; and {} more items, the first {first}", self.also.len()),
+        }
     }
 }
 
@@ -358,13 +367,15 @@ mod imp {
         use legacy as t;
         match request.method {
             "initialize" => fits::<WithResult<t::InitializeResult>>(m),
-            "tools/list" => fits::<WithResult<t::ListToolsResult>>(m),
+            "tools/list" => items::<WithResult<t::ListToolsResult>, t::Tool>(m, "tools"),
+            "prompts/list" => items::<WithResult<t::ListPromptsResult>, t::Prompt>(m, "prompts"),
+            "resources/list" => {
+                items::<WithResult<t::ListResourcesResult>, t::Resource>(m, "resources")
+            }
             "tools/call" if request.task => fits::<WithResult<t::CreateTaskResult>>(m),
             "tools/call" => fits::<WithResult<t::CallToolResult>>(m),
-            "resources/list" => fits::<WithResult<t::ListResourcesResult>>(m),
             "resources/templates/list" => fits::<WithResult<t::ListResourceTemplatesResult>>(m),
             "resources/read" => fits::<WithResult<t::ReadResourceResult>>(m),
-            "prompts/list" => fits::<WithResult<t::ListPromptsResult>>(m),
             "prompts/get" => fits::<WithResult<t::GetPromptResult>>(m),
             "completion/complete" => fits::<WithResult<t::CompleteResult>>(m),
             "tasks/get" => fits::<WithResult<t::GetTaskResult>>(m),
@@ -378,17 +389,52 @@ mod imp {
         use now as t;
         match method {
             "server/discover" => fits::<WithResult<t::DiscoverResult>>(m),
-            "tools/list" => fits::<WithResult<t::ListToolsResult>>(m),
+            "tools/list" => items::<WithResult<t::ListToolsResult>, t::Tool>(m, "tools"),
             "tools/call" => fits::<WithResult<t::CallToolResult>>(m),
-            "resources/list" => fits::<WithResult<t::ListResourcesResult>>(m),
+            "resources/list" => {
+                items::<WithResult<t::ListResourcesResult>, t::Resource>(m, "resources")
+            }
             "resources/templates/list" => fits::<WithResult<t::ListResourceTemplatesResult>>(m),
             "resources/read" => fits::<WithResult<t::ReadResourceResult>>(m),
-            "prompts/list" => fits::<WithResult<t::ListPromptsResult>>(m),
+            "prompts/list" => items::<WithResult<t::ListPromptsResult>, t::Prompt>(m, "prompts"),
             "prompts/get" => fits::<WithResult<t::GetPromptResult>>(m),
             "completion/complete" => fits::<WithResult<t::CompleteResult>>(m),
             "subscriptions/listen" => fits::<WithResult<t::SubscriptionsListenResult>>(m),
             _ => Checked::Skipped,
         }
+    }
+
+    /// A listing read as `L`; when it does not fit, each item of `result.KEY` is read as an
+    /// `I` too, and the items after the first that break a rule are named in
+    /// [`Violation::also`].
+    fn items<L: DeserializeOwned, I: DeserializeOwned>(m: Source<'_>, key: &str) -> Checked {
+        let mut first = match fits::<L>(m) {
+            Checked::Invalid(first) => first,
+            checked => return checked,
+        };
+        let listing = match m {
+            Source::Tree(v) => v.get("result").and_then(|r| r.get(key)).cloned(),
+            Source::Text(t) => serde_json::from_str::<Value>(t)
+                .ok()
+                .and_then(|v| v.get("result")?.get(key).cloned()),
+        };
+        let at = format!(".result.{key}[");
+        for (i, item) in listing
+            .iter()
+            .flat_map(|l| l.as_array())
+            .flatten()
+            .enumerate()
+        {
+            let prefix = format!("{at}{i}]");
+            if first.path.starts_with(&format!("{prefix}.")) || first.path == prefix {
+                continue;
+            }
+            if let Checked::Invalid(v) = fits::<I>(Source::Tree(item)) {
+                let path = if v.path == "." { String::new() } else { v.path };
+                first.also.push(format!("`{prefix}{path}` {}", v.rule));
+            }
+        }
+        Checked::Invalid(first)
     }
 
     /// Does the message read as a `T`? The path of what does not.
@@ -429,7 +475,11 @@ mod imp {
         if path.is_empty() {
             path = ".".into();
         }
-        Checked::Invalid(Violation { path, rule })
+        Checked::Invalid(Violation {
+            path,
+            rule,
+            also: Vec::new(),
+        })
     }
 }
 
@@ -477,6 +527,7 @@ mod tests {
         let expected = Checked::Invalid(Violation {
             path: ".result.tools[1].inputSchema.type".into(),
             rule: "is required".into(),
+            also: Vec::new(),
         });
         assert_eq!(legacy().response(call("tools/list"), &listing), expected);
         // The same from the fast path's text.
@@ -484,6 +535,32 @@ mod tests {
         assert_eq!(
             legacy().response_text(call("tools/list"), &text, false),
             expected
+        );
+    }
+
+    #[test]
+    fn a_listing_names_every_item_that_breaks_a_rule() {
+        let listing = json!({"id": 1, "result": {"tools": [
+            {"name": "a", "inputSchema": {}},
+            {"name": "ok", "inputSchema": {"type": "object"}},
+            {"name": "b", "inputSchema": {}},
+            {"name": "c", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": "yes"}}
+        ]}});
+        let Checked::Invalid(v) = legacy().response(call("tools/list"), &listing) else {
+            panic!("invalid");
+        };
+        assert_eq!(v.path, ".result.tools[0].inputSchema.type");
+        assert_eq!(v.also.len(), 2, "{v}");
+        assert_eq!(v.also[0], "`.result.tools[2].inputSchema.type` is required");
+        assert!(
+            v.also[1].starts_with("`.result.tools[3].annotations.readOnlyHint` invalid type"),
+            "{v}"
+        );
+        assert!(
+            v.to_string().ends_with(
+                "; and 2 more items, the first `.result.tools[2].inputSchema.type` is required"
+            ),
+            "{v}"
         );
     }
 
@@ -544,7 +621,8 @@ mod tests {
             legacy().response(call("tools/call"), &no_message),
             Checked::Invalid(Violation {
                 path: ".error.message".into(),
-                rule: "is required".into()
+                rule: "is required".into(),
+                also: Vec::new()
             })
         );
         let extension =
@@ -581,7 +659,8 @@ mod tests {
             stateless.response(call("tools/list"), &no_type),
             Checked::Invalid(Violation {
                 path: ".result.tools[0].inputSchema.type".into(),
-                rule: "is required".into()
+                rule: "is required".into(),
+                also: Vec::new()
             })
         );
         let input =
