@@ -13,6 +13,8 @@
 //!   --n N         tool calls for `harness` / `raw` (default 100)
 //!   --warm        for harness, raw, fixed-harness, fixed-raw: run once before the measured
 //!                 run, so that one-time costs (lazy statics) stay out
+//!   --protocol-off  for harness: no protocol check (`ProtocolCheck::Off`), to measure
+//!                 what checking each server message costs
 //!   --quick       fewer repetitions and smaller inputs (a smoke run, not for figures)
 //! ```
 //!
@@ -915,6 +917,7 @@ fn main() {
     let mut n = 100usize;
     let mut quick = false;
     let mut warm = false;
+    let mut protocol_off = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -922,6 +925,7 @@ fn main() {
             "--n" => n = args.next().and_then(|v| v.parse().ok()).expect("--n N"),
             "--quick" => quick = true,
             "--warm" => warm = true,
+            "--protocol-off" => protocol_off = true,
             "--bench" => {} // what `cargo bench` passes
             other => panic!("unknown argument {other:?}; see the top of benches/replay.rs"),
         }
@@ -934,6 +938,9 @@ fn main() {
             let mut options = Options::new();
             if case == "harness" {
                 options = options.without_recording();
+            }
+            if protocol_off {
+                options = options.protocol_check(mcp_replay::ProtocolCheck::Off);
             }
             if warm {
                 rt.block_on(harness_replay(&fixture, &options));
