@@ -237,10 +237,17 @@ pub(crate) fn warn_protocol(command: &str, fixture: &mcp_replay::Fixture, output
         } else {
             ("s", "are", "them")
         };
+        let consequence = if command == "serve" {
+            format!("served as recorded, {them} may mislead the client under test")
+        } else {
+            format!(
+                "a replay fails on {them} (a protocol finding) until the server is fixed, or \
+                 the fixture's header says \"protocol_check\": \"warn\""
+            )
+        };
         eprintln!(
-            "mcp-replay {command}: {n} server message{s} {is} not valid MCP: a replay fails on \
-             {them} (a protocol finding) until the server is fixed, or the fixture's header says \
-             \"protocol_check\": \"warn\" (docs/protocol.md, \"Protocol validity\")"
+            "mcp-replay {command}: {n} server message{s} {is} not valid MCP: {consequence} \
+             (docs/protocol.md, \"Protocol validity\")"
         );
     }
 }

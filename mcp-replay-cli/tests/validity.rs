@@ -53,6 +53,22 @@ fn a_real_server_that_is_not_valid_mcp_is_warned_of_checked_and_failed_as_protoc
         "{out}"
     );
 
+    // The mock says so before it serves the recording.
+    let served = Command::new(env!("CARGO_BIN_EXE_mcp-replay"))
+        .arg("serve")
+        .arg(&fixture)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let (_, err) = text(&served);
+    assert!(
+        err.contains(&format!(
+            "mcp-replay serve: warning: {}:5: protocol: {VIOLATION}",
+            fixture.display()
+        )),
+        "{err}"
+    );
+
     // The server answers as recorded: the one finding is the protocol's, not drift.
     let replayed = mcp_replay(&["replay"], &fixture, &server);
     let (out, err) = text(&replayed);

@@ -116,6 +116,8 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     } else {
         Fixture::load(&args.fixture)?
     };
+    // What the mock will send: a client served an invalid message learns nothing good.
+    crate::capture::warn_protocol("serve", &fixture, &path);
     let rules = args.rules.resolve(Some(&fixture), folder)?;
     let mut options = Options::new().allow_stray_output(args.stray.allow_stray_output);
     if let Some(pace) = args.pace {
