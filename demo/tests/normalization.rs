@@ -165,7 +165,7 @@ fn swapped_logs() -> (Run, fn(&serde_json::Value) -> Vec<String>) {
         ),
         (
             "server->client",
-            json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "a"}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "a"}}),
         ),
         (
             "server->client",
@@ -173,19 +173,25 @@ fn swapped_logs() -> (Run, fn(&serde_json::Value) -> Vec<String>) {
         ),
         (
             "server->client",
-            json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "b"}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "b"}}),
         ),
         (
             "server->client",
-            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {}}),
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"content": []}}),
         ),
     ]);
     let script: fn(&serde_json::Value) -> Vec<String> = |r| {
         vec![
             json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}).to_string(),
-            notification("notifications/message", json!({"data": "b"})),
-            notification("notifications/message", json!({"data": "a"})),
-            result(r, json!({})),
+            notification(
+                "notifications/message",
+                json!({"level": "info", "data": "b"}),
+            ),
+            notification(
+                "notifications/message",
+                json!({"level": "info", "data": "a"}),
+            ),
+            result(r, json!({"content": []})),
         ]
     };
     (f.with_timeout(Duration::from_millis(300)), script)
