@@ -269,7 +269,8 @@ async fn forward(
         Some("text/event-stream") => Kind::Sse(SseParser::with_limit(TEE_LIMIT), Vec::new()),
         _ => Kind::Other,
     };
-    if matches!(kind, Kind::Other) && (parts.status.is_client_error() || parts.status.is_server_error())
+    if matches!(kind, Kind::Other)
+        && (parts.status.is_client_error() || parts.status.is_server_error())
     {
         // Refused before it became a JSON-RPC message (a foreign Host, a bad session id
         // answered in plain text): no answer the fixture could hold, and the headers that
@@ -524,7 +525,12 @@ mod tests {
     fn a_host_naming_the_proxy_is_rewritten_and_any_other_passes() {
         let local: SocketAddr = "127.0.0.1:4100".parse().unwrap();
         let host = |h: &'static str| HeaderValue::from_static(h);
-        for ours in ["127.0.0.1:4100", "localhost:4100", "LOCALHOST:4100", "[::1]:4100"] {
+        for ours in [
+            "127.0.0.1:4100",
+            "localhost:4100",
+            "LOCALHOST:4100",
+            "[::1]:4100",
+        ] {
             assert!(names_proxy(&host(ours), local), "{ours}");
         }
         for theirs in [

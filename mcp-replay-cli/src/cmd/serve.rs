@@ -5,6 +5,8 @@
 use crate::args::{positive_time, RulesArg, StrayArg};
 use crate::error::{Error, Outcome};
 use crate::net::Connections;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -12,8 +14,6 @@ use mcp_replay::harness::{self, parse_duration};
 use mcp_replay::http::front::HttpMock;
 use mcp_replay::mock::Timing;
 use mcp_replay::{mcporter, Fixture, Options, Report, Rules};
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full};
 use std::convert::Infallible;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -262,7 +262,8 @@ fn rebinding_refusal() -> hyper::Response<BoxBody<bytes::Bytes, Infallible>> {
     let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
         "message": "Forbidden: the Host is not a loopback name, and this mock listens on a \
                     loopback address (DNS rebinding)"}});
-    let mut response = hyper::Response::new(Full::new(bytes::Bytes::from(body.to_string())).boxed());
+    let mut response =
+        hyper::Response::new(Full::new(bytes::Bytes::from(body.to_string())).boxed());
     *response.status_mut() = hyper::StatusCode::FORBIDDEN;
     response.headers_mut().insert(
         hyper::header::CONTENT_TYPE,
