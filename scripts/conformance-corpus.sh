@@ -4,6 +4,7 @@
 #
 #   scripts/conformance-corpus.sh [--out DIR] [--servers everything,demo,python] [SCENARIO...]
 #   scripts/conformance-corpus.sh --repeat N [--out DIR]
+#   scripts/conformance-corpus.sh --mocked [--out DIR]
 #
 # Server side: for each server scenario of `--suite all` (32) and each server
 #   everything  server-everything 2026.8.31, `PORT=P node .../dist/index.js streamableHttp`
@@ -29,6 +30,10 @@
 # --repeat N: replays every server-side fixture under DIR N times in a row against a fresh
 # server of its own (`mcp-replay replay --url ... -- SERVER`, one process for the N replays)
 # and prints, per fixture, how many were green and the wall time.
+#
+# --mocked: serves every server-side fixture under DIR (`mcp-replay serve --http`) and runs
+# the suite's same scenario against the mock; prints, per fixture, the live verdict (from
+# results.tsv) and the mocked one.
 #
 # DIR defaults to mcp-replay-cli/tests/fixtures/conformance (the committed corpus that
 # mcp-replay-cli/tests/conformance.rs replays and serves). Builds mcp-replay and demo-server
@@ -86,11 +91,13 @@ fi
 OUT="$ROOT/mcp-replay-cli/tests/fixtures/conformance"
 SERVERS="everything,demo,python"
 REPEAT=""
+MOCKED=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) OUT="$(cd "${2:?--out needs a folder}" 2>/dev/null && pwd || { mkdir -p "$2" && cd "$2" && pwd; })"; shift 2 ;;
     --servers) SERVERS="${2:?--servers needs a list}"; shift 2 ;;
     --repeat) REPEAT="${2:?--repeat needs a number}"; shift 2 ;;
+    --mocked) MOCKED=1; shift ;;
     -*) echo "conformance-corpus: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -128,6 +135,33 @@ if [ -n "$REPEAT" ]; then
       green="$(printf '%s\n' "$log" | grep -oE '^[0-9]+ passed' | tail -1 | grep -oE '[0-9]+' || echo 0)"
       printf '%-12s %-34s %5s/%-3s %8.2f\n' "$server" "$(basename "$fixture" .jsonl)" "$green" "$REPEAT" \
         "$(echo "$ended - $began" | bc)"
+    done
+  done
+  exit 0
+fi
+
+if [ -n "$MOCKED" ]; then
+  WORK="$(mktemp -d)"
+  trap 'rm -rf "$WORK"' EXIT
+  printf '%-12s %-34s %6s %6s\n' server scenario live mocked
+  for dir in "$OUT"/everything "$OUT"/demo "$OUT"/python; do
+    [ -d "$dir" ] || continue
+    server="$(basename "$dir")"
+    for fixture in "$dir"/*.jsonl; do
+      scenario="$(basename "$fixture" .jsonl)"
+      port="$(free_port)"
+      "$MCP_REPLAY" serve --http "127.0.0.1:$port" "$fixture" >/dev/null 2>&1 &
+      mock=$!
+      wait_port "$port" "$mock" || { echo "conformance-corpus: serve failed for $fixture" >&2; exit 1; }
+      rm -rf "$WORK/checks"
+      "$NODE22" "$SUITE" server --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" \
+        -o "$WORK/checks" >/dev/null 2>&1 || true
+      kill -TERM "$mock" 2>/dev/null || true
+      wait "$mock" 2>/dev/null || true
+      checks="$(find "$WORK/checks" -name checks.json | head -1)"
+      mocked="$("$PY" -c 'import json,sys; print("fail" if any(c["status"]=="FAILURE" for c in json.load(open(sys.argv[1]))) else "pass")' "$checks")"
+      live="$(awk -F'\t' -v s="$server" -v c="$scenario" '$1==s && $2==c {print $3}' "$OUT/results.tsv")"
+      printf '%-12s %-34s %6s %6s\n' "$server" "$scenario" "$live" "$mocked"
     done
   done
   exit 0
