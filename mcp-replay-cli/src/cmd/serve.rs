@@ -5,6 +5,8 @@
 use crate::args::{positive_time, RulesArg, StrayArg};
 use crate::error::{Error, Outcome};
 use crate::net::Connections;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -205,9 +207,14 @@ async fn serve_http(
                 let open = connections.open();
                 let front = front.clone();
                 tokio::spawn(async move {
-                    let service = service_fn(move |request| {
+                    let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
                         let front = front.clone();
-                        async move { Ok::<_, Infallible>(front.handle(request).await) }
+                        async move {
+                            if local.ip().is_loopback() && !loopback_host(request.headers()) {
+                                return Ok::<_, Infallible>(rebinding_refusal());
+                            }
+                            Ok(front.handle(request).await.map(BodyExt::boxed))
+                        }
                     });
                     let _ = http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), service)
@@ -223,6 +230,48 @@ async fn serve_http(
     let drained = tokio::time::timeout(DRAIN, connections.idle_for(Duration::ZERO));
     let (report, _) = tokio::join!(mock.finish(), drained);
     Ok(report)
+}
+
+/// Whether a request's `Host` (when it has one) names a loopback address or `localhost`.
+/// On a loopback address, `serve --http` answers only those, as the SDKs' servers do
+/// against DNS rebinding: a page whose name resolves to 127.0.0.1 sends its own name as
+/// `Host` and `Origin` alike, which the front's `Origin` rule (this host or loopback) lets
+/// through. The conformance suite's `dns-rebinding-protection` sends exactly that.
+fn loopback_host(headers: &hyper::HeaderMap) -> bool {
+    let Some(host) = headers.get(hyper::header::HOST) else {
+        return true;
+    };
+    let Some(authority) = host
+        .to_str()
+        .ok()
+        .and_then(|h| h.parse::<hyper::http::uri::Authority>().ok())
+    else {
+        return false;
+    };
+    let name = authority
+        .host()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase();
+    match name.parse::<std::net::IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => name == "localhost",
+    }
+}
+
+/// 403 with a JSON-RPC error, for a foreign `Host` (not part of the session: no finding).
+fn rebinding_refusal() -> hyper::Response<BoxBody<bytes::Bytes, Infallible>> {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
+        "message": "Forbidden: the Host is not a loopback name, and this mock listens on a \
+                    loopback address (DNS rebinding)"}});
+    let mut response =
+        hyper::Response::new(Full::new(bytes::Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = hyper::StatusCode::FORBIDDEN;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 /// Resolves once the client has had no connection open for `idle` after it sent every
