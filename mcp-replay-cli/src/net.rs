@@ -289,3 +289,15 @@ pub(crate) fn show_time(time: Duration) -> String {
         format!("{}s", time.as_secs_f64())
     }
 }
+
+/// A `Host` header's name, lower case and without an IPv6 address's brackets, and its port:
+/// `None` for a value that is no authority.
+pub(crate) fn host_of(host: &http::HeaderValue) -> Option<(String, Option<u16>)> {
+    let authority = host.to_str().ok()?.parse::<http::uri::Authority>().ok()?;
+    let name = authority
+        .host()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase();
+    Some((name, authority.port_u16()))
+}

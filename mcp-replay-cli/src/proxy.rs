@@ -353,21 +353,12 @@ fn upstream_uri(upstream: &Uri, asked: &Uri) -> Uri {
 /// `dns-rebinding-protection` sends `Host: evil.example.com`) must reach the server as sent,
 /// or the proxy would turn the server's refusal into a success.
 fn names_proxy(host: &HeaderValue, local: SocketAddr) -> bool {
-    let Some(authority) = host
-        .to_str()
-        .ok()
-        .and_then(|h| h.parse::<http::uri::Authority>().ok())
-    else {
+    let Some((name, port)) = crate::net::host_of(host) else {
         return false;
     };
-    if authority.port_u16() != Some(local.port()) {
+    if port != Some(local.port()) {
         return false;
     }
-    let name = authority
-        .host()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase();
     match name.parse::<std::net::IpAddr>() {
         Ok(ip) => ip == local.ip() || ip.is_loopback() || local.ip().is_unspecified(),
         Err(_) => name == "localhost",

@@ -336,95 +336,25 @@ impl Coverage {
         for fixture in fixtures {
             seen.read(fixture.entries());
         }
-        let items = |list: &[Item], uses: &[(String, bool, Vec<String>)]| {
+        let uses = |list: &[String], matches: fn(&str, &str) -> bool| {
             list.iter()
-                .map(|item| {
-                    let mine: Vec<_> = uses.iter().filter(|(n, ..)| *n == item.name).collect();
-                    let passed: BTreeSet<&String> =
-                        mine.iter().flat_map(|(_, _, args)| args.iter()).collect();
-                    let (optional_passed, optional_never) = item
-                        .optional
-                        .iter()
-                        .filter(|a| !item.required.contains(a))
-                        .cloned()
-                        .partition(|a| passed.contains(a));
-                    ItemUse {
-                        name: item.name.clone(),
-                        calls: mine.len(),
-                        errors: mine.iter().filter(|(_, error, _)| *error).count(),
-                        optional_passed,
-                        optional_never,
-                    }
+                .map(|uri| UriUse {
+                    uri: uri.clone(),
+                    reads: seen.reads.iter().filter(|r| matches(uri, r)).count(),
                 })
-                .collect::<Vec<_>>()
+                .collect()
         };
-        let tools = items(&surface.tools, &seen.tool_calls);
-        let prompts = items(&surface.prompts, &seen.prompt_gets);
-        let resources = surface
-            .resources
-            .iter()
-            .map(|uri| UriUse {
-                uri: uri.clone(),
-                reads: seen.reads.iter().filter(|r| *r == uri).count(),
-            })
-            .collect();
-        let templates = surface
-            .templates
-            .iter()
-            .map(|t| UriUse {
-                uri: t.clone(),
-                reads: seen.reads.iter().filter(|r| template_matches(t, r)).count(),
-            })
-            .collect();
-        let capabilities = surface
-            .capabilities
-            .iter()
-            .map(|c| {
-                let stands_for = methods_of(c);
-                let used: Vec<String> = stands_for
-                    .iter()
-                    .filter(|m| {
-                        seen.methods.contains(**m)
-                            || seen.notifications.iter().any(|n| n.ends_with(**m))
-                    })
-                    .map(|m| (*m).to_owned())
-                    .collect();
-                CapabilityUse {
-                    capability: c.clone(),
-                    exercised: !used.is_empty(),
-                    seen: used,
-                }
-            })
-            .collect();
-        let mut not_advertised = BTreeSet::new();
-        for (name, ..) in &seen.tool_calls {
-            if !surface.tools.iter().any(|t| &t.name == name) {
-                not_advertised.insert(format!("tools/call {name}"));
-            }
-        }
-        for (name, ..) in &seen.prompt_gets {
-            if !surface.prompts.iter().any(|p| &p.name == name) {
-                not_advertised.insert(format!("prompts/get {name}"));
-            }
-        }
-        for uri in &seen.reads {
-            let known = surface.resources.contains(uri)
-                || surface.templates.iter().any(|t| template_matches(t, uri));
-            if !known {
-                not_advertised.insert(format!("resources/read {uri}"));
-            }
-        }
         Coverage {
             fixtures: fixtures.len(),
-            tools,
-            prompts,
-            resources,
-            templates,
-            capabilities,
+            tools: item_uses(&surface.tools, &seen.tool_calls),
+            prompts: item_uses(&surface.prompts, &seen.prompt_gets),
+            resources: uses(&surface.resources, |uri, read| uri == read),
+            templates: uses(&surface.templates, template_matches),
+            capabilities: seen.capability_uses(&surface.capabilities),
+            not_advertised: seen.not_advertised(surface),
             methods: seen.methods,
             notifications: seen.notifications,
             server_requests: seen.server_requests,
-            not_advertised,
             truncated: surface.truncated.clone(),
         }
     }
@@ -496,48 +426,27 @@ impl fmt::Display for Coverage {
             .max()
             .unwrap_or(0)
             .min(48);
-        for (title, verb, items) in [
-            ("tools", "called", &self.tools),
-            ("prompts", "got", &self.prompts),
-        ] {
-            let done = items.iter().filter(|i| i.calls > 0).count();
-            let _ = writeln!(out, "{title}: {done} of {} {verb}", items.len());
-            for i in items {
-                let _ = write!(out, "  {:width$}  ", i.name);
-                if i.calls == 0 {
-                    let _ = write!(out, "never {verb}");
-                } else {
-                    let _ = write!(out, "{verb} {}", times(i.calls));
-                    if i.errors > 0 {
-                        let _ = write!(out, " ({} with an error)", i.errors);
-                    } else if title == "tools" {
-                        let _ = write!(out, " (never with an error)");
-                    }
-                }
-                if !i.optional_never.is_empty() {
-                    let _ = write!(
-                        out,
-                        "; optional never passed: {}",
-                        i.optional_never.join(", ")
-                    );
-                }
-                out.push('\n');
-            }
-        }
-        for (title, uses) in [
-            ("resources", &self.resources),
-            ("resource templates", &self.templates),
-        ] {
-            let done = uses.iter().filter(|u| u.reads > 0).count();
-            let _ = writeln!(out, "{title}: {done} of {} read", uses.len());
-            for u in uses {
-                let how = match u.reads {
-                    0 => "never read".to_owned(),
-                    n => format!("read {}", times(n)),
-                };
-                let _ = writeln!(out, "  {:width$}  {how}", u.uri);
-            }
-        }
+        write_items(&mut out, "tools", "called", &self.tools, width);
+        write_items(&mut out, "prompts", "got", &self.prompts, width);
+        write_uris(&mut out, "resources", &self.resources, width);
+        write_uris(&mut out, "resource templates", &self.templates, width);
+        self.write_kinds(&mut out);
+        let (done, all) = self.counts();
+        let _ = write!(
+            out,
+            "coverage: {}% ({done} of {all} tools, prompts, resources and resource templates, in {} fixture{})",
+            self.percent(),
+            self.fixtures,
+            if self.fixtures == 1 { "" } else { "s" }
+        );
+        f.write_str(&out)
+    }
+}
+
+impl Coverage {
+    /// The capabilities, the methods, notification and server request kinds seen, and
+    /// what was exercised but not advertised.
+    fn write_kinds(&self, out: &mut String) {
         if !self.capabilities.is_empty() {
             let _ = writeln!(out, "capabilities:");
             for c in &self.capabilities {
@@ -572,15 +481,46 @@ impl fmt::Display for Coverage {
                 list(&self.truncated)
             );
         }
-        let (done, all) = self.counts();
-        let _ = write!(
-            out,
-            "coverage: {}% ({done} of {all} tools, prompts, resources and resource templates, in {} fixture{})",
-            self.percent(),
-            self.fixtures,
-            if self.fixtures == 1 { "" } else { "s" }
-        );
-        f.write_str(&out)
+    }
+}
+
+/// `tools: 2 of 3 called`, then a line per tool (or prompt) with how it was exercised.
+fn write_items(out: &mut String, title: &str, verb: &str, items: &[ItemUse], width: usize) {
+    let done = items.iter().filter(|i| i.calls > 0).count();
+    let _ = writeln!(out, "{title}: {done} of {} {verb}", items.len());
+    for i in items {
+        let _ = write!(out, "  {:width$}  ", i.name);
+        if i.calls == 0 {
+            let _ = write!(out, "never {verb}");
+        } else {
+            let _ = write!(out, "{verb} {}", times(i.calls));
+            if i.errors > 0 {
+                let _ = write!(out, " ({} with an error)", i.errors);
+            } else if title == "tools" {
+                let _ = write!(out, " (never with an error)");
+            }
+        }
+        if !i.optional_never.is_empty() {
+            let _ = write!(
+                out,
+                "; optional never passed: {}",
+                i.optional_never.join(", ")
+            );
+        }
+        out.push('\n');
+    }
+}
+
+/// `resources: 1 of 2 read`, then a line per resource (or template).
+fn write_uris(out: &mut String, title: &str, uses: &[UriUse], width: usize) {
+    let done = uses.iter().filter(|u| u.reads > 0).count();
+    let _ = writeln!(out, "{title}: {done} of {} read", uses.len());
+    for u in uses {
+        let how = match u.reads {
+            0 => "never read".to_owned(),
+            n => format!("read {}", times(n)),
+        };
+        let _ = writeln!(out, "  {:width$}  {how}", u.uri);
     }
 }
 
@@ -605,6 +545,51 @@ struct Seen {
 }
 
 impl Seen {
+    /// Each capability, and the methods seen that stand for it.
+    fn capability_uses(&self, capabilities: &BTreeSet<String>) -> Vec<CapabilityUse> {
+        capabilities
+            .iter()
+            .map(|c| {
+                let used: Vec<String> = methods_of(c)
+                    .iter()
+                    .filter(|m| {
+                        self.methods.contains(**m)
+                            || self.notifications.iter().any(|n| n.ends_with(**m))
+                    })
+                    .map(|m| (*m).to_owned())
+                    .collect();
+                CapabilityUse {
+                    capability: c.clone(),
+                    exercised: !used.is_empty(),
+                    seen: used,
+                }
+            })
+            .collect()
+    }
+
+    /// The tools, prompts and resources the fixtures use that `surface` does not have.
+    fn not_advertised(&self, surface: &Surface) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for (name, ..) in &self.tool_calls {
+            if !surface.tools.iter().any(|t| &t.name == name) {
+                out.insert(format!("tools/call {name}"));
+            }
+        }
+        for (name, ..) in &self.prompt_gets {
+            if !surface.prompts.iter().any(|p| &p.name == name) {
+                out.insert(format!("prompts/get {name}"));
+            }
+        }
+        for uri in &self.reads {
+            let known = surface.resources.contains(uri)
+                || surface.templates.iter().any(|t| template_matches(t, uri));
+            if !known {
+                out.insert(format!("resources/read {uri}"));
+            }
+        }
+        out
+    }
+
     fn read(&mut self, entries: &[Entry]) {
         // The answer to each request entry.
         let mut answer = vec![None; entries.len()];
@@ -660,6 +645,31 @@ impl Seen {
             }
         }
     }
+}
+
+/// How each of `list` (tools or prompts) was used by `uses`: `(name, answered with an
+/// error, arguments passed)` per call.
+fn item_uses(list: &[Item], uses: &[(String, bool, Vec<String>)]) -> Vec<ItemUse> {
+    list.iter()
+        .map(|item| {
+            let mine: Vec<_> = uses.iter().filter(|(n, ..)| *n == item.name).collect();
+            let passed: BTreeSet<&String> =
+                mine.iter().flat_map(|(_, _, args)| args.iter()).collect();
+            let (optional_passed, optional_never) = item
+                .optional
+                .iter()
+                .filter(|a| !item.required.contains(a))
+                .cloned()
+                .partition(|a| passed.contains(a));
+            ItemUse {
+                name: item.name.clone(),
+                calls: mine.len(),
+                errors: mine.iter().filter(|(_, error, _)| *error).count(),
+                optional_passed,
+                optional_never,
+            }
+        })
+        .collect()
 }
 
 fn strings(value: Option<&Value>) -> Vec<String> {

@@ -241,18 +241,9 @@ fn loopback_host(headers: &hyper::HeaderMap) -> bool {
     let Some(host) = headers.get(hyper::header::HOST) else {
         return true;
     };
-    let Some(authority) = host
-        .to_str()
-        .ok()
-        .and_then(|h| h.parse::<hyper::http::uri::Authority>().ok())
-    else {
+    let Some((name, _)) = crate::net::host_of(host) else {
         return false;
     };
-    let name = authority
-        .host()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase();
     match name.parse::<std::net::IpAddr>() {
         Ok(ip) => ip.is_loopback(),
         Err(_) => name == "localhost",

@@ -283,7 +283,7 @@ impl<'f> Session<'f> {
         let checker = (settings.protocol_check != ProtocolCheck::Off)
             .then(|| Checker::for_session(fixture, settings.era));
         let task_calls = match checker {
-            Some(_) => super::valid::task_calls(entries),
+            Some(_) => task_calls(entries),
             None => IntSet::default(),
         };
         Session {
@@ -844,5 +844,17 @@ fn cancelled_requests(fixture: &Fixture) -> IntSet<usize> {
                 && e.method() == Some("notifications/cancelled")
         })
         .filter_map(|(i, _)| causal::cancelled_request(entries, i))
+        .collect()
+}
+
+/// The client `tools/call` entries that ask for a task (`params.task`): their result is a
+/// `CreateTaskResult`.
+fn task_calls(entries: &[Entry]) -> IntSet<usize> {
+    entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.method() == Some("tools/call") && e.text().contains("\"task\":"))
+        .filter(|(_, e)| e.message().pointer("/params/task").is_some())
+        .map(|(i, _)| i)
         .collect()
 }

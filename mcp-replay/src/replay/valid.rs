@@ -108,15 +108,3 @@ impl<'f> Session<'f> {
         }
     }
 }
-
-/// The client `tools/call` entries that ask for a task (`params.task`): their result is a
-/// `CreateTaskResult`.
-pub(super) fn task_calls(entries: &[crate::fixture::Entry]) -> super::IntSet<usize> {
-    entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.method() == Some("tools/call") && e.text().contains("\"task\":"))
-        .filter(|(_, e)| e.message().pointer("/params/task").is_some())
-        .map(|(i, _)| i)
-        .collect()
-}
