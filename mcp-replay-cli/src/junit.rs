@@ -35,7 +35,7 @@ pub(crate) enum Verdict {
 }
 
 /// The document for `cases`, `total` being the time of the whole run.
-pub(crate) fn render(cases: &[Case], total: Duration) -> String {
+pub(crate) fn render(suite: &str, cases: &[Case], total: Duration) -> String {
     let failures = cases
         .iter()
         .filter(|c| matches!(c.outcome, Verdict::Failure { .. }))
@@ -50,8 +50,9 @@ pub(crate) fn render(cases: &[Case], total: Duration) -> String {
         cases.len(),
         seconds(total)
     );
-    let _ = writeln!(out, "<testsuites name=\"mcp-replay\" {counts}>");
-    let _ = writeln!(out, "  <testsuite name=\"mcp-replay\" {counts}>");
+    let suite = escape(suite);
+    let _ = writeln!(out, "<testsuites name=\"{suite}\" {counts}>");
+    let _ = writeln!(out, "  <testsuite name=\"{suite}\" {counts}>");
     for case in cases {
         let _ = write!(
             out,
@@ -91,7 +92,17 @@ pub(crate) fn render(cases: &[Case], total: Duration) -> String {
 
 /// Writes the document for `cases` to `path`.
 pub(crate) fn write(path: &Path, cases: &[Case], total: Duration) -> Result<(), Error> {
-    std::fs::write(path, render(cases, total))
+    write_suite(path, "mcp-replay", cases, total)
+}
+
+/// [`write`] with the suite named `suite` (`mcp-replay (shard hash:1/3)`).
+pub(crate) fn write_suite(
+    path: &Path,
+    suite: &str,
+    cases: &[Case],
+    total: Duration,
+) -> Result<(), Error> {
+    std::fs::write(path, render(suite, cases, total))
         .map_err(|e| Error::output(format!("writing the JUnit report {}: {e}", path.display())))
 }
 

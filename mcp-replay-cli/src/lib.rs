@@ -28,6 +28,7 @@ mod live;
 mod net;
 mod out;
 mod proxy;
+mod shard;
 
 use clap::CommandFactory;
 use cli::{Cli, Command, Parsed};

@@ -7,6 +7,7 @@ use crate::error::{Error, Kind, Outcome};
 use crate::junit;
 use crate::net;
 use crate::out::{outln, print_json};
+use futures_util::StreamExt;
 use mcp_replay::harness;
 use mcp_replay::harness::{Plan, Verdict};
 use mcp_replay::http::bridge::Bridge;
@@ -49,6 +50,17 @@ pub(crate) struct Args {
     /// header's "protocol_check": "warn"), for a server one cannot fix
     #[arg(long)]
     pub protocol_warnings: bool,
+    /// Replay N fixtures at once, each against its own server (or session with --url);
+    /// reports in the order the fixtures were given [default: the available parallelism]
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Start no fixture after the first that fails (those already running finish)
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Replay only this shard of the fixtures, as cargo nextest splits tests: count:K/N
+    /// (the i-th fixture given in shard i mod N + 1) or hash:K/N (by the path's hash)
+    #[arg(long, value_name = "count:K/N|hash:K/N", value_parser = crate::shard::Partition::parse)]
+    pub partition: Option<crate::shard::Partition>,
     #[command(flatten)]
     pub stray: StrayArg,
     #[command(flatten)]
@@ -91,9 +103,46 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     };
     let _server = http_server(&args).await?;
     let started = Instant::now();
+    let selected: Vec<&PathBuf> = args
+        .fixtures
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            args.partition
+                .is_none_or(|s| s.includes(*i, &p.display().to_string()))
+        })
+        .map(|(_, p)| p)
+        .collect();
+    let jobs = match args.jobs {
+        Some(n) => usize::from(n),
+        None => std::thread::available_parallelism().map_or(1, usize::from),
+    };
+    // Each replay runs as soon as a slot is free; its lines are printed once every fixture
+    // before it is printed, so that reports never interleave.
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mut replays = futures_util::stream::iter(selected.iter().copied())
+        .map(|path| {
+            let (args, own, stop) = (&args, own.as_ref(), &stop);
+            async move {
+                if args.fail_fast && stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    return Ok((path, None));
+                }
+                let outcome = replay_one(args, own, path, mode, terminal).await?;
+                if outcome.failure.is_some() {
+                    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
+                Ok::<_, Error>((path, Some(outcome)))
+            }
+        })
+        .buffered(jobs);
     let mut outcomes = Vec::new();
-    for path in &args.fixtures {
-        let outcome = replay_one(&args, own.as_ref(), path, mode, terminal).await?;
+    let mut not_run = 0usize;
+    while let Some(next) = replays.next().await {
+        let (path, outcome) = next?;
+        let Some(outcome) = outcome else {
+            not_run += 1;
+            continue;
+        };
         let ms = outcome.elapsed.as_millis();
         if !json {
             let word = match (&outcome.failure, outcome.error) {
@@ -119,9 +168,10 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         }
         outcomes.push((path, outcome));
     }
+    drop(replays);
     let failed = outcomes.iter().filter(|(_, o)| o.failure.is_some()).count();
     let errors = outcomes.iter().filter(|(_, o)| o.error).count();
-    let passed = args.fixtures.len() - failed;
+    let passed = outcomes.len() - failed;
     if json {
         let fixtures = outcomes.iter().map(|(p, o)| o.to_json(p)).collect();
         print_json(&output::document("replay", fixtures))?;
@@ -131,6 +181,16 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         if errors > 0 {
             summary.push_str(&format!(", {errors} of them not replayed"));
         }
+        if not_run > 0 {
+            summary.push_str(&format!(", {not_run} not run (--fail-fast)"));
+        }
+        if let Some(shard) = &args.partition {
+            summary.push_str(&format!(
+                "; shard {shard}: {} of {} fixtures",
+                selected.len(),
+                args.fixtures.len()
+            ));
+        }
         outln!(
             "\n{} ({:.1} s)",
             paint(failed == 0, &summary),
@@ -139,7 +199,11 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     }
     if let Some(file) = &args.output.junit {
         let cases: Vec<junit::Case> = outcomes.iter().map(|(p, o)| o.junit_case(p)).collect();
-        junit::write(file, &cases, started.elapsed())?;
+        let suite = match &args.partition {
+            Some(shard) => format!("mcp-replay (shard {shard})"),
+            None => "mcp-replay".to_owned(),
+        };
+        junit::write_suite(file, &suite, &cases, started.elapsed())?;
     }
     // The most severe outcome decides (docs/cli.md, "Exit status"): an input error over a
     // finding. The report said what it was.

@@ -1,0 +1,200 @@
+//! `replay -j N`, `--fail-fast` and `--partition`: fixtures replayed at once, each against
+//! its own server process, reported in the order given; a failure stops what has not
+//! started; a shard replays its part of the suite.
+
+mod common;
+
+use common::text;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A server (python3, no packages) whose tool `meet` answers once `n` servers are running
+/// (each leaves a file in the folder `dir` names): a barrier that only concurrent replays
+/// pass. `wait` answers after `ms` milliseconds; `fail` answers what no fixture expects.
+const SERVER: &str = r#"
+import json, os, sys, time
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    method, p = m["method"], m.get("params", {})
+    if method == "initialize":
+        r = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "jobs", "version": "1"}}
+    elif p.get("name") == "meet":
+        a = p["arguments"]
+        open(os.path.join(a["dir"], str(os.getpid())), "w").close()
+        while len(os.listdir(a["dir"])) < a["n"]:
+            time.sleep(0.01)
+        r = {"content": [{"type": "text", "text": "met"}]}
+    elif p.get("name") == "wait":
+        time.sleep(p["arguments"]["ms"] / 1000)
+        r = {"content": [{"type": "text", "text": "waited"}]}
+    else:
+        r = {"content": [{"type": "text", "text": "surprise"}]}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+"#;
+
+fn fixture(
+    dir: &Path,
+    name: &str,
+    tool: &str,
+    arguments: serde_json::Value,
+    answer: &str,
+) -> PathBuf {
+    let call = serde_json::json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/call", "params": {"name": tool, "arguments": arguments}}});
+    let result = serde_json::json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"content": [{"type": "text", "text": answer}]}}});
+    let path = dir.join(format!("{name}.jsonl"));
+    std::fs::write(&path, format!("{call}\n{result}\n")).unwrap();
+    path
+}
+
+fn replay(dir: &Path, flags: &[&str], fixtures: &[PathBuf]) -> Output {
+    std::fs::write(dir.join("server.py"), SERVER).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_mcp-replay"))
+        .arg("replay")
+        .args(flags)
+        .args(fixtures)
+        .args(["--", "python3"])
+        .arg(dir.join("server.py"))
+        .output()
+        .unwrap()
+}
+
+/// The report lines of the fixtures, in the order printed: `(file name, ms)`.
+fn lines(out: &str) -> Vec<(String, u64)> {
+    out.lines()
+        .filter_map(|l| l.strip_prefix("mcp-replay: "))
+        .filter_map(|l| {
+            let (path, rest) = l.split_once(": ")?;
+            let ms = rest.split_once('(')?.1.strip_suffix(" ms)")?.parse().ok()?;
+            let name = Path::new(path).file_name()?.to_string_lossy().into_owned();
+            Some((name, ms))
+        })
+        .collect()
+}
+
+#[test]
+fn fixtures_run_at_once_and_report_in_the_order_given() {
+    let dir = common::temp_dir("jobs", "order");
+    let barrier = dir.join("barrier");
+    std::fs::create_dir_all(&barrier).unwrap();
+    let meet = serde_json::json!({"dir": barrier.display().to_string(), "n": 3});
+    // The first waits longest: with three at once it ends last, and is still reported first.
+    let fixtures = vec![
+        fixture(
+            &dir,
+            "a_slow",
+            "wait",
+            serde_json::json!({"ms": 600}),
+            "waited",
+        ),
+        fixture(&dir, "b_meet", "meet", meet.clone(), "met"),
+        fixture(&dir, "c_meet", "meet", meet.clone(), "met"),
+        fixture(&dir, "d_meet", "meet", meet, "met"),
+    ];
+    let output = replay(&dir, &["-j", "4", "--timeout", "10s"], &fixtures);
+    let (out, err) = text(&output);
+    assert!(output.status.success(), "{out}{err}");
+    let got = lines(&out);
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "a_slow.jsonl",
+            "b_meet.jsonl",
+            "c_meet.jsonl",
+            "d_meet.jsonl"
+        ],
+        "{out}"
+    );
+    // The three at the barrier met: they ran at once (one at a time, the first would wait
+    // for the others until its timeout).
+    assert!(out.contains("4 passed, 0 failed"), "{out}");
+    assert!(got[0].1 >= 600, "{out}");
+
+    // One at a time, the barrier is never met: each times out, in order.
+    std::fs::remove_dir_all(&barrier).unwrap();
+    std::fs::create_dir_all(&barrier).unwrap();
+    let alone = replay(&dir, &["-j", "1", "--timeout", "300ms"], &fixtures[1..3]);
+    let (out, _) = text(&alone);
+    assert_eq!(alone.status.code(), Some(1), "{out}");
+    assert!(out.contains("0 passed, 2 failed"), "{out}");
+    assert!(out.contains("1 mismatch (1 timeout)"), "{out}");
+}
+
+#[test]
+fn fail_fast_starts_nothing_after_the_first_failure() {
+    let dir = common::temp_dir("jobs", "fail-fast");
+    let fixtures = vec![
+        fixture(&dir, "a_wrong", "other", serde_json::json!({}), "expected"),
+        fixture(&dir, "b_ok", "wait", serde_json::json!({"ms": 0}), "waited"),
+        fixture(&dir, "c_ok", "wait", serde_json::json!({"ms": 0}), "waited"),
+    ];
+    let fast = replay(&dir, &["-j", "1", "--fail-fast"], &fixtures);
+    let (out, _) = text(&fast);
+    assert_eq!(fast.status.code(), Some(1), "{out}");
+    assert_eq!(lines(&out).len(), 1, "{out}");
+    assert!(
+        out.contains("0 passed, 1 failed, 2 not run (--fail-fast)"),
+        "{out}"
+    );
+    let all = replay(&dir, &["-j", "1"], &fixtures);
+    assert!(
+        text(&all).0.contains("2 passed, 1 failed"),
+        "{:?}",
+        text(&all)
+    );
+}
+
+#[test]
+fn each_fixture_is_in_exactly_one_shard_and_each_junit_file_names_its_shard() {
+    let dir = common::temp_dir("jobs", "partition");
+    let fixtures: Vec<PathBuf> = (0..7)
+        .map(|i| {
+            fixture(
+                &dir,
+                &format!("f{i}"),
+                "wait",
+                serde_json::json!({"ms": 0}),
+                "waited",
+            )
+        })
+        .collect();
+    for by in ["count", "hash"] {
+        let mut seen = Vec::new();
+        for k in 1..=3 {
+            let shard = format!("{by}:{k}/3");
+            let junit = dir.join(format!("{by}-{k}.xml"));
+            let flags = [
+                "--partition",
+                shard.as_str(),
+                "--junit",
+                junit.to_str().unwrap(),
+            ];
+            let output = replay(&dir, &flags, &fixtures);
+            let (out, err) = text(&output);
+            assert!(output.status.success(), "{out}{err}");
+            let mine: Vec<String> = lines(&out).into_iter().map(|(n, _)| n).collect();
+            // The same shard, run again, is the same fixtures.
+            let again = replay(&dir, &flags, &fixtures);
+            let theirs: Vec<String> = lines(&text(&again).0).into_iter().map(|(n, _)| n).collect();
+            assert_eq!(mine, theirs, "{shard}");
+            assert!(
+                out.contains(&format!("shard {shard}: {} of 7 fixtures", mine.len())),
+                "{out}"
+            );
+            let xml = std::fs::read_to_string(&junit).unwrap();
+            assert!(
+                xml.contains(&format!("name=\"mcp-replay (shard {shard})\"")),
+                "{xml}"
+            );
+            seen.extend(mine);
+        }
+        seen.sort();
+        let all: Vec<String> = (0..7).map(|i| format!("f{i}.jsonl")).collect();
+        assert_eq!(seen, all, "{by}: every fixture in exactly one shard");
+    }
+    let bad = replay(&dir, &["--partition", "count:0/3"], &fixtures);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad).1.contains("count:K/N or hash:K/N"));
+}
