@@ -10,7 +10,9 @@ use std::process::{Command, Output};
 
 /// A server (python3, no packages) whose tool `meet` answers once `n` servers are running
 /// (each leaves a file in the folder `dir` names): a barrier that only concurrent replays
-/// pass. `wait` answers after `ms` milliseconds; `fail` answers what no fixture expects.
+/// pass. `visit` stays 1.5 s in the folder `dir` names; `alone` looks there for 3 s and
+/// answers whether it met anyone. `wait` answers after `ms` milliseconds; any other tool answers what
+/// no fixture expects.
 const SERVER: &str = r#"
 import json, os, sys, time
 for line in sys.stdin:
@@ -26,6 +28,22 @@ for line in sys.stdin:
         while len(os.listdir(a["dir"])) < a["n"]:
             time.sleep(0.01)
         r = {"content": [{"type": "text", "text": "met"}]}
+    elif p.get("name") == "visit":
+        mine = os.path.join(p["arguments"]["dir"], str(os.getpid()))
+        open(mine, "w").close()
+        time.sleep(1.5)
+        os.remove(mine)
+        r = {"content": [{"type": "text", "text": "visited"}]}
+    elif p.get("name") == "alone":
+        # Looks for 3 s: anyone else in the room makes it crowded.
+        room = p["arguments"]["dir"]
+        text, until = "alone", time.time() + 3
+        while time.time() < until:
+            if os.listdir(room):
+                text = "crowded"
+                break
+            time.sleep(0.01)
+        r = {"content": [{"type": "text", "text": text}]}
     elif p.get("name") == "wait":
         time.sleep(p["arguments"]["ms"] / 1000)
         r = {"content": [{"type": "text", "text": "waited"}]}
@@ -197,4 +215,41 @@ fn each_fixture_is_in_exactly_one_shard_and_each_junit_file_names_its_shard() {
     let bad = replay(&dir, &["--partition", "count:0/3"], &fixtures);
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad).1.contains("count:K/N or hash:K/N"));
+}
+
+#[test]
+fn a_solo_fixture_runs_with_no_other_beside_it() {
+    let dir = common::temp_dir("jobs", "solo");
+    let room = dir.join("room");
+    std::fs::create_dir_all(&room).unwrap();
+    let at = serde_json::json!({"dir": room.display().to_string()});
+    let visit = |name: &str| fixture(&dir, name, "visit", at.clone(), "visited");
+    let alone = fixture(&dir, "c_alone", "alone", at.clone(), "alone");
+    let fixtures = vec![
+        visit("a"),
+        visit("b"),
+        alone.clone(),
+        visit("d"),
+        visit("e"),
+    ];
+    // Without the header key, four at once: the one that wants to be alone is not.
+    let crowded = replay(&dir, &["-j", "4"], &fixtures);
+    let (out, _) = text(&crowded);
+    assert!(out.contains("4 passed, 1 failed"), "{out}");
+    assert!(out.contains("\"crowded\""), "{out}");
+    // `"solo": true`: the two before it end first, the two after it start after it.
+    let body = std::fs::read_to_string(&alone).unwrap();
+    std::fs::write(
+        &alone,
+        format!("{{\"mcp_replay\":1,\"solo\":true}}\n{body}"),
+    )
+    .unwrap();
+    let solo = replay(&dir, &["-j", "4"], &fixtures);
+    let (out, err) = text(&solo);
+    assert!(solo.status.success(), "{out}{err}");
+    let names: Vec<String> = lines(&out).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        ["a.jsonl", "b.jsonl", "c_alone.jsonl", "d.jsonl", "e.jsonl"]
+    );
 }

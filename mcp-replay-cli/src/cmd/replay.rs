@@ -119,22 +119,24 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     };
     // Each replay runs as soon as a slot is free; its lines are printed once every fixture
     // before it is printed, so that reports never interleave.
+    // A fixture whose header says `"solo": true` runs alone: the fixtures before it end
+    // first, and the ones after it start once it has (one group after another).
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let mut replays = futures_util::stream::iter(selected.iter().copied())
-        .map(|path| {
-            let (args, own, stop) = (&args, own.as_ref(), &stop);
-            async move {
-                if args.fail_fast && stop.load(std::sync::atomic::Ordering::SeqCst) {
+    let (args_ref, own_ref, stop_ref) = (&args, own.as_ref(), &stop);
+    let mut replays = futures_util::stream::iter(groups(&selected)).flat_map(|(solo, paths)| {
+        futures_util::stream::iter(paths)
+            .map(move |path| async move {
+                if args_ref.fail_fast && stop_ref.load(std::sync::atomic::Ordering::SeqCst) {
                     return Ok((path, None));
                 }
-                let outcome = replay_one(args, own, path, mode, terminal).await?;
+                let outcome = replay_one(args_ref, own_ref, path, mode, terminal).await?;
                 if outcome.failure.is_some() {
-                    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                    stop_ref.store(true, std::sync::atomic::Ordering::SeqCst);
                 }
                 Ok::<_, Error>((path, Some(outcome)))
-            }
-        })
-        .buffered(jobs);
+            })
+            .buffered(if solo { 1 } else { jobs })
+    });
     let mut outcomes = Vec::new();
     let mut not_run = 0usize;
     while let Some(next) = replays.next().await {
@@ -237,6 +239,37 @@ async fn http_server(args: &Args) -> Result<Option<net::Started>, Error> {
             net::start_and_wait(&args.server, url, net::LISTEN_WAIT).await?,
         )),
     }
+}
+
+/// The fixtures in runs that may replay at once, and the solo ones alone, in the order
+/// given: `(solo, fixtures)`.
+fn groups<'a>(fixtures: &[&'a PathBuf]) -> Vec<(bool, Vec<&'a PathBuf>)> {
+    let mut groups: Vec<(bool, Vec<&PathBuf>)> = Vec::new();
+    for &path in fixtures {
+        let solo = is_solo(path);
+        match groups.last_mut() {
+            Some((false, run)) if !solo => run.push(path),
+            _ => groups.push((solo, vec![path])),
+        }
+    }
+    groups
+}
+
+/// Does the fixture's header say `"solo": true`? Its first line alone is read; a file
+/// that cannot be read is not solo (its replay says what is wrong with it).
+fn is_solo(path: &Path) -> bool {
+    use std::io::BufRead;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut first = String::new();
+    if std::io::BufReader::new(file).read_line(&mut first).is_err() {
+        return false;
+    }
+    serde_json::from_str::<serde_json::Value>(&first).is_ok_and(|header| {
+        header.get("mcp_replay").is_some()
+            && header.get("solo") == Some(&serde_json::Value::Bool(true))
+    })
 }
 
 /// The three slowest fixtures of a run of several.
