@@ -18,6 +18,9 @@ pub(crate) enum Outcome {
     /// `record`: the server it stands in for failed (a status other than 0, or a signal);
     /// the command ends as the server did, so that the client sees what it would have.
     ServerFailed(std::process::ExitStatus),
+    /// `replay` was interrupted (SIGINT, Ctrl-C): its servers were stopped, nothing more
+    /// replayed: 130, as a shell reports a command ended by SIGINT.
+    Interrupted,
 }
 
 /// Why a subcommand could not do its job: exit status 2, whatever its [`Kind`].
@@ -133,6 +136,7 @@ pub(crate) fn exit_status(ended: Result<Outcome, Error>, stdout_failed: bool) ->
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(1),
         Ok(Outcome::ServerFailed(status)) => like_the_server(status),
+        Ok(Outcome::Interrupted) => ExitCode::from(130),
         Err(Error { kind, message }) => {
             if !message.is_empty() {
                 eprintln!("mcp-replay: {message}");

@@ -253,3 +253,80 @@ fn a_solo_fixture_runs_with_no_other_beside_it() {
         ["a.jsonl", "b.jsonl", "c_alone.jsonl", "d.jsonl", "e.jsonl"]
     );
 }
+
+/// Ctrl-C during a parallel run: the command stops its servers (killed, reaped) and ends
+/// with 130. The servers here ignore SIGINT and SIGTERM and never answer, so only the
+/// command can end them: none is left running.
+#[cfg(unix)]
+#[test]
+fn sigint_during_a_parallel_run_leaves_no_server_behind() {
+    const STUBBORN: &str = r#"
+import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+while True:
+    time.sleep(1)
+"#;
+    let dir = common::temp_dir("jobs", "sigint");
+    let pids = dir.join("pids");
+    std::fs::create_dir_all(&pids).unwrap();
+    std::fs::write(dir.join("stubborn.py"), STUBBORN).unwrap();
+    let fixtures: Vec<PathBuf> = (0..4)
+        .map(|i| {
+            fixture(
+                &dir,
+                &format!("f{i}"),
+                "wait",
+                serde_json::json!({"ms": 0}),
+                "waited",
+            )
+        })
+        .collect();
+    let child = Command::new(env!("CARGO_BIN_EXE_mcp-replay"))
+        .args(["replay", "-j", "2", "--timeout", "60s"])
+        .args(&fixtures)
+        .args(["--", "python3"])
+        .arg(dir.join("stubborn.py"))
+        .arg(&pids)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = |n: usize| std::fs::read_dir(&pids).unwrap().count() >= n;
+    let began = std::time::Instant::now();
+    while !started(2) {
+        assert!(
+            began.elapsed() < std::time::Duration::from_secs(30),
+            "the servers started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    let (_, err) = text(&output);
+    assert_eq!(output.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("mcp-replay: interrupted: 0 of 4 fixtures replayed"),
+        "{err}"
+    );
+    let servers: Vec<i32> = std::fs::read_dir(&pids)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().parse().unwrap())
+        .collect();
+    assert_eq!(servers.len(), 2, "two at once, and no third started");
+    // Gone: not running, not a zombie (/proc/PID absent once reaped).
+    let began = std::time::Instant::now();
+    for pid in servers {
+        let proc = PathBuf::from(format!("/proc/{pid}"));
+        while proc.exists() {
+            assert!(
+                began.elapsed() < std::time::Duration::from_secs(10),
+                "server {pid} still there: {}",
+                std::fs::read_to_string(proc.join("stat")).unwrap_or_default()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}

@@ -139,7 +139,26 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     });
     let mut outcomes = Vec::new();
     let mut not_run = 0usize;
-    while let Some(next) = replays.next().await {
+    // Ctrl-C: the replays are dropped, which kills their servers (each child is killed on
+    // drop and reaped), and the command ends with 130.
+    let interrupt = tokio::signal::ctrl_c();
+    tokio::pin!(interrupt);
+    loop {
+        let next = tokio::select! {
+            next = replays.next() => next,
+            _ = &mut interrupt => {
+                drop(replays);
+                eprintln!(
+                    "mcp-replay: interrupted: {} of {} fixtures replayed; the servers were stopped",
+                    outcomes.len(),
+                    selected.len()
+                );
+                return Ok(Outcome::Interrupted);
+            }
+        };
+        let Some(next) = next else {
+            break;
+        };
         let (path, outcome) = next?;
         let Some(outcome) = outcome else {
             not_run += 1;
