@@ -95,28 +95,11 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     let json = args.output.format == Format::Json;
     // A terminal that is not given JSON: reports in color unless the environment says not.
     let terminal = !json && std::io::stdout().is_terminal();
-    let color = !json && harness::color_wanted(terminal);
-    let paint = |ok: bool, word: &str| match (color, ok) {
-        (false, _) => word.to_owned(),
-        (true, true) => format!("\x1b[32m{word}\x1b[0m"),
-        (true, false) => format!("\x1b[1;31m{word}\x1b[0m"),
-    };
+    let paint = Paint(!json && harness::color_wanted(terminal));
     let _server = http_server(&args).await?;
     let started = Instant::now();
-    let selected: Vec<&PathBuf> = args
-        .fixtures
-        .iter()
-        .enumerate()
-        .filter(|(i, p)| {
-            args.partition
-                .is_none_or(|s| s.includes(*i, &p.display().to_string()))
-        })
-        .map(|(_, p)| p)
-        .collect();
-    let jobs = match args.jobs {
-        Some(n) => usize::from(n),
-        None => std::thread::available_parallelism().map_or(1, usize::from),
-    };
+    let selected = args.selected();
+    let jobs = args.jobs();
     // Each replay runs as soon as a slot is free; its lines are printed once every fixture
     // before it is printed, so that reports never interleave.
     // A fixture whose header says `"solo": true` runs alone: the fixtures before it end
@@ -164,28 +147,8 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
             not_run += 1;
             continue;
         };
-        let ms = outcome.elapsed.as_millis();
         if !json {
-            let word = match (&outcome.failure, outcome.error) {
-                (None, _) => paint(true, outcome.what),
-                (Some(_), false) => paint(false, "FAILED"),
-                (Some(_), true) => paint(false, "ERROR"),
-            };
-            outln!("mcp-replay: {}: {word} ({ms} ms)", path.display());
-            match &outcome.failure {
-                Some(report) => outln!(
-                    "{report}
-"
-                ),
-                None => {
-                    for warning in outcome.report.iter().flat_map(Report::warnings) {
-                        outln!("    warning: protocol: {}", warning.summary());
-                    }
-                    for note in outcome.report.iter().flat_map(Report::notes) {
-                        outln!("    note: {note}");
-                    }
-                }
-            }
+            outcome.print(path, paint);
         }
         outcomes.push((path, outcome));
     }
@@ -206,15 +169,12 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
             summary.push_str(&format!(", {not_run} not run (--fail-fast)"));
         }
         if let Some(shard) = &args.partition {
-            summary.push_str(&format!(
-                "; shard {shard}: {} of {} fixtures",
-                selected.len(),
-                args.fixtures.len()
-            ));
+            let (mine, all) = (selected.len(), args.fixtures.len());
+            summary.push_str(&format!("; shard {shard}: {mine} of {all} fixtures"));
         }
         outln!(
             "\n{} ({:.1} s)",
-            paint(failed == 0, &summary),
+            paint.word(failed == 0, &summary),
             started.elapsed().as_secs_f64()
         );
     }
@@ -232,6 +192,42 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         (0, 0) => Ok(Outcome::Success),
         (0, _) => Ok(Outcome::Findings),
         _ => Err(Error::said(Kind::Input)),
+    }
+}
+
+impl Args {
+    /// The fixtures of this run: all of them, or this `--partition`'s shard.
+    fn selected(&self) -> Vec<&PathBuf> {
+        let in_shard = |i: usize, p: &PathBuf| {
+            self.partition
+                .is_none_or(|s| s.includes(i, &p.display().to_string()))
+        };
+        let all = self.fixtures.iter().enumerate();
+        all.filter(|(i, p)| in_shard(*i, p))
+            .map(|(_, p)| p)
+            .collect()
+    }
+
+    /// How many fixtures replay at once: `-j`, else the available parallelism.
+    fn jobs(&self) -> usize {
+        match self.jobs {
+            Some(n) => usize::from(n),
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+        }
+    }
+}
+
+/// Words of the text report in color (green for ok, bold red for a failure), or plain.
+#[derive(Clone, Copy)]
+struct Paint(bool);
+
+impl Paint {
+    fn word(self, ok: bool, word: &str) -> String {
+        match (self.0, ok) {
+            (false, _) => word.to_owned(),
+            (true, true) => format!("\x1b[32m{word}\x1b[0m"),
+            (true, false) => format!("\x1b[1;31m{word}\x1b[0m"),
+        }
     }
 }
 
@@ -323,6 +319,29 @@ struct Replayed {
 impl Replayed {
     /// One entry of the JSON document's `fixtures`: the report's (`fixture`, `ok`,
     /// `findings`) with `status`, `time_ms` and `error`.
+    /// The fixture's line of the text report, then its report when it failed, else its
+    /// warnings and notes.
+    fn print(&self, path: &Path, paint: Paint) {
+        let word = match (&self.failure, self.error) {
+            (None, _) => paint.word(true, self.what),
+            (Some(_), false) => paint.word(false, "FAILED"),
+            (Some(_), true) => paint.word(false, "ERROR"),
+        };
+        let ms = self.elapsed.as_millis();
+        outln!("mcp-replay: {}: {word} ({ms} ms)", path.display());
+        match &self.failure {
+            Some(report) => outln!("{report}\n"),
+            None => {
+                for warning in self.report.iter().flat_map(Report::warnings) {
+                    outln!("    warning: protocol: {}", warning.summary());
+                }
+                for note in self.report.iter().flat_map(Report::notes) {
+                    outln!("    note: {note}");
+                }
+            }
+        }
+    }
+
     fn to_json(&self, path: &Path) -> serde_json::Value {
         let mut entry = match &self.report {
             Some(report) => report.to_json(),
