@@ -11,8 +11,8 @@ use std::process::{Command, Output};
 /// A server (python3, no packages) whose tool `meet` answers once `n` servers are running
 /// (each leaves a file in the folder `dir` names): a barrier that only concurrent replays
 /// pass. `visit` stays 1.5 s in the folder `dir` names; `alone` looks there for 3 s and
-/// answers whether it met anyone. `wait` answers after `ms` milliseconds; any other tool answers what
-/// no fixture expects.
+/// answers whether it met anyone. `wait` answers after `ms` milliseconds, `hang` never,
+/// `die` kills its server (SIGKILL); any other tool answers what no fixture expects.
 const SERVER: &str = r#"
 import json, os, sys, time
 for line in sys.stdin:
@@ -44,6 +44,10 @@ for line in sys.stdin:
                 break
             time.sleep(0.01)
         r = {"content": [{"type": "text", "text": text}]}
+    elif p.get("name") == "hang":
+        time.sleep(3600)
+    elif p.get("name") == "die":
+        os.kill(os.getpid(), 9)
     elif p.get("name") == "wait":
         time.sleep(p["arguments"]["ms"] / 1000)
         r = {"content": [{"type": "text", "text": "waited"}]}
@@ -252,6 +256,20 @@ fn a_solo_fixture_runs_with_no_other_beside_it() {
         names,
         ["a.jsonl", "b.jsonl", "c_alone.jsonl", "d.jsonl", "e.jsonl"]
     );
+
+    // The folder's rules file says it for every fixture there (`"jobs": 1`), the header
+    // nothing: the same.
+    let folder = dir.join("alone");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("mcp-replay.rules.json"), r#"{"jobs": 1}"#).unwrap();
+    let moved = folder.join("c_alone.jsonl");
+    std::fs::write(&moved, body).unwrap();
+    let mut by_folder = fixtures.clone();
+    by_folder[2] = moved;
+    let solo = replay(&dir, &["-j", "4"], &by_folder);
+    let (out, err) = text(&solo);
+    assert!(solo.status.success(), "{out}{err}");
+    assert!(out.contains("5 passed, 0 failed"), "{out}");
 }
 
 /// Ctrl-C during a parallel run: the command stops its servers (killed, reaped) and ends
@@ -329,4 +347,89 @@ while True:
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
+}
+
+/// A hanging server holds its slot until its timeout, and only that slot: the two behind it
+/// meet at the barrier meanwhile (so they ran at once, beside it). A server killed by a
+/// signal is its own fixture's finding, and the others still pass.
+#[test]
+fn a_hanging_or_killed_server_holds_one_slot_and_fails_one_fixture() {
+    let dir = common::temp_dir("jobs", "hang");
+    let barrier = dir.join("barrier");
+    std::fs::create_dir_all(&barrier).unwrap();
+    let meet = serde_json::json!({"dir": barrier.display().to_string(), "n": 2});
+    let fixtures = vec![
+        fixture(&dir, "a_hang", "hang", serde_json::json!({}), "never"),
+        fixture(&dir, "b_meet", "meet", meet.clone(), "met"),
+        fixture(&dir, "c_meet", "meet", meet, "met"),
+        fixture(&dir, "d_die", "die", serde_json::json!({}), "never"),
+        fixture(
+            &dir,
+            "e_wait",
+            "wait",
+            serde_json::json!({"ms": 1}),
+            "waited",
+        ),
+    ];
+    let output = replay(&dir, &["-j", "3", "--timeout", "4s"], &fixtures);
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("3 passed, 2 failed"), "{out}");
+    for (name, says) in [
+        ("a_hang", "1 mismatch (1 timeout)"),
+        ("b_meet", "ok"),
+        ("c_meet", "ok"),
+        ("d_die", "1 mismatch (1 server failure)"),
+        ("e_wait", "ok"),
+    ] {
+        assert!(
+            out.contains(&format!("{name}.jsonl: {says}")),
+            "{name}: {out}"
+        );
+    }
+    assert!(out.contains("was killed by signal 9"), "{out}");
+    let names: Vec<String> = lines(&out).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names.len(), 5, "{out}");
+    assert_eq!(names[0], "a_hang.jsonl", "{out}");
+}
+
+/// `--update -j 3`: three stale fixtures re-recorded at once (they meet at the barrier,
+/// so they ran at the same time), each written whole, with no temporary file left behind.
+#[test]
+fn fixtures_re_recorded_in_parallel_are_each_written_atomically() {
+    let dir = common::temp_dir("jobs", "update");
+    let barrier = dir.join("barrier");
+    std::fs::create_dir_all(&barrier).unwrap();
+    let suite = dir.join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    let meet = |n: usize| serde_json::json!({"dir": barrier.display().to_string(), "n": n});
+    let fixtures: Vec<PathBuf> = ["a", "b", "c"]
+        .iter()
+        .map(|name| fixture(&suite, name, "meet", meet(3), "stale"))
+        .collect();
+    let output = replay(
+        &dir,
+        &["-j", "3", "--update", "--timeout", "10s"],
+        &fixtures,
+    );
+    let (out, err) = text(&output);
+    assert!(output.status.success(), "{out}{err}");
+    let mut files: Vec<String> = std::fs::read_dir(&suite)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["a.jsonl", "b.jsonl", "c.jsonl"], "{out}");
+    for path in &fixtures {
+        let written = std::fs::read_to_string(path).unwrap();
+        assert!(written.contains("\"met\""), "{written}");
+        assert!(!written.contains("stale"), "{written}");
+    }
+    // Replayed as written, all at once again: the re-recording holds.
+    std::fs::remove_dir_all(&barrier).unwrap();
+    std::fs::create_dir_all(&barrier).unwrap();
+    let again = replay(&dir, &["-j", "3", "--timeout", "10s"], &fixtures);
+    let (out, err) = text(&again);
+    assert!(again.status.success(), "{out}{err}");
+    assert!(out.contains("3 passed, 0 failed"), "{out}");
 }

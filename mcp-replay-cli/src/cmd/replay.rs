@@ -259,9 +259,19 @@ async fn http_server(args: &Args) -> Result<Option<net::Started>, Error> {
 /// The fixtures in runs that may replay at once, and the solo ones alone, in the order
 /// given: `(solo, fixtures)`.
 fn groups<'a>(fixtures: &[&'a PathBuf]) -> Vec<(bool, Vec<&'a PathBuf>)> {
+    let mut folders = std::collections::HashMap::new();
     let mut groups: Vec<(bool, Vec<&PathBuf>)> = Vec::new();
     for &path in fixtures {
-        let solo = is_solo(path);
+        let folder = path.parent().unwrap_or(Path::new("."));
+        let folder_alone = *folders.entry(folder.to_owned()).or_insert_with(|| {
+            let dir = if folder.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                folder
+            };
+            Rules::load_folder(dir).is_ok_and(|r| r.is_some_and(|r| r.runs_alone()))
+        });
+        let solo = folder_alone || is_solo(path);
         match groups.last_mut() {
             Some((false, run)) if !solo => run.push(path),
             _ => groups.push((solo, vec![path])),
@@ -271,7 +281,9 @@ fn groups<'a>(fixtures: &[&'a PathBuf]) -> Vec<(bool, Vec<&'a PathBuf>)> {
 }
 
 /// Does the fixture's header say `"solo": true`? Its first line alone is read; a file
-/// that cannot be read is not solo (its replay says what is wrong with it).
+/// that cannot be read is not solo (its replay says what is wrong with it). The folder's
+/// rules file may say so for all its fixtures (`"jobs": 1`, [`Rules::runs_alone`]);
+/// an invalid one is left to the replay to report.
 fn is_solo(path: &Path) -> bool {
     use std::io::BufRead;
     let Ok(file) = std::fs::File::open(path) else {

@@ -75,6 +75,8 @@ pub struct Rules {
     bind: Vec<Selector>,
     /// Where it does not, whatever the client sends back ([`Rules::pin`]).
     pin: Vec<Selector>,
+    /// A rules file's `"jobs": 1`: the folder's fixtures replay alone ([`Rules::runs_alone`]).
+    alone: bool,
 }
 
 impl Default for Rules {
@@ -88,6 +90,7 @@ impl Default for Rules {
             accept: Vec::new(),
             bind: Vec::new(),
             pin: Vec::new(),
+            alone: false,
         }
     }
 }
@@ -388,7 +391,16 @@ impl Rules {
         }
         self.bind.extend(other.bind.iter().cloned());
         self.pin.extend(other.pin.iter().cloned());
+        self.alone |= other.alone;
         self
+    }
+
+    /// Did a rules file say `"jobs": 1`? Then `mcp-replay replay -j N` replays each fixture
+    /// of its folder alone, as it does one whose header says `"solo": true`: for a server
+    /// that cannot take parallel sessions (a shared state file, a fixed port). It changes
+    /// nothing else; normalization and comparison do not read it.
+    pub fn runs_alone(&self) -> bool {
+        self.alone
     }
 
     /// These rules at the version `fixture`'s header pins (`"rules": N`, what it was
@@ -595,7 +607,7 @@ fn rules_file(text: &str) -> Result<Rules, String> {
     let Value::Object(obj) = value else {
         return Err("a rules file is a JSON object".into());
     };
-    const KEYS: [&str; 10] = [
+    const KEYS: [&str; 11] = [
         "version",
         "replace",
         "regex",
@@ -606,6 +618,7 @@ fn rules_file(text: &str) -> Result<Rules, String> {
         "without",
         "bind",
         "pin",
+        "jobs",
     ];
     if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!(
@@ -635,6 +648,14 @@ fn rules_file(text: &str) -> Result<Rules, String> {
             selector,
             action: Action::Remove,
         });
+    }
+    if let Some(v) = obj.get("jobs") {
+        if v.as_u64() != Some(1) {
+            return Err(format!(
+                "\"jobs\" may only be 1 (each fixture of the folder replays alone), not {v}"
+            ));
+        }
+        rules.alone = true;
     }
     for (i, item) in list(&obj, "bind")?.iter().enumerate() {
         rules.bind.push(item_selector("bind", i, Some(item))?);
@@ -933,6 +954,21 @@ mod should {
     #[should_panic(expected = "the default rule \"paths\" cannot be turned off")]
     fn panic_on_turning_off_a_rule_that_cannot_be_in_code() {
         let _ = Rules::default().without("paths");
+    }
+
+    #[test]
+    fn read_a_folder_that_runs_alone_and_carry_it_over_in_a_merge() {
+        let alone = Rules::from_json(r#"{"jobs": 1}"#, "r.json").unwrap();
+        assert!(alone.runs_alone());
+        assert!(!Rules::default().runs_alone());
+        assert!(Rules::default().merge(&alone).runs_alone());
+        for bad in [r#"{"jobs": 2}"#, r#"{"jobs": true}"#, r#"{"jobs": 0}"#] {
+            let e = Rules::from_json(bad, "r.json").unwrap_err().to_string();
+            assert!(
+                e.contains("\"jobs\" may only be 1 (each fixture of the folder replays alone)"),
+                "{e}"
+            );
+        }
     }
 
     #[test]
