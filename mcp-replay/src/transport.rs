@@ -141,6 +141,14 @@ pub(crate) enum Incoming {
     Message(Value),
     /// A response the fast path wrote canonically (see `fast.rs`), not parsed into a tree.
     Response(crate::normalize::fast::FastResponse),
+    /// The answer to the harness's own `initialize` (id 0), as the server wrote it: it is
+    /// checked, never compared, so it is neither parsed into a tree nor normalized.
+    Setup {
+        /// The line, as it came.
+        text: String,
+        /// It has `error`, not `result`.
+        is_error: bool,
+    },
     /// A line that is not UTF-8 or not JSON.
     Invalid {
         /// 1-based number of the line in the server's output.
@@ -184,6 +192,9 @@ pub(crate) fn frame_line(line: &[u8]) -> Result<Value, crate::error::Invalid> {
         Incoming::Message(value) => Ok(value),
         Incoming::Response(response) => {
             Ok(serde_json::from_str(&response.text).expect("the fast path writes JSON"))
+        }
+        Incoming::Setup { text, .. } => {
+            Ok(serde_json::from_str(&text).expect("the framer peeked at JSON"))
         }
         Incoming::Invalid { reason, .. } => Err(crate::error::Invalid::new(reason)),
         Incoming::Closed(_) => Err(crate::error::Invalid::new("closed")),

@@ -182,12 +182,15 @@ impl Checker {
 
     /// [`response`](Checker::response) for a response the replay's fast path holds as its
     /// canonical text (legacy era only: a stateless session's responses are checked as
-    /// trees); `is_error`: it has `error`, not `result`.
+    /// trees); `is_error`: it has `error`, not `result`; `text_blocks`: the fast path saw
+    /// a result of text blocks alone (`normalize/fast.rs`), which as the answer to a
+    /// `tools/call` that asked for no task is a valid `CallToolResult` unread.
     pub(crate) fn response_text(
         &self,
         request: Request<'_>,
         text: &str,
         is_error: bool,
+        text_blocks: bool,
     ) -> Checked {
         if self.extension && is_task_method(request.method) {
             return Checked::Skipped;
@@ -195,9 +198,16 @@ impl Checker {
         if is_error {
             return imp::error(Source::Text(text));
         }
+        if self.era.is_stateless() {
+            return Checked::Skipped;
+        }
+        // (Text blocks alone hold no `resultType`.)
+        if text_blocks && request.method == "tools/call" && !request.task {
+            return Checked::Valid;
+        }
         // A result type the fast path kept (not the dropped "complete"): not a 2025-11-25
         // shape (see `response`). A match inside a string only skips the check.
-        if self.era.is_stateless() || text.contains("\"resultType\":") {
+        if text.contains("\"resultType\":") {
             return Checked::Skipped;
         }
         imp::result(self.era, request, Source::Text(text), None)
@@ -543,9 +553,55 @@ mod tests {
         // The same from the fast path's text.
         let text = listing.to_string();
         assert_eq!(
-            legacy().response_text(call("tools/list"), &text, false),
+            legacy().response_text(call("tools/list"), &text, false, false),
             expected
         );
+    }
+
+    /// The fast path's "text blocks alone" (`normalize/fast.rs`) lets a `tools/call` answer
+    /// through unread: wherever it says so, the full check must agree that the result is
+    /// valid; and every other shape is read.
+    #[test]
+    fn a_result_of_text_blocks_alone_is_what_the_full_check_finds_valid() {
+        let results = [
+            (json!({"content": [{"type": "text", "text": "a"}]}), true),
+            (json!({"content": []}), true),
+            (
+                json!({"content": [{"type": "text", "text": "a"}, {"text": "b", "type": "text"}], "isError": true,
+                       "structuredContent": {"n": 1}, "_meta": {"k": [1]}}),
+                true,
+            ),
+            (json!({"content": [{"type": "text", "text": 5}]}), false),
+            (json!({"content": [{"type": "image", "text": "a"}]}), false),
+            (json!({"content": [{"type": "text"}]}), false),
+            (
+                json!({"content": [{"type": "text", "text": "a", "annotations": {"priority": 2}}]}),
+                false,
+            ),
+            (
+                json!({"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]}),
+                false,
+            ),
+            (json!({"content": {"type": "text", "text": "a"}}), false),
+            (json!({"content": [], "isError": "no"}), false),
+            (json!({"content": [], "structuredContent": [1]}), false),
+            (json!({"isError": false}), false),
+            (json!({"content": [], "extra": 1}), false),
+        ];
+        for (result, plain) in results {
+            let message = json!({"jsonrpc": "2.0", "id": 3, "result": result});
+            let line = message.to_string();
+            let fast = crate::normalize::fast::response(&line, None).expect("a response");
+            assert_eq!(fast.text_blocks, plain, "{line}");
+            let full = legacy().response(call("tools/call"), &message);
+            if plain {
+                assert_eq!(full, Checked::Valid, "{line}");
+            }
+            // Read or not, the text gives what the tree gives.
+            let text =
+                legacy().response_text(call("tools/call"), &fast.text, false, fast.text_blocks);
+            assert_eq!(text, full, "{line}");
+        }
     }
 
     #[test]

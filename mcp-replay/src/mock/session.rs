@@ -293,6 +293,9 @@ impl<'f> Mock<'f> {
             // The mock frames lines without the fast path (`transport::parse_line`).
             Incoming::Response(response) => self
                 .receive(serde_json::from_str(&response.text).expect("the fast path writes JSON")),
+            Incoming::Setup { text, .. } => {
+                self.receive(serde_json::from_str(&text).expect("the framer peeked at JSON"))
+            }
             Incoming::Closed(_) => {}
         }
     }

@@ -39,6 +39,9 @@ pub(crate) struct FastResponse {
     pub id_end: usize,
     /// It has `error`, not `result`.
     pub is_error: bool,
+    /// Its result is a tool result of text blocks alone ([`text_blocks_only`]): a shape the
+    /// protocol check knows is a valid `CallToolResult` without reading it again.
+    pub text_blocks: bool,
 }
 
 /// How the canonical text of every request and response starts (`jsonrpc` is validated,
@@ -110,6 +113,7 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
             return None;
         }
     }
+    let text_blocks = matches!(result, Some(Node::Object(result)) if text_blocks_only(result));
     let mut text = String::with_capacity(line.len());
     let rest = members
         .iter()
@@ -121,7 +125,36 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
         text,
         id_end,
         is_error: error.is_some(),
+        text_blocks,
     })
+}
+
+/// Is this (sorted) `result` a tool result of text blocks alone: `content` an array of
+/// `{"text": STRING, "type": "text"}` objects, and besides it at most `isError` (a bool),
+/// `structuredContent` and `_meta` (objects)? The commonest `tools/call` result. The
+/// protocol check takes it as a valid `CallToolResult` of both eras' legacy schema
+/// without deserializing it (`validate.rs` tests that the full check agrees).
+fn text_blocks_only(result: &[(Cow<'_, str>, Node<'_>)]) -> bool {
+    let mut content = false;
+    result
+        .iter()
+        .all(|(key, value)| match (key.as_ref(), value) {
+            ("content", Node::Array(blocks)) => {
+                content = true;
+                blocks.iter().all(|block| match block {
+                    Node::Object(m) => matches!(
+                        m.as_slice(),
+                        [(k1, Node::String(_)), (k2, Node::String(kind))]
+                            if k1 == "text" && k2 == "type" && kind == "text"
+                    ),
+                    _ => false,
+                })
+            }
+            ("isError", Node::Bool(_)) => true,
+            ("structuredContent" | "_meta", Node::Object(_)) => true,
+            _ => false,
+        })
+        && content
 }
 
 /// Checks the fast path against the general path on `line`, with the default rules of
@@ -287,14 +320,16 @@ impl<'de> Visitor<'de> for NodeVisitor {
         Ok(Node::String(Cow::Owned(s)))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
-        let mut items = Vec::new();
+        // Room for a few from the start: most arrays and objects in a response are small,
+        // and growing from empty costs a call per step.
+        let mut items = Vec::with_capacity(4);
         while let Some(item) = seq.next_element()? {
             items.push(item);
         }
         Ok(Node::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
-        let mut members = Vec::new();
+        let mut members = Vec::with_capacity(4);
         while let Some(key) = map.next_key::<Key<'de>>()? {
             members.push((key.0, map.next_value()?));
         }

@@ -44,6 +44,10 @@ impl<'f> Session<'f> {
                 self.seq += 1;
                 self.take_response(Response::Fast(response));
             }
+            // The setup's answer after the setup (it was aborted): a message as any other.
+            Incoming::Setup { text, .. } => {
+                self.accept(crate::transport::parse_line(text.as_bytes(), 0));
+            }
             Incoming::Invalid {
                 line,
                 reason,

@@ -574,16 +574,9 @@ impl<'f> Session<'f> {
         }
     }
 
-    /// Does the fixture start without a handshake (in the legacy era, the harness then
-    /// performs one)?
+    /// Does the fixture start without a handshake ([`needs_setup`])?
     fn needs_setup(&self) -> bool {
-        !self.settings.era.is_stateless()
-            && self
-                .fixture
-                .entries()
-                .iter()
-                .find(|e| e.direction() == Direction::ClientToServer)
-                .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")))
+        needs_setup(self.fixture, self.settings)
     }
 
     /// Goes through the fixture until the next client message, which is sent once what it
@@ -700,6 +693,7 @@ impl<'f> Session<'f> {
         self.trace.line("<- response 0 (session setup)");
         match &event {
             Incoming::Response(fast) => self.check_fast(fast, true),
+            Incoming::Setup { text, is_error } => self.check_setup(text, *is_error),
             Incoming::Message(message) => self.check_message(MessageKind::Response, message, true),
             _ => {}
         }
@@ -812,9 +806,25 @@ impl<'f> Session<'f> {
     }
 }
 
+/// Does `fixture` start without a handshake (in the legacy era, the harness then performs
+/// one)?
+pub(super) fn needs_setup(fixture: &Fixture, settings: &Settings<'_>) -> bool {
+    !settings.era.is_stateless()
+        && fixture
+            .entries()
+            .iter()
+            .find(|e| e.direction() == Direction::ClientToServer)
+            .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")))
+}
+
 /// Is `event` the answer to the harness's own `initialize`: `Ok`, or the error response?
 fn setup_outcome(event: &Incoming) -> Option<Result<(), Value>> {
     match event {
+        Incoming::Setup { text, is_error } => Some(if *is_error {
+            Err(serde_json::from_str(text).expect("the framer peeked at JSON"))
+        } else {
+            Ok(())
+        }),
         Incoming::Response(fast) if fast.id == SETUP_ID => Some(if fast.is_error {
             Err(serde_json::from_str(&fast.text).expect("the fast path writes JSON"))
         } else {

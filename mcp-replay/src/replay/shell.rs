@@ -36,7 +36,8 @@ where
     W: AsyncWrite + Unpin,
 {
     let (tx, events) = mpsc::unbounded_channel();
-    let reader_task = tokio::spawn(read_lines(reader, tx, framer(settings)));
+    let setup = super::session::needs_setup(fixture, settings);
+    let reader_task = tokio::spawn(read_lines(reader, tx, framer(settings, setup)));
     let mut shell = Shell {
         events,
         writer,
@@ -208,14 +209,24 @@ impl<W: AsyncWrite + Unpin> Shell<W> {
 
 /// How the reader frames the server's lines: with the default rules alone in force (or no
 /// rules), a response the rules leave unchanged goes over as its canonical text, not a tree
-/// (the fast path, `normalize/fast.rs`); anything else is parsed.
-fn framer(settings: &Settings<'_>) -> impl FnMut(&[u8], usize) -> Incoming + Send + 'static {
+/// (the fast path, `normalize/fast.rs`); anything else is parsed. With `setup` (the harness
+/// sends its own `initialize`), the answer to it goes over as it came (`Incoming::Setup`).
+fn framer(
+    settings: &Settings<'_>,
+    mut setup: bool,
+) -> impl FnMut(&[u8], usize) -> Incoming + Send + 'static {
     // A stateless session's responses are checked as the server sent them, before the
     // fast path drops members the 2026-07-28 schema requires (`resultType`, ...).
     let checked_whole = settings.era.is_stateless()
         && settings.protocol_check != crate::validate::ProtocolCheck::Off;
     let fast = settings.rules.defaults_only().filter(|_| !checked_whole);
     move |line, number| {
+        if setup {
+            if let Some(answer) = setup_answer(line) {
+                setup = false;
+                return answer;
+            }
+        }
         let shortcut = fast.as_ref().and_then(|defaults| {
             let text = std::str::from_utf8(line).ok()?;
             crate::normalize::fast::response(text, defaults.as_ref())
@@ -225,6 +236,24 @@ fn framer(settings: &Settings<'_>) -> impl FnMut(&[u8], usize) -> Incoming + Sen
             None => parse_line(line, number),
         }
     }
+}
+
+/// `line` as [`Incoming::Setup`] when it is a response to id 0 (the harness's own
+/// `initialize`): read once to learn its id, never parsed into a tree.
+fn setup_answer(line: &[u8]) -> Option<Incoming> {
+    use serde::de::IgnoredAny;
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        id: Option<i64>,
+        method: Option<IgnoredAny>,
+        error: Option<IgnoredAny>,
+    }
+    let text = std::str::from_utf8(line).ok()?;
+    let peek: Peek = serde_json::from_str(text).ok()?;
+    (peek.id == Some(super::ledger::SETUP_ID) && peek.method.is_none()).then(|| Incoming::Setup {
+        text: text.to_owned(),
+        is_error: peek.error.is_some(),
+    })
 }
 
 /// The session's instant: the runtime's clock (paused in tests that pause it).
@@ -269,5 +298,40 @@ fn join_error(e: tokio::task::JoinError) -> ServerError {
             ServerError::new(format!("the server panicked: {text}"))
         }
         Err(e) => ServerError::new(format!("the server task was cancelled: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod should {
+    use super::*;
+
+    #[test]
+    fn take_the_answer_to_id_0_as_it_came_and_nothing_else() {
+        let line = br#"{ "id" : 0, "jsonrpc": "2.0", "result": {"serverInfo": {"name": "s"}} }"#;
+        match setup_answer(line) {
+            Some(Incoming::Setup { text, is_error }) => {
+                assert_eq!(text.as_bytes(), line);
+                assert!(!is_error);
+            }
+            _ => panic!("the setup answer"),
+        }
+        let refused = br#"{"jsonrpc":"2.0","id":0,"error":{"code":1,"message":"m"}}"#;
+        assert!(matches!(
+            setup_answer(refused),
+            Some(Incoming::Setup { is_error: true, .. })
+        ));
+        for other in [
+            &br#"{"jsonrpc":"2.0","id":1,"result":{}}"#[..],
+            br#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#,
+            br#"{"jsonrpc":"2.0","id":"0","result":{}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#,
+            b"not json",
+        ] {
+            assert!(
+                setup_answer(other).is_none(),
+                "{}",
+                String::from_utf8_lossy(other)
+            );
+        }
     }
 }

@@ -842,3 +842,58 @@ fn the_setup_answer_and_notifications_are_checked_too() {
         "{report}"
     );
 }
+
+/// The answer to the harness's `initialize` as the framer hands it over (the line as it
+/// came, `Incoming::Setup`): checked as the server wrote it, and an error answer is still
+/// the setup's refusal.
+#[cfg(feature = "validate")]
+#[test]
+fn the_setup_answer_as_it_came_is_checked_and_its_refusal_named() {
+    let fixture = Fixture::parse(BARE).unwrap();
+    let rules = Rules::default();
+    let settings = Options::new()
+        .timeout(TIMEOUT)
+        .trace(false)
+        .resolve(&fixture, &rules);
+    let answer = |line: serde_json::Value| Incoming::Setup {
+        is_error: line.get("error").is_some(),
+        text: line.to_string(),
+    };
+    let mut s = Script::new(&fixture, &settings);
+    s.sent();
+    let bare_init = json!({"capabilities": {}, "protocolVersion": "2025-11-25"});
+    let now = s.at(1).now;
+    s.session.handle(
+        answer(json!({"jsonrpc": "2.0", "id": 0, "result": bare_init})),
+        now,
+    );
+    let sent = s.sent();
+    assert_eq!(sent[0]["method"], "notifications/initialized");
+    let call = sent[1]["id"].clone();
+    s.at(2).arrive(result(call, json!({"tools": []})));
+    s.sent();
+    s.wake();
+    let report = s.end();
+    assert_eq!(kinds(&report), [MismatchKind::Protocol], "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .contains("`.result.serverInfo` is required"),
+        "{report}"
+    );
+
+    let mut s = Script::new(&fixture, &settings);
+    s.sent();
+    let now = s.at(1).now;
+    let refusal = json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32602, "message": "no"}});
+    s.session.handle(answer(refusal), now);
+    s.sent();
+    let report = s.end();
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure], "{report}");
+    assert!(
+        report.mismatches()[0]
+            .summary()
+            .starts_with("the server refused the harness's `initialize`"),
+        "{report}"
+    );
+}

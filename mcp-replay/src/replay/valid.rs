@@ -51,8 +51,23 @@ impl<'f> Session<'f> {
             };
             (self.request(entry), Some(entry))
         };
-        let checked = checker.response_text(request, &fast.text, fast.is_error);
+        let checked = checker.response_text(request, &fast.text, fast.is_error, fast.text_blocks);
         self.protocol_finding(checked, entry, || format!("response {}", fast.id));
+    }
+
+    /// The answer to the harness's own `initialize`, as the server wrote it.
+    pub(super) fn check_setup(&mut self, text: &str, is_error: bool) {
+        let Some(checker) = &self.checker else {
+            return;
+        };
+        let initialize = Request {
+            method: "initialize",
+            task: false,
+        };
+        let checked = checker.response_text(initialize, text, is_error, false);
+        self.protocol_finding(checked, None, || {
+            "the answer to the harness's `initialize`".into()
+        });
     }
 
     /// The client request entry a response with live id `live` answers.
