@@ -408,7 +408,47 @@ fn machine() -> String {
     format!("{cpus} CPUs, {model}, load average {}", load.join(" "))
 }
 
+/// The function callgrind collects in (`--toggle-collect='*measured*'`).
+#[inline(never)]
+fn measured<T>(f: impl FnOnce() -> T) -> T {
+    std::hint::black_box(f())
+}
+
+/// `--case harness|raw --n N [--warm]`: one side of case 1 alone, once, inside `measured`
+/// (after one unmeasured run with `--warm`), for callgrind:
+/// `valgrind --tool=callgrind --toggle-collect='*measured*' BENCH --case harness --n 100 --warm`.
+fn one_side(case: &str, n: usize, warm: bool) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
+    let calls: Vec<Bytes> = (1..=n).map(echo_call).collect();
+    let run = || match case {
+        "harness" => rt.block_on(harness(&fixture)),
+        "raw" => rt.block_on(raw(&calls)),
+        other => panic!("unknown case {other:?}: harness or raw"),
+    };
+    if warm {
+        run();
+    }
+    measured(run);
+}
+
 fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut case, mut n, mut warm) = (None, 100, false);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--case" => case = args.next(),
+            "--n" => n = args.next().and_then(|v| v.parse().ok()).expect("--n N"),
+            "--warm" => warm = true,
+            _ => {}
+        }
+    }
+    if let Some(case) = case {
+        return one_side(&case, n, warm);
+    }
     let quick = std::env::args().any(|a| a == "--quick");
     println!(
         "# mcp-replay over Streamable HTTP{}\n",

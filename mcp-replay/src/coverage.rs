@@ -31,6 +31,7 @@
 //! Pure: no I/O.
 
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
+use crate::json::At;
 use crate::protocol::{Era, DEFAULT_PROTOCOL, STATELESS_PROTOCOL};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -211,9 +212,9 @@ pub fn client_capabilities(fixtures: &[&Fixture]) -> Value {
             }
             let message = e.message();
             let declared = match e.method() {
-                Some("initialize") => message.pointer("/params/capabilities"),
+                Some("initialize") => message.at(&["params", "capabilities"]),
                 _ => message
-                    .pointer("/params/_meta")
+                    .at(&["params", "_meta"])
                     .and_then(|m| m.get(crate::protocol::meta::CLIENT_CAPABILITIES)),
             };
             if let Some(declared) = declared.filter(|d| d.is_object()) {
@@ -620,7 +621,7 @@ impl Seen {
             let failed = answer[i].is_some_and(|a| {
                 let answer = entries[a].message();
                 answer.get("error").is_some()
-                    || answer.pointer("/result/isError") == Some(&Value::Bool(true))
+                    || answer.at(&["result", "isError"]) == Some(&Value::Bool(true))
             });
             let keys = |key: &str| -> Vec<String> {
                 field(key)

@@ -6,6 +6,7 @@
 //! (2026-07-28 on), with no handshake and the client's identity in every request's
 //! `_meta`.
 
+use crate::json::At;
 use serde_json::Value;
 
 /// The protocol version of the session setup the harness performs for a legacy fixture
@@ -102,7 +103,7 @@ pub mod header {
 /// The version a stateless request names in its `_meta`, if it names one.
 pub fn request_version(message: &Value) -> Option<&str> {
     message
-        .pointer("/params/_meta")?
+        .at(&["params", "_meta"])?
         .get(meta::PROTOCOL_VERSION)?
         .as_str()
 }

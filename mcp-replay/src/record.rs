@@ -5,6 +5,7 @@
 use crate::error::Error;
 use crate::fixture::{Direction, Fixture, MessageKind};
 use crate::json::json_eq;
+use crate::json::At;
 use crate::rules::Rules;
 use serde_json::{json, Value};
 
@@ -74,7 +75,7 @@ pub fn fixture_from_exchange(
 fn distinct_tokens(messages: &[(Direction, Value)]) -> usize {
     let mut seen: Vec<&Value> = Vec::new();
     for (_, m) in messages {
-        if let Some(t) = m.pointer("/params/_meta/progressToken") {
+        if let Some(t) = m.at(&["params", "_meta", "progressToken"]) {
             if !seen.iter().any(|s| json_eq(s, t)) {
                 seen.push(t);
             }
@@ -159,7 +160,7 @@ impl Labels {
     }
 
     fn tokens_and_cancellations(&mut self, direction: Direction, message: &mut Value) {
-        if let Some(token) = message.pointer("/params/_meta/progressToken").cloned() {
+        if let Some(token) = message.at(&["params", "_meta", "progressToken"]).cloned() {
             message["params"]["_meta"]["progressToken"] = self.token_label(&token);
         }
         let method = message
@@ -168,12 +169,12 @@ impl Labels {
             .unwrap_or_default()
             .to_owned();
         if method == "notifications/progress" {
-            if let Some(token) = message.pointer("/params/progressToken").cloned() {
+            if let Some(token) = message.at(&["params", "progressToken"]).cloned() {
                 message["params"]["progressToken"] = self.token_label(&token);
             }
         }
         if method == "notifications/cancelled" {
-            if let Some(id) = message.pointer("/params/requestId").cloned() {
+            if let Some(id) = message.at(&["params", "requestId"]).cloned() {
                 // A cancellation names a request sent the same way it travels.
                 let requester = direction;
                 let label = self

@@ -24,6 +24,7 @@
 //! Pure: no I/O.
 
 use crate::fixture::{Direction, Fixture};
+use crate::json::At;
 use crate::protocol::Era;
 use serde_json::Value;
 
@@ -260,7 +261,7 @@ pub fn fixture(fixture: &Fixture) -> Vec<(usize, Violation)> {
                 Some(r) => {
                     let request = &entries[r];
                     let task = request.method() == Some("tools/call")
-                        && request.message().pointer("/params/task").is_some();
+                        && request.message().at(&["params", "task"]).is_some();
                     let method = request.method().unwrap_or_default();
                     checker.response(Request { method, task }, &message)
                 }

@@ -4,6 +4,7 @@
 //! [`bridge`](super::bridge) sends them as a client does; the [`front`](super::front) checks
 //! them as a server does.
 
+use crate::json::At;
 use crate::protocol::header::{METHOD, NAME, PARAM_PREFIX, PROTOCOL_VERSION};
 use crate::protocol::Era;
 use http::{HeaderMap, HeaderName, HeaderValue};
@@ -27,7 +28,7 @@ impl ToolSchemas {
     /// Takes in the tools of a server message when it is a `tools/list` result (a later
     /// listing of a tool replaces an earlier one).
     pub(super) fn learn(&mut self, message: &Value) {
-        let Some(Value::Array(tools)) = message.pointer("/result/tools") else {
+        let Some(Value::Array(tools)) = message.at(&["result", "tools"]) else {
             return;
         };
         for tool in tools {

@@ -5,6 +5,7 @@
 //! concludes into a [`Report`]. `run` in `mod.rs` is its shell.
 
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
+use crate::json::At;
 use crate::json::{compact, json_eq};
 use crate::normalize::bound::has_bound;
 use crate::options::Settings;
@@ -309,7 +310,7 @@ impl<'f> Mock<'f> {
     /// legacy era) or the one its `_meta` names (2026-07-28 on: stateless).
     fn note_version(&mut self, message: &Value) {
         if message.get("method").and_then(Value::as_str) == Some("initialize") {
-            self.asked_version = message.pointer("/params/protocolVersion").cloned();
+            self.asked_version = message.at(&["params", "protocolVersion"]).cloned();
             self.stateless = false;
         }
         if let Some(version) = crate::protocol::request_version(message) {
@@ -561,14 +562,14 @@ impl<'f> Mock<'f> {
     /// labels, so they compare; remembers the token to put it back in our notifications.
     fn label_client_values(&mut self, entry: &Entry, message: &mut Value) {
         if let (Some(label), Some(live)) = (
-            entry.message().pointer("/params/_meta/progressToken"),
-            message.pointer("/params/_meta/progressToken").cloned(),
+            entry.message().at(&["params", "_meta", "progressToken"]),
+            message.at(&["params", "_meta", "progressToken"]).cloned(),
         ) {
             self.tokens.push((label.clone(), live));
             message["params"]["_meta"]["progressToken"] = label.clone();
         }
         if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
-            if let Some(live) = message.pointer("/params/requestId").cloned() {
+            if let Some(live) = message.at(&["params", "requestId"]).cloned() {
                 let entries = self.fixture.entries();
                 if let Some((e, _)) = self.client_live.iter().find(|(_, v)| json_eq(v, &live)) {
                     if let Some(label) = entries[*e].id() {

@@ -22,6 +22,7 @@ use super::polls::Polls;
 use super::IntMap;
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::json_eq;
+use crate::json::At;
 use crate::options::Settings;
 use serde_json::Value;
 
@@ -282,7 +283,7 @@ fn progress_token(entry: &Entry, pointer: &str) -> Option<Value> {
 /// The client request entry that the client `notifications/cancelled` at `index` names.
 pub(crate) fn cancelled_request(entries: &[Entry], index: usize) -> Option<usize> {
     let message = entries[index].message();
-    let label = message.pointer("/params/requestId")?;
+    let label = message.at(&["params", "requestId"])?;
     (0..index).rev().find(|&t| {
         entries[t].direction() == Direction::ClientToServer
             && entries[t].kind() == MessageKind::Request

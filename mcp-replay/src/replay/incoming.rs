@@ -7,6 +7,7 @@ use super::session::{Arrival, Pending, Rec, Session};
 use crate::contract::{self, Change, Class, CONTRACT_METHODS};
 use crate::fixture::MessageKind;
 use crate::json::json_eq;
+use crate::json::At;
 use crate::normalize::fast::FastResponse;
 use crate::report::{Mismatch, MismatchKind};
 use crate::transport::Incoming;
@@ -14,6 +15,8 @@ use serde_json::Value;
 
 /// Where a request carries its progress token.
 const TOKEN: &str = "/params/_meta/progressToken";
+/// [`TOKEN`] as keys ([`At`]).
+const TOKEN_KEYS: [&str; 3] = ["params", "_meta", "progressToken"];
 
 impl<'f> Session<'f> {
     pub(super) fn accept(&mut self, event: Incoming) {
@@ -212,7 +215,7 @@ impl<'f> Session<'f> {
                 let recorded = self
                     .expected
                     .message(r)
-                    .pointer("/result/statusMessage")
+                    .at(&["result", "statusMessage"])
                     .cloned();
                 if let Some(result) = compared.get_mut("result").and_then(Value::as_object_mut) {
                     match recorded {
@@ -384,7 +387,7 @@ impl<'f> Session<'f> {
     /// expected message it equals, if any. Its group.
     pub(super) fn take_notification(&mut self, message: &Value) -> Option<usize> {
         let method = message["method"].as_str().unwrap_or_default();
-        let token = message.pointer("/params/progressToken");
+        let token = message.at(&["params", "progressToken"]);
         let in_flight = self.ledger.in_flight().map(|(_, entry)| entry);
         let (model, expected, claimed) = (&self.model, &self.expected, &mut self.claimed);
         let (mut group, mut claim) = model.assign(method, token, in_flight, |group| {
@@ -444,9 +447,9 @@ impl<'f> Session<'f> {
                     && entries[want.entry].method() == Some(method)
             })
         };
-        let has_token = message.pointer(TOKEN).is_some();
+        let has_token = message.at(&TOKEN_KEYS).is_some();
         let as_labelled = |entry: usize, message: &Value| -> Option<Value> {
-            let label = self.expected.message(entry).pointer(TOKEN)?;
+            let label = self.expected.message(entry).at(&TOKEN_KEYS)?;
             let mut labelled = message.clone();
             *labelled.pointer_mut(TOKEN)? = label.clone();
             Some(labelled)
@@ -480,7 +483,7 @@ impl<'f> Session<'f> {
         if message.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
             return;
         }
-        let Some(id) = message.pointer("/params/requestId").cloned() else {
+        let Some(id) = message.at(&["params", "requestId"]).cloned() else {
             return;
         };
         let entries = self.fixture.entries();

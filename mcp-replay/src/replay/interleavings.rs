@@ -10,6 +10,7 @@
 
 use super::causal::Model;
 use crate::fixture::{Direction, Fixture, MessageKind};
+use crate::json::At;
 use crate::report::MismatchKind;
 use crate::rules::Rules;
 use crate::transport::Transport;
@@ -208,7 +209,7 @@ fn mutate(plan: &mut [Chain], mutation: Mutation, rng: &mut Rng) -> bool {
             // A task's answers are judged by meaning (`polls.rs`): a lost or changed poll
             // answer stalls the loop or moves the walk, more than one finding; the session
             // tests drive those cases one by one.
-            if e.message.pointer("/result/taskId").is_some() {
+            if e.message.at(&["result", "taskId"]).is_some() {
                 continue;
             }
             let fits = match mutation {

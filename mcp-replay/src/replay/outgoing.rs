@@ -5,6 +5,7 @@ use super::describe::{describe_message, describe_request};
 use super::session::{Rec, Session, What};
 use crate::fixture::{Direction, Entry, MessageKind};
 use crate::json::json_eq;
+use crate::json::At;
 use crate::normalize::fast::HEAD;
 use crate::report::{Mismatch, MismatchKind};
 use serde_json::{json, Value};
@@ -282,7 +283,7 @@ impl Session<'_> {
             .find(|e| {
                 e.direction() == Direction::ClientToServer && e.method() == Some("initialize")
             })
-            .and_then(|e| e.message().pointer("/params/capabilities").cloned())
+            .and_then(|e| e.message().at(&["params", "capabilities"]).cloned())
             .and_then(|c| match c {
                 Value::Object(map) => Some(map),
                 _ => None,

@@ -20,6 +20,7 @@
 use super::IntMap;
 use crate::fixture::{Direction, Entry, MessageKind};
 use crate::json::json_eq;
+use crate::json::At;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -325,7 +326,7 @@ pub(crate) fn status_of(message: &Value) -> Option<&str> {
     let result = message.get("result")?;
     result
         .get("status")
-        .or_else(|| result.pointer("/task/status"))
+        .or_else(|| result.at(&["task", "status"]))
         .and_then(Value::as_str)
 }
 

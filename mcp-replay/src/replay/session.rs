@@ -22,6 +22,7 @@ use super::trace::Trace;
 use super::{IntMap, IntSet};
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::json::compact;
+use crate::json::At;
 use crate::options::Settings;
 use crate::record::StrayLines;
 use crate::report::{Mismatch, MismatchKind};
@@ -864,7 +865,7 @@ fn task_calls(entries: &[Entry]) -> IntSet<usize> {
         .iter()
         .enumerate()
         .filter(|(_, e)| e.method() == Some("tools/call") && e.text().contains("\"task\":"))
-        .filter(|(_, e)| e.message().pointer("/params/task").is_some())
+        .filter(|(_, e)| e.message().at(&["params", "task"]).is_some())
         .map(|(i, _)| i)
         .collect()
 }

@@ -3,6 +3,7 @@
 
 use super::Shared;
 use crate::fixture::ResumePoint;
+use crate::json::At;
 use http::header::HeaderValue;
 use serde_json::Value;
 
@@ -63,7 +64,7 @@ pub(super) fn forward(
     let is_response = answer.is_answered_by(&message);
     if is_response && answer.initialize {
         let version = message
-            .pointer("/result/protocolVersion")
+            .at(&["result", "protocolVersion"])
             .and_then(Value::as_str)
             .map(str::to_owned);
         *shared
@@ -83,4 +84,55 @@ pub(super) fn forward(
     let line = crate::transport::one_line(text, &message);
     let _ = shared.lines.send(line);
     is_response
+}
+
+/// The members of a server message an SSE event's reader looks at, read without a tree.
+#[derive(serde::Deserialize)]
+struct Peek<'a> {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(borrow, default)]
+    method: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// What [`forward_text`] read of a message.
+pub(super) struct Forwarded {
+    /// It is the response to the answer's request.
+    pub(super) is_response: bool,
+    /// It is a `notifications/progress`.
+    pub(super) progress: bool,
+}
+
+/// [`forward`] for a message as text (an SSE event's data): most messages are only
+/// peeked at (id, method) and go to the pipe as they came; one that needs its tree (the
+/// answer to `initialize`, a listing of tools, a text of several lines) is parsed whole.
+/// `Err` when the text is not JSON.
+pub(super) fn forward_text(
+    shared: &Shared,
+    answer: &Answer,
+    text: &str,
+) -> Result<Forwarded, serde_json::Error> {
+    let peek: Peek<'_> = serde_json::from_str(text)?;
+    let progress = peek.method.as_deref() == Some("notifications/progress");
+    let is_response = peek.method.is_none()
+        && peek
+            .id
+            .as_ref()
+            .zip(answer.id.as_ref())
+            .is_some_and(|(id, asked)| crate::json::json_eq(id, asked));
+    let whole = (is_response && (answer.initialize || text.contains("\"tools\"")))
+        || text.bytes().any(|b| b == b'\n' || b == b'\r');
+    if whole {
+        let message: Value = serde_json::from_str(text)?;
+        let is_response = forward(shared, answer, message, Some(text.as_bytes()));
+        return Ok(Forwarded {
+            is_response,
+            progress,
+        });
+    }
+    let _ = shared.lines.send(text.as_bytes().to_vec());
+    Ok(Forwarded {
+        is_response,
+        progress,
+    })
 }

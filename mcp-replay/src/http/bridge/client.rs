@@ -3,7 +3,14 @@
 
 use super::answer::Answer;
 use super::body::{content_type, error_excerpt};
-use super::{Shared, LAST_EVENT_ID, PROTOCOL_VERSION, RECONNECT, SESSION_ID};
+use super::{Shared, LAST_EVENT_ID, RECONNECT};
+use http::header::HeaderName;
+
+/// The session and version headers as header names, made once: inserting by `&str` parses
+/// the name on every request.
+const SESSION_ID: HeaderName = HeaderName::from_static(crate::protocol::header::SESSION_ID);
+const PROTOCOL_VERSION: HeaderName =
+    HeaderName::from_static(crate::protocol::header::PROTOCOL_VERSION);
 use crate::http::HttpService;
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT, HOST};

@@ -1,7 +1,7 @@
 //! Reading an SSE answer: its events forwarded, the stream dropped at each drop point and
 //! resumed with `Last-Event-ID`, and what a resumed stream redelivers or fails to deliver.
 
-use super::answer::{forward, Answer, Read};
+use super::answer::{forward_text, Answer, Read};
 use super::body::excerpt;
 use super::client::Client;
 use super::Shared;
@@ -251,8 +251,8 @@ fn on_event(
             event.event
         ));
     }
-    let message = match serde_json::from_str::<Value>(&event.data) {
-        Ok(message) => message,
+    let forwarded = match forward_text(shared, answer, &event.data) {
+        Ok(forwarded) => forwarded,
         Err(error) => {
             shared.problem(format!(
                 "{what}: an SSE event's data is not JSON ({error}): {}",
@@ -261,13 +261,12 @@ fn on_event(
             return None;
         }
     };
-    let progress = message.get("method").and_then(Value::as_str) == Some("notifications/progress");
-    stream.received.insert(event.data.clone());
-    if forward(shared, answer, message, Some(event.data.as_bytes())) {
+    if forwarded.is_response {
         // The stream has served its purpose; the server closes it now.
         return Some(SseEnd::Answered);
     }
-    if !progress {
+    stream.received.insert(event.data);
+    if !forwarded.progress {
         return None;
     }
     at_progress(shared, answer, stream, event.id)

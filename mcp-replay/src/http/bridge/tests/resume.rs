@@ -2,6 +2,7 @@
 //! resume correctly, redeliver, keep no event store, or refuse the resuming GET.
 
 use super::*;
+use crate::json::At;
 use tokio::sync::Notify;
 
 /// A server whose one tool reports four steps of progress, a few milliseconds apart, so
@@ -130,7 +131,7 @@ async fn exchange_at<S: HttpService>(
 fn progress_values(messages: &[Value]) -> Vec<f64> {
     messages
         .iter()
-        .filter_map(|m| m.pointer("/params/progress").and_then(Value::as_f64))
+        .filter_map(|m| m.at(&["params", "progress"]).and_then(Value::as_f64))
         .collect()
 }
 
