@@ -268,6 +268,7 @@ impl<'f> Mock<'f> {
             warnings: Vec::new(),
             notes,
             recorded: None,
+            timeline: None,
         }
     }
 
