@@ -736,12 +736,13 @@ body.only .row:not(.bad){display:none}
 .key{display:inline-block;position:static;height:12px;vertical-align:middle}
 ";
 
-/// Opens the row a link names (the findings' links, a URL ending in `#r12`), and the
-/// tools above the diagram. It has no `<` and no `&`, so the page stays well-formed XML
+/// Opens the row a link names (the findings' links, a URL ending in `#r12`; `#open:r12`
+/// opens it where the page stands, without scrolling to it), and the tools above the
+/// diagram. It has no `<` and no `&`, so the page stays well-formed XML
 /// too.
 const SCRIPT: &str = "
 (function(){
-function show(){var id=decodeURIComponent(location.hash.slice(1));var e=id?document.getElementById(id):null;if(e){if(e.tagName==='DETAILS'){e.open=true;}e.scrollIntoView({block:'center'});}}
+function show(){var id=decodeURIComponent(location.hash.slice(1));var stay=id.indexOf('open:')===0;if(stay){id=id.slice(5);}var e=id?document.getElementById(id):null;if(e){if(e.tagName==='DETAILS'){e.open=true;}if(!stay){e.scrollIntoView({block:'nearest'});}}}
 window.addEventListener('hashchange',show);show();
 var rows=function(){return Array.prototype.slice.call(document.querySelectorAll('details.row'));};
 var only=document.getElementById('only');
