@@ -331,3 +331,142 @@ fn same_but_id(a: &Value, b: &Value) -> bool {
         _ => json_eq(a, b),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::session::{Ending, Session, Transmit};
+    use crate::fixture::Fixture;
+    use crate::options::Options;
+    use crate::report::{MismatchKind, Report};
+    use crate::rules::Rules;
+    use crate::timeline::{Side, What};
+    use crate::transport::Incoming;
+    use crate::validate::ProtocolCheck;
+    use serde_json::{json, Value};
+    use std::time::{Duration, Instant};
+
+    /// A call with its progress, a log recorded while it ran, and its result.
+    const CALL: &str = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"_meta":{"progressToken":"<PROGRESS_TOKEN>"},"name":"work","arguments":{}}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":"<PROGRESS_TOKEN>"}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"done"}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#,
+        "\n",
+    );
+
+    /// Replays [`CALL`] (stateless, so without a handshake) with `timeline`, the server
+    /// sending `server` at 1, 2, 3 ... ms after the call; then the close of its output.
+    fn replay(timeline: bool, server: &[Value]) -> Report {
+        let fixture = Fixture::parse(CALL).unwrap();
+        let rules = Rules::default();
+        let options = Options::new()
+            .protocol("2026-07-28")
+            .protocol_check(ProtocolCheck::Off)
+            .timeout(Duration::from_millis(50))
+            .timeline(timeline);
+        let settings = options.resolve(&fixture, &rules);
+        let start = Instant::now();
+        let mut session = Session::new(&fixture, &settings, start);
+        let mut buf = Vec::new();
+        let mut drain = |session: &mut Session, now| {
+            while let Some(t) = session.poll_transmit(now, &mut buf) {
+                if t == Transmit::CloseInput {
+                    session.input_closed(now, None);
+                }
+            }
+        };
+        drain(&mut session, start);
+        for (i, message) in server.iter().enumerate() {
+            let now = start + Duration::from_millis(i as u64 + 1);
+            session.handle(Incoming::Message(message.clone()), now);
+            drain(&mut session, now);
+        }
+        // The waits end, the input closes, then the output.
+        for k in 1..=4 {
+            let later = start + Duration::from_millis(100 * k);
+            if !session.is_done() {
+                session.handle_timeout(later);
+                drain(&mut session, later);
+            }
+        }
+        if !session.is_done() {
+            session.handle(Incoming::Closed(None), start + Duration::from_millis(500));
+        }
+        session.conclude(Ending::default())
+    }
+
+    fn progress() -> Value {
+        json!({"jsonrpc": "2.0", "method": "notifications/progress",
+               "params": {"progress": 1, "progressToken": "<PROGRESS_TOKEN>"}})
+    }
+
+    #[test]
+    fn keep_nothing_unless_asked() {
+        let report = replay(false, &[progress()]);
+        assert!(report.timeline.is_none());
+        assert!(report.to_html().is_none());
+    }
+
+    #[test]
+    fn pair_each_line_with_its_fixture_line_and_its_request_span() {
+        let result = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "new"}]}});
+        let other = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+        let report = replay(true, &[progress(), other, result]);
+        let t = report.timeline.as_deref().unwrap();
+        let what: Vec<(Side, What, Option<usize>)> =
+            t.events.iter().map(|e| (e.side, e.what, e.entry)).collect();
+        assert_eq!(
+            what,
+            [
+                (Side::Client, What::Message, Some(0)),
+                (Side::Server, What::Message, Some(1)),
+                // Paired with the log the fixture has in its place (a method finding).
+                (Side::Server, What::Message, Some(2)),
+                (Side::Server, What::Message, Some(3)),
+                // The server never closes its output: the drain's bound ends the session.
+                (Side::Client, What::InputClosed, None),
+            ],
+            "{t:#?}"
+        );
+        // The line as it went over the pipe: the live id, not the fixture's label.
+        assert!(t.events[0].text.contains("\"id\":1"), "{}", t.events[0].text);
+        assert_eq!(t.events[1].at, Duration::from_millis(1));
+        // One span, the call's, from its send to its response; its messages in it.
+        assert_eq!(t.spans.len(), 1);
+        assert_eq!((t.spans[0].from, t.spans[0].to, t.spans[0].tied), (0, Some(3), true));
+        assert_eq!(t.spans[0].name, "`tools/call work` (line 1)");
+        let spans: Vec<Option<usize>> = t.events.iter().map(|e| e.span).collect();
+        assert_eq!(spans, [Some(0), Some(0), Some(0), Some(0), None]);
+        // Each finding at the message it is about.
+        let kinds: Vec<MismatchKind> = report.mismatches().iter().map(|m| m.kind()).collect();
+        let at = |kind| kinds.iter().position(|k| *k == kind).unwrap();
+        assert_eq!(t.events[2].findings, [at(MismatchKind::Method)]);
+        assert_eq!(t.events[3].findings, [at(MismatchKind::Result)]);
+        assert!(t.missing.is_empty());
+        assert!(t.expected[1].when.starts_with("tied to `tools/call work` (line 1)"));
+        assert!(t.expected[2].when.starts_with("recorded while `tools/call work` (line 1) ran alone"));
+        assert!(t.expected[3].when.starts_with("answers `tools/call work`"));
+    }
+
+    #[test]
+    fn give_an_expected_message_that_never_came_a_row_and_a_stray_answer_its_finding() {
+        let result = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}});
+        let again = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": ["twice"]}});
+        let report = replay(true, &[progress(), result, again]);
+        let t = report.timeline.as_deref().unwrap();
+        let kinds: Vec<MismatchKind> = report.mismatches().iter().map(|m| m.kind()).collect();
+        let at = |kind| kinds.iter().position(|k| *k == kind).unwrap();
+        assert_eq!(t.missing.len(), 1, "{kinds:?}");
+        assert_eq!(t.missing[0].entry, 2);
+        assert_eq!(t.missing[0].findings, [at(MismatchKind::Missing)]);
+        // The second answer: no fixture line, its id finding found by the message.
+        assert_eq!(t.events[3].entry, None);
+        assert_eq!(t.events[3].findings, [at(MismatchKind::Id)]);
+        assert!(t.events[2].findings.is_empty(), "the answer equals its line");
+        let page = report.to_html().unwrap();
+        assert!(page.contains("never came"));
+    }
+}
