@@ -404,10 +404,9 @@ fn with_page(
         (verdict, None) => verdict,
         (Ok(verdict), Some(Ok(_))) => Ok(verdict),
         (Ok(_), Some(Err(e))) => Err(Failure::Input(e)),
-        (Err(failure), Some(Ok(path))) => Err(failure.mention(&format!(
-            "The picture of the session: {}",
-            path.display()
-        ))),
+        (Err(failure), Some(Ok(path))) => {
+            Err(failure.mention(&format!("The picture of the session: {}", path.display())))
+        }
         (Err(failure), Some(Err(e))) => Err(failure.mention(&format!(
             "The picture of the session could not be written: {e}"
         ))),
@@ -726,6 +725,31 @@ impl Claim {
 #[cfg(test)]
 mod should {
     use super::*;
+
+    #[test]
+    fn name_a_page_after_its_test_and_take_a_relative_folder_from_the_workspace() {
+        assert_eq!(page_name("lookup::session"), "lookup.session.html");
+        assert_eq!(page_name("a::b::r#type"), "a.b.r_type.html");
+        assert_eq!(page_name("../x y"), "_x_y.html");
+        assert_eq!(html_folder(None), None);
+        assert_eq!(html_folder(Some("  ".as_ref())), None);
+        assert_eq!(
+            html_folder(Some("target/pages".as_ref())),
+            Some(PathBuf::from("target/pages"))
+        );
+        let mut plan = Plan::new("/w/fixtures/f.jsonl", UpdateMode::No);
+        plan.workspace = PathBuf::from("/w");
+        plan.html = None;
+        assert_eq!(plan.page_path(), None);
+        plan.html = Some(PathBuf::from("target/pages"));
+        assert_eq!(
+            plan.page_path(),
+            Some(PathBuf::from("/w/target/pages/f.html"))
+        );
+        plan.test = Some("c::t".into());
+        plan.html = Some(PathBuf::from("/elsewhere"));
+        assert_eq!(plan.page_path(), Some(PathBuf::from("/elsewhere/c.t.html")));
+    }
 
     #[test]
     fn let_the_fixture_header_pin_the_rules_version_over_the_tests_and_the_folders() {

@@ -44,7 +44,9 @@ impl Report {
     /// # }
     /// ```
     pub fn to_html(&self) -> Option<String> {
-        self.timeline.as_deref().map(|timeline| page(self, timeline))
+        self.timeline
+            .as_deref()
+            .map(|timeline| page(self, timeline))
     }
 }
 
@@ -90,12 +92,13 @@ struct Shown {
 fn shown(text: &str) -> Shown {
     match serde_json::from_str::<Value>(text) {
         Ok(value) => {
+            // Every string and key masked: what is written of the value holds no secret.
             let value = mask_value(&value);
             let whole = serde_json::to_string_pretty(&value).unwrap_or_default();
             Shown {
                 label: label_of(&value),
-                line: mask_text(&compact(&value, ROW_TEXT)).into_owned(),
-                whole: cut(&mask_text(&whole), WHOLE_TEXT),
+                line: compact(&value, ROW_TEXT),
+                whole: cut(&whole, WHOLE_TEXT),
             }
         }
         Err(_) => {
@@ -606,11 +609,13 @@ fn write_event(
         out,
         "</div><div><h4>actual: {how} at {}</h4><pre>{}</pre></div></div>\n",
         ms(event.at),
-        esc(if event.what == What::Message || event.what == What::Stray {
-            &actual.whole
-        } else {
-            &text
-        })
+        esc(
+            if event.what == What::Message || event.what == What::Stray {
+                &actual.whole
+            } else {
+                &text
+            }
+        )
     );
     if let Some(span) = event.span.and_then(|s| t.spans.get(s)) {
         let _ = write!(
@@ -880,9 +885,9 @@ mod should {
                 .iter()
                 .filter(|(n, attrs)| {
                     n == name
-                        && attrs.iter().any(|(k, v)| {
-                            k == "class" && v.split(' ').any(|c| c == class)
-                        })
+                        && attrs
+                            .iter()
+                            .any(|(k, v)| k == "class" && v.split(' ').any(|c| c == class))
                 })
                 .map(|(_, attrs)| attrs)
                 .collect()
@@ -979,7 +984,9 @@ mod should {
             .iter()
             .find(|(n, a)| n == "meta" && attr(a, "http-equiv") == Some("Content-Security-Policy"))
             .expect("a content security policy");
-        assert!(attr(&csp.1, "content").unwrap().starts_with("default-src 'none'"));
+        assert!(attr(&csp.1, "content")
+            .unwrap()
+            .starts_with("default-src 'none'"));
     }
 
     #[test]
@@ -990,22 +997,43 @@ mod should {
         let rows = parsed.with_class("details", "row");
         // Five events and the message that never came.
         assert_eq!(rows.len(), 6, "{page}");
-        assert_eq!(parsed.with_class("div", "gap").len(), 1, "the 237 ms before the result");
+        assert_eq!(
+            parsed.with_class("div", "gap").len(),
+            1,
+            "the 237 ms before the result"
+        );
         assert!(parsed.text.contains("… 237.0 ms later"), "{}", parsed.text);
         for event in timeline.events.iter().filter(|e| e.what == What::Message) {
             let value: Value = serde_json::from_str(&event.text).unwrap();
-            assert!(parsed.text.contains(&compact(&value, ROW_TEXT)), "{}", event.text);
+            assert!(
+                parsed.text.contains(&compact(&value, ROW_TEXT)),
+                "{}",
+                event.text
+            );
         }
         // Expected and actual side by side: the fixture line (with its placeholders) and
         // the live one (with its live id).
-        assert!(parsed.text.contains("L1 {\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\"method\":\"tools/call\""));
-        assert!(parsed.text.contains("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\""));
+        assert!(parsed
+            .text
+            .contains("L1 {\"jsonrpc\":\"2.0\",\"id\":\"<REQUEST_ID>\",\"method\":\"tools/call\""));
+        assert!(parsed
+            .text
+            .contains("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\""));
         assert!(parsed.text.contains("= L2"), "the progress equals its line");
-        assert!(parsed.text.contains("tools/call count_up · id 1"), "the arrow's label");
+        assert!(
+            parsed.text.contains("tools/call count_up · id 1"),
+            "the arrow's label"
+        );
         // The stray line is text, escaped, its control character written out.
-        assert!(parsed.text.contains("a banner <b>hi</b> & \\u{1b}[0m"), "{}", parsed.text);
+        assert!(
+            parsed.text.contains("a banner <b>hi</b> & \\u{1b}[0m"),
+            "{}",
+            parsed.text
+        );
         assert!(!page.contains("<b>hi</b>"));
-        assert!(parsed.text.contains("the harness closed the server's input"));
+        assert!(parsed
+            .text
+            .contains("the harness closed the server's input"));
     }
 
     #[test]
@@ -1032,10 +1060,16 @@ mod should {
             .filter(|h| h.starts_with("#r"))
             .collect();
         assert_eq!(links, ["#r4", "#r2", "#r5"]);
-        assert!(parsed.text.contains("server failure: the server panicked (the session as a whole)"));
+        assert!(parsed
+            .text
+            .contains("server failure: the server panicked (the session as a whole)"));
         assert!(parsed.text.contains("FAILED: 4 mismatches"));
         // The finding in full in its row's details, its diff too.
-        assert!(parsed.text.contains("at .result.content[0].text"), "{}", parsed.text);
+        assert!(
+            parsed.text.contains("at .result.content[0].text"),
+            "{}",
+            parsed.text
+        );
         assert!(parsed.text.contains("note: the server needed SIGTERM"));
     }
 
@@ -1070,9 +1104,17 @@ mod should {
         // From the call's row to the result's: a bar on the server lane and, as the
         // progress is tied to it, a band across the lanes; none after.
         assert_eq!(parsed.with_class("i", "band").len(), 5);
-        assert_eq!(parsed.with_class("i", "bar").len(), 5 + 1, "and one in the legend");
+        assert_eq!(
+            parsed.with_class("i", "bar").len(),
+            5 + 1,
+            "and one in the legend"
+        );
         let style = |a: &Vec<(String, String)>| attr(a, "style").unwrap().to_owned();
-        let bands: Vec<String> = parsed.with_class("i", "band").into_iter().map(style).collect();
+        let bands: Vec<String> = parsed
+            .with_class("i", "band")
+            .into_iter()
+            .map(style)
+            .collect();
         assert!(bands[0].starts_with("top:50%;bottom:0"), "{bands:?}");
         assert!(bands[4].starts_with("top:0;bottom:50%"), "{bands:?}");
     }
@@ -1080,7 +1122,14 @@ mod should {
     #[test]
     fn stack_the_bars_of_requests_in_flight_together() {
         let mut t = Timeline::default();
-        for (at, side) in [(0, Side::Client), (1, Side::Client), (2, Side::Server), (3, Side::Server), (4, Side::Client), (5, Side::Server)] {
+        for (at, side) in [
+            (0, Side::Client),
+            (1, Side::Client),
+            (2, Side::Server),
+            (3, Side::Server),
+            (4, Side::Client),
+            (5, Side::Server),
+        ] {
             t.events.push(event(at, side, "{}", None));
         }
         let span = |from, to| Span {
@@ -1119,8 +1168,12 @@ mod should {
             t.events[0].findings = vec![0];
             let report = Report {
                 source: format!("fixtures/{sample}.jsonl"),
-                mismatches: vec![Mismatch::new(MismatchKind::Result, Some(1), format!("differs: {sample}"))
-                    .compare(&json!({"result": 1}), &serde_json::from_str(&line).unwrap())],
+                mismatches: vec![Mismatch::new(
+                    MismatchKind::Result,
+                    Some(1),
+                    format!("differs: {sample}"),
+                )
+                .compare(&json!({"result": 1}), &serde_json::from_str(&line).unwrap())],
                 notes: vec![format!("a note with {sample}")],
                 timeline: Some(Box::new(t)),
                 ..session().0
@@ -1132,7 +1185,8 @@ mod should {
         }
         // The key-name rule.
         let password = "Zx8#qL2!vN5@wR7$";
-        let line = json!({"jsonrpc": "2.0", "method": "m", "params": {"password": password}}).to_string();
+        let line =
+            json!({"jsonrpc": "2.0", "method": "m", "params": {"password": password}}).to_string();
         let mut t = Timeline::default();
         t.events.push(event(1, Side::Client, &line, None));
         let report = Report {
@@ -1145,7 +1199,10 @@ mod should {
 
     #[test]
     fn cut_long_messages_and_say_how_many_events_are_left_out() {
-        let long = format!(r#"{{"jsonrpc":"2.0","method":"m","params":{{"text":"{}"}}}}"#, "x".repeat(100_000));
+        let long = format!(
+            r#"{{"jsonrpc":"2.0","method":"m","params":{{"text":"{}"}}}}"#,
+            "x".repeat(100_000)
+        );
         let mut t = Timeline::default();
         t.events.push(event(1, Side::Server, &long, None));
         t.dropped = 7;
@@ -1171,7 +1228,10 @@ mod should {
         let page = report.to_html().unwrap();
         let parsed = parse(&page);
         assert!(parsed.with_class("details", "row").is_empty());
-        assert!(parsed.text.contains("\nok\n") || page.contains("verdict ok\">ok<"), "{page}");
+        assert!(
+            parsed.text.contains("\nok\n") || page.contains("verdict ok\">ok<"),
+            "{page}"
+        );
         let none = Report {
             timeline: None,
             ..report

@@ -413,7 +413,11 @@ impl Replayed {
         let ms = self.elapsed.as_millis();
         outln!("mcp-replay: {}: {word} ({ms} ms)", path.display());
         if let (Some(page), Some(_)) = (&self.page, &self.failure) {
-            outln!("mcp-replay: {}: the picture of the session: {}", path.display(), page.display());
+            outln!(
+                "mcp-replay: {}: the picture of the session: {}",
+                path.display(),
+                page.display()
+            );
         }
         match &self.failure {
             Some(report) => outln!("{report}\n"),

@@ -432,11 +432,18 @@ mod tests {
             "{t:#?}"
         );
         // The line as it went over the pipe: the live id, not the fixture's label.
-        assert!(t.events[0].text.contains("\"id\":1"), "{}", t.events[0].text);
+        assert!(
+            t.events[0].text.contains("\"id\":1"),
+            "{}",
+            t.events[0].text
+        );
         assert_eq!(t.events[1].at, Duration::from_millis(1));
         // One span, the call's, from its send to its response; its messages in it.
         assert_eq!(t.spans.len(), 1);
-        assert_eq!((t.spans[0].from, t.spans[0].to, t.spans[0].tied), (0, Some(3), true));
+        assert_eq!(
+            (t.spans[0].from, t.spans[0].to, t.spans[0].tied),
+            (0, Some(3), true)
+        );
         assert_eq!(t.spans[0].name, "`tools/call work` (line 1)");
         let spans: Vec<Option<usize>> = t.events.iter().map(|e| e.span).collect();
         assert_eq!(spans, [Some(0), Some(0), Some(0), Some(0), None]);
@@ -446,8 +453,12 @@ mod tests {
         assert_eq!(t.events[2].findings, [at(MismatchKind::Method)]);
         assert_eq!(t.events[3].findings, [at(MismatchKind::Result)]);
         assert!(t.missing.is_empty());
-        assert!(t.expected[1].when.starts_with("tied to `tools/call work` (line 1)"));
-        assert!(t.expected[2].when.starts_with("recorded while `tools/call work` (line 1) ran alone"));
+        assert!(t.expected[1]
+            .when
+            .starts_with("tied to `tools/call work` (line 1)"));
+        assert!(t.expected[2]
+            .when
+            .starts_with("recorded while `tools/call work` (line 1) ran alone"));
         assert!(t.expected[3].when.starts_with("answers `tools/call work`"));
     }
 
@@ -465,7 +476,10 @@ mod tests {
         // The second answer: no fixture line, its id finding found by the message.
         assert_eq!(t.events[3].entry, None);
         assert_eq!(t.events[3].findings, [at(MismatchKind::Id)]);
-        assert!(t.events[2].findings.is_empty(), "the answer equals its line");
+        assert!(
+            t.events[2].findings.is_empty(),
+            "the answer equals its line"
+        );
         let page = report.to_html().unwrap();
         assert!(page.contains("never came"));
     }

@@ -705,7 +705,11 @@ impl<'f> Session<'f> {
         };
         self.trace.line("<- response 0 (session setup)");
         if let Some(picture) = &mut self.picture {
-            picture.unjudged(self.now, &event, "the answer to the harness's session setup");
+            picture.unjudged(
+                self.now,
+                &event,
+                "the answer to the harness's session setup",
+            );
         }
         match &event {
             Incoming::Response(fast) => self.check_fast(fast, true),
