@@ -147,7 +147,7 @@ fn replay_of_one_fixture_writes_the_page_it_is_given_and_no_other() {
         .arg(demo_server())
         .output()
         .unwrap();
-    assert!(!text(&output).0.contains("html"), "{:?}", text(&output));
+    assert!(!text(&output).0.contains("picture"), "{:?}", text(&output));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -217,6 +217,11 @@ pub fn write_html(report: &Report, path: &Path) -> Result<bool, Error> {
     crate::update::write_atomically(path, |file| {
         use std::io::Write as _;
         file.write_all(page.as_bytes())
+    })
+    .map_err(|e| match e {
+        // Whatever step failed (its folder, the temporary file), the page names it.
+        Error::Io { source, .. } => Error::io(format!("writing {}", path.display()), source),
+        other => other,
     })?;
     Ok(true)
 }
