@@ -426,10 +426,10 @@ fn write_row(
 ) {
     match row {
         Row::Gap(pause) => {
-            let _ = write!(
+            let _ = writeln!(
                 out,
                 "<div class=\"row gap\"><span class=\"t\"></span><span class=\"x\"></span>{}\
-                 <span class=\"a\">… {} later</span></div>\n",
+                 <span class=\"a\">… {} later</span></div>",
                 lanes(t, spans, r, ""),
                 ms(pause)
             );
@@ -497,9 +497,9 @@ fn badges(findings: &[Mismatch], about: &[usize]) -> String {
 fn write_findings_of(out: &mut String, findings: &[Mismatch], about: &[usize]) {
     for &k in about {
         if let Some(m) = findings.get(k) {
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "<div class=\"finding\"><h4><a href=\"#f{n}\">#{n}</a> {}</h4><pre>{}</pre></div>\n",
+                "<div class=\"finding\"><h4><a href=\"#f{n}\">#{n}</a> {}</h4><pre>{}</pre></div>",
                 esc(m.kind().name()),
                 esc(&m.to_string()),
                 n = k + 1,
@@ -605,9 +605,9 @@ fn write_event(
         Side::Client => "sent",
         Side::Server => "received",
     };
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "</div><div><h4>actual: {how} at {}</h4><pre>{}</pre></div></div>\n",
+        "</div><div><h4>actual: {how} at {}</h4><pre>{}</pre></div></div>",
         ms(event.at),
         esc(
             if event.what == What::Message || event.what == What::Stray {
@@ -618,9 +618,9 @@ fn write_event(
         )
     );
     if let Some(span) = event.span.and_then(|s| t.spans.get(s)) {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<p class=\"span{hue}\">in the span of {}</p>\n",
+            "<p class=\"span{hue}\">in the span of {}</p>",
             esc(&mask_text(&span.name))
         );
     }
