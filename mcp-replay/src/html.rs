@@ -532,7 +532,47 @@ fn write_event(
         class.push_str(" own");
     }
     let actual = shown(&event.text);
-    let (inner, text) = match event.what {
+    let (inner, text) = drawn(event, &actual, &hue);
+    let expected = event.entry.and_then(|e| t.expected.get(e));
+    let expected_shown = expected.map(|e| shown(&e.text));
+    let x = match (expected, &expected_shown, &event.own) {
+        (Some(e), Some(s), _) => format!("<span class=\"ln\">L{}</span> {}", e.line, esc(&s.line)),
+        (_, _, Some(own)) => format!("<span class=\"dim\">{}</span>", esc(own)),
+        _ => "<span class=\"dim\">—</span>".to_owned(),
+    };
+    let verdict = match (event.what, expected, event.findings.is_empty(), &event.own) {
+        (What::Message, Some(e), true, _) => format!("<span class=\"eq\">= L{}</span> ", e.line),
+        (What::Message, None, true, None) if event.side == Side::Server => {
+            "<span class=\"dim\">not paired</span> ".to_owned()
+        }
+        _ => String::new(),
+    };
+    let _ = write!(
+        out,
+        "<details class=\"{class}\" id=\"r{r}\"><summary><span class=\"t\">{}</span>\
+         <span class=\"x\">{x}</span>{}<span class=\"a\">{}{verdict}{}</span></summary>\n\
+         <div class=\"more\"><div class=\"pair\"><div>",
+        ms(event.at),
+        lanes(t, spans, r, &inner),
+        badges(findings, &event.findings),
+        esc(&text),
+    );
+    let expected = expected.zip(expected_shown.as_ref());
+    write_pair(out, event, expected, &actual, &text);
+    if let Some(span) = event.span.and_then(|s| t.spans.get(s)) {
+        let _ = writeln!(
+            out,
+            "<p class=\"span{hue}\">in the span of {}</p>",
+            esc(&mask_text(&span.name))
+        );
+    }
+    write_findings_of(out, findings, &event.findings);
+    out.push_str("</div></details>\n");
+}
+
+/// What a row draws in its lanes for `event` (an arrow, or a mark), and its one line.
+fn drawn(event: &Event, actual: &Shown, hue: &str) -> (String, String) {
+    match event.what {
         What::Message => {
             let dir = match event.side {
                 Side::Client => "to-server",
@@ -558,33 +598,20 @@ fn write_event(
             "<i class=\"mark ms\">■</i>".to_owned(),
             "the server closed its output".to_owned(),
         ),
-    };
-    let expected = event.entry.and_then(|e| t.expected.get(e));
-    let expected_shown = expected.map(|e| shown(&e.text));
-    let x = match (expected, &expected_shown, &event.own) {
-        (Some(e), Some(s), _) => format!("<span class=\"ln\">L{}</span> {}", e.line, esc(&s.line)),
-        (_, _, Some(own)) => format!("<span class=\"dim\">{}</span>", esc(own)),
-        _ => "<span class=\"dim\">—</span>".to_owned(),
-    };
-    let verdict = match (event.what, expected, event.findings.is_empty(), &event.own) {
-        (What::Message, Some(e), true, _) => format!("<span class=\"eq\">= L{}</span> ", e.line),
-        (What::Message, None, true, None) if event.side == Side::Server => {
-            "<span class=\"dim\">not paired</span> ".to_owned()
-        }
-        _ => String::new(),
-    };
-    let _ = write!(
-        out,
-        "<details class=\"{class}\" id=\"r{r}\"><summary><span class=\"t\">{}</span>\
-         <span class=\"x\">{x}</span>{}<span class=\"a\">{}{verdict}{}</span></summary>\n\
-         <div class=\"more\"><div class=\"pair\"><div>",
-        ms(event.at),
-        lanes(t, spans, r, &inner),
-        badges(findings, &event.findings),
-        esc(&text),
-    );
-    match (expected, &expected_shown) {
-        (Some(e), Some(s)) => {
+    }
+}
+
+/// The details of an event's row: the fixture's line and the live one, whole, side by
+/// side.
+fn write_pair(
+    out: &mut String,
+    event: &Event,
+    expected: Option<(&crate::timeline::Expected, &Shown)>,
+    actual: &Shown,
+    text: &str,
+) {
+    match expected {
+        Some((e, s)) => {
             let _ = write!(
                 out,
                 "<h4>expected: fixture line {}</h4><pre>{}</pre>{}",
@@ -593,7 +620,7 @@ fn write_event(
                 when(&e.when)
             );
         }
-        _ => {
+        None => {
             let why = event
                 .own
                 .as_deref()
@@ -605,27 +632,16 @@ fn write_event(
         Side::Client => "sent",
         Side::Server => "received",
     };
+    let whole = match event.what {
+        What::Message | What::Stray => &actual.whole,
+        What::InputClosed | What::OutputClosed => text,
+    };
     let _ = writeln!(
         out,
         "</div><div><h4>actual: {how} at {}</h4><pre>{}</pre></div></div>",
         ms(event.at),
-        esc(
-            if event.what == What::Message || event.what == What::Stray {
-                &actual.whole
-            } else {
-                &text
-            }
-        )
+        esc(whole)
     );
-    if let Some(span) = event.span.and_then(|s| t.spans.get(s)) {
-        let _ = writeln!(
-            out,
-            "<p class=\"span{hue}\">in the span of {}</p>",
-            esc(&mask_text(&span.name))
-        );
-    }
-    write_findings_of(out, findings, &event.findings);
-    out.push_str("</div></details>\n");
 }
 
 fn write_footer(out: &mut String, report: &Report, t: &Timeline) {

@@ -571,23 +571,7 @@ async fn replay_one(
         Ok(Verdict::Rerecorded(_)) => ("re-recorded", None, false),
         Err(failure) => ("", Some(failure.to_string()), failure.is_error()),
     };
-    // A page that cannot be written is an output error (exit status 2): said with the
-    // fixture's report, as a re-recording that cannot be written is.
-    let mut written = None;
-    if let (Some(page), Some(report)) = (page, &replayed) {
-        match harness::write_html(report, page) {
-            Ok(true) => written = Some(page.to_owned()),
-            Ok(false) => {}
-            Err(e) => {
-                let why = format!("mcp-replay: could not write the picture of the session: {e}");
-                failure = Some(match failure {
-                    Some(report) => format!("{report}\n\n{why}"),
-                    None => why,
-                });
-                error = true;
-            }
-        }
-    }
+    let written = write_page(page, replayed.as_ref(), &mut failure, &mut error);
     Ok(Replayed {
         what,
         failure,
@@ -596,4 +580,29 @@ async fn replay_one(
         page: written,
         elapsed: started.elapsed(),
     })
+}
+
+/// Writes the page of `report` to `page` (`--html`): its path once written. A page that
+/// cannot be written is an output error (exit status 2), said with the fixture's report,
+/// as a re-recording that cannot be written is.
+fn write_page(
+    page: Option<&Path>,
+    report: Option<&Report>,
+    failure: &mut Option<String>,
+    error: &mut bool,
+) -> Option<PathBuf> {
+    let (page, report) = (page?, report?);
+    match harness::write_html(report, page) {
+        Ok(true) => Some(page.to_owned()),
+        Ok(false) => None,
+        Err(e) => {
+            let why = format!("mcp-replay: could not write the picture of the session: {e}");
+            *failure = Some(match failure.take() {
+                Some(report) => format!("{report}\n\n{why}"),
+                None => why,
+            });
+            *error = true;
+            None
+        }
+    }
 }
