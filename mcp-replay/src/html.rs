@@ -343,12 +343,13 @@ fn write_header(out: &mut String, report: &Report, t: &Timeline, source: &str) {
         out,
         "<header><h1>{source}</h1>\n<p class=\"verdict {class}\">{}</p>\n\
          <p class=\"meta\">{} lines sent to the server, {} received from it, in {}; \
-         {} client requests, each a span from its send to its response</p>",
+         {} client request{}, each a span from its send to its response</p>",
         esc(&verdict),
         count(Side::Client),
         count(Side::Server),
         ms(t.elapsed),
         t.spans.len(),
+        if t.spans.len() == 1 { "" } else { "s" },
     );
     if t.dropped > 0 {
         let _ = write!(
