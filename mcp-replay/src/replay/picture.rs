@@ -94,6 +94,7 @@ impl Picture {
         let text = match event {
             Incoming::Message(message) => message.to_string(),
             Incoming::Response(fast) => fast.text.clone(),
+            Incoming::Setup { text, .. } => text.clone(),
             Incoming::Invalid { excerpt, .. } => return self.stray(at, excerpt.clone()),
             Incoming::Closed(_) => return self.closed(at, Side::Server),
         };
