@@ -15,6 +15,8 @@
 //!                 run, so that one-time costs (lazy statics) stay out
 //!   --protocol-off  for harness: no protocol check (`ProtocolCheck::Off`), to measure
 //!                 what checking each server message costs
+//!   --timeline    for harness: keep the session's timeline (`Options::timeline`) and draw
+//!                 its page (`Report::to_html`), to measure what `--html` costs
 //!   --quick       fewer repetitions and smaller inputs (a smoke run, not for figures)
 //! ```
 //!
@@ -149,6 +151,9 @@ async fn harness_replay(fixture: &Fixture, options: &Options) {
         .replay_with_options(&Rules::default(), options, serve_demo)
         .await;
     assert!(report.is_ok(), "the replay failed:\n{report}");
+    if let Some(page) = report.to_html() {
+        black_box(page);
+    }
 }
 
 async fn send_line<W: AsyncWrite + Unpin>(writer: &mut W, line: &str) {
@@ -918,6 +923,7 @@ fn main() {
     let mut quick = false;
     let mut warm = false;
     let mut protocol_off = false;
+    let mut timeline = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -926,6 +932,7 @@ fn main() {
             "--quick" => quick = true,
             "--warm" => warm = true,
             "--protocol-off" => protocol_off = true,
+            "--timeline" => timeline = true,
             "--bench" => {} // what `cargo bench` passes
             other => panic!("unknown argument {other:?}; see the top of benches/replay.rs"),
         }
@@ -941,6 +948,9 @@ fn main() {
             }
             if protocol_off {
                 options = options.protocol_check(mcp_replay::ProtocolCheck::Off);
+            }
+            if timeline {
+                options = options.timeline(true);
             }
             if warm {
                 rt.block_on(harness_replay(&fixture, &options));

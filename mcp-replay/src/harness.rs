@@ -92,6 +92,23 @@ impl Failure {
     pub fn is_error(&self) -> bool {
         matches!(self, Failure::Input(_) | Failure::ServerDidNotStart(_))
     }
+
+    /// This failure with `text` as a paragraph of its own at the end of its message (an
+    /// input error keeps its own).
+    fn mention(self, text: &str) -> Failure {
+        let add = |m: String| format!("{m}\n\n{text}");
+        match self {
+            Failure::Input(e) => Failure::Input(e),
+            Failure::ServerDidNotStart(m) => Failure::ServerDidNotStart(add(m)),
+            Failure::Findings(m) => Failure::Findings(add(m)),
+            Failure::NotRerecorded(m) => Failure::NotRerecorded(add(m)),
+            Failure::Pending { path, message } => Failure::Pending {
+                path,
+                message: add(message),
+            },
+            Failure::Shared(m) => Failure::Shared(add(m)),
+        }
+    }
 }
 
 impl fmt::Display for Failure {
@@ -147,6 +164,66 @@ pub struct Plan {
     /// The report goes to a terminal: colored unless the environment says otherwise
     /// ([`color_wanted`]).
     pub terminal: bool,
+    /// The folder [`Plan::run`] writes the picture of the session to, as one
+    /// self-contained HTML page named after the test ([`page_name`]), passing or failing;
+    /// a relative folder is taken from the workspace root. By default what
+    /// [`HTML_ENV`] (`MCP_REPLAY_HTML`) names; `None`: no page, and the replay keeps no
+    /// timeline. The command writes its pages itself (`replay --html`).
+    pub html: Option<PathBuf>,
+}
+
+/// The environment variable naming the folder where `#[mcp_fixture]` tests (and
+/// [`Plan::run`]) write the picture of each session: `MCP_REPLAY_HTML=target/replay-html
+/// cargo test` writes `target/replay-html/<test>.html` for every replay test, passing or
+/// failing, and a failing test's message names its page.
+pub const HTML_ENV: &str = "MCP_REPLAY_HTML";
+
+/// The folder [`HTML_ENV`] names, if it is set and not empty.
+fn html_from_env() -> Option<PathBuf> {
+    html_folder(std::env::var_os(HTML_ENV).as_deref())
+}
+
+fn html_folder(value: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    value
+        .filter(|v| !v.to_string_lossy().trim().is_empty())
+        .map(PathBuf::from)
+}
+
+/// The file name of the page of `test` (`crate::module::name`, as `#[mcp_fixture]` names
+/// it): `crate.module.name.html`, with any character a file name may not hold on some
+/// system written `_`.
+pub fn page_name(test: &str) -> String {
+    let name: String = test
+        .replace("::", ".")
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{}.html", name.trim_start_matches('.'))
+}
+
+/// Writes the picture of the session of `report` ([`Report::to_html`]) to `path`
+/// atomically, creating its folder: `Ok(false)`, and nothing written, when the replay kept
+/// no timeline ([`Options::timeline`]).
+pub fn write_html(report: &Report, path: &Path) -> Result<bool, Error> {
+    let Some(page) = report.to_html() else {
+        return Ok(false);
+    };
+    crate::update::write_atomically(path, |file| {
+        use std::io::Write as _;
+        file.write_all(page.as_bytes())
+    })
+    .map_err(|e| match e {
+        // Whatever step failed (its folder, the temporary file), the page names it.
+        Error::Io { source, .. } => Error::io(format!("writing {}", path.display()), source),
+        other => other,
+    })?;
+    Ok(true)
 }
 
 impl Plan {
@@ -163,6 +240,7 @@ impl Plan {
             rules: None,
             mode,
             terminal: false,
+            html: html_from_env(),
         }
     }
 
@@ -183,6 +261,9 @@ impl Plan {
         let mut options = self.options.clone();
         if self.mode == UpdateMode::No {
             options = options.without_recording();
+        }
+        if self.html.is_some() {
+            options = options.timeline(true);
         }
         let folder = self.path.parent().unwrap_or(Path::new("."));
         let rules = rules_for(Some(&fixture), folder, &self.workspace, self.rules.as_ref())?;
@@ -229,7 +310,41 @@ impl Plan {
         if report.is_ok() {
             print_notes(&report);
         }
-        claim.conclude(&plan, &report, &test)
+        let page = plan.write_page(&report);
+        with_page(claim.conclude(&plan, &report, &test), page)
+    }
+
+    /// Where [`Plan::run`] writes the page of this plan's session, if it writes one:
+    /// [`page_name`] of the test (else of the fixture's file name) in [`Plan::html`].
+    pub fn page_path(&self) -> Option<PathBuf> {
+        let folder = self.html.as_ref()?;
+        let folder = if folder.is_absolute() {
+            folder.clone()
+        } else {
+            self.workspace.join(folder)
+        };
+        let name = match &self.test {
+            Some(test) => page_name(test),
+            None => page_name(
+                &self
+                    .path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            ),
+        };
+        Some(folder.join(name))
+    }
+
+    /// Writes the page of `report` where [`page_path`](Plan::page_path) says: `None` when
+    /// there is none to write.
+    fn write_page(&self, report: &Report) -> Option<Result<PathBuf, Error>> {
+        let path = self.page_path()?;
+        match write_html(report, &path) {
+            Ok(true) => Some(Ok(path)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
     }
 
     /// Applies the update mode to a finished replay: passes, re-records, or fails with
@@ -281,6 +396,25 @@ impl Plan {
                 path: p,
             }),
         }
+    }
+}
+
+/// `verdict`, with what became of the page of its session: a failure names the page (or
+/// why it could not be written); a test that passed fails when its page could not be.
+fn with_page(
+    verdict: Result<Verdict, Failure>,
+    page: Option<Result<PathBuf, Error>>,
+) -> Result<Verdict, Failure> {
+    match (verdict, page) {
+        (verdict, None) => verdict,
+        (Ok(verdict), Some(Ok(_))) => Ok(verdict),
+        (Ok(_), Some(Err(e))) => Err(Failure::Input(e)),
+        (Err(failure), Some(Ok(path))) => {
+            Err(failure.mention(&format!("The picture of the session: {}", path.display())))
+        }
+        (Err(failure), Some(Err(e))) => Err(failure.mention(&format!(
+            "The picture of the session could not be written: {e}"
+        ))),
     }
 }
 
@@ -400,6 +534,7 @@ impl Spec {
             rules: self.rules.map(|f| f()),
             mode,
             terminal: false,
+            html: html_from_env(),
         }
     }
 }
@@ -493,7 +628,8 @@ where
     if report.is_ok() {
         print_notes(&report);
     }
-    claim.conclude(&plan, &report, spec.test_path).map(|_| ())
+    let page = plan.write_page(&report);
+    with_page(claim.conclude(&plan, &report, spec.test_path), page).map(|_| ())
 }
 
 /// The notes of a report (a server that needed a signal to stop, stray output a fixture
@@ -594,6 +730,31 @@ impl Claim {
 #[cfg(test)]
 mod should {
     use super::*;
+
+    #[test]
+    fn name_a_page_after_its_test_and_take_a_relative_folder_from_the_workspace() {
+        assert_eq!(page_name("lookup::session"), "lookup.session.html");
+        assert_eq!(page_name("a::b::r#type"), "a.b.r_type.html");
+        assert_eq!(page_name("../x y"), "_x_y.html");
+        assert_eq!(html_folder(None), None);
+        assert_eq!(html_folder(Some("  ".as_ref())), None);
+        assert_eq!(
+            html_folder(Some("target/pages".as_ref())),
+            Some(PathBuf::from("target/pages"))
+        );
+        let mut plan = Plan::new("/w/fixtures/f.jsonl", UpdateMode::No);
+        plan.workspace = PathBuf::from("/w");
+        plan.html = None;
+        assert_eq!(plan.page_path(), None);
+        plan.html = Some(PathBuf::from("target/pages"));
+        assert_eq!(
+            plan.page_path(),
+            Some(PathBuf::from("/w/target/pages/f.html"))
+        );
+        plan.test = Some("c::t".into());
+        plan.html = Some(PathBuf::from("/elsewhere"));
+        assert_eq!(plan.page_path(), Some(PathBuf::from("/elsewhere/c.t.html")));
+    }
 
     #[test]
     fn let_the_fixture_header_pin_the_rules_version_over_the_tests_and_the_folders() {

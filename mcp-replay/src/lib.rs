@@ -108,6 +108,7 @@ mod error;
 mod excerpt;
 pub mod fixture;
 pub mod harness;
+mod html;
 #[cfg(feature = "http")]
 pub mod http;
 mod json;
@@ -123,6 +124,7 @@ pub mod record;
 mod replay;
 mod report;
 mod terminal;
+mod timeline;
 mod timing;
 mod transport;
 pub mod update;

@@ -57,6 +57,7 @@ pub struct Options {
     strict_exit: bool,
     allow_stray_output: bool,
     protocol_check: Option<ProtocolCheck>,
+    timeline: bool,
 }
 
 impl fmt::Debug for Options {
@@ -72,6 +73,7 @@ impl fmt::Debug for Options {
             .field("strict_exit", &self.strict_exit)
             .field("allow_stray_output", &self.allow_stray_output)
             .field("protocol_check", &self.protocol_check)
+            .field("timeline", &self.timeline)
             .finish()
     }
 }
@@ -176,6 +178,18 @@ impl Options {
         self
     }
 
+    /// With `true`, the replay keeps the timeline of the session (each line written and
+    /// read, at its instant, with the fixture line it was paired with), so that
+    /// [`Report::to_html`](crate::Report::to_html) can draw its picture: one self-contained
+    /// HTML page. Off by default, and then the replay records nothing for it.
+    /// `#[mcp_fixture]` turns it on when `MCP_REPLAY_HTML` names a folder, the command with
+    /// `replay --html`.
+    #[doc(alias = "html")]
+    pub fn timeline(mut self, keep: bool) -> Options {
+        self.timeline = keep;
+        self
+    }
+
     /// The settings of one replay of `fixture` with `rules`: every option resolved once,
     /// from these options, the fixture header, the rules and the environment.
     pub(crate) fn resolve<'r>(&self, fixture: &Fixture, rules: &'r Rules) -> Settings<'r> {
@@ -212,6 +226,7 @@ impl Options {
                 .protocol_check
                 .or(header.protocol_check)
                 .unwrap_or_default(),
+            timeline: self.timeline,
         }
     }
 }
@@ -247,6 +262,8 @@ pub(crate) struct Settings<'r> {
     accept: Vec<Class>,
     /// What a server message that is not valid MCP is.
     pub protocol_check: ProtocolCheck,
+    /// Keep the timeline of the session, for its picture.
+    pub timeline: bool,
 }
 
 impl Settings<'_> {

@@ -5,6 +5,7 @@ use crate::error::test_filter;
 use crate::fixture::Fixture;
 pub use crate::mismatch::{Mismatch, MismatchKind};
 use crate::normalize::secrets::mask_text;
+use crate::timeline::Timeline;
 use std::fmt::{self, Write as _};
 
 /// The outcome of replaying one fixture: all findings, collected before failing once.
@@ -18,6 +19,9 @@ pub struct Report {
     pub(crate) warnings: Vec<Mismatch>,
     pub(crate) notes: Vec<String>,
     pub(crate) recorded: Option<Fixture>,
+    /// The timeline of the session, for its picture ([`Report::to_html`]), when the
+    /// replay kept one ([`Options::timeline`](crate::Options::timeline)).
+    pub(crate) timeline: Option<Box<Timeline>>,
 }
 
 impl Report {
@@ -355,6 +359,7 @@ mod should {
             warnings: Vec::new(),
             notes: Vec::new(),
             recorded: None,
+            timeline: None,
         }
     }
 

@@ -61,6 +61,12 @@ pub(crate) struct Args {
     /// (the i-th fixture given in shard i mod N + 1) or hash:K/N (by the path's hash)
     #[arg(long, value_name = "count:K/N|hash:K/N", value_parser = crate::shard::Partition::parse)]
     pub partition: Option<crate::shard::Partition>,
+    /// Write the picture of each session, a self-contained HTML page (a sequence diagram of
+    /// every message, the findings marked): to PATH for one fixture, else (or when PATH is a
+    /// folder, or ends with /) to PATH/NAME.html per fixture, NAME its file name without
+    /// .jsonl
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
     #[command(flatten)]
     pub stray: StrayArg,
     #[command(flatten)]
@@ -77,6 +83,7 @@ pub(crate) const AFTER_HELP: &str = concat!(
         "  mcp-replay replay fixtures/*.jsonl -- node server.js\n",
         "  mcp-replay replay --update fixtures/echo.jsonl -- python server.py\n",
         "  mcp-replay replay --format json --junit junit.xml fixtures/*.jsonl -- node server.js   (CI)\n",
+        "  mcp-replay replay --html target/replay-html fixtures/*.jsonl -- node server.js\n",
         "\n",
         "--format json writes one JSON document to stdout instead of the text (schema:\n",
         "docs/cli.md, \"JSON output\"); --junit FILE also writes a JUnit XML report."
@@ -99,20 +106,22 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     let _server = http_server(&args).await?;
     let started = Instant::now();
     let selected = args.selected();
+    let pages = args.pages()?;
     let jobs = args.jobs();
     // Each replay runs as soon as a slot is free; its lines are printed once every fixture
     // before it is printed, so that reports never interleave.
     // A fixture whose header says `"solo": true` runs alone: the fixtures before it end
     // first, and the ones after it start once it has (one group after another).
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let (args_ref, own_ref, stop_ref) = (&args, own.as_ref(), &stop);
+    let (args_ref, own_ref, stop_ref, pages_ref) = (&args, own.as_ref(), &stop, &pages);
     let mut replays = futures_util::stream::iter(groups(&selected)).flat_map(|(solo, paths)| {
         futures_util::stream::iter(paths)
             .map(move |path| async move {
                 if args_ref.fail_fast && stop_ref.load(std::sync::atomic::Ordering::SeqCst) {
                     return Ok((path, None));
                 }
-                let outcome = replay_one(args_ref, own_ref, path, mode, terminal).await?;
+                let page = pages_ref.get(path).map(PathBuf::as_path);
+                let outcome = replay_one(args_ref, own_ref, path, mode, terminal, page).await?;
                 if outcome.failure.is_some() {
                     stop_ref.store(true, std::sync::atomic::Ordering::SeqCst);
                 }
@@ -161,6 +170,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         print_json(&output::document("replay", fixtures))?;
     } else {
         print_slowest(&outcomes);
+        print_pages(&args, &outcomes);
         let mut summary = format!("{passed} passed, {failed} failed");
         if errors > 0 {
             summary.push_str(&format!(", {errors} of them not replayed"));
@@ -206,6 +216,47 @@ impl Args {
         all.filter(|(i, p)| in_shard(*i, p))
             .map(|(_, p)| p)
             .collect()
+    }
+
+    /// Where the page of each fixture goes, with `--html PATH`: PATH itself for one
+    /// fixture given (unless PATH is a folder or ends with `/`), else `PATH/NAME.html`,
+    /// NAME the fixture's file name without `.jsonl`, and `NAME-2.html`, `NAME-3.html` for
+    /// the second and third fixture of that name, in the order given (the same in every
+    /// shard). The folder is made here: one that cannot be is an output error.
+    fn pages(&self) -> Result<std::collections::HashMap<&PathBuf, PathBuf>, Error> {
+        let mut pages = std::collections::HashMap::new();
+        let Some(path) = &self.html else {
+            return Ok(pages);
+        };
+        let folder = self.fixtures.len() > 1
+            || path.is_dir()
+            || path.as_os_str().to_string_lossy().ends_with('/');
+        if !folder {
+            pages.insert(&self.fixtures[0], path.clone());
+            return Ok(pages);
+        }
+        std::fs::create_dir_all(path).map_err(|e| {
+            Error::output(format!(
+                "--html {}: cannot make the folder for the pages: {e}",
+                path.display()
+            ))
+        })?;
+        let mut taken: std::collections::HashMap<String, usize> = Default::default();
+        for fixture in &self.fixtures {
+            let stem = fixture
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let stem = stem.strip_suffix(".jsonl").unwrap_or(&stem).to_owned();
+            let n = taken.entry(stem.clone()).or_insert(0);
+            *n += 1;
+            let name = match *n {
+                1 => format!("{stem}.html"),
+                n => format!("{stem}-{n}.html"),
+            };
+            pages.insert(fixture, path.join(name));
+        }
+        Ok(pages)
     }
 
     /// How many fixtures replay at once: `-j`, else the available parallelism.
@@ -299,6 +350,24 @@ fn is_solo(path: &Path) -> bool {
     })
 }
 
+/// With `--html`: where the pages went.
+fn print_pages(args: &Args, outcomes: &[(&PathBuf, Replayed)]) {
+    let written = outcomes.iter().filter(|(_, o)| o.page.is_some()).count();
+    match (&args.html, written) {
+        (None, _) | (_, 0) => {}
+        (Some(_), 1) => {
+            let page = outcomes.iter().find_map(|(_, o)| o.page.as_ref());
+            if let Some(page) = page {
+                outln!("\nhtml: the picture of the session in {}", page.display());
+            }
+        }
+        (Some(folder), n) => outln!(
+            "\nhtml: the pictures of {n} sessions in {}",
+            folder.display()
+        ),
+    }
+}
+
 /// The three slowest fixtures of a run of several.
 fn print_slowest(outcomes: &[(&PathBuf, Replayed)]) {
     if outcomes.len() > 1 {
@@ -325,6 +394,8 @@ struct Replayed {
     error: bool,
     /// The replay's report, when there was a replay.
     report: Option<Report>,
+    /// The page of the session, once written (`--html`).
+    page: Option<PathBuf>,
     elapsed: Duration,
 }
 
@@ -341,6 +412,13 @@ impl Replayed {
         };
         let ms = self.elapsed.as_millis();
         outln!("mcp-replay: {}: {word} ({ms} ms)", path.display());
+        if let (Some(page), Some(_)) = (&self.page, &self.failure) {
+            outln!(
+                "mcp-replay: {}: the picture of the session: {}",
+                path.display(),
+                page.display()
+            );
+        }
         match &self.failure {
             Some(report) => outln!("{report}\n"),
             None => {
@@ -368,6 +446,9 @@ impl Replayed {
         }
         .into();
         entry["time_ms"] = (self.elapsed.as_millis() as u64).into();
+        if let Some(page) = &self.page {
+            entry["html"] = page.display().to_string().into();
+        }
         // Why it failed when no findings say it: no replay happened (a missing or invalid
         // fixture, a server that did not start).
         let unexplained = self.report.as_ref().is_none_or(Report::is_ok);
@@ -412,6 +493,7 @@ async fn replay_one(
     path: &Path,
     mode: UpdateMode,
     terminal: bool,
+    page: Option<&Path>,
 ) -> Result<Replayed, Error> {
     let started = Instant::now();
     let mut plan = Plan::new(path, mode);
@@ -430,7 +512,12 @@ async fn replay_one(
     if args.protocol_warnings {
         options = options.protocol_check(mcp_replay::ProtocolCheck::Warn);
     }
+    if page.is_some() {
+        options = options.timeline(true);
+    }
     plan.options = options;
+    // The command writes its own pages (`--html`), not MCP_REPLAY_HTML's.
+    plan.html = None;
     plan.rules = own.cloned();
     plan.terminal = terminal;
     let mut replayed = None;
@@ -479,16 +566,43 @@ async fn replay_one(
             verdict
         }
     };
-    let (what, failure, error) = match verdict {
+    let (what, mut failure, mut error) = match verdict {
         Ok(Verdict::Passed) => ("ok", None, false),
         Ok(Verdict::Rerecorded(_)) => ("re-recorded", None, false),
         Err(failure) => ("", Some(failure.to_string()), failure.is_error()),
     };
+    let written = write_page(page, replayed.as_ref(), &mut failure, &mut error);
     Ok(Replayed {
         what,
         failure,
         error,
         report: replayed,
+        page: written,
         elapsed: started.elapsed(),
     })
+}
+
+/// Writes the page of `report` to `page` (`--html`): its path once written. A page that
+/// cannot be written is an output error (exit status 2), said with the fixture's report,
+/// as a re-recording that cannot be written is.
+fn write_page(
+    page: Option<&Path>,
+    report: Option<&Report>,
+    failure: &mut Option<String>,
+    error: &mut bool,
+) -> Option<PathBuf> {
+    let (page, report) = (page?, report?);
+    match harness::write_html(report, page) {
+        Ok(true) => Some(page.to_owned()),
+        Ok(false) => None,
+        Err(e) => {
+            let why = format!("mcp-replay: could not write the picture of the session: {e}");
+            *failure = Some(match failure.take() {
+                Some(report) => format!("{report}\n\n{why}"),
+                None => why,
+            });
+            *error = true;
+            None
+        }
+    }
 }

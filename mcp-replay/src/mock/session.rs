@@ -269,6 +269,7 @@ impl<'f> Mock<'f> {
             warnings: Vec::new(),
             notes,
             recorded: None,
+            timeline: None,
         }
     }
 

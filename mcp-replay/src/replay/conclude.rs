@@ -18,6 +18,10 @@ impl<'f> Session<'f> {
     pub(crate) fn conclude(mut self, ending: Ending) -> Report {
         self.pair_arrivals();
         self.judge_the_end(&ending);
+        let timeline = match self.picture.take() {
+            Some(picture) => Some(Box::new(self.timeline(*picture, self.now))),
+            None => None,
+        };
         let recorded = match self.recording.take() {
             Some(events) if self.recordable => self.recorded(events),
             _ => None,
@@ -40,6 +44,7 @@ impl<'f> Session<'f> {
             warnings: self.warnings,
             notes: self.notes,
             recorded,
+            timeline,
         }
     }
 

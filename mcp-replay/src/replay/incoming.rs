@@ -23,6 +23,8 @@ impl<'f> Session<'f> {
         match event {
             Incoming::Message(mut message) => match MessageKind::of(&message) {
                 Ok(kind) => {
+                    // As it came, for the timeline (only when one is kept).
+                    let came = self.picture.as_ref().map(|_| message.to_string());
                     self.check_message(kind, &message, false);
                     if let Some(state) = message.get("result").and_then(|r| r.get("requestState")) {
                         self.last_request_state = Some(state.clone());
@@ -31,6 +33,9 @@ impl<'f> Session<'f> {
                     self.bind_raw(kind, &mut message);
                     self.settings.rules.normalize_server(&mut message);
                     self.seq += 1;
+                    if let (Some(picture), Some(came)) = (&mut self.picture, came) {
+                        picture.received(self.now, Some(self.seq), came, message.clone());
+                    }
                     match kind {
                         MessageKind::Response => self.take_response(Response::Tree(message)),
                         _ => self.take_other(kind, message),
@@ -39,12 +44,20 @@ impl<'f> Session<'f> {
                 Err(reason) => {
                     self.trace
                         .received(&message, format_args!("not a JSON-RPC message: {reason}"));
-                    self.stray.push(message.to_string().as_bytes());
+                    let line = message.to_string();
+                    if let Some(picture) = &mut self.picture {
+                        picture.stray(self.now, line.clone());
+                    }
+                    self.stray.push(line.as_bytes());
                 }
             },
             Incoming::Response(response) => {
                 self.check_fast(&response, false);
                 self.seq += 1;
+                if let Some(picture) = &mut self.picture {
+                    let tree = serde_json::from_str(&response.text).unwrap_or(Value::Null);
+                    picture.received(self.now, Some(self.seq), response.text.clone(), tree);
+                }
                 self.take_response(Response::Fast(response));
             }
             // The setup's answer after the setup (it was aborted): a message as any other.
@@ -60,10 +73,16 @@ impl<'f> Session<'f> {
                     self.trace
                         .line(format_args!("<- line {line} is {reason}: {excerpt:?}"));
                 }
+                if let Some(picture) = &mut self.picture {
+                    picture.stray(self.now, excerpt.clone());
+                }
                 self.stray.push(excerpt.as_bytes());
             }
             Incoming::Closed(error) => {
                 self.trace.line("<- the server closed its output");
+                if let Some(picture) = &mut self.picture {
+                    picture.closed(self.now, crate::timeline::Side::Server);
+                }
                 if self.closed.is_none() {
                     self.closed = Some(error);
                 }

@@ -74,6 +74,11 @@ impl Ledger {
         live
     }
 
+    /// Every request sent, in the order sent.
+    pub fn requests(&self) -> impl Iterator<Item = &Sent> + '_ {
+        self.sent.iter()
+    }
+
     /// The live id request entry `entry` was sent with.
     pub fn live(&self, entry: usize) -> Option<i64> {
         self.live_of_entry.get(&entry).copied()

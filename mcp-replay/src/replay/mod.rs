@@ -15,6 +15,8 @@
 //! - `bind.rs`: the live values of the bound placeholders (values the server mints);
 //! - `expected.rs`: the fixture's messages, normalized on demand, and their comparison;
 //! - `trace.rs`: the `MCP_REPLAY_TRACE` output;
+//! - `picture.rs`, `timeline.rs`: the timeline of a session, for its picture (`html.rs`),
+//!   when asked for: recorded as it goes, resolved when it concludes;
 //! - `describe.rs`: how findings name entries and messages;
 //! - `serve.rs`: the public entry points.
 //!
@@ -38,12 +40,14 @@ mod incoming;
 mod interleavings;
 mod ledger;
 mod outgoing;
+mod picture;
 pub(crate) mod polls;
 mod serve;
 mod session;
 mod shell;
 #[cfg(test)]
 mod tests;
+mod timeline;
 pub(crate) mod trace;
 mod valid;
 mod waits;

@@ -16,6 +16,7 @@ use super::causal::{self, Model};
 use super::describe::{describe, ms};
 use super::expected::Expected;
 use super::ledger::{Ledger, SETUP_ID};
+use super::picture::Picture;
 use super::polls::Polls;
 use super::serve::ServerError;
 use super::trace::Trace;
@@ -249,6 +250,8 @@ pub(crate) struct Session<'f> {
     pub(super) task_calls: IntSet<usize>,
     /// Protocol violations the settings make warnings.
     pub(super) warnings: Vec<Mismatch>,
+    /// The timeline of the session, kept only when the settings ask for it.
+    pub(super) picture: Option<Box<Picture>>,
 }
 
 impl<'f> Session<'f> {
@@ -335,6 +338,7 @@ impl<'f> Session<'f> {
             checker,
             task_calls,
             warnings: Vec::new(),
+            picture: settings.timeline.then(|| Box::new(Picture::new(now))),
         }
     }
 
@@ -424,6 +428,9 @@ impl<'f> Session<'f> {
             Phase::Drain { .. } => {
                 if self.aborted {
                     // Nothing more is judged, but the output is read to its end.
+                    if let Some(picture) = &mut self.picture {
+                        picture.unjudged(now, &event, "read after the replay stopped: not judged");
+                    }
                     if let Incoming::Closed(error) = event {
                         self.closed.get_or_insert(error);
                     }
@@ -489,6 +496,9 @@ impl<'f> Session<'f> {
     pub(crate) fn input_closed(&mut self, now: Instant, child_grace: Option<Duration>) {
         self.trace.at(now);
         self.trace.line("-> closed the server's input");
+        if let Some(picture) = &mut self.picture {
+            picture.closed(now, crate::timeline::Side::Client);
+        }
         let bound = self.drain_bound(child_grace);
         self.phase = if self.closed.is_some() {
             Phase::Done
@@ -677,6 +687,9 @@ impl<'f> Session<'f> {
     /// the server's own messages may come first (a request answered at once).
     fn handle_setup(&mut self, event: Incoming) {
         if let Incoming::Closed(error) = &event {
+            if let Some(picture) = &mut self.picture {
+                picture.closed(self.now, crate::timeline::Side::Server);
+            }
             self.closed.get_or_insert(error.clone());
             let why = self.close_reason();
             self.abort(Mismatch::new(
@@ -692,6 +705,13 @@ impl<'f> Session<'f> {
             return;
         };
         self.trace.line("<- response 0 (session setup)");
+        if let Some(picture) = &mut self.picture {
+            picture.unjudged(
+                self.now,
+                &event,
+                "the answer to the harness's session setup",
+            );
+        }
         match &event {
             Incoming::Response(fast) => self.check_fast(fast, true),
             Incoming::Setup { text, is_error } => self.check_setup(text, *is_error),
@@ -743,6 +763,13 @@ impl<'f> Session<'f> {
 
     /// Queues one line (`bytes`, without its newline).
     pub(super) fn write_bytes(&mut self, bytes: Vec<u8>, line: Option<usize>, what: What) {
+        if let Some(picture) = &mut self.picture {
+            let (entry, own) = match &what {
+                What::Entry(i) => (Some(*i), None),
+                What::Text(text) => (None, Some(text.as_str())),
+            };
+            picture.sent(self.now, &bytes, entry, own, self.seq);
+        }
         self.transmits.push_back(Queued {
             bytes: Some(bytes),
             line,
