@@ -649,14 +649,7 @@ fn rules_file(text: &str) -> Result<Rules, String> {
             action: Action::Remove,
         });
     }
-    if let Some(v) = obj.get("jobs") {
-        if v.as_u64() != Some(1) {
-            return Err(format!(
-                "\"jobs\" may only be 1 (each fixture of the folder replays alone), not {v}"
-            ));
-        }
-        rules.alone = true;
-    }
+    rules.alone = runs_alone(obj.get("jobs"))?;
     for (i, item) in list(&obj, "bind")?.iter().enumerate() {
         rules.bind.push(item_selector("bind", i, Some(item))?);
     }
@@ -686,6 +679,17 @@ fn rules_file(text: &str) -> Result<Rules, String> {
         rules.base.turn_off(name);
     }
     Ok(rules)
+}
+
+/// The rules file's `"jobs"`: only 1 (each fixture of the folder replays alone), or absent.
+fn runs_alone(jobs: Option<&Value>) -> Result<bool, String> {
+    match jobs {
+        None => Ok(false),
+        Some(v) if v.as_u64() == Some(1) => Ok(true),
+        Some(v) => Err(format!(
+            "\"jobs\" may only be 1 (each fixture of the folder replays alone), not {v}"
+        )),
+    }
 }
 
 /// The name of a default rule that may be turned off, or why `rule` is not one.
