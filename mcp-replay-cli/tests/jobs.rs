@@ -70,6 +70,21 @@ fn fixture(
     path
 }
 
+/// `n` fixtures `f0`, `f1`, ... of a `wait` of 0 ms: each passes at once.
+fn instant_fixtures(dir: &Path, n: usize) -> Vec<PathBuf> {
+    (0..n)
+        .map(|i| {
+            fixture(
+                dir,
+                &format!("f{i}"),
+                "wait",
+                serde_json::json!({"ms": 0}),
+                "waited",
+            )
+        })
+        .collect()
+}
+
 fn replay(dir: &Path, flags: &[&str], fixtures: &[PathBuf]) -> Output {
     std::fs::write(dir.join("server.py"), SERVER).unwrap();
     Command::new(env!("CARGO_BIN_EXE_mcp-replay"))
@@ -171,17 +186,7 @@ fn fail_fast_starts_nothing_after_the_first_failure() {
 #[test]
 fn each_fixture_is_in_exactly_one_shard_and_each_junit_file_names_its_shard() {
     let dir = common::temp_dir("jobs", "partition");
-    let fixtures: Vec<PathBuf> = (0..7)
-        .map(|i| {
-            fixture(
-                &dir,
-                &format!("f{i}"),
-                "wait",
-                serde_json::json!({"ms": 0}),
-                "waited",
-            )
-        })
-        .collect();
+    let fixtures = instant_fixtures(&dir, 7);
     for by in ["count", "hash"] {
         let mut seen = Vec::new();
         for k in 1..=3 {
@@ -290,17 +295,7 @@ while True:
     let pids = dir.join("pids");
     std::fs::create_dir_all(&pids).unwrap();
     std::fs::write(dir.join("stubborn.py"), STUBBORN).unwrap();
-    let fixtures: Vec<PathBuf> = (0..4)
-        .map(|i| {
-            fixture(
-                &dir,
-                &format!("f{i}"),
-                "wait",
-                serde_json::json!({"ms": 0}),
-                "waited",
-            )
-        })
-        .collect();
+    let fixtures = instant_fixtures(&dir, 4);
     let child = Command::new(env!("CARGO_BIN_EXE_mcp-replay"))
         .args(["replay", "-j", "2", "--timeout", "60s"])
         .args(&fixtures)
