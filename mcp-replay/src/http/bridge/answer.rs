@@ -25,9 +25,13 @@ pub(super) struct Answer {
 impl Answer {
     /// Whether `message` is the response to this answer's request.
     pub(super) fn is_answered_by(&self, message: &Value) -> bool {
-        message.get("method").is_none()
-            && message
-                .get("id")
+        self.answered(message.get("id"), message.get("method").is_some())
+    }
+
+    /// Whether a message with this `id` (and a method or none) is the response.
+    fn answered(&self, id: Option<&Value>, has_method: bool) -> bool {
+        !has_method
+            && id
                 .zip(self.id.as_ref())
                 .is_some_and(|(id, asked)| crate::json::json_eq(id, asked))
     }
@@ -114,12 +118,7 @@ pub(super) fn forward_text(
 ) -> Result<Forwarded, serde_json::Error> {
     let peek: Peek<'_> = serde_json::from_str(text)?;
     let progress = peek.method.as_deref() == Some("notifications/progress");
-    let is_response = peek.method.is_none()
-        && peek
-            .id
-            .as_ref()
-            .zip(answer.id.as_ref())
-            .is_some_and(|(id, asked)| crate::json::json_eq(id, asked));
+    let is_response = answer.answered(peek.id.as_ref(), peek.method.is_some());
     let whole = (is_response && (answer.initialize || text.contains("\"tools\"")))
         || text.bytes().any(|b| b == b'\n' || b == b'\r');
     if whole {
