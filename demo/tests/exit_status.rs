@@ -108,6 +108,15 @@ fn files(dir: &Path) {
     put("pending/a.jsonl.new", &good);
     put("rejected/a.jsonl", &good);
     put("rejected/a.jsonl.new", &good);
+    put("broken/a.jsonl", &good);
+    put("broken/a.jsonl.new", "{\"direction\":\n");
+    put("leaky/a.jsonl", &good);
+    put(
+        "leaky/a.jsonl.new",
+        &good.replace("Issue 42: example", &format!("key {}", token())),
+    );
+    put("reviewed/a.jsonl", &good);
+    put("reviewed/a.jsonl.new", &good);
     std::fs::create_dir_all(dir.join("out")).unwrap();
 }
 
@@ -201,14 +210,24 @@ fn rows(demo: &str) -> Vec<Row> {
         row("import: secret in the file", &["import", "secret.ndjson", "-o", "out/leaked"], &[], 2, Err("mcp-replay: refusing to write out/leaked/everything.jsonl: line ")),
         row("import: usage error", &["import", "echo.ndjson"], &[], 2, Err("error: the following required arguments were not provided:")),
 
-        // accept and reject rename or delete files without reading them: no finding, no
-        // malformed or secret case, no server.
+        // accept reads a pending file before it renames it over the fixture: one that does
+        // not load or holds a secret is not accepted. reject deletes without reading.
         row("accept: success", &["accept", "pending"], &[], 0, Out("accepted pending/a.jsonl.new -> pending/a.jsonl")),
+        row("accept: malformed file", &["accept", "broken"], &[], 2, Err("mcp-replay: broken/a.jsonl.new not accepted: broken/a.jsonl.new:1:")),
+        row("accept: secret in the file", &["accept", "leaky"], &[], 2, Err("mcp-replay: leaky/a.jsonl.new not accepted: ")),
         row("accept: missing file", &["accept", "nowhere"], &[], 2, Err("mcp-replay: nowhere does not exist")),
         row("accept: usage error", &["accept", "--strict"], &[], 2, Err("error: unexpected argument '--strict' found")),
         row("reject: success", &["reject", "rejected"], &[], 0, Out("rejected rejected/a.jsonl.new")),
         row("reject: missing file", &["reject", "nowhere"], &[], 2, Err("mcp-replay: nowhere does not exist")),
         row("reject: usage error", &["reject", "--strict"], &[], 2, Err("error: unexpected argument '--strict' found")),
+
+        // review without a terminal lists (a finding: something is pending); with
+        // --accept it takes the files as accept does.
+        row("review: finding", &["review", "reviewed"], &[], 1, Out("pending: reviewed/a.jsonl.new (fixture reviewed/a.jsonl)")),
+        row("review: success", &["review", "out"], &[], 0, Out("no pending .jsonl.new files")),
+        row("review: missing file", &["review", "nowhere"], &[], 2, Err("mcp-replay: nowhere does not exist")),
+        row("review: malformed file", &["review", "--accept", "broken"], &[], 2, Err("mcp-replay: broken/a.jsonl.new not accepted: broken/a.jsonl.new:1:")),
+        row("review: usage error", &["review", "--accept", "--reject"], &[], 2, Err("error: the argument '--accept' cannot be used with '--reject'")),
     ]
 }
 

@@ -559,3 +559,47 @@ async fn the_attribute_and_plan_run_behave_the_same_on_one_folder() {
         .await
         .unwrap();
 }
+
+/// `MCP_FIXTURE_UPDATE=force` rewrites a fixture the server still answers as it says: one
+/// written by hand (keys in another order, spaces) comes out in the canonical form, where
+/// `always` leaves a passing fixture as it is.
+#[tokio::test]
+async fn force_rewrites_a_passing_fixture_in_the_canonical_form_and_always_does_not() {
+    use mcp_replay::harness::{Plan, Verdict};
+    let dir = temp_dir("force");
+    let by_hand = concat!(
+        r#"{"message": {"method":"tools/call","id":"<REQUEST_ID>","jsonrpc":"2.0","params":{"name":"lookup_issue","arguments":{"owner":"demo","repo":"sample","number":42}}}, "direction":"client->server"}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"Issue 42: example"}]}}}"#,
+        "\n"
+    );
+    let path = put(&dir, "issue.jsonl", by_hand);
+    assert_eq!(
+        Plan::new(&path, UpdateMode::Always)
+            .run(serve_demo)
+            .await
+            .unwrap(),
+        Verdict::Passed
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), by_hand);
+    assert_eq!(
+        Plan::new(&path, UpdateMode::Force)
+            .run(serve_demo)
+            .await
+            .unwrap(),
+        Verdict::Rerecorded(path.clone())
+    );
+    let canonical = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        canonical.starts_with(r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call""#),
+        "{canonical}"
+    );
+    // And the canonical form replays green.
+    assert_eq!(
+        Plan::new(&path, UpdateMode::No)
+            .run(serve_demo)
+            .await
+            .unwrap(),
+        Verdict::Passed
+    );
+}

@@ -72,6 +72,14 @@ pub(crate) enum Command {
     /// Accept pending NAME.jsonl.new files (replace the fixtures with them)
     #[command(after_help = cmd::pending::ACCEPT_AFTER_HELP)]
     Accept(cmd::pending::Args),
+    /// Review pending NAME.jsonl.new files one at a time: what changed in the contract, then
+    /// accept, reject or skip each
+    #[command(after_help = cmd::review::AFTER_HELP)]
+    Review(cmd::review::Args),
+    /// Run the crate's tests (cargo test) with pending files written for failing replays,
+    /// then review them, accept them, or only check
+    #[command(after_help = cmd::test::AFTER_HELP)]
+    Test(cmd::test::Args),
     /// Delete pending NAME.jsonl.new files
     #[command(after_help = cmd::pending::REJECT_AFTER_HELP)]
     Reject(cmd::pending::Args),

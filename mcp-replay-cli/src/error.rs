@@ -108,6 +108,13 @@ impl Error {
     }
 }
 
+/// What the error says (empty when the subcommand said it already).
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 /// The runtime's errors are about what the command read (a fixture, a recording, the
 /// rules, `MCP_FIXTURE_UPDATE`), except a refused write: a subcommand that writes says
 /// so with [`Error::output`].

@@ -27,8 +27,10 @@ mod junit;
 mod live;
 mod net;
 mod out;
+mod pending;
 mod proxy;
 mod shard;
+mod terminal;
 
 use clap::CommandFactory;
 use cli::{Cli, Command, Parsed};
@@ -69,6 +71,8 @@ async fn run() -> Result<Outcome, Error> {
         Command::Coverage(args) => cmd::coverage::run(args).await,
         Command::Accept(args) => cmd::pending::accept(args),
         Command::Reject(args) => cmd::pending::reject(args),
+        Command::Review(args) => cmd::review::run(args),
+        Command::Test(args) => cmd::test::run(args).await,
         Command::Completions(args) => cmd::completions::run(args, Cli::command()),
     }
 }

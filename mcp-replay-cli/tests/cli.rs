@@ -394,6 +394,52 @@ fn check_counts_each_finding_once_as_a_problem_or_a_warning() {
 }
 
 #[test]
+fn check_unreferenced_warns_rejects_or_deletes_and_deletes_nothing_a_test_names() {
+    let dir = temp_dir("check-unreferenced");
+    common::cargo_project(&dir, &["named"]);
+    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
+    for name in ["named.jsonl", "gone.jsonl", "gone.jsonl.new", "also.jsonl"] {
+        std::fs::write(dir.join(name), &good).unwrap();
+    }
+    let (code, out) = check_in(&dir, &["--unreferenced=warn", "."]);
+    assert_eq!(code, Some(1), "the pending file is a problem: {out}");
+    assert!(
+        out.ends_with("3 fixtures checked: 1 problems, 2 warnings\n"),
+        "{out}"
+    );
+    let (code, out) = check_in(&dir, &["--unreferenced", "reject", "."]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.ends_with("3 fixtures checked: 3 problems, 0 warnings\n"),
+        "{out}"
+    );
+    let (code, _) = check_in(&dir, &["--strict", "--unreferenced=warn", "."]);
+    assert_eq!(code, Some(2), "the two ways of saying it conflict");
+
+    let (code, out) = check_in(&dir, &["--unreferenced=delete", "."]);
+    assert_eq!(code, Some(0), "what was deleted is no problem: {out}");
+    assert!(
+        out.contains("./also.jsonl: deleted: no .rs file of its Cargo project names it"),
+        "{out}"
+    );
+    assert!(out.contains("./gone.jsonl: deleted:"), "{out}");
+    assert!(
+        !out.contains("pending re-recording"),
+        "its pending file went with it: {out}"
+    );
+    assert!(
+        out.ends_with("3 fixtures checked: 0 problems, 0 warnings, 2 deleted\n"),
+        "{out}"
+    );
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".jsonl"))
+        .collect();
+    assert_eq!(left, ["named.jsonl"]);
+}
+
+#[test]
 fn check_reports_a_file_named_twice_once() {
     let dir = temp_dir("check-twice");
     common::cargo_project(&dir, &["one"]);

@@ -88,6 +88,14 @@ impl Diff {
         self
     }
 
+    /// The same findings, the most severe first ([`severity`], in [`Class`]'s order), in
+    /// the order of the exchange within a class: what `mcp-replay review` shows.
+    pub fn most_severe_first(mut self) -> Diff {
+        self.mismatches
+            .sort_by_key(|m| std::cmp::Reverse(severity(m)));
+        self
+    }
+
     /// The most severe [`severity`] among the findings (in [`Class`]'s order: `breaking`
     /// above `unknown`), `None` when there are none.
     pub fn class(&self) -> Option<Class> {

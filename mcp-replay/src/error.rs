@@ -110,8 +110,9 @@ impl fmt::Display for Error {
             Error::InvalidUpdateMode { value } => write!(
                 f,
                 "MCP_FIXTURE_UPDATE={value:?} is not a valid value; use one of: \
-                 1 or always (rewrite fixtures in place), new (write NAME.jsonl.new beside them), \
-                 no or 0 or unset (only compare)"
+                 auto or unset (a failing test writes NAME.jsonl.new beside its fixture; under \
+                 CI only compare), new (write NAME.jsonl.new), 1 or always (rewrite fixtures \
+                 in place), force (rewrite even when unchanged), no or 0 (only compare)"
             ),
             Error::Rules { file, message } | Error::Import { file, message } => {
                 write!(f, "{file}: {message}")

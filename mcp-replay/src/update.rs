@@ -9,33 +9,80 @@ use std::path::{Path, PathBuf};
 pub const UPDATE_ENV: &str = "MCP_FIXTURE_UPDATE";
 
 /// What a replay does with the server's actual messages.
+///
+/// Unset (or `auto`), [`UPDATE_ENV`] means [`UpdateMode::New`] on a developer's machine and
+/// [`UpdateMode::No`] where CI is detected ([`ci_detected`]), as insta's `auto` does: a
+/// failing test leaves its new recording beside the fixture for `mcp-replay review`, and a
+/// CI run writes nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UpdateMode {
-    /// Only compare (`MCP_FIXTURE_UPDATE` unset, empty, `no` or `0`).
+    /// Only compare (`no` or `0`; `auto` or unset under CI).
     No,
-    /// Rewrite the fixture in place (`1` or `always`); the test passes once written.
+    /// Rewrite the fixture in place when the server's messages differ (`1` or `always`);
+    /// the test passes once written.
     Always,
-    /// Write `NAME.jsonl.new` beside the fixture and fail with the command to accept it (`new`).
+    /// Write `NAME.jsonl.new` beside the fixture when the server's messages differ and fail
+    /// with the command to review it (`new`; `auto` or unset outside CI).
     New,
+    /// Rewrite the fixture in place even when the server's messages are what it says
+    /// (`force`): a fixture written by an older version, or by hand, comes out in today's
+    /// canonical form. The test passes once written.
+    Force,
 }
 
 impl UpdateMode {
-    /// Reads [`UPDATE_ENV`]; an unknown value is an error that lists the valid ones.
+    /// Reads [`UPDATE_ENV`] (and, for `auto` or unset, whether CI is detected); an unknown
+    /// value is an error that lists the valid ones.
     pub fn from_env() -> Result<UpdateMode, Error> {
         UpdateMode::parse(std::env::var(UPDATE_ENV).ok().as_deref())
     }
 
-    /// Interprets a value of [`UPDATE_ENV`] (`None` for unset).
+    /// What [`UPDATE_ENV`] asks for when it is set, `None` when it is not: the command's
+    /// `replay` only compares unless asked (by `--update` or the variable), where a test
+    /// run takes unset as `auto`.
+    pub fn from_env_if_set() -> Result<Option<UpdateMode>, Error> {
+        match std::env::var(UPDATE_ENV) {
+            Ok(value) => UpdateMode::parse(Some(&value)).map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Interprets a value of [`UPDATE_ENV`] (`None` for unset), with `auto` decided by
+    /// [`ci_detected`].
     pub fn parse(value: Option<&str>) -> Result<UpdateMode, Error> {
+        UpdateMode::parse_in(value, ci_detected())
+    }
+
+    /// Interprets a value of [`UPDATE_ENV`] (`None` for unset) as [`parse`](Self::parse)
+    /// does, with `ci` saying whether this is a CI run.
+    pub fn parse_in(value: Option<&str>, ci: bool) -> Result<UpdateMode, Error> {
         match value.map(str::trim) {
-            None | Some("" | "no" | "0") => Ok(UpdateMode::No),
+            None | Some("" | "auto") if ci => Ok(UpdateMode::No),
+            None | Some("" | "auto") => Ok(UpdateMode::New),
+            Some("no" | "0") => Ok(UpdateMode::No),
             Some("1" | "always") => Ok(UpdateMode::Always),
             Some("new") => Ok(UpdateMode::New),
+            Some("force") => Ok(UpdateMode::Force),
             Some(other) => Err(Error::InvalidUpdateMode {
                 value: other.to_owned(),
             }),
         }
     }
+
+    /// Whether this mode writes the fixture itself (`always`, `force`).
+    pub fn rewrites(self) -> bool {
+        matches!(self, UpdateMode::Always | UpdateMode::Force)
+    }
+}
+
+/// Whether this process runs under CI, as insta decides it: the `CI` environment variable
+/// (or `TF_BUILD`, Azure Pipelines' own) is set to something other than empty, `0` or
+/// `false`.
+pub fn ci_detected() -> bool {
+    ["CI", "TF_BUILD"].iter().any(|name| {
+        std::env::var(name)
+            .is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false" | "False" | "FALSE"))
+    })
 }
 
 /// What writing a recorded fixture did.
@@ -53,7 +100,7 @@ pub enum Written {
 /// refusing it if it holds a secret ([`Fixture::check_secrets`]): the bytes
 /// go to a temporary file in the same folder, are synced, and the file is renamed over
 /// the target, so a failure at any point leaves the old file whole. Writes nothing when
-/// the file already holds the same bytes.
+/// the file already holds the same bytes, except in [`UpdateMode::Force`].
 pub fn write_fixture(fixture: &Fixture, path: &Path, mode: UpdateMode) -> Result<Written, Error> {
     if let Err(Error::Secret {
         line,
@@ -76,8 +123,9 @@ pub fn write_fixture(fixture: &Fixture, path: &Path, mode: UpdateMode) -> Result
         UpdateMode::New => pending_path(path),
         _ => path.to_owned(),
     };
-    // What the fixture already says is not a change, in `new` mode too.
-    if same_text(fixture, path) {
+    // What the fixture already says is not a change, in `new` mode too (`force` rewrites it
+    // all the same).
+    if mode != UpdateMode::Force && same_text(fixture, path) {
         if mode == UpdateMode::New {
             remove_pending(path)?;
         }
@@ -182,20 +230,63 @@ mod should {
 
     #[test]
     fn read_the_documented_values_and_refuse_others() {
-        assert_eq!(UpdateMode::parse(None).unwrap(), UpdateMode::No);
-        assert_eq!(UpdateMode::parse(Some("no")).unwrap(), UpdateMode::No);
-        assert_eq!(UpdateMode::parse(Some("0")).unwrap(), UpdateMode::No);
-        assert_eq!(UpdateMode::parse(Some("1")).unwrap(), UpdateMode::Always);
-        assert_eq!(
-            UpdateMode::parse(Some("always")).unwrap(),
-            UpdateMode::Always
-        );
-        assert_eq!(UpdateMode::parse(Some("new")).unwrap(), UpdateMode::New);
-        let err = UpdateMode::parse(Some("yes")).unwrap_err().to_string();
+        for ci in [false, true] {
+            let parse = |v| UpdateMode::parse_in(v, ci).unwrap();
+            assert_eq!(parse(Some("no")), UpdateMode::No);
+            assert_eq!(parse(Some("0")), UpdateMode::No);
+            assert_eq!(parse(Some("1")), UpdateMode::Always);
+            assert_eq!(parse(Some("always")), UpdateMode::Always);
+            assert_eq!(parse(Some(" new ")), UpdateMode::New);
+            assert_eq!(parse(Some("force")), UpdateMode::Force);
+        }
+        let err = UpdateMode::parse_in(Some("yes"), false)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("\"yes\" is not a valid value"), "{err}");
         assert!(
-            err.contains("1 or always") && err.contains("new") && err.contains("no or 0"),
+            ["auto", "1 or always", "new", "force", "no or 0"]
+                .iter()
+                .all(|v| err.contains(v)),
             "{err}"
         );
+    }
+
+    #[test]
+    fn take_unset_or_auto_as_new_outside_ci_and_as_no_under_it() {
+        for value in [None, Some(""), Some("auto")] {
+            assert_eq!(UpdateMode::parse_in(value, false).unwrap(), UpdateMode::New);
+            assert_eq!(UpdateMode::parse_in(value, true).unwrap(), UpdateMode::No);
+        }
+    }
+
+    #[test]
+    fn rewrite_an_unchanged_fixture_only_when_forced() {
+        let dir = std::env::temp_dir().join(format!("mcp-replay-force-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.jsonl");
+        let fixture = Fixture::parse(
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            write_fixture(&fixture, &path, UpdateMode::Always).unwrap(),
+            Written::Updated(_)
+        ));
+        let before = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(matches!(
+            write_fixture(&fixture, &path, UpdateMode::Always).unwrap(),
+            Written::Unchanged(_)
+        ));
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().modified().unwrap(),
+            before
+        );
+        assert!(matches!(
+            write_fixture(&fixture, &path, UpdateMode::Force).unwrap(),
+            Written::Updated(_)
+        ));
+        assert!(std::fs::metadata(&path).unwrap().modified().unwrap() > before);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

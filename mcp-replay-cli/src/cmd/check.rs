@@ -17,9 +17,13 @@ pub(crate) struct Args {
     /// Fixtures or folders [default: fixtures/ and tests/fixtures/ when they exist]
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Count unreferenced fixtures (no .rs file of their Cargo project names them) as
-    /// problems, not warnings
-    #[arg(long)]
+    /// What to do with a fixture no .rs file of its Cargo project names: warn (the
+    /// default), reject (a problem, exit 1), or delete it (and its pending file). Only where
+    /// the tests can be searched: a fixture outside a Cargo project is never unreferenced
+    #[arg(long, value_name = "WHAT", value_enum, default_value_t = Unreferenced::Warn)]
+    pub unreferenced: Unreferenced,
+    /// The same as --unreferenced=reject
+    #[arg(long, conflicts_with = "unreferenced")]
     pub strict: bool,
     /// Report what the server sends that is not valid MCP (the protocol's types of
     /// 2025-11-25) as warnings, not problems: for a server you cannot fix
@@ -29,29 +33,44 @@ pub(crate) struct Args {
     pub output: OutputArgs,
 }
 
+/// What `check` does with an unreferenced fixture (`--unreferenced`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Unreferenced {
+    /// A warning: listed, exit status unchanged
+    Warn,
+    /// A problem: exit 1
+    Reject,
+    /// Deleted, with its pending NAME.jsonl.new if any; listed as deleted
+    Delete,
+}
+
 /// The examples and exit statuses of `mcp-replay check --help`.
 pub(crate) const AFTER_HELP: &str = concat!(
     "Examples:\n",
     "  mcp-replay check\n",
-    "  mcp-replay check --strict tests/fixtures\n",
+    "  mcp-replay check --unreferenced=reject tests/fixtures\n",
+    "  mcp-replay check --unreferenced=delete\n",
     "  mcp-replay check --format json --junit check.xml   (CI)\n",
     "\n",
     "Exit 1 when a file has a problem (invalid, empty, a secret, pending, temporary, a\n",
     "server message that is not valid MCP unless --protocol-warnings; unreferenced with\n",
-    "--strict): finding those is check's job. Exit 2 when a PATH does\n",
-    "not exist."
+    "--unreferenced=reject): finding those is check's job. --unreferenced=delete deletes\n",
+    "each fixture no test names (searched in the .rs files of its Cargo project) and its\n",
+    "pending file, and lists it. Exit 2 when a PATH does not exist, or a file could not be\n",
+    "deleted."
 );
 
 /// One thing `check` found about one file.
 struct Problem {
     /// `invalid`, `secret`, `unreadable`, `pending`, `temporary`, `unreferenced`,
-    /// `protocol`.
+    /// `deleted` (an unreferenced fixture `--unreferenced=delete` deleted), `protocol`.
     kind: &'static str,
     /// The line of the fixture it is on, when it is on one.
     line: Option<usize>,
     /// The sentence printed for it.
     summary: String,
-    /// A problem (exit 1), or a warning only (`unreferenced` without `--strict`).
+    /// A problem (exit 1), or a warning only (`unreferenced` without
+    /// `--unreferenced=reject`, `deleted`).
     problem: bool,
 }
 
@@ -67,7 +86,20 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Error> {
     }
     let files = walk(&roots);
     let mut sources = Sources::default();
-    let found = Found::gather(&files, &mut sources, args.strict, !args.protocol_warnings);
+    let unreferenced = if args.strict {
+        Unreferenced::Reject
+    } else {
+        args.unreferenced
+    };
+    let mut found = Found::gather(
+        &files,
+        &mut sources,
+        unreferenced == Unreferenced::Reject,
+        !args.protocol_warnings,
+    );
+    if unreferenced == Unreferenced::Delete {
+        found.delete_unreferenced()?;
+    }
     match args.output.format {
         Format::Text => found.print_text(),
         Format::Json => print_json(&found.to_json())?,
@@ -119,6 +151,33 @@ impl<'a> Found<'a> {
         found
     }
 
+    /// Deletes every unreferenced fixture and its pending file; the finding says so. A file
+    /// that cannot be deleted is an error (exit 2), after the ones deleted before it.
+    fn delete_unreferenced(&mut self) -> Result<(), Error> {
+        for (path, problems) in &mut self.files {
+            let Some(problem) = problems.iter_mut().find(|p| p.kind == "unreferenced") else {
+                continue;
+            };
+            for file in [mcp_replay::update::pending_path(path), path.to_path_buf()] {
+                match std::fs::remove_file(&file) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(Error::output(format!("deleting {}: {e}", file.display())))
+                    }
+                    _ => {}
+                }
+            }
+            problem.kind = "deleted";
+            problem.summary = format!(
+                "{}: deleted: no .rs file of its Cargo project names it",
+                path.display()
+            );
+        }
+        // A deleted pending file is no longer a problem of its own.
+        self.files
+            .retain(|(path, _)| path.exists() || !name_of(path).ends_with(".jsonl.new"));
+        Ok(())
+    }
+
     /// Every problem and warning, file by file.
     fn all(&self) -> impl Iterator<Item = &Problem> {
         self.files.iter().flat_map(|(_, p)| p)
@@ -132,7 +191,14 @@ impl<'a> Found<'a> {
     /// How many warnings: findings that are not problems (`unreferenced` without
     /// `--strict`). A finding counts once, as a problem or as a warning.
     fn warnings(&self) -> usize {
-        self.all().filter(|p| !p.problem).count()
+        self.all()
+            .filter(|p| !p.problem && p.kind != "deleted")
+            .count()
+    }
+
+    /// How many unreferenced fixtures `--unreferenced=delete` deleted.
+    fn deleted(&self) -> usize {
+        self.all().filter(|p| p.kind == "deleted").count()
     }
 
     /// The text report: each finding's sentence, then the counts.
@@ -140,8 +206,12 @@ impl<'a> Found<'a> {
         for p in self.all() {
             outln!("{}", p.summary);
         }
+        let deleted = match self.deleted() {
+            0 => String::new(),
+            n => format!(", {n} deleted"),
+        };
         outln!(
-            "{} fixtures checked: {} problems, {} warnings",
+            "{} fixtures checked: {} problems, {} warnings{deleted}",
             self.checked,
             self.problems(),
             self.warnings()
@@ -170,6 +240,7 @@ impl<'a> Found<'a> {
         document["checked"] = self.checked.into();
         document["problems"] = self.problems().into();
         document["warnings"] = self.warnings().into();
+        document["deleted"] = self.deleted().into();
         document
     }
 

@@ -12,4 +12,6 @@ pub(crate) mod import;
 pub(crate) mod pending;
 pub(crate) mod record;
 pub(crate) mod replay;
+pub(crate) mod review;
 pub(crate) mod serve;
+pub(crate) mod test;

@@ -96,7 +96,9 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     let mode = if args.update {
         UpdateMode::Always
     } else {
-        UpdateMode::from_env()?
+        // Unset, the command only compares: it writes a fixture or a pending file when
+        // asked (`--update`, or the variable set), where a test run takes unset as `auto`.
+        UpdateMode::from_env_if_set()?.unwrap_or(UpdateMode::No)
     };
     let own = args.rules.own()?;
     let json = args.output.format == Format::Json;
