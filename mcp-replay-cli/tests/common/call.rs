@@ -4,12 +4,25 @@ use super::{mcp_replay, text};
 use std::path::Path;
 use std::process::Output;
 
+/// The time limit these tests give a real server (a Python or Node peer) that is not
+/// under test for its speed, unless a test sets its own: generous, since a peer that
+/// imports its SDK on a loaded machine (the suite's other builds and tests on two cores)
+/// takes seconds to answer `initialize`. A healthy run never waits for it.
+fn generous(args: &[&str]) -> &'static [&'static str] {
+    if args.contains(&"--timeout") || args.iter().any(|a| a.starts_with("--timeout=")) {
+        &[]
+    } else {
+        &["--timeout", "30s"]
+    }
+}
+
 /// `mcp-replay call -o FIXTURE ARGS... -- SERVER...`.
 pub fn call(fixture: &Path, args: &[&str], server: &[String]) -> Output {
     mcp_replay()
         .arg("call")
         .arg("-o")
         .arg(fixture)
+        .args(generous(args))
         .args(args)
         .arg("--")
         .args(server)
@@ -21,6 +34,7 @@ pub fn call(fixture: &Path, args: &[&str], server: &[String]) -> Output {
 pub fn replay(fixture: &Path, args: &[&str], server: &[String]) -> Output {
     mcp_replay()
         .arg("replay")
+        .args(generous(args))
         .args(args)
         .arg(fixture)
         .arg("--")
