@@ -19,6 +19,10 @@
 #   3. compare  `cargo test` (libtest, default parallel threads): N passed;
 #   4. nextest  `cargo nextest run` (one process per test): N passed; skipped with a
 #               message when cargo-nextest is not installed;
+#   5. pending  three fixtures drift: with MCP_FIXTURE_UPDATE unset (`auto`) a failing
+#               test writes NAME.jsonl.new outside CI and nothing under CI;
+#               `mcp-replay test --check` writes nothing; `mcp-replay test --accept`
+#               accepts, and the fixtures are as generated again;
 #
 # and prints one summary line with the wall times. Any failure exits non-zero with the
 # tail of the failing log (full logs in the generated folder's logs/).
@@ -169,9 +173,23 @@ install_if_changed "$OUT/gen/lib.rs" "$OUT/src/lib.rs"
 # package with its unified features; every registry package whose features differ here
 # becomes a renamed dev-dependency pinned to the workspace's version and features. Twice,
 # as a newly enabled feature can pull in a new optional dependency.
+# A package cargo tree lists with two feature sets (the dev-dependencies of the proc-macro
+# crate, mcp-replay-macros, resolve apart from the rest) is taken with their union: the
+# set the workspace's test build compiles it with.
 tree_features() { # cargo-tree-args...
     cargo tree "$@" -e normal,dev,build --prefix none -f '{p} [{f}]' |
-        sed -E 's/ \(\*\)$//; s/ \(proc-macro\)$//' | { grep -v ' (/' || true; } | sort -u
+        sed -E 's/ \(\*\)$//; s/ \(proc-macro\)$//' | { grep -v ' (/' || true; } | sort -u |
+        python3 -c '
+import sys
+sets = {}
+for line in sys.stdin:
+    if len(line.split()) < 2:
+        continue
+    name, version, feats = (line.split(" ", 2) + ["[]"])[:3]
+    sets.setdefault((name, version), set()).update(f for f in feats.strip()[1:-1].split(",") if f)
+for (name, version), feats in sorted(sets.items()):
+    print(name, version, "[" + ",".join(sorted(feats)) + "]")
+'
 }
 aligned=()
 differing=""
@@ -419,4 +437,51 @@ fi
 # Compare mode never writes.
 diff -rq "$OUT/expected" "$OUT/fixtures" >/dev/null || die "a compare run changed a fixture"
 
-echo "scale-suite: $N tests: record $record, cargo test $test_time, $nextest (build $build; target $TARGET)"
+# ---------------------------------------------------------------- pending fixtures
+# The default update mode (`auto`) and `mcp-replay test`, on the first ten tests (t00*):
+# three fixtures drift from what the server answers; under CI a failing test writes
+# nothing, outside CI it writes NAME.jsonl.new (what the server now says, byte for byte
+# the generated fixture); `mcp-replay test --check` writes nothing and fails; `mcp-replay
+# test --accept` passes and leaves the fixtures as generated, nothing pending.
+say "pending fixtures (MCP_FIXTURE_UPDATE unset, mcp-replay test) ..."
+t0=$(now)
+run build-cli.log cargo build --manifest-path "$REPO/Cargo.toml" -p mcp-replay-cli
+MCP_REPLAY_BIN="$TARGET/debug/mcp-replay"
+first=$(printf "t%0${width}d" 0)
+filter=${first%?}
+drifted=()
+for ((i = 0; i < 3 && i < N && i < 10; i++)); do
+    name=$(printf "t%0${width}d" "$i")
+    sed -i '/server->client/ s/"text":"\([^"]*\)"/"text":"drifted \1"/' "$OUT/fixtures/$name.jsonl"
+    drifted+=("$name")
+done
+pending_count() { find "$OUT/fixtures" -name '*.jsonl.new' | wc -l; }
+expect_status() { # want log cmd...
+    local want=$1 log="$OUT/logs/$2" got=0
+    shift 2
+    "$@" >"$log" 2>&1 || got=$?
+    if [[ $got != "$want" ]]; then
+        tail -n 40 "$log" >&2
+        die "\`$*\` exited $got, expected $want (log: $log)"
+    fi
+}
+expect_status 101 pending-ci.log env CI=true cargo test "${manifest[@]}" -- "$filter"
+(($(pending_count) == 0)) || die "a failing test under CI wrote a pending file"
+expect_status 101 pending-auto.log env -u CI -u TF_BUILD cargo test "${manifest[@]}" -- "$filter"
+(($(pending_count) == ${#drifted[@]})) || die "expected ${#drifted[@]} pending files, found $(pending_count)"
+for name in "${drifted[@]}"; do
+    cmp -s "$OUT/expected/$name.jsonl" "$OUT/fixtures/$name.jsonl.new" ||
+        die "$name.jsonl.new is not what the server answers (the generated fixture)"
+done
+rm -f "$OUT"/fixtures/*.jsonl.new
+expect_status 1 pending-check.log "$MCP_REPLAY_BIN" test --check -- "${manifest[@]}" -- "$filter"
+(($(pending_count) == 0)) || die "mcp-replay test --check wrote a pending file"
+expect_status 0 pending-accept.log "$MCP_REPLAY_BIN" test --accept --fixtures "$OUT/fixtures" -- "${manifest[@]}" -- "$filter"
+grep -q "^accepted .*$first.jsonl.new" "$OUT/logs/pending-accept.log" || die "mcp-replay test --accept did not accept $first (log: $OUT/logs/pending-accept.log)"
+(($(pending_count) == 0)) || die "pending files left after mcp-replay test --accept"
+diff -rq "$OUT/expected" "$OUT/fixtures" >/dev/null || die "the accepted fixtures differ from the generated ones"
+expect_status 0 pending-clean.log "$MCP_REPLAY_BIN" test --fixtures "$OUT/fixtures" -- "${manifest[@]}" -- "$filter"
+t1=$(now)
+pending="pending $(secs "$t0" "$t1") s"
+
+echo "scale-suite: $N tests: record $record, cargo test $test_time, $nextest, $pending (build $build; target $TARGET)"
