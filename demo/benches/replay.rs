@@ -8,7 +8,8 @@
 //! ```text
 //!   --case NAME   all (default) | overhead | fixed | throughput | memory | process
 //!                 one side alone, for callgrind (`--toggle-collect='*measured*'`):
-//!                 harness (compare-only) | harness-record | raw | fixed-harness | fixed-raw |
+//!                 harness (compare-only) | harness-record | harness-auto (records on
+//!                 change, the attribute's default outside CI) | raw | fixed-harness | fixed-raw |
 //!                 norm-harness | norm-floor
 //!   --n N         tool calls for `harness` / `raw` (default 100)
 //!   --warm        for harness, raw, fixed-harness, fixed-raw: run once before the measured
@@ -598,6 +599,10 @@ fn memory(quick: bool) {
     drop(values);
     let compare_only = Options::new().without_recording();
     let (compare_peak, _, ()) = heap(|| rt.block_on(harness_replay(&fixture, &compare_only)));
+    // What `#[mcp_fixture]` does by default outside CI (`MCP_FIXTURE_UPDATE` unset, `auto`):
+    // it records, but a passing replay makes no recorded fixture.
+    let on_change = Options::new().record_on_change();
+    let (on_change_peak, _, ()) = heap(|| rt.block_on(harness_replay(&fixture, &on_change)));
     let (replay_peak, _, ()) = heap(|| rt.block_on(harness_replay(&fixture, &Options::new())));
     // The whole re-recording: the replay, its recorded fixture, and writing it (secret
     // scan, canonical text, temp file + rename).
@@ -643,8 +648,13 @@ fn memory(quick: bool) {
         false,
     );
     row(
-        "compare-only `replay` (`without_recording`, what `#[mcp_fixture]` does), beyond the parsed fixture",
+        "compare-only `replay` (`without_recording`, what `#[mcp_fixture]` does under CI), beyond the parsed fixture",
         compare_peak,
+        false,
+    );
+    row(
+        "passing `replay` that records on change (`record_on_change`, what `#[mcp_fixture]` does outside CI), beyond the parsed fixture",
+        on_change_peak,
         false,
     );
     row(
@@ -660,6 +670,11 @@ fn memory(quick: bool) {
     row(
         "**a test**: the loaded fixture + its compare-only replay",
         load_held + compare_peak,
+        true,
+    );
+    row(
+        "**a test outside CI**: the loaded fixture + its replay that records on change",
+        load_held + on_change_peak,
         true,
     );
     row(
@@ -939,12 +954,15 @@ fn main() {
     }
     match case.as_str() {
         // One side alone, run once, for callgrind: the work is inside `measured`.
-        "harness" | "harness-record" => {
+        "harness" | "harness-record" | "harness-auto" => {
             let rt = runtime();
             let fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
             let mut options = Options::new();
             if case == "harness" {
                 options = options.without_recording();
+            }
+            if case == "harness-auto" {
+                options = options.record_on_change();
             }
             if protocol_off {
                 options = options.protocol_check(mcp_replay::ProtocolCheck::Off);

@@ -259,8 +259,12 @@ impl Plan {
             other => other?,
         };
         let mut options = self.options.clone();
-        if self.mode == UpdateMode::No {
-            options = options.without_recording();
+        match self.mode {
+            UpdateMode::No => options = options.without_recording(),
+            // A passing test writes nothing in `new` (the default outside CI): no copy of
+            // its exchange is made for it.
+            UpdateMode::New => options = options.record_on_change(),
+            UpdateMode::Always | UpdateMode::Force => {}
         }
         if self.html.is_some() {
             options = options.timeline(true);

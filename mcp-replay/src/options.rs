@@ -51,6 +51,7 @@ pub struct Options {
     protocol: Option<String>,
     trace: Option<bool>,
     compare_only: bool,
+    record_on_change: bool,
     pace: Option<Duration>,
     timing: Option<Arc<(Timing, f64)>>,
     handler: Option<ServerRequestHandler>,
@@ -115,6 +116,17 @@ impl Options {
     /// unless `MCP_FIXTURE_UPDATE` asks to re-record.
     pub fn without_recording(mut self) -> Options {
         self.compare_only = true;
+        self
+    }
+
+    /// Records what the server sent, but makes the recorded fixture
+    /// ([`Report::recorded`](crate::Report::recorded)) only when the replay found a
+    /// difference or an accepted contract change: what a test run does by default
+    /// (`MCP_FIXTURE_UPDATE` unset or `new`), where a passing test writes nothing and need
+    /// not pay for a copy of its exchange. Without effect after
+    /// [`without_recording`](Options::without_recording).
+    pub fn record_on_change(mut self) -> Options {
+        self.record_on_change = true;
         self
     }
 
@@ -213,6 +225,7 @@ impl Options {
             protocol,
             trace: self.trace.unwrap_or_else(trace_from_env),
             record: !self.compare_only,
+            record_on_change: self.record_on_change,
             handler: self.handler.clone(),
             pace: self.pace.or(header.pace).unwrap_or(Fixture::DEFAULT_PACE),
             timing: self.timing.clone(),
@@ -245,6 +258,8 @@ pub(crate) struct Settings<'r> {
     pub trace: bool,
     /// Keep what the server sent, for a re-recording.
     pub record: bool,
+    /// Make the recorded fixture only when something changed ([`Options::record_on_change`]).
+    pub record_on_change: bool,
     pub handler: Option<ServerRequestHandler>,
     /// The mock's pause between messages written together.
     pub pace: Duration,

@@ -22,7 +22,9 @@ impl<'f> Session<'f> {
             Some(picture) => Some(Box::new(self.timeline(*picture, self.now))),
             None => None,
         };
+        let changed = !self.mismatches.is_empty() || !self.accepted.is_empty();
         let recorded = match self.recording.take() {
+            Some(_) if self.settings.record_on_change && !changed => None,
             Some(events) if self.recordable => self.recorded(events),
             _ => None,
         };
@@ -307,9 +309,21 @@ impl<'f> Session<'f> {
         let labels = std::mem::take(&mut self.labels);
         for (_, rec) in events {
             match rec {
-                Rec::Client(message) => recorder.push(Direction::ClientToServer, &message),
                 Rec::Server(message) => recorder.push(Direction::ServerToClient, &message),
                 Rec::Entry(entry) => recorder.push_entry(entry),
+                Rec::Sent(entry) => {
+                    let mut sent = entry.message();
+                    self.settings.rules.normalize_client(&mut sent);
+                    // Most client messages normalize to themselves: the entry's own line
+                    // is kept as it is.
+                    let mut text = String::with_capacity(entry.text().len());
+                    crate::json::write_message(&mut text, &sent);
+                    if text == entry.text() {
+                        recorder.push_entry(entry);
+                    } else {
+                        recorder.push(Direction::ClientToServer, &sent);
+                    }
+                }
                 Rec::Arrival(i) => {
                     if self.arrivals[i].kind != MessageKind::Request {
                         recorder.push(Direction::ServerToClient, &self.arrivals[i].message);

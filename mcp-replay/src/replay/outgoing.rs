@@ -59,24 +59,13 @@ impl Session<'_> {
         self.write(&message, Some(entry.line()), what);
     }
 
-    /// Keeps what was sent of entry `index` in the recording.
+    /// Keeps what was sent of entry `index` in the recording (normalized once a recording
+    /// is made, `conclude.rs`).
     fn record_sent(&mut self, index: usize) {
         let entry = &self.fixture.entries()[index];
-        let Some(recording) = &mut self.recording else {
-            return;
-        };
-        let mut recorded = entry.message();
-        self.settings.rules.normalize_client(&mut recorded);
-        // Most client messages normalize to themselves: keep a reference to the entry, not
-        // a tree per message, so a recording holds little beyond the fixture.
-        let mut text = String::with_capacity(entry.text().len());
-        crate::json::write_message(&mut text, &recorded);
-        let rec = if text == entry.text() {
-            Rec::Entry(entry)
-        } else {
-            Rec::Client(recorded)
-        };
-        recording.push((self.seq, rec));
+        if let Some(recording) = &mut self.recording {
+            recording.push((self.seq, Rec::Sent(entry)));
+        }
     }
 
     /// Fills in what the session knows and the fixture has as a placeholder: the server's

@@ -102,10 +102,10 @@ impl Fixture {
         // A child process gets the stop grace, or the timeout when that is shorter.
         let grace = crate::process::STOP_GRACE.min(settings.timeout);
         let (transport, harness, stopping) = Transport::pair_stopping(grace);
-        let serving = serve(transport);
-        // Boxed once here: a server's future is often tens of kilobytes (rmcp's is), and
-        // spawning it unboxed copies it several times.
-        let server = tokio::spawn(Box::pin(async move { serving.await.into_outcome() }));
+        // Boxed as it comes: a server's future is often tens of kilobytes (rmcp's is), and
+        // each move of it unboxed (into the task's future, into the task) copies all of it.
+        let serving = Box::pin(serve(transport));
+        let server = tokio::spawn(async move { serving.await.into_outcome() });
         let pipe = tokio::io::split(harness);
         super::run(self, &settings, pipe, Some(server), stopping).await
     }

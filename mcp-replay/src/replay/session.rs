@@ -95,10 +95,12 @@ pub(super) struct Arrival {
 
 /// What the recording of a replay holds, by its place in the session.
 pub(super) enum Rec<'f> {
-    Client(Value),
     Server(Value),
     /// A response exactly the fixture's entry (once its id is the entry's label).
     Entry(&'f Entry),
+    /// A client entry as sent: normalized with the client rules when the recording is
+    /// made (only then, and only when one is: most replays make none).
+    Sent(&'f Entry),
     /// A notification or server request: `arrivals[i]`, labelled at the end.
     Arrival(usize),
 }
