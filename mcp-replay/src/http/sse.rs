@@ -146,10 +146,9 @@ impl SseParser {
                 chunk = &chunk[1..];
             }
         }
-        while let Some(end) = chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
-            self.push(&chunk[..end])?;
+        while let Some(end) = memchr::memchr2(b'\n', b'\r', chunk) {
             let rest = &chunk[end + 1..];
-            chunk = if chunk[end] == b'\r' {
+            let next = if chunk[end] == b'\r' {
                 match rest.first() {
                     Some(b'\n') => &rest[1..],
                     Some(_) => rest,
@@ -161,15 +160,25 @@ impl SseParser {
             } else {
                 rest
             };
-            let line = std::mem::take(&mut self.line);
-            self.line_ended(&line, out)?;
-            self.line = line;
-            self.line.clear();
+            if self.line.is_empty() {
+                // The whole line is in this chunk: read in place, not copied.
+                if end > self.limit {
+                    return Err(SseError::LineTooLong { limit: self.limit });
+                }
+                self.line_ended(&chunk[..end], out)?;
+            } else {
+                self.push(&chunk[..end])?;
+                let line = std::mem::take(&mut self.line);
+                self.line_ended(&line, out)?;
+                self.line = line;
+                self.line.clear();
+            }
+            chunk = next;
         }
         self.push(chunk)
     }
 
-    /// Appends to the line being read, within the limit.
+    /// Appends to the line being read (one a chunk ends inside), within the limit.
     fn push(&mut self, bytes: &[u8]) -> Result<(), SseError> {
         if self.line.len() + bytes.len() > self.limit {
             return Err(SseError::LineTooLong { limit: self.limit });
@@ -197,9 +206,9 @@ impl SseParser {
             None => (line, &b""[..]),
         };
         match field {
-            b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+            b"event" => self.event = Some(text(value).into_owned()),
             b"data" => {
-                let value = String::from_utf8_lossy(value);
+                let value = text(value);
                 if self.data.len() + value.len() + 1 > self.limit {
                     return Err(SseError::EventTooLarge { limit: self.limit });
                 }
@@ -207,8 +216,7 @@ impl SseParser {
                 self.data.push('\n');
             }
             b"id" if !value.contains(&0) => {
-                self.last_id =
-                    (!value.is_empty()).then(|| String::from_utf8_lossy(value).into_owned());
+                self.last_id = (!value.is_empty()).then(|| text(value).into_owned());
             }
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 // Digits only: too many of them saturate rather than fail.
@@ -237,6 +245,15 @@ impl SseParser {
             id: self.last_id.clone(),
             retry: self.fresh_retry.take(),
         });
+    }
+}
+
+/// A field's value as text: as it is when it is UTF-8 (checked by the vectorized
+/// validator), else with U+FFFD for each invalid sequence, as the SSE standard decodes.
+fn text(value: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(value) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(value),
     }
 }
 
