@@ -29,9 +29,11 @@
 //! # fn main() {}
 //! ```
 //!
-//! `MCP_FIXTURE_UPDATE=1 cargo test lookup_issue` re-records the fixture's server
-//! messages from what the server sends now (`new` writes `lookup_issue.jsonl.new`
-//! instead); see [`UpdateMode`](update::UpdateMode).
+//! When the server answers differently, the failing test leaves its new answers beside
+//! the fixture as `lookup_issue.jsonl.new` for `mcp-replay review` (nothing under CI: the
+//! default `MCP_FIXTURE_UPDATE=auto`, as insta's); `MCP_FIXTURE_UPDATE=1 cargo test
+//! lookup_issue` re-records the fixture's server messages in place; see
+//! [`UpdateMode`](update::UpdateMode).
 //!
 //! ## Without it
 //!
