@@ -427,6 +427,11 @@ impl Rules {
             .collect()
     }
 
+    /// Are there deny lists ([`deny_values`](Rules::deny_values))?
+    pub fn has_deny_lists(&self) -> bool {
+        !self.personal.deny.is_empty()
+    }
+
     /// What the personal data pass rewrites under these rules.
     pub(crate) fn personal_scope(&self) -> Scope<'_> {
         let on = personal::categories_on(|name| self.applies(name));
@@ -1052,7 +1057,7 @@ mod should {
         let e = Rules::from_json(r#"{"version":7}"#, "r.json")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("\"version\" must be 1 to 2, not 7"), "{e}");
+        assert!(e.contains("\"version\" must be 1 to 3, not 7"), "{e}");
     }
 
     #[test]
