@@ -196,3 +196,25 @@ fn check_warns_about_personal_data_without_failing() {
     assert!(out.contains("(phone)"), "{out}");
     assert!(!out.contains("bob@"), "{out}");
 }
+
+#[test]
+fn a_fixture_recorded_before_the_personal_data_rules_still_replays() {
+    let dir = temp_dir("old");
+    // Written as an older version wrote it: the addresses as they were.
+    let old = [
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"capabilities":{},"clientInfo":"<CLIENT_INFO>","protocolVersion":"<PROTOCOL_VERSION>"}}}"#,
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"capabilities":{"tools":{}},"protocolVersion":"2025-11-25","serverInfo":{"name":"echo","version":"1.2.3.4"}}}}"#,
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#,
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"arguments":{"email":"alice@corp.com"},"name":"lookup"}}}"#,
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"text":"alice@corp.com works for Acme Corporation with carol@corp.com, last seen from 93.184.216.34","type":"text"}]}}}"#,
+    ];
+    std::fs::write(dir.join("old.jsonl"), old.join("\n") + "\n").unwrap();
+    let output = mcp_replay()
+        .arg("replay")
+        .arg(dir.join("old.jsonl"))
+        .arg("--")
+        .args(server())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{:?}", text(&output));
+}

@@ -64,7 +64,11 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
     };
     sort_unique(&mut members)?;
     for (key, value) in &mut members {
-        if !unchanged(key, check) || !value.settle(check) {
+        let below = Check {
+            personal: check.personal && !crate::normalize::personal::is_protocol_key(key),
+            ..check
+        };
+        if !unchanged(key, Check { personal: false, ..check }) || !value.settle(below) {
             return None;
         }
     }
@@ -230,7 +234,6 @@ fn unchanged(s: &str, check: Check<'_>) -> bool {
             !is_session_id_key(s)
                 && normalize_str(s, paths).is_none()
                 && !(check.personal
-                    && crate::normalize::personal::may_hold(s)
                     && !crate::normalize::personal::find(s, &[true; 6]).is_empty())
         }
     }
@@ -262,9 +265,15 @@ impl Node<'_> {
             Node::Array(items) => items.iter_mut().all(|v| v.settle(check)),
             Node::Object(members) => {
                 sort_unique(members).is_some()
-                    && members
-                        .iter_mut()
-                        .all(|(k, v)| unchanged(k, check) && v.settle(check))
+                    && members.iter_mut().all(|(k, v)| {
+                        // The personal data pass never looks below a protocol key.
+                        let below = Check {
+                            personal: check.personal
+                                && !crate::normalize::personal::is_protocol_key(k),
+                            ..check
+                        };
+                        unchanged(k, Check { personal: false, ..check }) && v.settle(below)
+                    })
             }
             Node::Null | Node::Bool(_) | Node::Number(_) => true,
         }

@@ -32,7 +32,11 @@ pub(super) fn find(s: &str, out: &mut Vec<super::Hit>) {
         let Some((_, len)) = LENGTHS.iter().find(|(cc, _)| compact.starts_with(cc)) else {
             continue;
         };
-        if compact.len() != *len || mod97(&compact) != 1 {
+        // Seven digits or more, as `may_hold` promises (every registry format has them).
+        if compact.len() != *len
+            || mod97(&compact) != 1
+            || compact.bytes().filter(u8::is_ascii_digit).count() < 7
+        {
             continue;
         }
         out.push(super::Hit::new(

@@ -104,6 +104,8 @@ pub(super) fn find_v6(s: &str, out: &mut Vec<super::Hit>) {
     if s.bytes().filter(|b| *b == b':').count() < 2 {
         return;
     }
+    // What `may_hold` promises: an address is compressed (`::`) or has seven digits.
+    let digits = |t: &str| t.bytes().filter(u8::is_ascii_digit).count();
     for m in V6.find_iter(s) {
         let (start, end) = (m.start(), m.end());
         if !super::bounded(s, start, end, b":._") {
@@ -111,7 +113,9 @@ pub(super) fn find_v6(s: &str, out: &mut Vec<super::Hit>) {
         }
         let text = m.as_str();
         // At least three groups written: `a::b` is more often a path in code than an address.
-        if text.split(':').filter(|g| !g.is_empty()).count() < 3 {
+        if text.split(':').filter(|g| !g.is_empty()).count() < 3
+            || !(text.contains("::") || digits(text) >= 7)
+        {
             continue;
         }
         let Ok(addr) = text.parse::<Ipv6Addr>() else {

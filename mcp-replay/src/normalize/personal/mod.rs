@@ -29,7 +29,7 @@ mod values;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use table::{categories_on, Own, Scope, Table};
+pub(crate) use table::{categories_on, is_protocol_key, Own, Scope, Table};
 pub(crate) use values::kind_name;
 pub use values::{Denied, DenyList, Values, DENY_VALUES_ENV, REDACT_VALUES_ENV};
 
@@ -209,74 +209,28 @@ pub fn scan(value: &serde_json::Value) -> Vec<Finding> {
 }
 
 /// A cheap test before any pattern runs: could `s` hold personal data at all? An `@`,
-/// seven digits, a dotted quad's three dots, or an IPv6 address's two colons. `false`
-/// means [`find`] finds nothing (the replay's fast path relies on it).
+/// seven digits, a dotted quad's three dots and four digits, or `::`. `false` means
+/// [`find`] finds nothing (the replay's fast path relies on it). Counts, not a state
+/// machine: each is one vectorized pass.
 pub(crate) fn may_hold(s: &str) -> bool {
-    let (mut digits, mut dots, mut colons) = (0u32, 0u32, 0u32);
-    for b in s.bytes() {
-        match b {
-            b'@' => return true,
-            b'0'..=b'9' => digits += 1,
-            b'.' => dots += 1,
-            b':' => colons += 1,
-            _ => continue,
-        }
-        if digits >= 7 || (dots >= 3 && digits >= 4) || colons >= 2 {
-            return true;
-        }
+    let b = s.as_bytes();
+    if b.len() < 6 {
+        return false;
     }
-    false
+    if b.contains(&b'@') {
+        return true;
+    }
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    digits >= 7
+        || (digits >= 4 && b.iter().filter(|c| **c == b'.').count() >= 3)
+        || s.contains("::")
 }
 
-/// [`may_hold`] for the JSON text of a whole message, whose colons and quotes are the
-/// syntax's: an `@`, a digit, dot and digit, two hex digits around a colon (or `::`), or
-/// seven digits with at most one of ` -.()+` between each, or a `\u` escape (which may
-/// hide any of them). `false` means no string of the message holds anything [`find`] finds.
+/// [`may_hold`] for the JSON text of a whole message: what it says of the text holds for
+/// every string in it, but for escapes, so a `\u` escape (which may hide an `@`) counts
+/// too. `false` means no string of the message holds anything [`find`] finds.
 pub(crate) fn may_hold_line(text: &str) -> bool {
-    let b = text.as_bytes();
-    // Digits with at most one separator between each; digits and dots, and their dots.
-    let (mut run, mut gap) = (0u32, false);
-    let (mut quad, mut dots) = (false, 0u32);
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            // `@` itself, or escaped (`\u0040`): the parsed string has what the text hides.
-            b'@' => return true,
-            b'\\' if b.get(i + 1) == Some(&b'u') => return true,
-            b'0'..=b'9' => {
-                run += 1;
-                gap = false;
-                quad = true;
-                if run >= 7 {
-                    return true;
-                }
-                continue;
-            }
-            b'.' if quad => {
-                dots += 1;
-                if dots >= 3 {
-                    return true;
-                }
-            }
-            _ => {
-                quad = false;
-                dots = 0;
-            }
-        }
-        if matches!(c, b' ' | b'-' | b'.' | b'(' | b')' | b'+') && run > 0 && !gap {
-            gap = true;
-        } else {
-            run = 0;
-            gap = false;
-        }
-        if c == b':'
-            && i > 0
-            && (b[i - 1].is_ascii_hexdigit() || b[i - 1] == b':')
-            && b.get(i + 1).is_some_and(|n| n.is_ascii_hexdigit() || *n == b':')
-        {
-            return true;
-        }
-    }
-    false
+    may_hold(text) || text.contains("\\u")
 }
 
 /// A string of 64 or more characters with no space, all of base64's alphabet (and at

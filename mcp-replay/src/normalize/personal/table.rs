@@ -26,7 +26,7 @@ const PROTOCOL_KEYS: [&str; 8] = [
 ];
 
 /// Is `key` one of [`PROTOCOL_KEYS`], or a version's?
-pub(super) fn is_protocol_key(key: &str) -> bool {
+pub(crate) fn is_protocol_key(key: &str) -> bool {
     PROTOCOL_KEYS.contains(&key) || key.to_ascii_lowercase().contains("version")
 }
 

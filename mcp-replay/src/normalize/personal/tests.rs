@@ -280,7 +280,7 @@ fn find_a_denied_value_in_any_case_and_escaped_form_without_naming_it() {
 fn say_when_a_line_may_hold_personal_data() {
     for line in [
         r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"done"}]}}"#,
-        r#"{"jsonrpc":"2.0","id":12345,"result":{"tools":[]}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[],"text":"a: b: c at 9:30"}}"#,
     ] {
         assert!(!may_hold_line(line), "{line}");
     }
@@ -307,4 +307,26 @@ proptest::proptest! {
         let first = once(&s);
         proptest::prop_assert_eq!(once(&first), first.clone(), "{:?}", s);
     }
+}
+
+#[test]
+fn fail_a_replay_of_a_fixture_that_holds_a_denied_value_without_naming_it() {
+    let fixture = crate::Fixture::parse(concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"x","arguments":{}}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"for ACME Corporation"}]}}}"#,
+        "\n"
+    ))
+    .unwrap();
+    let rules = Rules::default();
+    assert!(crate::harness::check_denied(&fixture, &rules).is_ok());
+    let rules = rules.deny_values(DenyList::parse("Acme Corporation\n", "deny.txt").unwrap());
+    let e = crate::harness::check_denied(&fixture, &rules)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("holds a value of the deny list (the values are not shown):\n  line 2: .message.result.content[0].text holds a denied value (deny.txt line 1)"),
+        "{e}"
+    );
+    assert!(!e.to_lowercase().contains("acme"), "{e}");
 }
