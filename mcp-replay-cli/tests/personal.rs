@@ -39,7 +39,11 @@ fn temp_dir(name: &str) -> PathBuf {
 
 /// Records the lookup into `dir/lookup.jsonl` with `--redact-values dir/values.txt`.
 fn record(dir: &Path) -> String {
-    std::fs::write(dir.join("values.txt"), "# tenant\n[customer]\nacme corporation\n").unwrap();
+    std::fs::write(
+        dir.join("values.txt"),
+        "# tenant\n[customer]\nacme corporation\n",
+    )
+    .unwrap();
     let fixture = dir.join("lookup.jsonl");
     let mut command = mcp_replay();
     command
@@ -63,7 +67,10 @@ fn record_writes_pseudonyms_in_both_directions_and_the_values_as_placeholders() 
     for original in ["alice@corp.com", "carol@corp.com", "acme", "93.184.216.34"] {
         assert!(!lower.contains(original), "{original} survived:\n{written}");
     }
-    assert!(written.contains(r#""arguments":{"email":"user1@example.invalid"}"#), "{written}");
+    assert!(
+        written.contains(r#""arguments":{"email":"user1@example.invalid"}"#),
+        "{written}"
+    );
     assert!(
         written.contains("user1@example.invalid works for <CUSTOMER:1> with user2@example.invalid, last seen from 192.0.2.1"),
         "{written}"
@@ -174,7 +181,11 @@ fn check_deny_values_fails_on_any_form_of_a_listed_value_and_never_shows_it() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(text(&output).1.contains("the deny list holds no value"), "{:?}", text(&output));
+    assert!(
+        text(&output).1.contains("the deny list holds no value"),
+        "{:?}",
+        text(&output)
+    );
 }
 
 #[test]

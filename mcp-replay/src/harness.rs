@@ -461,11 +461,9 @@ fn personal_from_env(mut rules: Rules) -> Result<Rules, Error> {
     use crate::personal::{DenyList, Values, DENY_VALUES_ENV, REDACT_VALUES_ENV};
     let named = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty());
     if let Some(file) = named(REDACT_VALUES_ENV) {
-        rules = rules.redact_values(&Values::load(Path::new(&file)).map_err(|e| {
-            Error::Rules {
-                file: REDACT_VALUES_ENV.into(),
-                message: e.to_string(),
-            }
+        rules = rules.redact_values(&Values::load(Path::new(&file)).map_err(|e| Error::Rules {
+            file: REDACT_VALUES_ENV.into(),
+            message: e.to_string(),
         })?);
     }
     if let Some(file) = named(DENY_VALUES_ENV) {

@@ -350,9 +350,7 @@ fn deny_lists(files: &[PathBuf]) -> Result<Vec<DenyList>, Error> {
     }
     files
         .iter()
-        .map(|file| {
-            DenyList::load(file).map_err(|e| Error::input(format!("the deny list: {e}")))
-        })
+        .map(|file| DenyList::load(file).map_err(|e| Error::input(format!("the deny list: {e}"))))
         .collect()
 }
 

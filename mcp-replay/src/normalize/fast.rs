@@ -56,11 +56,10 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
         return None;
     };
     // Personal data is the session's to number (`normalize/personal/`): a string that
-    // may hold some is the general path's.
+    // holds some (or a pseudonym) is the general path's.
     let check = Check {
         paths: defaults.map(|d| &d.paths),
-        personal: defaults.is_some_and(Defaults::personal)
-            && crate::normalize::personal::may_hold_line(line),
+        personal: defaults.is_some_and(Defaults::personal),
     };
     sort_unique(&mut members)?;
     for (key, value) in &mut members {
@@ -68,7 +67,14 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
             personal: check.personal && !crate::normalize::personal::is_protocol_key(key),
             ..check
         };
-        if !unchanged(key, Check { personal: false, ..check }) || !value.settle(below) {
+        if !unchanged(
+            key,
+            Check {
+                personal: false,
+                ..check
+            },
+        ) || !value.settle(below)
+        {
             return None;
         }
     }
@@ -233,8 +239,7 @@ fn unchanged(s: &str, check: Check<'_>) -> bool {
         Some(paths) => {
             !is_session_id_key(s)
                 && normalize_str(s, paths).is_none()
-                && !(check.personal
-                    && !crate::normalize::personal::find(s, &[true; 6]).is_empty())
+                && !(check.personal && !crate::normalize::personal::find(s, &[true; 6]).is_empty())
         }
     }
 }
@@ -272,7 +277,13 @@ impl Node<'_> {
                                 && !crate::normalize::personal::is_protocol_key(k),
                             ..check
                         };
-                        unchanged(k, Check { personal: false, ..check }) && v.settle(below)
+                        unchanged(
+                            k,
+                            Check {
+                                personal: false,
+                                ..check
+                            },
+                        ) && v.settle(below)
                     })
             }
             Node::Null | Node::Bool(_) | Node::Number(_) => true,

@@ -361,7 +361,9 @@ impl Rules {
     /// On an invalid selector, and on a kind that is not a name (letters, digits, `_`).
     pub fn pseudonymize(mut self, selector_text: &str, kind: &str) -> Rules {
         let kind = kind_or_panic(kind);
-        self.personal.selectors.push((selector(selector_text), kind));
+        self.personal
+            .selectors
+            .push((selector(selector_text), kind));
         self
     }
 
@@ -379,8 +381,8 @@ impl Rules {
     /// On an invalid pattern, and on a kind that is not a name.
     pub fn pseudonymize_pattern(mut self, pattern: &str, kind: &str) -> Rules {
         let kind = kind_or_panic(kind);
-        let re = Regex::new(pattern)
-            .unwrap_or_else(|e| panic!("invalid pattern for kind {kind}: {e}"));
+        let re =
+            Regex::new(pattern).unwrap_or_else(|e| panic!("invalid pattern for kind {kind}: {e}"));
         self.personal.patterns.push((re, kind));
         self
     }
@@ -812,7 +814,10 @@ fn personal_keys(
     let folder = Path::new(source).parent().unwrap_or(Path::new(""));
     if let Some(personal) = obj.get("personal") {
         let Value::Object(personal) = personal else {
-            return Err("\"personal\" must be an object with \"without\", \"patterns\" or \"selectors\"".into());
+            return Err(
+                "\"personal\" must be an object with \"without\", \"patterns\" or \"selectors\""
+                    .into(),
+            );
         };
         if let Some(k) = personal
             .keys()
@@ -884,7 +889,9 @@ fn files<'a>(obj: &'a serde_json::Map<String, Value>, key: &str) -> Result<Vec<&
                     .ok_or_else(|| format!("{key}[{i}] must be a file name string"))
             })
             .collect(),
-        Some(other) => Err(format!("{key:?} must be a file name or a list of them, not {other}")),
+        Some(other) => Err(format!(
+            "{key:?} must be a file name or a list of them, not {other}"
+        )),
     }
 }
 

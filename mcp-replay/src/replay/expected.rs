@@ -43,7 +43,9 @@ impl<'a> Expected<'a> {
     /// Writes the personal data of a message the server sent as the session's pseudonyms.
     pub fn pseudonymize(&self, message: &mut Value) {
         if !self.scope.is_empty() {
-            self.pseudonyms.borrow_mut().apply(message, self.scope, true);
+            self.pseudonyms
+                .borrow_mut()
+                .apply(message, self.scope, true);
         }
     }
 

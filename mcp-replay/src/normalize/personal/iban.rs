@@ -12,13 +12,54 @@ static IBAN: Lazy<Regex> = Lazy::new(|| {
 
 /// The countries' IBAN lengths (the ISO 13616 registry, the commonest).
 const LENGTHS: [(&str, usize); 48] = [
-    ("AD", 24), ("AE", 23), ("AT", 20), ("AZ", 28), ("BA", 20), ("BE", 16), ("BG", 22),
-    ("BH", 22), ("BR", 29), ("CH", 21), ("CR", 22), ("CY", 28), ("CZ", 24), ("DE", 22),
-    ("DK", 18), ("DO", 28), ("EE", 20), ("ES", 24), ("FI", 18), ("FO", 18), ("FR", 27),
-    ("GB", 22), ("GE", 22), ("GI", 23), ("GL", 18), ("GR", 27), ("HR", 21), ("HU", 28),
-    ("IE", 22), ("IL", 23), ("IS", 26), ("IT", 27), ("KW", 30), ("KZ", 20), ("LI", 21),
-    ("LT", 20), ("LU", 20), ("LV", 21), ("MC", 27), ("MT", 31), ("NL", 18), ("NO", 15),
-    ("PL", 28), ("PT", 25), ("RO", 24), ("SA", 24), ("SE", 24), ("TR", 26),
+    ("AD", 24),
+    ("AE", 23),
+    ("AT", 20),
+    ("AZ", 28),
+    ("BA", 20),
+    ("BE", 16),
+    ("BG", 22),
+    ("BH", 22),
+    ("BR", 29),
+    ("CH", 21),
+    ("CR", 22),
+    ("CY", 28),
+    ("CZ", 24),
+    ("DE", 22),
+    ("DK", 18),
+    ("DO", 28),
+    ("EE", 20),
+    ("ES", 24),
+    ("FI", 18),
+    ("FO", 18),
+    ("FR", 27),
+    ("GB", 22),
+    ("GE", 22),
+    ("GI", 23),
+    ("GL", 18),
+    ("GR", 27),
+    ("HR", 21),
+    ("HU", 28),
+    ("IE", 22),
+    ("IL", 23),
+    ("IS", 26),
+    ("IT", 27),
+    ("KW", 30),
+    ("KZ", 20),
+    ("LI", 21),
+    ("LT", 20),
+    ("LU", 20),
+    ("LV", 21),
+    ("MC", 27),
+    ("MT", 31),
+    ("NL", 18),
+    ("NO", 15),
+    ("PL", 28),
+    ("PT", 25),
+    ("RO", 24),
+    ("SA", 24),
+    ("SE", 24),
+    ("TR", 26),
 ];
 
 /// The IBANs in `s`.
@@ -84,6 +125,12 @@ pub(super) fn pseudonym(n: u64, original: &str) -> String {
     let mut next = out.chars();
     original
         .chars()
-        .map(|c| if c == ' ' { ' ' } else { next.next().unwrap_or('0') })
+        .map(|c| {
+            if c == ' ' {
+                ' '
+            } else {
+                next.next().unwrap_or('0')
+            }
+        })
         .collect()
 }

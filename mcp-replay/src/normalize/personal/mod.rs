@@ -133,7 +133,10 @@ pub(crate) fn find(s: &str, on: &[bool; 6]) -> Vec<Hit> {
         let mut found = Vec::new();
         finder(s, &mut found);
         for hit in found {
-            if !hits.iter().any(|h: &Hit| h.start < hit.end && hit.start < h.end) {
+            if !hits
+                .iter()
+                .any(|h: &Hit| h.start < hit.end && hit.start < h.end)
+            {
                 hits.push(hit);
             }
         }
@@ -220,10 +223,11 @@ pub(crate) fn may_hold(s: &str) -> bool {
     if b.contains(&b'@') {
         return true;
     }
-    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let count = |f: fn(u8) -> bool| b.iter().fold(0u32, |n, c| n + u32::from(f(*c)));
+    let digits = count(|c| c.is_ascii_digit());
     digits >= 7
-        || (digits >= 4 && b.iter().filter(|c| **c == b'.').count() >= 3)
-        || s.contains("::")
+        || (digits >= 4 && count(|c| c == b'.') >= 3)
+        || (count(|c| c == b':') >= 2 && s.contains("::"))
 }
 
 /// [`may_hold`] for the JSON text of a whole message: what it says of the text holds for
@@ -248,7 +252,9 @@ fn bounded(s: &str, start: usize, end: usize, extra: &[u8]) -> bool {
     let b = s.as_bytes();
     let apart = |c: u8| !c.is_ascii_alphanumeric() && !extra.contains(&c);
     let full_stop = |i: usize| {
-        b[i] == b'.' && b.get(i + 1).is_none_or(|n| !n.is_ascii_alphanumeric() && *n != b'.')
+        b[i] == b'.'
+            && b.get(i + 1)
+                .is_none_or(|n| !n.is_ascii_alphanumeric() && *n != b'.')
     };
     (start == 0 || apart(b[start - 1])) && (end == b.len() || apart(b[end]) || full_stop(end))
 }
@@ -256,8 +262,7 @@ fn bounded(s: &str, start: usize, end: usize, extra: &[u8]) -> bool {
 /// The `n` of `<prefix><n>` (digits, no leading zero).
 fn number_after(text: &str, prefix: &str) -> Option<u64> {
     let digits = text.strip_prefix(prefix)?;
-    if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit())
-    {
+    if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     digits.parse().ok()

@@ -25,9 +25,15 @@ const PROTOCOL_KEYS: [&str; 8] = [
     "taskId",
 ];
 
-/// Is `key` one of [`PROTOCOL_KEYS`], or a version's?
+/// Is `key` one of [`PROTOCOL_KEYS`], or a version's? (No allocation: it runs on every
+/// key the pass walks.)
 pub(crate) fn is_protocol_key(key: &str) -> bool {
-    PROTOCOL_KEYS.contains(&key) || key.to_ascii_lowercase().contains("version")
+    PROTOCOL_KEYS.contains(&key)
+        || (key.len() >= 7
+            && key
+                .as_bytes()
+                .windows(7)
+                .any(|w| w.eq_ignore_ascii_case(b"version")))
 }
 
 /// What the user adds to the categories: literal values (a values file), patterns and
@@ -125,6 +131,15 @@ impl Table {
         if scope.is_empty() {
             return;
         }
+        if !scope.own.selectors.is_empty() {
+            self.selectors(message, scope);
+        }
+        self.walk(message, None, scope, wire);
+    }
+
+    /// The user's selectors: each distinct string they match becomes `<KIND:n>`; the
+    /// envelope stays as it was.
+    fn selectors(&mut self, message: &mut Value, scope: Scope<'_>) {
         let envelope: Vec<(&str, Value)> = ["jsonrpc", "id", "method"]
             .into_iter()
             .filter_map(|k| Some((k, message.get(k)?.clone())))
@@ -144,7 +159,6 @@ impl Table {
                 obj.insert(k.to_owned(), v);
             }
         }
-        self.walk(message, None, scope, wire);
     }
 
     fn walk(&mut self, value: &mut Value, key: Option<&str>, scope: Scope<'_>, wire: bool) {

@@ -30,15 +30,24 @@ fn categories(s: &str) -> Vec<&'static str> {
 #[test]
 fn write_each_category_as_a_pseudonym_of_its_shape_inside_strings() {
     for (text, expected) in [
-        ("mail alice@corp.com today", "mail user1@example.invalid today"),
+        (
+            "mail alice@corp.com today",
+            "mail user1@example.invalid today",
+        ),
         ("call +44 20 7946 0958 now", "call +1-555-0100 now"),
         ("or (415) 867-5309.", "or +1-555-0100."),
         ("from 93.184.216.34:443", "from 192.0.2.1:443"),
         ("at [2606:4700:4700::1111]", "at [2001:db8::1]"),
         ("card 4539 1488 0343 6467 ok", "card 4000 0000 0000 0010 ok"),
         ("card 5425233430109903", "card 4000000000000010"),
-        ("IBAN DE89370400440532013000.", "IBAN DE09000000000000000001."),
-        ("iban GB82 WEST 1234 5698 7654 32", "iban GB88 0000 0000 0000 0000 01"),
+        (
+            "IBAN DE89370400440532013000.",
+            "IBAN DE09000000000000000001.",
+        ),
+        (
+            "iban GB82 WEST 1234 5698 7654 32",
+            "iban GB88 0000 0000 0000 0000 01",
+        ),
     ] {
         assert_eq!(once(text), expected, "{text}");
         assert_eq!(once(expected), expected, "a pseudonym stays: {expected}");
@@ -53,7 +62,10 @@ fn make_pseudonyms_that_pass_their_own_checks() {
     assert!(find(&iban, &[true; 6])[0].number == Some(3), "{iban}");
     assert_eq!(ip::pseudonym_v4(255), "198.51.100.1");
     assert_eq!(ip::pseudonym_v4(763), "198.18.0.1");
-    assert_eq!(find(&ip::pseudonym_v4(763), &[true; 6])[0].number, Some(763));
+    assert_eq!(
+        find(&ip::pseudonym_v4(763), &[true; 6])[0].number,
+        Some(763)
+    );
     assert_eq!(ip::pseudonym_v6(17), "2001:db8::11");
 }
 
@@ -167,17 +179,27 @@ fn turn_a_category_off_and_pin_an_older_version() {
     Rules::default()
         .without("email")
         .pseudonymize_exchange(&mut messages);
-    let text = messages[1].1["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.starts_with("alice@corp.com") && text.ends_with("192.0.2.1"), "{text}");
+    let text = messages[1].1["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.starts_with("alice@corp.com") && text.ends_with("192.0.2.1"),
+        "{text}"
+    );
     let mut messages = exchange();
-    Rules::default().version(2).pseudonymize_exchange(&mut messages);
+    Rules::default()
+        .version(2)
+        .pseudonymize_exchange(&mut messages);
     assert_eq!(messages, exchange());
     let file = Rules::from_json(r#"{"personal": {"without": ["ipv4"]}}"#, "r.json").unwrap();
     assert!(!Rules::default().merge(&file).applies("ipv4"));
     let e = Rules::from_json(r#"{"personal": {"without": ["names"]}}"#, "r.json")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("personal.without[0] must be a category: email, phone"), "{e}");
+    assert!(
+        e.contains("personal.without[0] must be a category: email, phone"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -225,7 +247,10 @@ fn write_the_users_values_patterns_and_selectors_as_numbered_kinds() {
         messages[1].1["result"]["content"][0]["text"],
         "<CUSTOMER:2> and <CUSTOMER:1> on <HOST:1>, <EMPLOYEE:1>"
     );
-    assert_eq!(messages[1].1["result"]["structuredContent"]["owner"], "<NAME:1>");
+    assert_eq!(
+        messages[1].1["result"]["structuredContent"]["owner"],
+        "<NAME:1>"
+    );
     let written = messages.clone();
     rules.pseudonymize_exchange(&mut messages);
     assert_eq!(messages, written);
@@ -235,17 +260,28 @@ fn write_the_users_values_patterns_and_selectors_as_numbered_kinds() {
 
 #[test]
 fn explain_a_bad_values_file() {
-    let e = Values::parse("[9 lives]\nx\n", "v.txt").unwrap_err().to_string();
+    let e = Values::parse("[9 lives]\nx\n", "v.txt")
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("v.txt: line 1: a kind is a name"), "{e}");
     let e = Values::parse("ab\n", "v.txt").unwrap_err().to_string();
-    assert!(e.contains("line 1: a value of fewer than 3 characters"), "{e}");
-    let e = DenyList::parse("# nothing\n", "d.txt").unwrap_err().to_string();
+    assert!(
+        e.contains("line 1: a value of fewer than 3 characters"),
+        "{e}"
+    );
+    let e = DenyList::parse("# nothing\n", "d.txt")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("the deny list holds no value"), "{e}");
 }
 
 #[test]
 fn find_a_denied_value_in_any_case_and_escaped_form_without_naming_it() {
-    let deny = DenyList::parse("# values\nalice@corp.com\nAcme Corporation\n4539148803436467\n", "deny.txt").unwrap();
+    let deny = DenyList::parse(
+        "# values\nalice@corp.com\nAcme Corporation\n4539148803436467\n",
+        "deny.txt",
+    )
+    .unwrap();
     let lines = [
         r#"{"mcp_replay":1}"#,
         r#"{"direction":"server->client","message":{"result":{"text":"ALICE@CORP.COM"}}}"#,
