@@ -239,7 +239,7 @@ fn unchanged(s: &str, check: Check<'_>) -> bool {
         Some(paths) => {
             !is_session_id_key(s)
                 && normalize_str(s, paths).is_none()
-                && !(check.personal && !crate::normalize::personal::find(s, &[true; 6]).is_empty())
+                && (!check.personal || crate::normalize::personal::find(s, &[true; 6]).is_empty())
         }
     }
 }

@@ -73,7 +73,7 @@ fn network(d: &str) -> bool {
 
 /// The Luhn check (ISO/IEC 7812).
 pub(super) fn luhn_valid(digits: &str) -> bool {
-    luhn_sum(digits, false) % 10 == 0
+    luhn_sum(digits, false).is_multiple_of(10)
 }
 
 /// The Luhn sum of `digits`; `check_to_come`: a check digit is still to be appended.

@@ -108,6 +108,9 @@ impl Hit {
     }
 }
 
+/// What finds one category's values in a string.
+type Finder = fn(&str, &mut Vec<Hit>);
+
 /// The personal data in `s` of the categories `on` (indexed as [`Category::ALL`]), in
 /// order, without overlaps: pseudonyms (with their number) and real values alike.
 /// Loopback, private and documentation addresses, reserved e-mail domains, fictional
@@ -118,7 +121,7 @@ pub(crate) fn find(s: &str, on: &[bool; 6]) -> Vec<Hit> {
         return hits;
     }
     // The more particular shapes first: an IBAN or a card is not also a telephone number.
-    let finders: [(Category, fn(&str, &mut Vec<Hit>)); 6] = [
+    let finders: [(Category, Finder); 6] = [
         (Category::Email, email::find),
         (Category::Iban, iban::find),
         (Category::PaymentCard, card::find),
