@@ -229,3 +229,21 @@ fn a_fixture_recorded_before_the_personal_data_rules_still_replays() {
         .unwrap();
     assert!(output.status.success(), "{:?}", text(&output));
 }
+
+#[test]
+fn serve_plays_a_recording_to_a_client_that_sends_its_real_data_again() {
+    let dir = temp_dir("serve");
+    record(&dir);
+    let mut command = mcp_replay();
+    command.arg("serve").arg(dir.join("lookup.jsonl"));
+    let output = run_with_input(command, &[INITIALIZE, LOOKUP]);
+    assert!(output.status.success(), "{:?}", text(&output));
+    // The client gets the recording's pseudonyms.
+    assert!(
+        text(&output)
+            .0
+            .contains("user1@example.invalid works for <CUSTOMER:1>"),
+        "{:?}",
+        text(&output)
+    );
+}
