@@ -7,13 +7,13 @@
 //! (`alice@corp.com` is `user1@example.invalid` wherever it occurs, also where the client
 //! sends it back), so a fixture keeps its meaning and re-recording gives the same bytes.
 //! Numbering is stateful, so it is not a rule of [`normalize_server`]: a fixture is
-//! written through one [`Table`] (`record.rs`, the update mode), and a replay keeps one
+//! written through one `Table` (`record.rs`, the update mode), and a replay keeps one
 //! for its session, fed the client messages it sends and applied to what the server sends.
 //!
 //! - `email.rs`, `phone.rs`, `ip.rs`, `card.rs`, `iban.rs`: one category each: what it
 //!   finds, which values are already synthetic (left alone, and counted), its pseudonyms.
-//! - `table.rs`: the pass over a message ([`Table`]) with the user's own values, patterns
-//!   and selectors ([`Own`]).
+//! - `table.rs`: the pass over a message (`Table`) with the user's own values, patterns
+//!   and selectors (`Own`).
 //! - `values.rs`: the values file ([`Values`]) and the deny-list check ([`DenyList`]).
 //!
 //! [`normalize_server`]: crate::Rules::normalize_server
