@@ -16,6 +16,8 @@
 //!                 run, so that one-time costs (lazy statics) stay out
 //!   --protocol-off  for harness: no protocol check (`ProtocolCheck::Off`), to measure
 //!                 what checking each server message costs
+//!   --personal-off  for harness and norm-harness: the default rules without the
+//!                 categories of personal data, to measure what looking for them costs
 //!   --timeline    for harness: keep the session's timeline (`Options::timeline`) and draw
 //!                 its page (`Report::to_html`), to measure what `--html` costs
 //!   --quick       fewer repetitions and smaller inputs (a smoke run, not for figures)
@@ -147,9 +149,25 @@ async fn serve_demo(transport: mcp_replay::Transport) -> Result<(), String> {
 }
 
 /// The harness: replays `fixture` against a fresh `DemoServer`; panics on any finding.
+/// `--personal-off`: the default rules without the categories of personal data, to
+/// measure what looking for personal data costs.
+static PERSONAL_OFF: AtomicBool = AtomicBool::new(false);
+
+/// The rules of the harness cases: the defaults, or with `--personal-off` the defaults
+/// without the personal data categories.
+fn bench_rules() -> Rules {
+    let mut rules = Rules::default();
+    if PERSONAL_OFF.load(Relaxed) {
+        for category in mcp_replay::personal::CATEGORIES {
+            rules = rules.without(category);
+        }
+    }
+    rules
+}
+
 async fn harness_replay(fixture: &Fixture, options: &Options) {
     let report = fixture
-        .replay_with_options(&Rules::default(), options, serve_demo)
+        .replay_with_options(&bench_rules(), options, serve_demo)
         .await;
     assert!(report.is_ok(), "the replay failed:\n{report}");
     if let Some(page) = report.to_html() {
@@ -948,6 +966,7 @@ fn main() {
             "--warm" => warm = true,
             "--protocol-off" => protocol_off = true,
             "--timeline" => timeline = true,
+            "--personal-off" => PERSONAL_OFF.store(true, Relaxed),
             "--bench" => {} // what `cargo bench` passes
             other => panic!("unknown argument {other:?}; see the top of benches/replay.rs"),
         }
@@ -1003,7 +1022,7 @@ fn main() {
         // fixture, and the floor on the same server lines.
         "norm-harness" => {
             let text = realistic_text(1_000_000);
-            let rules = Rules::default();
+            let rules = bench_rules();
             let fixture = Fixture::parse(&text).expect("fixture");
             let served = server_lines(&fixture);
             let entries = fixture.entries();

@@ -157,6 +157,24 @@ mod normalization_without_cache_hints {
     }
 }
 
+/// `docs/normalization.md`, example 3 ("Personal data").
+#[rustfmt::skip]
+mod normalization_personal {
+    use mcp_replay::Rules;
+
+    fn rules() -> Rules {
+        Rules::default()
+            .pseudonymize(".result.structuredContent.owner", "name")   // a field you can name
+            .pseudonymize_pattern(r"\bEMP-\d{6}\b", "employee")          // a shape you can write
+            .redact_value("customer", "Acme Corporation")               // a value you know
+    }
+
+    #[test]
+    fn builds_the_rules() {
+        let _ = rules();
+    }
+}
+
 /// The documents outside `docs/` whose Rust examples this file holds (every file of
 /// `docs/` is read too).
 const READMES: [&str; 3] = [
@@ -226,7 +244,7 @@ fn every_rust_example_in_the_docs_is_here() {
             );
         }
     }
-    assert_eq!(count, 7, "a new example: add it to this file's modules");
+    assert_eq!(count, 8, "a new example: add it to this file's modules");
 }
 
 /// The README's test command (the `cargo test` line of its first `sh` block) is the one CI

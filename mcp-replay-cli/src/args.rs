@@ -15,17 +15,33 @@ pub(crate) struct RulesArg {
     /// Extra normalization rules (mcp-replay.rules.json format)
     #[arg(long, value_name = "FILE")]
     pub rules: Option<PathBuf>,
+    /// A values file: one sensitive value a line (customer names, account numbers, host
+    /// names), `[kind]` headers, `#` comments; each written as <KIND:n> wherever it occurs
+    /// in what is recorded. Also MCP_REPLAY_REDACT_VALUES
+    #[arg(long, value_name = "FILE")]
+    pub redact_values: Option<PathBuf>,
 }
 
 impl RulesArg {
     /// `--rules FILE`, read, when given.
     pub fn own(&self) -> Result<Option<Rules>, Error> {
+        let values = match &self.redact_values {
+            Some(path) => Some(
+                mcp_replay::personal::Values::load(path)
+                    .map_err(|e| Error::input(format!("--redact-values: {e}")))?,
+            ),
+            None => None,
+        };
         let Some(path) = &self.rules else {
-            return Ok(None);
+            return Ok(values.map(|v| Rules::default().redact_values(&v)));
         };
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::input(format!("reading {}: {e}", path.display())))?;
-        Ok(Some(Rules::from_json(&text, &path.display().to_string())?))
+        let rules = Rules::from_json(&text, &path.display().to_string())?;
+        Ok(Some(match values {
+            Some(v) => rules.redact_values(&v),
+            None => rules,
+        }))
     }
 
     /// The rules for fixtures in `folder`, resolved as `#[mcp_fixture]` resolves them

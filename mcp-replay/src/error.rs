@@ -70,6 +70,15 @@ pub enum Error {
         /// `true` when a write was refused (the old file is unchanged), `false` on load.
         writing: bool,
     },
+    /// A fixture holds a value of a deny list (`Rules::deny_values`, a rules file's
+    /// `"deny_values"`, `MCP_REPLAY_DENY_VALUES`). The value itself is never part of the
+    /// error.
+    Denied {
+        /// The fixture file.
+        file: String,
+        /// Where: `line N: PATH`, one a finding.
+        places: Vec<String>,
+    },
     /// Reading or writing a file failed.
     Io {
         /// What was being done, e.g. `reading fixtures/a.jsonl`.
@@ -125,6 +134,22 @@ impl fmt::Display for Error {
                 description,
                 writing,
             } => secret(f, file, *line, path, rule, description, *writing),
+            Error::Denied { file, places } => {
+                write!(
+                    f,
+                    "{file} holds {} of the deny list (the values are not shown):",
+                    if places.len() == 1 { "a value" } else { "values" }
+                )?;
+                for place in places {
+                    write!(f, "\n  {place}")?;
+                }
+                write!(
+                    f,
+                    "\nRe-record it with the values in a values file (--redact-values FILE, \
+                     MCP_REPLAY_REDACT_VALUES, or \"redact_values\" in the rules file) so that each \
+                     becomes a placeholder such as <CUSTOMER:1>, or edit those lines"
+                )
+            }
             Error::Io { action, source } => write!(f, "{action}: {source}"),
         }
     }

@@ -271,6 +271,7 @@ impl Plan {
         }
         let folder = self.path.parent().unwrap_or(Path::new("."));
         let rules = rules_for(Some(&fixture), folder, &self.workspace, self.rules.as_ref())?;
+        check_denied(&fixture, &rules)?;
         Ok((fixture, rules, options))
     }
 
@@ -454,7 +455,50 @@ pub fn rules_for(
     if let Some(version) = fixture.and_then(|f| f.header().rules_version) {
         rules = rules.version(version);
     }
+    personal_from_env(rules)
+}
+
+/// `rules` with the values file of [`REDACT_VALUES_ENV`] and the deny list of
+/// [`DENY_VALUES_ENV`], when they are set (and not empty).
+///
+/// [`REDACT_VALUES_ENV`]: crate::personal::REDACT_VALUES_ENV
+/// [`DENY_VALUES_ENV`]: crate::personal::DENY_VALUES_ENV
+fn personal_from_env(mut rules: Rules) -> Result<Rules, Error> {
+    use crate::personal::{DenyList, Values, DENY_VALUES_ENV, REDACT_VALUES_ENV};
+    let named = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty());
+    if let Some(file) = named(REDACT_VALUES_ENV) {
+        rules = rules.redact_values(&Values::load(Path::new(&file)).map_err(|e| Error::Rules {
+            file: REDACT_VALUES_ENV.into(),
+            message: e.to_string(),
+        })?);
+    }
+    if let Some(file) = named(DENY_VALUES_ENV) {
+        rules = rules.deny_values(DenyList::load(Path::new(&file)).map_err(|e| Error::Rules {
+            file: DENY_VALUES_ENV.into(),
+            message: e.to_string(),
+        })?);
+    }
     Ok(rules)
+}
+
+/// Fails when `fixture` holds a value of the deny lists of `rules` (its file's text as it
+/// is, when it has a file), naming lines and paths, never the values.
+pub fn check_denied(fixture: &Fixture, rules: &Rules) -> Result<(), Error> {
+    if !rules.has_deny_lists() {
+        return Ok(());
+    }
+    let text = fixture
+        .path()
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .unwrap_or_else(|| fixture.to_jsonl());
+    let denied = rules.denied(&text);
+    if denied.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Denied {
+        file: fixture.source().to_owned(),
+        places: denied.iter().map(ToString::to_string).collect(),
+    })
 }
 
 /// The folder `<WORKSPACE>` stands for, seen from `start` (a fixture's folder): the

@@ -133,6 +133,7 @@ pub mod update;
 pub mod validate;
 pub use validate::ProtocolCheck;
 
+pub use normalize::personal;
 pub use normalize::rules;
 
 pub use error::{Error, Invalid};

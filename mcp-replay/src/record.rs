@@ -19,6 +19,9 @@ use serde_json::{json, Value};
 ///   several), in the request and in the server's progress notifications alike.
 /// - Client messages go through [`Rules::normalize_client`], server messages through
 ///   [`Rules::normalize_server`].
+/// - Personal data (the categories in force, the values, patterns and selectors of the
+///   rules) is written as pseudonyms numbered by first occurrence in the exchange
+///   (`docs/normalization.md`, "Personal data").
 ///
 /// Responses whose request is not in the exchange are kept with their id as written.
 /// The result is not yet checked for secrets: [`write_fixture`](crate::update::write_fixture) and
@@ -69,6 +72,9 @@ pub fn fixture_from_exchange(
     }
     let (bound, pinned) = rules.minted_and_pinned(&out);
     crate::normalize::bound::label_minted(&mut out, &bound, &pinned);
+    // Personal data last, numbered over the whole exchange: a value the server minted
+    // and the client sent back is already bound.
+    rules.pseudonymize_exchange(&mut out);
     Fixture::empty(source).with_messages(out)
 }
 

@@ -6,6 +6,7 @@ use crate::error::{Error, Outcome};
 use crate::files::{name_of, roots, walk};
 use crate::junit;
 use crate::out::{outln, print_json};
+use mcp_replay::personal::{self, DenyList};
 use mcp_replay::{output, Fixture};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -29,6 +30,11 @@ pub(crate) struct Args {
     /// 2025-11-25) as warnings, not problems: for a server you cannot fix
     #[arg(long)]
     pub protocol_warnings: bool,
+    /// Fail when a fixture holds any value listed in FILE (one a line; `[kind]` headers and
+    /// `#` comments are skipped), in any case, percent-encoded or JSON-escaped; the findings
+    /// name line and path, never the value. Also MCP_REPLAY_DENY_VALUES
+    #[arg(long, value_name = "FILE")]
+    pub deny_values: Vec<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -50,10 +56,12 @@ pub(crate) const AFTER_HELP: &str = concat!(
     "  mcp-replay check\n",
     "  mcp-replay check --unreferenced=reject tests/fixtures\n",
     "  mcp-replay check --unreferenced=delete\n",
+    "  mcp-replay check --deny-values sensitive.txt   (CI: no original value survived)\n",
     "  mcp-replay check --format json --junit check.xml   (CI)\n",
     "\n",
-    "Exit 1 when a file has a problem (invalid, empty, a secret, pending, temporary, a\n",
-    "server message that is not valid MCP unless --protocol-warnings; unreferenced with\n",
+    "Exit 1 when a file has a problem (invalid, empty, a secret, a denied value, pending,\n",
+    "temporary, a server message that is not valid MCP unless --protocol-warnings;\n",
+    "unreferenced with\n",
     "--unreferenced=reject): finding those is check's job. --unreferenced=delete deletes\n",
     "each fixture no test names (searched in the .rs files of its Cargo project) and its\n",
     "pending file, and lists it. Exit 2 when a PATH does not exist, or a file could not be\n",
@@ -85,6 +93,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Error> {
         ));
     }
     let files = walk(&roots);
+    let deny = deny_lists(&args.deny_values)?;
     let mut sources = Sources::default();
     let unreferenced = if args.strict {
         Unreferenced::Reject
@@ -97,6 +106,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Error> {
         unreferenced == Unreferenced::Reject,
         !args.protocol_warnings,
     );
+    found.add_denied(&deny);
     if unreferenced == Unreferenced::Delete {
         found.delete_unreferenced()?;
     }
@@ -176,6 +186,32 @@ impl<'a> Found<'a> {
         self.files
             .retain(|(path, _)| path.exists() || !name_of(path).ends_with(".jsonl.new"));
         Ok(())
+    }
+
+    /// The `denied` problems of every fixture and pending file: where it holds a value of
+    /// the deny lists.
+    fn add_denied(&mut self, deny: &[DenyList]) {
+        if deny.is_empty() {
+            return;
+        }
+        for (path, problems) in &mut self.files {
+            let path: &Path = path.as_path();
+            let name = name_of(path);
+            if !(name.ends_with(".jsonl") || name.ends_with(".jsonl.new")) {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            for denied in deny.iter().flat_map(|d| d.check(&text)) {
+                problems.push(Problem {
+                    kind: "denied",
+                    line: Some(denied.line),
+                    summary: format!("{}: {denied}", path.display()),
+                    problem: true,
+                });
+            }
+        }
     }
 
     /// Every problem and warning, file by file.
@@ -337,8 +373,56 @@ fn fixture_problems(
             .collect(),
         Err(_) => Vec::new(),
     };
+    if let Ok(fixture) = &loaded {
+        found.extend(personal_warnings(path, fixture));
+    }
     found.extend(fixture_problem(path, &loaded, sources, strict));
     found
+}
+
+/// The places where a fixture holds what looks like personal data (one written by hand,
+/// or by a version before the personal data rules): warnings, one a line and category.
+fn personal_warnings(path: &Path, fixture: &Fixture) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for entry in fixture.entries() {
+        let found = personal::scan(&entry.message());
+        let mut seen: Vec<(&str, &str)> = Vec::new();
+        for f in &found {
+            if seen.contains(&(f.path.as_str(), f.category)) {
+                continue;
+            }
+            seen.push((f.path.as_str(), f.category));
+            out.push(Problem {
+                kind: "personal",
+                line: Some(entry.line()),
+                summary: format!(
+                    "{}:{}: personal: {} holds what looks like personal data ({}); re-record \
+                     the fixture to write it as a pseudonym, or turn the category off \
+                     (\"without\": [\"{}\"] in the rules file) if it is not",
+                    path.display(),
+                    entry.line(),
+                    f.path,
+                    f.category,
+                    f.category
+                ),
+                problem: false,
+            });
+        }
+    }
+    out
+}
+
+/// The deny lists of `--deny-values` and `MCP_REPLAY_DENY_VALUES`, read; a list that
+/// cannot be read or holds no value is an error (exit 2).
+fn deny_lists(files: &[PathBuf]) -> Result<Vec<DenyList>, Error> {
+    let mut files: Vec<PathBuf> = files.to_vec();
+    if let Some(env) = std::env::var_os(personal::DENY_VALUES_ENV).filter(|v| !v.is_empty()) {
+        files.push(PathBuf::from(env));
+    }
+    files
+        .iter()
+        .map(|file| DenyList::load(file).map_err(|e| Error::input(format!("the deny list: {e}"))))
+        .collect()
 }
 
 /// Why the fixture at `path` did not load (`loaded`), or that no test names it.

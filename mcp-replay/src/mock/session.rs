@@ -64,6 +64,10 @@ pub(super) struct Mock<'f> {
     fixture: &'f Fixture,
     settings: &'f Settings<'f>,
     rules: &'f Rules,
+    /// The session's pseudonyms (`normalize/personal/`): fed what is served, applied to
+    /// what the client sends, so a client that sends its own real data again meets the
+    /// recording's pseudonyms.
+    pseudonyms: std::cell::RefCell<crate::normalize::personal::Table>,
     /// The next fixture entry.
     position: usize,
     /// The client's live id of each matched client request entry.
@@ -119,6 +123,7 @@ impl<'f> Mock<'f> {
             fixture,
             settings,
             rules: &settings.rules,
+            pseudonyms: Default::default(),
             position: 0,
             client_live: HashMap::new(),
             server_live: HashMap::new(),
@@ -329,6 +334,13 @@ impl<'f> Mock<'f> {
         let mut message = entry.message();
         if entry.direction() == Direction::ClientToServer {
             self.rules.normalize_client(&mut message);
+            // An older fixture may hold the values themselves: the same pseudonyms.
+            let scope = self.rules.personal_scope();
+            if scope.may_touch(entry.text()) {
+                self.pseudonyms
+                    .borrow_mut()
+                    .apply(&mut message, scope, false);
+            }
         }
         message
     }
@@ -401,6 +413,10 @@ impl<'f> Mock<'f> {
             self.bindings.bind_from(&wanted, &mut message);
         }
         self.rules.normalize_client(&mut message);
+        let scope = self.rules.personal_scope();
+        if !scope.is_empty() {
+            self.pseudonyms.get_mut().apply(&mut message, scope, true);
+        }
         if self.other_poll_count(&message, live_id.as_ref()) {
             return;
         }
@@ -642,6 +658,13 @@ impl<'f> Mock<'f> {
             self.put_back_tokens(&mut message);
             // The client's own values it sent before; the server's are served by concretize.
             self.bindings.substitute(&mut message);
+            let scope = self.rules.personal_scope();
+            if scope.may_touch(entry.text()) {
+                // Counted, not changed: the client gets the recording as it is.
+                self.pseudonyms
+                    .get_mut()
+                    .apply(&mut message.clone(), scope, true);
+            }
             self.rules.concretize(&mut message);
             let pause = timing.and_then(|(t, scale)| {
                 let ms = (t.ms(entry.line())? - since).max(0.0) * scale;

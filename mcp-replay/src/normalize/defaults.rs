@@ -10,13 +10,14 @@ use serde_json::{Map, Value};
 
 /// The newest version of the default rules. A fixture header's `"rules": N` pins an older
 /// one, so fixtures recorded before the defaults grew keep passing. Version 2 added
-/// `cache-hints` and `resource-not-found-code` (see [`DEFAULT_RULES`]).
-pub const RULES_VERSION: u64 = 2;
+/// `cache-hints` and `resource-not-found-code`, version 3 the categories of personal data
+/// (`email`, `phone`, `ipv4`, `ipv6`, `payment-card`, `iban`; see [`DEFAULT_RULES`]).
+pub const RULES_VERSION: u64 = 3;
 
 /// The default rules, by name, with the version of the defaults that added each and what
 /// it does. A fixture whose header pins `"rules": N` gets the rules added in versions up
 /// to `N` (`docs/normalization.md`, "Versions").
-pub const DEFAULT_RULES: [(&str, u64, &str); 11] = [
+pub const DEFAULT_RULES: [(&str, u64, &str); 17] = [
     ("is-error-default", 1, "drops `result.isError: false`, MCP's default for tool results"),
     (
         "result-type-default",
@@ -65,15 +66,59 @@ pub const DEFAULT_RULES: [(&str, u64, &str); 11] = [
         "request ids and progress tokens become the fixture's labels (`<REQUEST_ID>`, \
          `<PROGRESS_TOKEN>`), per direction (done by the replay driver)",
     ),
+    (
+        "email",
+        3,
+        "e-mail addresses inside strings become `user<n>@example.invalid`, numbered by first \
+         occurrence in the fixture (reserved domains such as `example.com` stay)",
+    ),
+    (
+        "phone",
+        3,
+        "telephone numbers (`+44 20 7946 0958`, `(415) 555-2671`) become `+1-555-0100`, \
+         `+1-555-0101`, ... (the fictional range stays)",
+    ),
+    (
+        "ipv4",
+        3,
+        "public IPv4 addresses become `192.0.2.<n>`, then `198.51.100.<n>` and \
+         `203.0.113.<n>` (loopback, private, link-local and documentation addresses stay)",
+    ),
+    (
+        "ipv6",
+        3,
+        "public IPv6 addresses become `2001:db8::<n>` (loopback, link-local, unique local and \
+         documentation addresses stay)",
+    ),
+    (
+        "payment-card",
+        3,
+        "payment card numbers (a network's prefix, 13 to 19 digits, Luhn-checked) become \
+         Luhn-valid numbers of the same length and grouping from `400000` (published test \
+         numbers stay)",
+    ),
+    (
+        "iban",
+        3,
+        "IBANs (country, length and mod-97 checked) become IBANs of the same country and \
+         length with valid check digits and an account of zeros and `<n>`",
+    ),
 ];
 
 /// The default rules that [`Rules::without`](crate::Rules::without) may turn off: the
-/// ones on one member of a `result` or `error` whose value the harness never needs.
-pub const SWITCHABLE_RULES: [&str; 4] = [
+/// ones on one member of a `result` or `error` whose value the harness never needs, and
+/// the categories of personal data.
+pub const SWITCHABLE_RULES: [&str; 10] = [
     "is-error-default",
     "result-type-default",
     "cache-hints",
     "resource-not-found-code",
+    "email",
+    "phone",
+    "ipv4",
+    "ipv6",
+    "payment-card",
+    "iban",
 ];
 
 /// The default rules in force for one replay: their version, the ones turned off, and
@@ -88,16 +133,33 @@ pub(crate) struct Defaults {
     version: u64,
     /// The rules turned off (names from [`SWITCHABLE_RULES`]).
     off: Vec<&'static str>,
+    /// Is a category of personal data in force (kept up to date with `version` and `off`)?
+    personal: bool,
 }
 
 impl Defaults {
     /// The newest defaults, none turned off, with these folders.
     pub(crate) fn new(paths: Paths) -> Defaults {
-        Defaults {
+        let mut defaults = Defaults {
             paths,
             version: RULES_VERSION,
             off: Vec::new(),
-        }
+            personal: false,
+        };
+        defaults.settle();
+        defaults
+    }
+
+    /// Recomputes `personal`.
+    fn settle(&mut self) {
+        self.personal = super::personal::CATEGORIES
+            .iter()
+            .any(|name| self.in_force(name));
+    }
+
+    /// Is a category of personal data in force (`docs/normalization.md`, "Personal data")?
+    pub(crate) fn personal(&self) -> bool {
+        self.personal
     }
 
     /// The version of the defaults.
@@ -108,6 +170,7 @@ impl Defaults {
     /// Sets the version (checked by the caller).
     pub(crate) fn set_version(&mut self, version: u64) {
         self.version = version;
+        self.settle();
     }
 
     /// Turns off a rule of [`SWITCHABLE_RULES`] (checked by the caller).
@@ -115,6 +178,7 @@ impl Defaults {
         if !self.off.contains(&name) {
             self.off.push(name);
         }
+        self.settle();
     }
 
     /// The rules turned off.
@@ -135,10 +199,9 @@ impl Defaults {
     /// fuzzer.
     #[cfg(any(test, feature = "internals"))]
     pub(crate) fn example(version: u64) -> Defaults {
-        Defaults {
-            version,
-            ..Defaults::new(Paths::example())
-        }
+        let mut defaults = Defaults::new(Paths::example());
+        defaults.set_version(version);
+        defaults
     }
 }
 
@@ -336,7 +399,13 @@ mod should {
                 ("paths", 1),
                 ("client-identity", 1),
                 ("session-id", 1),
-                ("ids", 1)
+                ("ids", 1),
+                ("email", 3),
+                ("phone", 3),
+                ("ipv4", 3),
+                ("ipv6", 3),
+                ("payment-card", 3),
+                ("iban", 3)
             ]
         );
         assert!(DEFAULT_RULES

@@ -55,10 +55,26 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
     let Node::Object(mut members) = serde_json::from_str::<Node<'_>>(line).ok()? else {
         return None;
     };
-    let paths = defaults.map(|d| &d.paths);
+    // Personal data is the session's to number (`normalize/personal/`): a string that
+    // holds some (or a pseudonym) is the general path's.
+    let check = Check {
+        paths: defaults.map(|d| &d.paths),
+        personal: defaults.is_some_and(Defaults::personal),
+    };
     sort_unique(&mut members)?;
     for (key, value) in &mut members {
-        if !unchanged(key, paths) || !value.settle(paths) {
+        let below = Check {
+            personal: check.personal && !crate::normalize::personal::is_protocol_key(key),
+            ..check
+        };
+        if !unchanged(
+            key,
+            Check {
+                personal: false,
+                ..check
+            },
+        ) || !value.settle(below)
+        {
             return None;
         }
     }
@@ -206,11 +222,25 @@ pub(crate) fn agrees_with_general(line: &str) -> Result<(), crate::error::Invali
     Ok(())
 }
 
-/// Would the default rules leave this string (or key) as it is?
-fn unchanged(s: &str, paths: Option<&Paths>) -> bool {
-    match paths {
+/// What [`unchanged`] asks of a string.
+#[derive(Clone, Copy)]
+struct Check<'a> {
+    /// The folders of the `paths` rule; `None`: no default rule is in force.
+    paths: Option<&'a Paths>,
+    /// Is a category of personal data in force, and may the line hold some?
+    personal: bool,
+}
+
+/// Would the default rules leave this string (or key) as it is, and is it free of
+/// anything the personal data pass finds (a pseudonym included: the session counts it)?
+fn unchanged(s: &str, check: Check<'_>) -> bool {
+    match check.paths {
         None => true,
-        Some(paths) => !is_session_id_key(s) && normalize_str(s, paths).is_none(),
+        Some(paths) => {
+            !is_session_id_key(s)
+                && normalize_str(s, paths).is_none()
+                && (!check.personal || crate::normalize::personal::find(s, &[true; 6]).is_empty())
+        }
     }
 }
 
@@ -234,15 +264,27 @@ enum Node<'a> {
 impl Node<'_> {
     /// Sorts nested objects and checks that the rules leave every string and key as it
     /// is and no key repeats; `false` when not.
-    fn settle(&mut self, paths: Option<&Paths>) -> bool {
+    fn settle(&mut self, check: Check<'_>) -> bool {
         match self {
-            Node::String(s) => unchanged(s, paths),
-            Node::Array(items) => items.iter_mut().all(|v| v.settle(paths)),
+            Node::String(s) => unchanged(s, check),
+            Node::Array(items) => items.iter_mut().all(|v| v.settle(check)),
             Node::Object(members) => {
                 sort_unique(members).is_some()
-                    && members
-                        .iter_mut()
-                        .all(|(k, v)| unchanged(k, paths) && v.settle(paths))
+                    && members.iter_mut().all(|(k, v)| {
+                        // The personal data pass never looks below a protocol key.
+                        let below = Check {
+                            personal: check.personal
+                                && !crate::normalize::personal::is_protocol_key(k),
+                            ..check
+                        };
+                        unchanged(
+                            k,
+                            Check {
+                                personal: false,
+                                ..check
+                            },
+                        ) && v.settle(below)
+                    })
             }
             Node::Null | Node::Bool(_) | Node::Number(_) => true,
         }

@@ -15,6 +15,9 @@
 //!   which must agree with the general path wherever it answers.
 //! - `selector/`: the selectors user rules are written with: the syntax (`mod.rs`), the
 //!   parser (`parse.rs`), the walk over a value (`walk.rs`).
+//! - `personal/`: personal data (e-mail addresses, telephone numbers, IP addresses, cards,
+//!   IBANs, the user's own values) written as pseudonyms numbered per fixture, and the deny
+//!   list that proves none survived (public as `mcp_replay::personal`).
 //! - `secrets/`: the secret guard: a fixture holds no credential, a report shows none. The
 //!   rules as data (`patterns.rs`), the scanner (`scan.rs`), masking (`mask.rs`).
 //!
@@ -29,6 +32,7 @@ mod defaults;
 pub(crate) mod fast;
 mod general;
 mod paths;
+pub mod personal;
 mod placeholder;
 pub mod rules;
 pub(crate) mod secrets;

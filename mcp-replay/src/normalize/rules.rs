@@ -4,6 +4,7 @@
 use super::defaults::Defaults;
 use super::general;
 use super::paths::{Paths, FOLDER_PLACEHOLDERS};
+use super::personal::{self, DenyList, Own, Scope, Table, Values};
 use super::placeholder::is_placeholder;
 use super::selector::Selector;
 use crate::contract::Class;
@@ -77,6 +78,8 @@ pub struct Rules {
     pin: Vec<Selector>,
     /// A rules file's `"jobs": 1`: the folder's fixtures replay alone ([`Rules::runs_alone`]).
     alone: bool,
+    /// The user's own personal data: values, patterns, selectors, deny lists.
+    personal: Own,
 }
 
 impl Default for Rules {
@@ -91,6 +94,7 @@ impl Default for Rules {
             bind: Vec::new(),
             pin: Vec::new(),
             alone: false,
+            personal: Own::default(),
         }
     }
 }
@@ -126,6 +130,7 @@ impl fmt::Debug for Rules {
                 &self.pin.iter().map(Selector::as_str).collect::<Vec<_>>(),
             )
             .field("accept", &self.accept)
+            .field("personal", &self.personal)
             .finish()
     }
 }
@@ -341,6 +346,119 @@ impl Rules {
         self
     }
 
+    /// Writes each distinct string the selector matches as `<KIND:n>` when a fixture is
+    /// written or a server message replayed (numbered by first occurrence in the fixture;
+    /// `kind` is upper-cased: `name` gives `<NAME:1>`): personal data of a shape no
+    /// category knows, in a field you can name.
+    ///
+    /// ```
+    /// use mcp_replay::Rules;
+    ///
+    /// let rules = Rules::default().pseudonymize(".result.structuredContent.customer", "customer");
+    /// ```
+    ///
+    /// # Panics
+    /// On an invalid selector, and on a kind that is not a name (letters, digits, `_`).
+    pub fn pseudonymize(mut self, selector_text: &str, kind: &str) -> Rules {
+        let kind = kind_or_panic(kind);
+        self.personal
+            .selectors
+            .push((selector(selector_text), kind));
+        self
+    }
+
+    /// Writes every match of `pattern` inside any string as `<KIND:n>`, the same value as
+    /// the same placeholder (numbered by first occurrence in the fixture).
+    ///
+    /// ```
+    /// use mcp_replay::Rules;
+    ///
+    /// // Employee numbers such as `EMP-004211`.
+    /// let rules = Rules::default().pseudonymize_pattern(r"\bEMP-\d{6}\b", "employee");
+    /// ```
+    ///
+    /// # Panics
+    /// On an invalid pattern, and on a kind that is not a name.
+    pub fn pseudonymize_pattern(mut self, pattern: &str, kind: &str) -> Rules {
+        let kind = kind_or_panic(kind);
+        let re =
+            Regex::new(pattern).unwrap_or_else(|e| panic!("invalid pattern for kind {kind}: {e}"));
+        self.personal.patterns.push((re, kind));
+        self
+    }
+
+    /// Writes `value` as `<KIND:n>` wherever it occurs, inside strings too and in any case
+    /// (a customer's name, an internal host name).
+    ///
+    /// ```
+    /// use mcp_replay::Rules;
+    ///
+    /// let rules = Rules::default().redact_value("customer", "Acme Corporation");
+    /// ```
+    ///
+    /// # Panics
+    /// On a kind that is not a name.
+    pub fn redact_value(mut self, kind: &str, value: &str) -> Rules {
+        let kind = kind_or_panic(kind);
+        self.personal.values.add(&kind, value);
+        self
+    }
+
+    /// Adds the values of a values file ([`Values`]: one a line, `[kind]` headers, `#`
+    /// comments), each written as `<KIND:n>` wherever it occurs.
+    pub fn redact_values(mut self, values: &Values) -> Rules {
+        self.personal.values.extend(values);
+        self
+    }
+
+    /// Checks every fixture replayed with these rules against a deny list: one that holds
+    /// a listed value, in any case, percent-encoded or `\u`-escaped, fails, naming the line
+    /// and JSON path, never the value.
+    pub fn deny_values(mut self, deny: DenyList) -> Rules {
+        self.personal.deny.push(deny);
+        self
+    }
+
+    /// The values of the deny lists ([`deny_values`](Rules::deny_values)) that the fixture
+    /// text `text` holds (none without deny lists).
+    pub fn denied(&self, text: &str) -> Vec<personal::Denied> {
+        self.personal
+            .deny
+            .iter()
+            .flat_map(|deny| deny.check(text))
+            .collect()
+    }
+
+    /// Are there deny lists ([`deny_values`](Rules::deny_values))?
+    pub fn has_deny_lists(&self) -> bool {
+        !self.personal.deny.is_empty()
+    }
+
+    /// What the personal data pass rewrites under these rules.
+    pub(crate) fn personal_scope(&self) -> Scope<'_> {
+        let on = personal::categories_on(|name| self.applies(name));
+        Scope {
+            on,
+            own: &self.personal,
+        }
+    }
+
+    /// Writes the personal data of an exchange, in order, as pseudonyms (one [`Table`] for
+    /// the whole fixture), after its ids, values and minted handles were labelled.
+    pub(crate) fn pseudonymize_exchange(
+        &self,
+        messages: &mut [(crate::fixture::Direction, Value)],
+    ) {
+        let scope = self.personal_scope();
+        if scope.is_empty() {
+            return;
+        }
+        let mut table = Table::default();
+        for (_, message) in messages {
+            table.apply(message, scope, true);
+        }
+    }
+
     /// Lets notifications (or server requests) of `method` arrive anywhere in the session,
     /// in any order; everything else keeps the order the server promises.
     pub fn unordered(mut self, method: &str) -> Rules {
@@ -392,6 +510,7 @@ impl Rules {
         self.bind.extend(other.bind.iter().cloned());
         self.pin.extend(other.pin.iter().cloned());
         self.alone |= other.alone;
+        self.personal.extend(&other.personal);
         self
     }
 
@@ -476,8 +595,7 @@ impl Rules {
     /// For the replay's fast path: `Some(defaults)` when only the default rules apply
     /// (`Some(None)` when none do), `None` when there are rules of the user's.
     pub(crate) fn defaults_only(&self) -> Option<Option<Defaults>> {
-        self.user
-            .is_empty()
+        (self.user.is_empty() && self.personal.rewrites_nothing())
             .then(|| self.defaults.then(|| self.base.clone()))
     }
 
@@ -569,7 +687,7 @@ impl Rules {
     ///  "version": 2}
     /// ```
     pub fn from_json(text: &str, source: &str) -> Result<Rules, Error> {
-        rules_file(text).map_err(|message| Error::Rules {
+        rules_file(text, source).map_err(|message| Error::Rules {
             file: source.to_owned(),
             message,
         })
@@ -602,12 +720,12 @@ fn accepted_classes(items: &[Value]) -> Result<Vec<Class>, String> {
 }
 
 /// A rules file's text as rules, or what is wrong with it.
-fn rules_file(text: &str) -> Result<Rules, String> {
+fn rules_file(text: &str, source: &str) -> Result<Rules, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
     let Value::Object(obj) = value else {
         return Err("a rules file is a JSON object".into());
     };
-    const KEYS: [&str; 11] = [
+    const KEYS: [&str; 14] = [
         "version",
         "replace",
         "regex",
@@ -619,6 +737,9 @@ fn rules_file(text: &str) -> Result<Rules, String> {
         "bind",
         "pin",
         "jobs",
+        "personal",
+        "redact_values",
+        "deny_values",
     ];
     if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!(
@@ -678,7 +799,100 @@ fn rules_file(text: &str) -> Result<Rules, String> {
             .and_then(|name| switchable(name).map_err(|e| format!("without[{i}]: {e}")))?;
         rules.base.turn_off(name);
     }
+    personal_keys(&obj, &mut rules, source)?;
     Ok(rules)
+}
+
+/// The rules file's `"personal"` (`{"without": [...], "patterns": [{"pattern", "kind"}],
+/// "selectors": [{"selector", "kind"}]}`), `"redact_values"` and `"deny_values"` (a file
+/// or a list of files, relative to the rules file's folder).
+fn personal_keys(
+    obj: &serde_json::Map<String, Value>,
+    rules: &mut Rules,
+    source: &str,
+) -> Result<(), String> {
+    let folder = Path::new(source).parent().unwrap_or(Path::new(""));
+    if let Some(personal) = obj.get("personal") {
+        let Value::Object(personal) = personal else {
+            return Err(
+                "\"personal\" must be an object with \"without\", \"patterns\" or \"selectors\""
+                    .into(),
+            );
+        };
+        if let Some(k) = personal
+            .keys()
+            .find(|k| !["without", "patterns", "selectors"].contains(&k.as_str()))
+        {
+            return Err(format!(
+                "personal: unknown key {k:?}; valid keys: without, patterns, selectors"
+            ));
+        }
+        for (i, item) in list(personal, "without")?.iter().enumerate() {
+            let name = item
+                .as_str()
+                .filter(|name| personal::CATEGORIES.contains(name))
+                .ok_or_else(|| {
+                    format!(
+                        "personal.without[{i}] must be a category: {}",
+                        personal::CATEGORIES.join(", ")
+                    )
+                })?;
+            rules.base.turn_off(switchable(name)?);
+        }
+        for (i, item) in list(personal, "patterns")?.iter().enumerate() {
+            let kind = item_kind("personal.patterns", i, item)?;
+            let pattern = item
+                .get("pattern")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("personal.patterns[{i}] needs a \"pattern\" string"))?;
+            let re = Regex::new(pattern)
+                .map_err(|e| format!("personal.patterns[{i}]: invalid pattern: {e}"))?;
+            rules.personal.patterns.push((re, kind));
+        }
+        for (i, item) in list(personal, "selectors")?.iter().enumerate() {
+            let kind = item_kind("personal.selectors", i, item)?;
+            let selector = item_selector("personal.selectors", i, item.get("selector"))?;
+            rules.personal.selectors.push((selector, kind));
+        }
+    }
+    for file in files(obj, "redact_values")? {
+        let values = Values::load(&folder.join(file)).map_err(|e| format!("redact_values: {e}"))?;
+        rules.personal.values.extend(&values);
+    }
+    for file in files(obj, "deny_values")? {
+        let deny = DenyList::load(&folder.join(file)).map_err(|e| format!("deny_values: {e}"))?;
+        rules.personal.deny.push(deny);
+    }
+    Ok(())
+}
+
+/// The `"kind"` of item `i` of `key`, as a placeholder name.
+fn item_kind(key: &str, i: usize, item: &Value) -> Result<String, String> {
+    item.get("kind")
+        .and_then(Value::as_str)
+        .and_then(personal::kind_name)
+        .ok_or_else(|| {
+            format!("{key}[{i}] needs a \"kind\": a name of letters, digits and _ (\"customer\")")
+        })
+}
+
+/// The file, or list of files, under `key`.
+fn files<'a>(obj: &'a serde_json::Map<String, Value>, key: &str) -> Result<Vec<&'a str>, String> {
+    match obj.get(key) {
+        None => Ok(Vec::new()),
+        Some(Value::String(file)) => Ok(vec![file.as_str()]),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                item.as_str()
+                    .ok_or_else(|| format!("{key}[{i}] must be a file name string"))
+            })
+            .collect(),
+        Some(other) => Err(format!(
+            "{key:?} must be a file name or a list of them, not {other}"
+        )),
+    }
 }
 
 /// The rules file's `"jobs"`: only 1 (each fixture of the folder replays alone), or absent.
@@ -690,6 +904,13 @@ fn runs_alone(jobs: Option<&Value>) -> Result<bool, String> {
             "\"jobs\" may only be 1 (each fixture of the folder replays alone), not {v}"
         )),
     }
+}
+
+/// `kind` as a placeholder name (`customer` is `CUSTOMER`), or a panic saying why not.
+fn kind_or_panic(kind: &str) -> String {
+    personal::kind_name(kind).unwrap_or_else(|| {
+        panic!("the kind {kind:?} is not a name: letters, digits and _, starting with a letter")
+    })
 }
 
 /// The name of a default rule that may be turned off, or why `rule` is not one.
@@ -843,7 +1064,7 @@ mod should {
         let e = Rules::from_json(r#"{"version":7}"#, "r.json")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("\"version\" must be 1 to 2, not 7"), "{e}");
+        assert!(e.contains("\"version\" must be 1 to 3, not 7"), "{e}");
     }
 
     #[test]

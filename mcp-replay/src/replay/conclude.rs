@@ -372,6 +372,7 @@ impl<'f> Session<'f> {
         let (bound, pinned) = rules.minted_and_pinned(&messages);
         crate::normalize::bound::label_handles(&mut messages, &pinned);
         crate::normalize::bound::label_minted(&mut messages, &bound, &pinned);
+        rules.pseudonymize_exchange(&mut messages);
         if messages.iter().map(|(_, m)| m).eq(before.iter()) {
             return fixture;
         }

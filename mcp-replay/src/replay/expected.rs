@@ -5,6 +5,7 @@ use super::strip_json;
 use crate::fixture::Entry;
 use crate::json::json_eq;
 use crate::normalize::fast::{FastResponse, HEAD};
+use crate::normalize::personal::{Scope, Table};
 use crate::rules::Rules;
 use serde_json::Value;
 use std::cell::RefCell;
@@ -19,6 +20,12 @@ pub(crate) struct Expected<'a> {
     messages: Vec<once_cell::unsync::OnceCell<Box<Value>>>,
     /// Reused for the canonical text of actual messages.
     text: RefCell<String>,
+    /// The session's pseudonyms (`normalize/personal/`): fed the client messages sent,
+    /// applied to the server's, and to the fixture's lines (an older fixture may hold the
+    /// values themselves).
+    pseudonyms: RefCell<Table>,
+    /// What that pass rewrites, under `rules`.
+    scope: Scope<'a>,
 }
 
 impl<'a> Expected<'a> {
@@ -28,6 +35,29 @@ impl<'a> Expected<'a> {
             rules,
             messages: entries.iter().map(|_| Default::default()).collect(),
             text: RefCell::new(String::new()),
+            pseudonyms: RefCell::new(Table::default()),
+            scope: rules.personal_scope(),
+        }
+    }
+
+    /// Writes the personal data of a message the server sent as the session's pseudonyms.
+    pub fn pseudonymize(&self, message: &mut Value) {
+        if !self.scope.is_empty() {
+            self.pseudonyms
+                .borrow_mut()
+                .apply(message, self.scope, true);
+        }
+    }
+
+    /// Counts the pseudonyms of a client message the harness sent (and numbers the
+    /// values an older fixture's message holds), so that the server's next value gets the
+    /// number the recording gave it.
+    pub fn sent(&self, entry: &Entry) {
+        if self.scope.may_touch(entry.text()) {
+            let mut message = entry.message();
+            self.pseudonyms
+                .borrow_mut()
+                .apply(&mut message, self.scope, true);
         }
     }
 
@@ -37,6 +67,11 @@ impl<'a> Expected<'a> {
         self.messages[e].get_or_init(|| {
             let mut message = self.entries[e].message();
             self.rules.normalize_server(&mut message);
+            if self.scope.may_touch(self.entries[e].text()) {
+                self.pseudonyms
+                    .borrow_mut()
+                    .apply(&mut message, self.scope, false);
+            }
             Box::new(message)
         })
     }

@@ -32,6 +32,7 @@ impl<'f> Session<'f> {
                     self.label_server_cancellation(&mut message);
                     self.bind_raw(kind, &mut message);
                     self.settings.rules.normalize_server(&mut message);
+                    self.expected.pseudonymize(&mut message);
                     self.seq += 1;
                     if let (Some(picture), Some(came)) = (&mut self.picture, came) {
                         picture.received(self.now, Some(self.seq), came, message.clone());

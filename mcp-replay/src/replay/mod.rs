@@ -86,6 +86,7 @@ pub(crate) fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
         return false;
     };
     rules.normalize_server(&mut actual);
+    expected.pseudonymize(&mut actual);
     expected.matches(0, &actual, entry.id())
 }
 

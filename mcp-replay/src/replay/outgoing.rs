@@ -23,6 +23,7 @@ impl Session<'_> {
             self.polls.begin(run);
         }
         self.record_sent(index);
+        self.expected.sent(entry);
         self.trace.sent(entry, live);
         let what = What::Entry(index);
         let mut bytes = std::mem::take(&mut self.out);
