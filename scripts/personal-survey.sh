@@ -3,7 +3,7 @@
 # in the real mcporter recordings (imported with every category off, so that `check`
 # sees the values as they were), in sessions with server-everything and server-filesystem
 # (when the peers are installed: bash peers/install.sh) and in the repository's own
-# fixtures. Prints every
+# fixtures, and a session with mcp-server-git. Prints every
 # finding (fixture, line, path, category: never the value) and the counts; a finding on
 # a protocol field (a version, an id, a URI of the protocol, a base64 payload) is a false
 # positive, and the goal is none.
@@ -40,13 +40,39 @@ if [ -e "$modules/server-everything/package.json" ]; then
     "$bin" call -o "$work/sessions/everything.jsonl" --list-tools --list-resources \
         --list-prompts --list-resource-templates --tool echo message=hello \
         --tool get-sum a:=1 b:=2 --prompt simple-prompt --resource demo://resource/static/document/architecture.md \
-        -- node "$everything" stdio >/dev/null 2>&1 || true
+        --timeout 30s -- node "$everything" stdio >/dev/null 2>&1 || true
     "$bin" call -o "$work/sessions/filesystem.jsonl" --list-tools \
         --tool list_directory path="$work/sessions/fs" \
         --tool read_text_file path="$work/sessions/fs/README.md" \
         --tool get_file_info path="$work/sessions/fs/normalization.md" \
         --tool list_allowed_directories \
-        -- node "$filesystem" "$work/sessions/fs" >/dev/null 2>&1 || true
+        --timeout 30s -- node "$filesystem" "$work/sessions/fs" >/dev/null 2>&1 || true
+fi
+
+# A session with mcp-server-git (from the Python package index, into a virtual environment
+# of the work folder; skipped when it cannot be installed) on a repository of two commits:
+# its status, log, a diff and a commit shown, hashes, dates and branch names among them.
+if python3 -m venv "$work/git-venv" >/dev/null 2>&1 &&
+    "$work/git-venv/bin/pip" install -q --disable-pip-version-check mcp-server-git >/dev/null 2>&1; then
+    repo="$work/sessions/repo"
+    mkdir -p "$repo"
+    cp "$work/off.json" "$work/sessions/mcp-replay.rules.json"
+    git -C "$repo" init -q -b main
+    cp "$root/README.md" "$repo/"
+    git -C "$repo" add README.md
+    git -C "$repo" -c user.name=Survey -c user.email=survey@example.com commit -q -m "First commit"
+    echo "more" >>"$repo/README.md"
+    git -C "$repo" -c user.name=Survey -c user.email=survey@example.com commit -q -am "Second commit"
+    echo "changed" >>"$repo/README.md"
+    "$bin" call -o "$work/sessions/git.jsonl" --list-tools \
+        --tool git_status repo_path="$repo" \
+        --tool git_log repo_path="$repo" \
+        --tool git_diff_unstaged repo_path="$repo" \
+        --tool git_show repo_path="$repo" revision=HEAD \
+        --tool git_branch repo_path="$repo" branch_type=local \
+        --timeout 30s -- "$work/git-venv/bin/mcp-server-git" >/dev/null 2>&1 || true
+else
+    echo "personal-survey: mcp-server-git could not be installed: no git session" >&2
 fi
 
 count() { # LABEL PATH...: the personal findings of `check` over the paths

@@ -529,7 +529,17 @@ fn the_commands_a_failed_replay_suggests_run_as_shown_in_a_shell() {
     let pending = replay(&[("MCP_FIXTURE_UPDATE", "new")]);
     let (out, err) = text(&pending);
     assert_eq!(pending.status.code(), Some(1), "{out}{err}");
-    let accept = suggested(&out, "then accept it with");
+    // The review command, pasted, finds the pending file (no terminal here: it lists it).
+    let review = suggested(&out, "review it with");
+    assert!(review.contains(" review '"), "{review}");
+    let ran = sh(&review);
+    assert_eq!(ran.status.code(), Some(1), "{review}: {:?}", text(&ran));
+    assert!(
+        text(&ran).0.contains("lookup.jsonl.new (fixture "),
+        "{:?}",
+        text(&ran)
+    );
+    let accept = suggested(&out, "or accept it with");
     assert!(accept.contains(" accept '"), "{accept}");
     assert!(accept.ends_with("lookup.jsonl.new'"), "{accept}");
     let ran = sh(&accept);

@@ -264,7 +264,7 @@ fn every_command_has_help_with_an_example_and_mistakes_exit_2_with_a_reason() {
     );
     let e = usage(&["check", "--output", "x", "f.jsonl"]);
     assert!(
-        e.contains("`mcp-replay check` does not take --output; its options are: --strict, --protocol-warnings, --deny-values, --format, --junit"),
+        e.contains("`mcp-replay check` does not take --output; its options are: --unreferenced, --strict, --protocol-warnings, --deny-values, --format, --junit"),
         "{e}"
     );
     assert!(usage(&["serve", "--timing", "fast", "f.jsonl"]).contains("scaled:F"));

@@ -324,8 +324,8 @@ fn pending_problem(path: &Path) -> Problem {
         kind: "pending",
         line: None,
         summary: format!(
-            "{}: pending re-recording: review it, then `mcp-replay accept {quoted}` or \
-             `mcp-replay reject {quoted}`",
+            "{}: pending re-recording: `mcp-replay review {quoted}`, or `mcp-replay accept \
+             {quoted}` or `mcp-replay reject {quoted}`",
             path.display(),
         ),
         problem: true,
