@@ -445,8 +445,13 @@ diff -rq "$OUT/expected" "$OUT/fixtures" >/dev/null || die "a compare run change
 # test --accept` passes and leaves the fixtures as generated, nothing pending.
 say "pending fixtures (MCP_FIXTURE_UPDATE unset, mcp-replay test) ..."
 t0=$(now)
-run build-cli.log cargo build --manifest-path "$REPO/Cargo.toml" -p mcp-replay-cli
-MCP_REPLAY_BIN="$TARGET/debug/mcp-replay"
+# The command as the workspace's `cargo test` built it (.ci/run runs this script after it);
+# built here only when it is not there: `cargo build -p mcp-replay-cli` alone resolves
+# other features than the workspace's test build and would compile a second copy.
+MCP_REPLAY_BIN="$WORKSPACE_TARGET/debug/mcp-replay"
+if [[ ! -x $MCP_REPLAY_BIN ]]; then
+    run build-cli.log cargo build --manifest-path "$REPO/Cargo.toml" -p mcp-replay-cli
+fi
 first=$(printf "t%0${width}d" 0)
 filter=${first%?}
 drifted=()

@@ -1,0 +1,1 @@
+//! Empty: the trybuild cases of `#[mcp_fixture]` are under `tests/`.
