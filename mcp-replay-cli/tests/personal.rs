@@ -77,9 +77,17 @@ fn record_writes_pseudonyms_in_both_directions_and_the_values_as_placeholders() 
     );
     // The server's version is not an address.
     assert!(written.contains(r#""version":"1.2.3.4""#), "{written}");
-    // Re-recording gives the same bytes.
+    // Re-recording gives the same bytes. The proxy numbers the request ids (`<REQUEST_ID:1>`)
+    // when a request was sent before the one before it was answered: the lines are fed
+    // 150 ms apart, which a server on a loaded machine may take to answer `initialize`.
+    // That is the proxy telling what happened, not the pseudonyms: the ids are compared
+    // as one label.
     let again = temp_dir("record-again");
-    assert_eq!(record(&again), written);
+    let ids = |text: &str| {
+        text.replace("<REQUEST_ID:1>", "<REQUEST_ID>")
+            .replace("<REQUEST_ID:2>", "<REQUEST_ID>")
+    };
+    assert_eq!(ids(&record(&again)), ids(&written));
 }
 
 #[test]
