@@ -170,6 +170,11 @@ impl Screen {
     }
 }
 
+/// The command with `args` in `dir`, without a terminal.
+fn in_dir(dir: &Path, args: &[&str]) -> std::process::Output {
+    mcp_replay().args(args).current_dir(dir).output().unwrap()
+}
+
 const KEYS: &str = "a accept · r reject · s skip · q quit >";
 const REFUSED_KEYS: &str = "r reject · s skip · q quit (it cannot be accepted) >";
 
@@ -293,11 +298,7 @@ fn refuse_a_terminal_too_narrow_to_draw_in_and_change_nothing() {
 #[test]
 fn list_the_pending_files_without_a_terminal_and_exit_1() {
     let dir = four_pending("no-tty");
-    let out = mcp_replay()
-        .args(["review", "."])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = in_dir(&dir, &["review", "."]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     for name in ["a", "b", "c", "d"] {
@@ -314,11 +315,7 @@ fn list_the_pending_files_without_a_terminal_and_exit_1() {
     );
     // Nothing pending: exit 0.
     let empty = temp_dir("review", "no-tty-empty");
-    let out = mcp_replay()
-        .args(["review", "."])
-        .current_dir(&empty)
-        .output()
-        .unwrap();
+    let out = in_dir(&empty, &["review", "."]);
     assert_eq!(out.status.code(), Some(0));
 }
 
@@ -326,11 +323,7 @@ fn list_the_pending_files_without_a_terminal_and_exit_1() {
 fn accept_or_reject_only_the_files_a_path_names_for_scripts() {
     let dir = four_pending("filter");
     let b_new = read(&dir.join("b.jsonl.new"));
-    let out = mcp_replay()
-        .args(["review", "--accept", "b.jsonl", "c.jsonl.new"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = in_dir(&dir, &["review", "--accept", "b.jsonl", "c.jsonl.new"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -349,11 +342,7 @@ fn accept_or_reject_only_the_files_a_path_names_for_scripts() {
     assert_eq!(read(&dir.join("b.jsonl")), b_new);
     assert!(dir.join("a.jsonl.new").exists(), "a was not named");
 
-    let out = mcp_replay()
-        .args(["review", "--reject", "a.jsonl"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = in_dir(&dir, &["review", "--reject", "a.jsonl"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(!dir.join("a.jsonl.new").exists());
 }
@@ -362,11 +351,7 @@ fn accept_or_reject_only_the_files_a_path_names_for_scripts() {
 fn accept_the_rest_but_never_a_pending_file_that_does_not_load_and_exit_2() {
     let dir = four_pending("broken");
     let d_old = read(&dir.join("d.jsonl"));
-    let out = mcp_replay()
-        .args(["accept", "."])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = in_dir(&dir, &["accept", "."]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
@@ -385,11 +370,7 @@ fn accept_the_rest_but_never_a_pending_file_that_does_not_load_and_exit_2() {
             "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
         ),
     );
-    let out = mcp_replay()
-        .args(["accept", "d.jsonl"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = in_dir(&dir, &["accept", "d.jsonl"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(read(&dir.join("d.jsonl")), d_old);
 }
@@ -410,11 +391,7 @@ fn accept_neither_of_two_pending_files_for_one_fixture() {
         &dir.join("fixtures/add.jsonl.new"),
         &listing(&[("add", "Two")]),
     );
-    let out = mcp_replay()
-        .args(["accept", "."])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = in_dir(&dir, &["accept", "."]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_eq!(
@@ -424,17 +401,9 @@ fn accept_neither_of_two_pending_files_for_one_fixture() {
     );
     assert_eq!(read(&dir.join("shared/add.jsonl")), old);
     // One rejected, the other is accepted, through the link: the link stays a link.
-    let out = mcp_replay()
-        .args(["reject", "shared/add.jsonl.new"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = in_dir(&dir, &["reject", "shared/add.jsonl.new"]);
     assert_eq!(out.status.code(), Some(0));
-    let out = mcp_replay()
-        .args(["accept", "."])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = in_dir(&dir, &["accept", "."]);
     assert_eq!(
         out.status.code(),
         Some(0),
