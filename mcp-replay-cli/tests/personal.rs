@@ -37,6 +37,21 @@ fn temp_dir(name: &str) -> PathBuf {
     common::temp_dir("personal", name)
 }
 
+/// `mcp-replay replay FIXTURE EXTRA... -- SERVER` against the echoing server.
+fn replay(
+    fixture: impl AsRef<std::ffi::OsStr>,
+    extra: &[&std::ffi::OsStr],
+) -> std::process::Output {
+    mcp_replay()
+        .arg("replay")
+        .arg(fixture)
+        .args(extra)
+        .arg("--")
+        .args(server())
+        .output()
+        .unwrap()
+}
+
 /// Records the lookup into `dir/lookup.jsonl` with `--redact-values dir/values.txt`.
 fn record(dir: &Path) -> String {
     std::fs::write(
@@ -77,17 +92,23 @@ fn record_writes_pseudonyms_in_both_directions_and_the_values_as_placeholders() 
     );
     // The server's version is not an address.
     assert!(written.contains(r#""version":"1.2.3.4""#), "{written}");
-    // Re-recording gives the same bytes. The proxy numbers the request ids (`<REQUEST_ID:1>`)
-    // when a request was sent before the one before it was answered: the lines are fed
-    // 150 ms apart, which a server on a loaded machine may take to answer `initialize`.
-    // That is the proxy telling what happened, not the pseudonyms: the ids are compared
-    // as one label.
+    // Re-recording gives the same lines. The lines are fed 150 ms apart, which a server on
+    // a loaded machine may take to answer `initialize`: the proxy then writes the two
+    // requests before their answers and numbers their ids (`<REQUEST_ID:1>`). That is the
+    // proxy telling what happened, not the pseudonyms, which are what this pins: the lines
+    // are compared with their ids as one label, sorted.
     let again = temp_dir("record-again");
-    let ids = |text: &str| {
-        text.replace("<REQUEST_ID:1>", "<REQUEST_ID>")
+    let lines = |text: &str| {
+        let mut lines: Vec<String> = text
+            .replace("<REQUEST_ID:1>", "<REQUEST_ID>")
             .replace("<REQUEST_ID:2>", "<REQUEST_ID>")
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        lines.sort();
+        lines
     };
-    assert_eq!(ids(&record(&again)), ids(&written));
+    assert_eq!(lines(&record(&again)), lines(&written));
 }
 
 #[test]
@@ -101,34 +122,20 @@ fn a_replay_against_a_server_that_echoes_the_pseudonyms_stays_green() {
         r#"{"redact_values": "values.txt"}"#,
     )
     .unwrap();
-    let output = mcp_replay()
-        .arg("replay")
-        .arg(dir.join("lookup.jsonl"))
-        .arg("--")
-        .args(server())
-        .output()
-        .unwrap();
+    let output = replay(dir.join("lookup.jsonl"), &[]);
     assert!(output.status.success(), "{:?}", text(&output));
     // Without the values, the customer's name is a difference.
     std::fs::remove_file(dir.join("mcp-replay.rules.json")).unwrap();
-    let output = mcp_replay()
-        .arg("replay")
-        .arg(dir.join("lookup.jsonl"))
-        .arg("--")
-        .args(server())
-        .output()
-        .unwrap();
+    let output = replay(dir.join("lookup.jsonl"), &[]);
     assert_eq!(output.status.code(), Some(1), "{:?}", text(&output));
     // With them on the command line, green again.
-    let output = mcp_replay()
-        .arg("replay")
-        .arg(dir.join("lookup.jsonl"))
-        .arg("--redact-values")
-        .arg(dir.join("values.txt"))
-        .arg("--")
-        .args(server())
-        .output()
-        .unwrap();
+    let output = replay(
+        dir.join("lookup.jsonl"),
+        &[
+            std::ffi::OsStr::new("--redact-values"),
+            dir.join("values.txt").as_ref(),
+        ],
+    );
     assert!(output.status.success(), "{:?}", text(&output));
 }
 
@@ -228,13 +235,7 @@ fn a_fixture_recorded_before_the_personal_data_rules_still_replays() {
         r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"text":"alice@corp.com works for Acme Corporation with carol@corp.com, last seen from 93.184.216.34","type":"text"}]}}}"#,
     ];
     std::fs::write(dir.join("old.jsonl"), old.join("\n") + "\n").unwrap();
-    let output = mcp_replay()
-        .arg("replay")
-        .arg(dir.join("old.jsonl"))
-        .arg("--")
-        .args(server())
-        .output()
-        .unwrap();
+    let output = replay(dir.join("old.jsonl"), &[]);
     assert!(output.status.success(), "{:?}", text(&output));
 }
 
