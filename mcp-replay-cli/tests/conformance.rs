@@ -207,10 +207,10 @@ fn mock_gets_the_live_verdict(name: &str) {
     for verdict in passed_live {
         let (child, port) = serve(&fixture(name, &verdict.scenario));
         let (passed, why) = suite_server(&verdict.scenario, &url(port), &dir.join("checks"));
-        let _ = stop(child);
+        let (_, served) = stop(child);
         if passed != verdict.live_pass {
             wrong.push(format!(
-                "{}: live {}, mocked {} {why}",
+                "{}: live {}, mocked {} {why}\n  serve said: {served}",
                 verdict.scenario,
                 if verdict.live_pass {
                     "passed"

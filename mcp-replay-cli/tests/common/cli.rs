@@ -5,9 +5,11 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-/// Runs `command` with `input` on stdin (written line by line with small pauses, as a
-/// client would), and returns its output.
+/// Runs `command` with `input` on stdin, as a client would: each request waits for its
+/// answer on stdout (up to 30 s) before the next line goes, so the exchange has one order
+/// however loaded the machine is; a notification goes on at once. Returns the output.
 pub fn run_with_input(mut command: Command, input: &[&str]) -> Output {
+    use std::io::BufRead;
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -15,12 +17,42 @@ pub fn run_with_input(mut command: Command, input: &[&str]) -> Output {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (lines, answers) = std::sync::mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        for line in std::io::BufReader::new(stdout)
+            .split(b'\n')
+            .map_while(Result::ok)
+        {
+            let _ = lines.send(String::from_utf8_lossy(&line).into_owned());
+            all.extend_from_slice(&line);
+            all.push(b'\n');
+        }
+        all
+    });
     for line in input {
         writeln!(stdin, "{line}").unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(150));
+        let request: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+        let (Some(id), true) = (request.get("id"), request.get("method").is_some()) else {
+            continue;
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            let Ok(answer) = answers.recv_timeout(left) else {
+                break;
+            };
+            let answer: serde_json::Value = serde_json::from_str(&answer).unwrap_or_default();
+            if answer.get("method").is_none() && answer.get("id") == Some(id) {
+                break;
+            }
+        }
     }
     drop(stdin);
-    child.wait_with_output().unwrap()
+    let stdout = reader.join().unwrap();
+    let mut output = child.wait_with_output().unwrap();
+    output.stdout = stdout;
+    output
 }
 
 /// A client's `initialize`, as a line on stdin.

@@ -6,12 +6,32 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A port nothing listens on right now (the OS picks it; the test's server takes it next).
+/// A port nothing listens on right now, for a server this test starts next.
+///
+/// Not the OS's pick (`bind 127.0.0.1:0`): that comes from the ephemeral range, which every
+/// outgoing connection of a concurrent test draws from too, and the OS hands the same port
+/// to the next `bind 0` once the probe is dropped; two tests (or a test's own client) then
+/// meet on one port, and a replay fails with `ECONNREFUSED` or `fetch failed`. This takes
+/// ports below the ephemeral range (Linux's starts at 32768, macOS's at 49152), from a
+/// per-process start, each one once per process, and probes each before handing it out.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    const LOW: u32 = 20_000;
+    const SPAN: u32 = 12_000;
+    static NEXT: AtomicU32 = AtomicU32::new(u32::MAX);
+    let _ = NEXT.compare_exchange(
+        u32::MAX,
+        std::process::id().wrapping_mul(7919) % SPAN,
+        Ordering::SeqCst,
+        Ordering::SeqCst,
+    );
+    for _ in 0..SPAN {
+        let port = (LOW + NEXT.fetch_add(1, Ordering::SeqCst) % SPAN) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port in {LOW}..{}", LOW + SPAN)
 }
 
 pub fn url(port: u16) -> String {
