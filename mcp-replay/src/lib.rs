@@ -117,6 +117,7 @@ mod json;
 pub mod mcporter;
 mod mismatch;
 pub mod mock;
+mod needle;
 mod normalize;
 mod options;
 pub mod output;

@@ -103,6 +103,8 @@ impl ProtocolCheck {
 
 /// The Tasks extension's id in capabilities.
 const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// [`TASKS_EXTENSION`] searched for in a fixture's lines.
+static EXTENSION: crate::needle::Needle = crate::needle::Needle::new(TASKS_EXTENSION);
 
 /// Checks what a server sends in one session: the era it speaks, and whether the session
 /// uses the Tasks extension (whose shapes the core schema does not have).
@@ -136,10 +138,7 @@ impl Checker {
 
     /// A checker for the live messages of a replay of `fixture` in `era`.
     pub fn for_session(fixture: &Fixture, era: Era) -> Checker {
-        let extension = fixture
-            .entries()
-            .iter()
-            .any(|e| e.text().contains(TASKS_EXTENSION));
+        let extension = fixture.entries().iter().any(|e| EXTENSION.is_in(e.text()));
         Checker::new(era, extension)
     }
 
@@ -208,7 +207,8 @@ impl Checker {
         }
         // A result type the fast path kept (not the dropped "complete"): not a 2025-11-25
         // shape (see `response`). A match inside a string only skips the check.
-        if text.contains("\"resultType\":") {
+        static RESULT_TYPE: crate::needle::Needle = crate::needle::Needle::new("\"resultType\":");
+        if RESULT_TYPE.is_in(text) {
             return Checked::Skipped;
         }
         imp::result(self.era, request, Source::Text(text), None)

@@ -25,6 +25,7 @@
 mod answer;
 mod body;
 mod client;
+mod outgoing;
 mod read;
 mod session;
 mod stream;
@@ -84,8 +85,9 @@ pub struct Bridge<S> {
 /// What the body readers share with the bridge.
 struct Shared {
     problems: Problems,
-    /// The protocol version the `initialize` result negotiated.
-    protocol_version: Mutex<Option<String>>,
+    /// The protocol version the `initialize` result negotiated, as the header every later
+    /// request carries.
+    protocol_version: Mutex<Option<http::HeaderValue>>,
     /// The tools' input schemas, for the `Mcp-Param-*` headers: the recording's, replaced
     /// by the server's own as it lists them.
     tools: Mutex<ToolSchemas>,

@@ -5,11 +5,16 @@
 //! them as a server does.
 
 use crate::json::At;
-use crate::protocol::header::{METHOD, NAME, PARAM_PREFIX, PROTOCOL_VERSION};
+use crate::protocol::header::{METHOD, NAME, PARAM_PREFIX};
 use crate::protocol::Era;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use std::collections::HashMap;
+
+/// `MCP-Protocol-Version` as a header name, made once: a lookup by `&str` parses the name
+/// every time.
+const PROTOCOL_VERSION: HeaderName =
+    HeaderName::from_static(crate::protocol::header::PROTOCOL_VERSION);
 
 /// The JSON-RPC error code of a request whose standard headers are missing or disagree
 /// with its body ("HeaderMismatch").
@@ -133,6 +138,24 @@ fn version_of<'a>(headers: &'a HeaderMap, message: &'a Value) -> Option<&'a str>
         .or_else(|| headers.get(PROTOCOL_VERSION).and_then(|v| v.to_str().ok()))
 }
 
+/// Whether a POST's standard headers need more of its message than its method and the
+/// version its `_meta` names (`named`): from 2026-07-28 on (that version, else the one
+/// negotiated, already in `headers`), when [`add_standard`] reads its params.
+pub(super) fn is_stateless(named: Option<&str>, headers: &HeaderMap) -> bool {
+    named
+        .or_else(|| headers.get(PROTOCOL_VERSION).and_then(|v| v.to_str().ok()))
+        .is_some_and(|v| Era::of_version(v).is_stateless())
+}
+
+/// The version header of a request or notification whose `_meta` names a version
+/// (`named`): the version it speaks, whatever an `initialize` before it negotiated, so the
+/// header says the same. All [`add_standard`] adds before 2026-07-28.
+pub(super) fn add_named_version(named: Option<&str>, headers: &mut HeaderMap) {
+    if let Some(value) = named.and_then(|v| HeaderValue::from_str(v).ok()) {
+        headers.insert(PROTOCOL_VERSION, value);
+    }
+}
+
 /// From 2026-07-28 on (the version a request's `_meta` names, else the one negotiated,
 /// already in `headers`): `MCP-Protocol-Version` from `_meta`, `Mcp-Method`, `Mcp-Name` for the methods that name a
 /// tool, prompt, resource or task, and a `tools/call`'s `Mcp-Param-*` headers as the
@@ -147,15 +170,7 @@ pub(super) fn add_standard(message: Option<&Value>, headers: &mut HeaderMap, too
     let Some(version) = version_of(headers, message).map(str::to_owned) else {
         return;
     };
-    // The version a request names in its `_meta` is the one it speaks, whatever an
-    // `initialize` before it negotiated: the header must say the same.
-    if !headers.contains_key(PROTOCOL_VERSION)
-        || crate::protocol::request_version(message).is_some()
-    {
-        if let Ok(value) = HeaderValue::from_str(&version) {
-            headers.insert(PROTOCOL_VERSION, value);
-        }
-    }
+    add_named_version(crate::protocol::request_version(message), headers);
     if !Era::of_version(&version).is_stateless() {
         return;
     }

@@ -19,8 +19,9 @@ pub const DEFAULT_LIMIT: usize = 16 * 1024 * 1024;
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SseEvent {
-    /// The event type: the last `event:` field's value, `message` when there was none.
-    pub event: String,
+    /// The event type: the last `event:` field's value, `message` when there was none
+    /// (borrowed then: most events name no type).
+    pub event: std::borrow::Cow<'static, str>,
     /// The `data:` lines' values joined with `\n`.
     pub data: String,
     /// The last event id in force when the event was dispatched (the last `id:` field of
@@ -212,6 +213,8 @@ impl SseParser {
                 if self.data.len() + value.len() + 1 > self.limit {
                     return Err(SseError::EventTooLarge { limit: self.limit });
                 }
+                // With room for the `\n` too: most events are one data line, grown once.
+                self.data.reserve(value.len() + 1);
                 self.data.push_str(&value);
                 self.data.push('\n');
             }
@@ -240,7 +243,7 @@ impl SseParser {
         let mut data = std::mem::take(&mut self.data);
         data.pop();
         out.push(SseEvent {
-            event: event.unwrap_or_else(|| "message".into()),
+            event: event.map_or(std::borrow::Cow::Borrowed("message"), Into::into),
             data,
             id: self.last_id.clone(),
             retry: self.fresh_retry.take(),
@@ -271,7 +274,7 @@ mod tests {
 
     fn ev(event: &str, data: &str, id: Option<&str>, retry: Option<u64>) -> SseEvent {
         SseEvent {
-            event: event.into(),
+            event: event.to_owned().into(),
             data: data.into(),
             id: id.map(Into::into),
             retry,

@@ -82,6 +82,12 @@ pub(crate) trait Tree: Sized {
 
     /// What this node is.
     fn shape(&self) -> Shape<'_, Self>;
+
+    /// Whether this node, a string, is known to need no escaping (written as it is,
+    /// between quotes). `false` unless the tree knows: the writer then checks.
+    fn is_plain_string(&self) -> bool {
+        false
+    }
 }
 
 /// One node of a [`Tree`], its children left to the tree.
@@ -220,10 +226,22 @@ pub(crate) fn write_tree<T: Tree>(out: &mut String, node: &T) {
     match node.shape() {
         Shape::Null => out.push_str("null"),
         Shape::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        Shape::Number(n) => match n.as_f64().filter(|_| n.is_f64()) {
-            Some(f) => write_float(out, f),
-            None => serde_json::to_writer(Append(out), n).expect("serde_json writes numbers"),
+        // An integer as serde_json writes it (with itoa), without the `io::Write` detour:
+        // every response's id is one.
+        Shape::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => out.push_str(itoa::Buffer::new().format(u)),
+            (None, Some(i)) => out.push_str(itoa::Buffer::new().format(i)),
+            _ => match n.as_f64() {
+                Some(f) => write_float(out, f),
+                None => serde_json::to_writer(Append(out), n).expect("serde_json writes numbers"),
+            },
         },
+        Shape::String(s) if node.is_plain_string() => {
+            out.reserve(s.len() + 2);
+            out.push('"');
+            out.push_str(s);
+            out.push('"');
+        }
         Shape::String(s) => write_string(out, s),
         Shape::Array(items) => {
             out.push('[');

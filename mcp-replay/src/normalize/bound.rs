@@ -37,8 +37,7 @@ const STARTS: [&str; KINDS.len()] = ["<TASK_ID:", "<CURSOR:", "<REQUEST_STATE:",
 /// Does `text` hold a bound placeholder (`<TASK_ID:`, `<CURSOR:` or `<MINTED:`)?
 pub(crate) fn has_bound(text: &str) -> bool {
     // One pass over the text: most lines hold other placeholders (`<REQUEST_ID>`) only.
-    text.match_indices('<')
-        .any(|(i, _)| STARTS.iter().any(|start| text[i..].starts_with(start)))
+    crate::normalize::starts_any(text, &STARTS)
 }
 
 /// What the mock gives a client for a bound placeholder: a fixed value, the same in every

@@ -308,6 +308,13 @@ impl<'n> Tree for Node<'n> {
             Node::Object(members) => Shape::Object(Members(members.iter())),
         }
     }
+
+    /// A string borrowed from the line: serde_json borrows one only when it holds no
+    /// escape, and a JSON string without escapes holds no quote, backslash or control
+    /// character, nothing the writer escapes.
+    fn is_plain_string(&self) -> bool {
+        matches!(self, Node::String(Cow::Borrowed(_)))
+    }
 }
 
 /// An object's members, as the canonical writer takes them.

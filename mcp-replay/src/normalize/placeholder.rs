@@ -9,8 +9,20 @@ pub fn is_placeholder(s: &str) -> bool {
 
 /// Does a placeholder occur anywhere in `s` (`Bearer <TOKEN>`)?
 pub(crate) fn contains_placeholder(s: &str) -> bool {
-    s.match_indices('<')
-        .any(|(i, _)| placeholder_prefix(&s[i..]).is_some())
+    memchr::memchr_iter(b'<', s.as_bytes()).any(|i| placeholder_prefix(&s[i..]).is_some())
+}
+
+/// Does a `<` in `text` start any of `starts` (each beginning with `<`)? One vectorized
+/// search for `<`, the texts compared only where one is: the per-line scan for the
+/// placeholders the replay fills in or binds.
+pub(crate) fn starts_any(text: &str, starts: &[&str]) -> bool {
+    let b = text.as_bytes();
+    memchr::memchr_iter(b'<', b).any(|i| {
+        let at = &b[i..];
+        // Most `<`s start the request id's placeholder, which none of them is.
+        !at.starts_with(crate::fixture::REQUEST_ID.as_bytes())
+            && starts.iter().any(|s| at.starts_with(s.as_bytes()))
+    })
 }
 
 /// The length of the placeholder `s` starts with, if it starts with one. The grammar of

@@ -274,7 +274,8 @@ impl<'f> Model<'f> {
 
 /// The progress token at `pointer` of `entry`'s message, if it has one.
 fn progress_token(entry: &Entry, pointer: &str) -> Option<Value> {
-    if !entry.text().contains("progressToken") {
+    static PROGRESS_TOKEN: crate::needle::Needle = crate::needle::Needle::new("progressToken");
+    if !PROGRESS_TOKEN.is_in(entry.text()) {
         return None;
     }
     entry.message().pointer(pointer).cloned()

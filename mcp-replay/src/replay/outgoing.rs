@@ -143,11 +143,7 @@ impl Session<'_> {
             MessageKind::Notification => entry.method() != Some("notifications/cancelled"),
             MessageKind::Response => false,
         };
-        if !plain
-            || text
-                .match_indices('<')
-                .any(|(i, _)| FILLED.iter().any(|p| text[i..].starts_with(p)))
-        {
+        if !plain || crate::normalize::starts_any(text, &FILLED) {
             return false;
         }
         out.clear();
@@ -161,9 +157,8 @@ impl Session<'_> {
         else {
             return false;
         };
-        use std::io::Write as _;
         out.extend_from_slice(HEAD.as_bytes());
-        let _ = write!(out, "{live}");
+        out.extend_from_slice(itoa::Buffer::new().format(live).as_bytes());
         out.extend_from_slice(rest.as_bytes());
         true
     }

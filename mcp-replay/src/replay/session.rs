@@ -890,10 +890,11 @@ fn cancelled_requests(fixture: &Fixture) -> IntSet<usize> {
 /// The client `tools/call` entries that ask for a task (`params.task`): their result is a
 /// `CreateTaskResult`.
 fn task_calls(entries: &[Entry]) -> IntSet<usize> {
+    static TASK: crate::needle::Needle = crate::needle::Needle::new("\"task\":");
     entries
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.method() == Some("tools/call") && e.text().contains("\"task\":"))
+        .filter(|(_, e)| e.method() == Some("tools/call") && TASK.is_in(e.text()))
         .filter(|(_, e)| e.message().at(&["params", "task"]).is_some())
         .map(|(i, _)| i)
         .collect()

@@ -9,6 +9,8 @@ use crate::fixture::Fixture;
 use crate::options::Settings;
 use crate::report::Report;
 use crate::transport::{parse_line, read_lines, write_line, Incoming, Stopping};
+use std::future::Future as _;
+use std::task::Poll;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
@@ -127,7 +129,15 @@ impl<W: AsyncWrite + Unpin> Shell<W> {
 
     /// Writes one line and flushes it, within `timeout`.
     async fn write(&mut self, buf: &mut Vec<u8>, timeout: Duration) -> Result<(), WriteError> {
-        match tokio::time::timeout(timeout, write_line(&mut self.writer, buf)).await {
+        let mut write = std::pin::pin!(write_line(&mut self.writer, buf));
+        // Most lines go into the pipe at once: no timer for those (a timer per line was a
+        // tenth of the shell's cost per call).
+        let first = std::future::poll_fn(|cx| Poll::Ready(write.as_mut().poll(cx))).await;
+        let written = match first {
+            Poll::Ready(done) => Ok(done),
+            Poll::Pending => tokio::time::timeout(timeout, write).await,
+        };
+        match written {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => Err(WriteError::Closed(e.to_string())),
             Err(_elapsed) => Err(WriteError::Stuck),

@@ -1,6 +1,7 @@
 //! What a reader of an answer knows of its request, and how each server message it reads
 //! goes to the pipe.
 
+use super::outgoing::What;
 use super::Shared;
 use crate::fixture::ResumePoint;
 use crate::json::At;
@@ -10,7 +11,7 @@ use serde_json::Value;
 /// What an answer's reader knows of its request.
 pub(super) struct Answer {
     /// How problems name the POST.
-    pub(super) what: String,
+    pub(super) what: What,
     /// The request's id: the answer must hold its response. `None` for the GET stream,
     /// which answers no request and stays open.
     pub(super) id: Option<Value>,
@@ -39,7 +40,7 @@ impl Answer {
     /// The GET stream: no request to answer, open until the session ends.
     pub(super) fn stream() -> Answer {
         Answer {
-            what: "GET (the stream for the server's own messages)".into(),
+            what: What::Stream,
             id: None,
             initialize: false,
             resume: Vec::new(),
@@ -70,7 +71,7 @@ pub(super) fn forward(
         let version = message
             .at(&["result", "protocolVersion"])
             .and_then(Value::as_str)
-            .map(str::to_owned);
+            .and_then(|v| HeaderValue::from_str(v).ok());
         *shared
             .protocol_version
             .lock()
@@ -90,13 +91,16 @@ pub(super) fn forward(
     is_response
 }
 
+/// A `tools/list` result holds it.
+static TOOLS: crate::needle::Needle = crate::needle::Needle::new("\"tools\"");
+
 /// The members of a server message an SSE event's reader looks at, read without a tree.
 #[derive(serde::Deserialize)]
 struct Peek<'a> {
     #[serde(default)]
     id: Option<Value>,
     #[serde(borrow, default)]
-    method: Option<std::borrow::Cow<'a, str>>,
+    method: Option<super::outgoing::Text<'a>>,
 }
 
 /// What [`forward_text`] read of a message.
@@ -108,28 +112,35 @@ pub(super) struct Forwarded {
 }
 
 /// [`forward`] for a message as text (an SSE event's data): most messages are only
-/// peeked at (id, method) and go to the pipe as they came; one that needs its tree (the
-/// answer to `initialize`, a listing of tools, a text of several lines) is parsed whole.
-/// `Err` when the text is not JSON.
+/// peeked at (id, method) and go to the pipe as they came, without a copy; one that needs
+/// its tree (the answer to `initialize`, a listing of tools, a text of several lines) is
+/// parsed whole. `Err` when the text is not JSON, with the text.
 pub(super) fn forward_text(
     shared: &Shared,
     answer: &Answer,
-    text: &str,
-) -> Result<Forwarded, serde_json::Error> {
-    let peek: Peek<'_> = serde_json::from_str(text)?;
-    let progress = peek.method.as_deref() == Some("notifications/progress");
+    text: String,
+) -> Result<Forwarded, (serde_json::Error, String)> {
+    let peek: Peek<'_> = match serde_json::from_str(&text) {
+        Ok(peek) => peek,
+        Err(error) => return Err((error, text)),
+    };
+    let progress = peek.method.as_ref().map(|m| &*m.0) == Some("notifications/progress");
     let is_response = answer.answered(peek.id.as_ref(), peek.method.is_some());
-    let whole = (is_response && (answer.initialize || text.contains("\"tools\"")))
-        || text.bytes().any(|b| b == b'\n' || b == b'\r');
+    drop(peek);
+    let whole = (is_response && (answer.initialize || TOOLS.is_in(&text)))
+        || memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_some();
     if whole {
-        let message: Value = serde_json::from_str(text)?;
+        let message: Value = match serde_json::from_str(&text) {
+            Ok(message) => message,
+            Err(error) => return Err((error, text)),
+        };
         let is_response = forward(shared, answer, message, Some(text.as_bytes()));
         return Ok(Forwarded {
             is_response,
             progress,
         });
     }
-    let _ = shared.lines.send(text.as_bytes().to_vec());
+    let _ = shared.lines.send(text.into_bytes());
     Ok(Forwarded {
         is_response,
         progress,

@@ -7,6 +7,7 @@ use http::header::{HeaderValue, CONTENT_TYPE};
 use http::Response;
 use http_body::Body;
 use http_body_util::BodyExt;
+use std::borrow::Cow;
 use std::fmt::Display;
 use std::time::Duration;
 
@@ -17,24 +18,26 @@ const ERROR_BODY_LIMIT: usize = 64 * 1024;
 /// How long an error body is waited for.
 const ERROR_BODY_WAIT: Duration = Duration::from_secs(1);
 
-/// The lowercase media type of a response, without parameters.
-pub(super) fn content_type<B>(response: &Response<B>) -> Option<String> {
-    response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| {
-            v.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        })
+/// The lowercase media type of a response, without parameters (borrowed from the header
+/// when it is lowercase already).
+pub(super) fn content_type<B>(response: &Response<B>) -> Option<Cow<'_, str>> {
+    let value = response.headers().get(CONTENT_TYPE)?.to_str().ok()?;
+    let end = value.bytes().position(|b| b == b';').unwrap_or(value.len());
+    let media = value[..end].trim();
+    Some(if media.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(media.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(media)
+    })
 }
 
 /// The bytes of a JSON body, or `None` when reading it failed or it is larger than the
 /// body limit (the problem noted).
-pub(super) async fn read_json_body<B>(shared: &Shared, what: &str, body: B) -> Option<Vec<u8>>
+pub(super) async fn read_json_body<B>(
+    shared: &Shared,
+    what: &(dyn Display + Sync),
+    body: B,
+) -> Option<Vec<u8>>
 where
     B: Body,
     B::Error: Display,

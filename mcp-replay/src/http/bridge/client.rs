@@ -8,21 +8,27 @@ use http::header::HeaderName;
 
 /// The session and version headers as header names, made once: inserting by `&str` parses
 /// the name on every request.
-const SESSION_ID: HeaderName = HeaderName::from_static(crate::protocol::header::SESSION_ID);
-const PROTOCOL_VERSION: HeaderName =
+pub(super) const SESSION_ID: HeaderName =
+    HeaderName::from_static(crate::protocol::header::SESSION_ID);
+pub(super) const PROTOCOL_VERSION: HeaderName =
     HeaderName::from_static(crate::protocol::header::PROTOCOL_VERSION);
 use crate::http::HttpService;
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT, HOST};
 use http::{Method, Request, Response, StatusCode, Uri};
 use http_body_util::Full;
+use std::task::Poll;
 use std::time::Duration;
 
 /// The service and how to reach it, shared by the bridge and the readers that resume
 /// dropped streams.
 pub(super) struct Client<S> {
-    pub(super) service: tokio::sync::Mutex<S>,
+    /// Locked only while it is polled ready and called, in one step: the readiness one
+    /// caller saw is the one its call uses, and no lock is held across an await.
+    pub(super) service: std::sync::Mutex<S>,
     pub(super) endpoint: Uri,
+    /// The endpoint's authority, as every request's `Host` (made once).
+    pub(super) host: Option<HeaderValue>,
     pub(super) timeout: Duration,
     /// How long to wait before resuming a dropped stream (`None`: the server's `retry:`,
     /// else [`RECONNECT`]).
@@ -165,23 +171,20 @@ impl<S: HttpService> Client<S> {
         let mut request = Request::new(Full::new(Bytes::new()));
         *request.method_mut() = method;
         *request.uri_mut() = self.endpoint.clone();
-        if let Some(host) = self
-            .endpoint
-            .authority()
-            .and_then(|a| HeaderValue::from_str(a.as_str()).ok())
-        {
-            request.headers_mut().insert(HOST, host);
+        let headers = request.headers_mut();
+        if let Some(host) = &self.host {
+            headers.insert(HOST, host.clone());
         }
         if let Some(session) = session {
-            request.headers_mut().insert(SESSION_ID, session.clone());
+            headers.insert(SESSION_ID, session.clone());
         }
         let version = shared
             .protocol_version
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        if let Some(version) = version.and_then(|v| HeaderValue::from_str(&v).ok()) {
-            request.headers_mut().insert(PROTOCOL_VERSION, version);
+        if let Some(version) = version {
+            headers.insert(PROTOCOL_VERSION, version);
         }
         request
     }
@@ -193,11 +196,19 @@ impl<S: HttpService> Client<S> {
     ) -> Result<Result<Response<S::ResBody>, S::Error>, String> {
         let timeout = self.timeout;
         let call = async {
-            let answer = {
-                let mut service = self.service.lock().await;
-                std::future::poll_fn(|cx| service.poll_ready(cx)).await?;
-                service.call(request)
-            };
+            let mut request = Some(request);
+            let answer = std::future::poll_fn(|cx| {
+                let mut service = self.service.lock().unwrap_or_else(|e| e.into_inner());
+                match service.poll_ready(cx) {
+                    Poll::Ready(Ok(())) => {
+                        let request = request.take().expect("called once");
+                        Poll::Ready(Ok(service.call(request)))
+                    }
+                    Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
+                    Poll::Pending => Poll::Pending,
+                }
+            })
+            .await?;
             answer.await
         };
         tokio::time::timeout(timeout, call).await.map_err(|_| {

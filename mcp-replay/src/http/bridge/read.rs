@@ -22,12 +22,10 @@ pub(super) async fn read_answer<S: HttpService>(
     response: Response<S::ResBody>,
     answer: Answer,
 ) {
-    let content_type = content_type(&response);
     let what = &answer.what;
-    let body = response.into_body();
-    let read = match content_type.as_deref() {
-        Some("application/json") => read_json(&shared, &answer, body).await,
-        Some("text/event-stream") => read_stream(&shared, &client, &answer, body).await,
+    let sse = match content_type(&response).as_deref() {
+        Some("application/json") => false,
+        Some("text/event-stream") => true,
         Some(other) => {
             shared.problem(format!(
                 "{what}: answered with Content-Type `{other}` instead of application/json \
@@ -39,6 +37,12 @@ pub(super) async fn read_answer<S: HttpService>(
             shared.problem(format!("{what}: answered 200 without a Content-Type"));
             return;
         }
+    };
+    let body = response.into_body();
+    let read = if sse {
+        read_stream(&shared, &client, &answer, body).await
+    } else {
+        read_json(&shared, &answer, body).await
     };
     if let Some(read) = read {
         note_unanswered(&shared, &answer, read);

@@ -3,11 +3,12 @@
 
 use super::answer::{forward, Answer};
 use super::body::{error_body, error_excerpt, excerpt_of, show};
-use super::client::{Client, Listen};
+use super::client::{Client, Listen, SESSION_ID};
+use super::outgoing::{Outgoing, Peeked, What};
 use super::read::read_answer;
-use super::{write_lines, Bridge, Shared, ACCEPT_BOTH, SESSION_ID};
+use super::{write_lines, Bridge, Shared, ACCEPT_BOTH};
 use crate::fixture::ResumePoint;
-use crate::http::HttpService;
+use crate::http::{headers, HttpService};
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use http::{Method, Request, Response, StatusCode};
@@ -17,58 +18,6 @@ use std::sync::{Arc, Mutex};
 use tokio::io::AsyncWrite;
 use tokio::sync::mpsc;
 use tokio::task::{JoinHandle, JoinSet};
-
-/// What a client line is, for the answer it should get.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Outgoing {
-    /// A request: answered 200 with its response (JSON or SSE).
-    Request { id: Value, method: String },
-    /// A notification: answered 202.
-    Notification { method: String },
-    /// A response to a server request: answered 202.
-    Response { id: Value },
-    /// Anything else (a batch, not JSON): sent as it is, any 2xx accepted.
-    Other,
-}
-
-impl Outgoing {
-    pub(super) fn classify(message: Option<&Value>) -> Outgoing {
-        let Some(Value::Object(message)) = message else {
-            return Outgoing::Other;
-        };
-        let method = message.get("method").and_then(Value::as_str);
-        match (method, message.get("id")) {
-            (Some(method), Some(id)) => Outgoing::Request {
-                id: id.clone(),
-                method: method.into(),
-            },
-            (Some(method), None) => Outgoing::Notification {
-                method: method.into(),
-            },
-            (None, Some(id)) => Outgoing::Response { id: id.clone() },
-            (None, None) => Outgoing::Other,
-        }
-    }
-
-    fn is_initialize(&self) -> bool {
-        matches!(self, Outgoing::Request { method, .. } if method == "initialize")
-    }
-
-    /// `notifications/initialized`: the session is ready, the GET stream may open.
-    fn is_initialized(&self) -> bool {
-        matches!(self, Outgoing::Notification { method } if method == "notifications/initialized")
-    }
-
-    /// How a problem names the POST.
-    fn describe(&self, n: usize) -> String {
-        match self {
-            Outgoing::Request { id, method } => format!("POST #{n} (request {id}, {method})"),
-            Outgoing::Notification { method } => format!("POST #{n} (notification {method})"),
-            Outgoing::Response { id } => format!("POST #{n} (response to server request {id})"),
-            Outgoing::Other => format!("POST #{n}"),
-        }
-    }
-}
 
 /// One run of a [`Bridge`]: the session it holds with the service, from the first POST to
 /// the DELETE.
@@ -110,7 +59,11 @@ impl<S: HttpService> Session<S> {
             body_limit: bridge.body_limit,
         });
         let client = Arc::new(Client {
-            service: tokio::sync::Mutex::new(bridge.service),
+            service: std::sync::Mutex::new(bridge.service),
+            host: bridge
+                .endpoint
+                .authority()
+                .and_then(|a| HeaderValue::from_str(a.as_str()).ok()),
             endpoint: bridge.endpoint,
             timeout: bridge.timeout,
             reconnect: bridge.reconnect,
@@ -132,51 +85,63 @@ impl<S: HttpService> Session<S> {
     /// POSTs one client line and handles the answer by what the line is.
     pub(super) async fn post(&mut self, line: &[u8]) {
         self.posts += 1;
-        // Parsed once: what the line is, and the headers it calls for.
-        let message = serde_json::from_slice::<Value>(line).ok();
-        let outgoing = Outgoing::classify(message.as_ref());
-        let what = outgoing.describe(self.posts);
+        let (request, outgoing) = self.post_request(line);
+        let what = What::Post(self.posts, outgoing);
+        let outgoing = what.outgoing();
         if outgoing.is_initialized() && !self.listening && self.listen_early {
             // See `listen_early`: what the server sends on its own while handling
             // notifications/initialized has no other way to the client.
             self.listen(true).await;
         }
-        let request = self.post_request(line, message.as_ref());
-        let resume = self.resume_points(&outgoing);
+        let resume = self.resume_points(outgoing);
         let Some(response) = self.send(request, &what).await else {
             return;
         };
-        self.check_session_id(&outgoing, &what, &response);
-        match &outgoing {
+        self.check_session_id(&what, &response);
+        match what.outgoing() {
             Outgoing::Request { id, .. } => {
                 let answer = Answer {
-                    what,
                     id: Some(id.clone()),
-                    initialize: outgoing.is_initialize(),
+                    initialize: what.outgoing().is_initialize(),
+                    what,
                     resume,
                     session: self.id.clone(),
                 };
                 self.on_request(answer, response).await;
             }
             Outgoing::Notification { .. } | Outgoing::Response { .. } => {
-                self.on_accepted(&outgoing, &what, response).await;
+                self.on_accepted(&what, response).await;
             }
             Outgoing::Other => self.on_other(&what, response).await,
         }
     }
 
-    /// The POST carrying `line`, with the session's headers and the standard ones.
-    fn post_request(&self, line: &[u8], message: Option<&Value>) -> Request<Full<Bytes>> {
+    /// The POST carrying `line`, with the session's headers and the standard ones, and
+    /// what the line is. The line is peeked at ([`Peeked`]); it is read whole only when the
+    /// peek does not take it or its era's headers need its params.
+    fn post_request(&self, line: &[u8]) -> (Request<Full<Bytes>>, Outgoing) {
         let mut request = self
             .client
             .request(Method::POST, self.id.as_ref(), &self.shared);
         let headers = request.headers_mut();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
-        let tools = self.shared.tools.lock().unwrap_or_else(|e| e.into_inner());
-        crate::http::headers::add_standard(message, headers, &tools);
+        let outgoing = match Peeked::of(line) {
+            Some(peeked) if !headers::is_stateless(peeked.version.as_deref(), headers) => {
+                if !matches!(peeked.outgoing, Outgoing::Response { .. } | Outgoing::Other) {
+                    headers::add_named_version(peeked.version.as_deref(), headers);
+                }
+                peeked.outgoing
+            }
+            _ => {
+                let message = serde_json::from_slice::<Value>(line).ok();
+                let tools = self.shared.tools.lock().unwrap_or_else(|e| e.into_inner());
+                headers::add_standard(message.as_ref(), headers, &tools);
+                Outgoing::classify(message.as_ref())
+            }
+        };
         *request.body_mut() = Full::new(Bytes::copy_from_slice(line));
-        request
+        (request, outgoing)
     }
 
     /// Where to drop and resume the answer to this line: the drop points of the request
@@ -198,7 +163,7 @@ impl<S: HttpService> Session<S> {
     async fn send(
         &self,
         request: Request<Full<Bytes>>,
-        what: &str,
+        what: &What,
     ) -> Option<Response<S::ResBody>> {
         match self.client.call(request).await {
             Ok(Ok(response)) => Some(response),
@@ -216,14 +181,9 @@ impl<S: HttpService> Session<S> {
 
     /// Keeps the session id the `initialize` response issued; a later response naming
     /// another one is a problem.
-    fn check_session_id(
-        &mut self,
-        outgoing: &Outgoing,
-        what: &str,
-        response: &Response<S::ResBody>,
-    ) {
+    fn check_session_id(&mut self, what: &What, response: &Response<S::ResBody>) {
         let issued = response.headers().get(SESSION_ID).cloned();
-        if outgoing.is_initialize() {
+        if what.outgoing().is_initialize() {
             self.id = issued;
         } else if let (Some(issued), Some(ours)) = (&issued, &self.id) {
             if issued != ours {
@@ -268,12 +228,7 @@ impl<S: HttpService> Session<S> {
 
     /// The answer to a notification or to a response: 202. Once notifications/initialized
     /// is answered, the GET stream is asked for (unless that is settled already).
-    async fn on_accepted(
-        &mut self,
-        outgoing: &Outgoing,
-        what: &str,
-        response: Response<S::ResBody>,
-    ) {
+    async fn on_accepted(&mut self, what: &What, response: Response<S::ResBody>) {
         let status = response.status();
         if status != StatusCode::ACCEPTED {
             let excerpt = error_excerpt(response.into_body()).await;
@@ -281,13 +236,13 @@ impl<S: HttpService> Session<S> {
                 "{what}: answered HTTP {status} instead of 202 Accepted{excerpt}"
             ));
         }
-        if outgoing.is_initialized() && !self.listening {
+        if what.outgoing().is_initialized() && !self.listening {
             self.listen(false).await;
         }
     }
 
     /// The answer to anything else (a batch, not JSON): any 2xx.
-    async fn on_other(&self, what: &str, response: Response<S::ResBody>) {
+    async fn on_other(&self, what: &What, response: Response<S::ResBody>) {
         let status = response.status();
         if !status.is_success() {
             let excerpt = error_excerpt(response.into_body()).await;

@@ -4,6 +4,7 @@
 use super::answer::{forward_text, Answer, Read};
 use super::body::excerpt;
 use super::client::Client;
+use super::outgoing::What;
 use super::Shared;
 use crate::http::sse::{SseError, SseEvent, SseParser};
 use crate::http::HttpService;
@@ -143,11 +144,15 @@ enum SseEnd {
 }
 
 impl Stream {
-    /// Notes an event's `retry:` time and id: returns the event's own id, not the one it
-    /// inherits from the event before it.
-    fn own_id_of(&mut self, event: &SseEvent) -> Option<String> {
+    /// Notes an event's `retry:` time and, on a `resumable` stream, its id: returns the
+    /// event's own id, not the one it inherits from the event before it (always `None` on
+    /// a stream that is never resumed, where no id is looked at).
+    fn own_id_of(&mut self, event: &SseEvent, resumable: bool) -> Option<String> {
         if event.retry.is_some() {
             self.retry = event.retry;
+        }
+        if !resumable {
+            return None;
         }
         let own = event
             .id
@@ -241,8 +246,17 @@ fn on_event(
     event: SseEvent,
 ) -> Option<SseEnd> {
     let what = &answer.what;
-    let own = stream.own_id_of(&event);
-    if !is_fresh(shared, what, stream, resumed, own.as_ref(), &event) {
+    // Only a stream that may be dropped and resumed keeps what it received: a redelivery
+    // can only happen on a resumed one.
+    let resumable = !answer.resume.is_empty();
+    let own = stream.own_id_of(&event, resumable);
+    let fresh = if resumable {
+        is_fresh(shared, what, stream, resumed, own.as_ref(), &event)
+    } else {
+        // Not a priming event (an id and a retry for reconnection, no message).
+        !event.data.is_empty()
+    };
+    if !fresh {
         return None;
     }
     if event.event != "message" {
@@ -251,12 +265,14 @@ fn on_event(
             event.event
         ));
     }
-    let forwarded = match forward_text(shared, answer, &event.data) {
+    // What a redelivery would repeat; the data itself goes to the pipe.
+    let received = resumable.then(|| event.data.clone());
+    let forwarded = match forward_text(shared, answer, event.data) {
         Ok(forwarded) => forwarded,
-        Err(error) => {
+        Err((error, data)) => {
             shared.problem(format!(
                 "{what}: an SSE event's data is not JSON ({error}): {}",
-                excerpt(event.data.as_bytes())
+                excerpt(data.as_bytes())
             ));
             return None;
         }
@@ -265,7 +281,7 @@ fn on_event(
         // The stream has served its purpose; the server closes it now.
         return Some(SseEnd::Answered);
     }
-    stream.received.insert(event.data);
+    stream.received.extend(received);
     if !forwarded.progress {
         return None;
     }
@@ -278,7 +294,7 @@ fn on_event(
 /// is noted too (forwarded all the same).
 fn is_fresh(
     shared: &Shared,
-    what: &str,
+    what: &What,
     stream: &mut Stream,
     resumed: bool,
     own: Option<&String>,

@@ -223,21 +223,33 @@ pub(crate) fn may_hold(s: &str) -> bool {
     if b.len() < 6 {
         return false;
     }
-    if b.contains(&b'@') {
+    if memchr::memchr(b'@', b).is_some() {
         return true;
     }
-    let count = |f: fn(u8) -> bool| b.iter().fold(0u32, |n, c| n + u32::from(f(*c)));
-    let digits = count(|c| c.is_ascii_digit());
-    digits >= 7
-        || (digits >= 4 && count(|c| c == b'.') >= 3)
-        || (count(|c| c == b':') >= 2 && s.contains("::"))
+    // Generic, not a `fn` pointer, and counted in bytes, 255 at a time: inlined, each
+    // count is one vectorized pass of sixteen or more bytes a step.
+    fn count(b: &[u8], f: impl Fn(u8) -> bool) -> u32 {
+        b.chunks(255)
+            .map(|chunk| {
+                u32::from(
+                    chunk
+                        .iter()
+                        .fold(0u8, |n, &c| n.wrapping_add(u8::from(f(c)))),
+                )
+            })
+            .sum()
+    }
+    static TWO_COLONS: crate::needle::Needle = crate::needle::Needle::new("::");
+    let digits = count(b, |c| c.is_ascii_digit());
+    digits >= 7 || (digits >= 4 && count(b, |c| c == b'.') >= 3) || TWO_COLONS.is_in(s)
 }
 
 /// [`may_hold`] for the JSON text of a whole message: what it says of the text holds for
 /// every string in it, but for escapes, so a `\u` escape (which may hide an `@`) counts
 /// too. `false` means no string of the message holds anything [`find`] finds.
 pub(crate) fn may_hold_line(text: &str) -> bool {
-    may_hold(text) || text.contains("\\u")
+    static ESCAPE: crate::needle::Needle = crate::needle::Needle::new("\\u");
+    may_hold(text) || ESCAPE.is_in(text)
 }
 
 /// A string of 64 or more characters with no space, all of base64's alphabet (and at

@@ -1,7 +1,7 @@
 //! The bridge against rmcp's Streamable HTTP service and canned services: round trips,
 //! the replay engine over HTTP, HTTP-level problems, the GET stream, time limits.
 
-use super::session::Outgoing;
+use super::outgoing::Outgoing;
 use super::*;
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT, CONTENT_TYPE, HOST};
