@@ -32,7 +32,8 @@ pub(crate) const KINDS: [(&str, &[&str]); 4] = [
 const MIN_MINTED: usize = 8;
 
 /// The starts of the bound placeholders, as they are written.
-const STARTS: [&str; KINDS.len()] = ["<TASK_ID:", "<CURSOR:", "<REQUEST_STATE:", "<MINTED:"];
+pub(crate) const STARTS: [&str; KINDS.len()] =
+    ["<TASK_ID:", "<CURSOR:", "<REQUEST_STATE:", "<MINTED:"];
 
 /// Does `text` hold a bound placeholder (`<TASK_ID:`, `<CURSOR:` or `<MINTED:`)?
 pub(crate) fn has_bound(text: &str) -> bool {

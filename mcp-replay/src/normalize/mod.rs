@@ -41,4 +41,4 @@ pub(crate) mod selector;
 // What the replay and the mock name besides the modules above.
 pub(crate) use defaults::IDENTITY_META;
 pub(crate) use paths::FOLDER_PLACEHOLDERS;
-pub(crate) use placeholder::starts_any;
+pub(crate) use placeholder::{starts_any, starts_either};

@@ -16,13 +16,26 @@ pub(crate) fn contains_placeholder(s: &str) -> bool {
 /// search for `<`, the texts compared only where one is: the per-line scan for the
 /// placeholders the replay fills in or binds.
 pub(crate) fn starts_any(text: &str, starts: &[&str]) -> bool {
+    starts_either(text, starts, &[]).0
+}
+
+/// [`starts_any`] of `first` and of `second`, in one scan of `text`.
+pub(crate) fn starts_either(text: &str, first: &[&str], second: &[&str]) -> (bool, bool) {
     let b = text.as_bytes();
-    memchr::memchr_iter(b'<', b).any(|i| {
+    let (mut one, mut two) = (false, second.is_empty());
+    for i in memchr::memchr_iter(b'<', b) {
         let at = &b[i..];
         // Most `<`s start the request id's placeholder, which none of them is.
-        !at.starts_with(crate::fixture::REQUEST_ID.as_bytes())
-            && starts.iter().any(|s| at.starts_with(s.as_bytes()))
-    })
+        if at.starts_with(crate::fixture::REQUEST_ID.as_bytes()) {
+            continue;
+        }
+        one = one || first.iter().any(|s| at.starts_with(s.as_bytes()));
+        two = two || second.iter().any(|s| at.starts_with(s.as_bytes()));
+        if one && two {
+            break;
+        }
+    }
+    (one, two && !second.is_empty())
 }
 
 /// The length of the placeholder `s` starts with, if it starts with one. The grammar of
@@ -65,6 +78,14 @@ mod should {
             let inside = Regex::new(pattern).unwrap();
             let text = format!("a{s}<{s}");
             proptest::prop_assert_eq!(contains_placeholder(&text), inside.is_match(&text), "{:?}", text);
+        }
+
+        #[test]
+        fn find_starts_as_contains_does(s in "(<REQUEST_ID>|<TASK_ID:|<CURSOR|<TMP>|<|a|:){0,6}") {
+            let (first, second) = (["<TASK_ID:", "<CURSOR:"], ["<TMP>", "<CURSOR"]);
+            let naive = |starts: &[&str]| starts.iter().any(|p| s.contains(p));
+            proptest::prop_assert_eq!(starts_either(&s, &first, &second), (naive(&first), naive(&second)), "{:?}", s);
+            proptest::prop_assert_eq!(starts_any(&s, &second), naive(&second), "{:?}", s);
         }
     }
 }

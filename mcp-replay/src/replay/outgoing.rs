@@ -3,7 +3,7 @@
 
 use super::describe::{describe_message, describe_request};
 use super::session::{Rec, Session, What};
-use crate::fixture::{Direction, Entry, MessageKind};
+use crate::fixture::{Direction, MessageKind};
 use crate::json::json_eq;
 use crate::json::At;
 use crate::normalize::fast::HEAD;
@@ -27,7 +27,7 @@ impl Session<'_> {
         self.trace.sent(entry, live);
         let what = What::Entry(index);
         let mut bytes = std::mem::take(&mut self.out);
-        if self.verbatim(entry, live, &mut bytes) {
+        if self.verbatim(index, live, &mut bytes) {
             self.write_bytes(bytes, Some(entry.line()), what);
             return;
         }
@@ -56,7 +56,7 @@ impl Session<'_> {
                 }
             }
         }
-        self.fill_in(entry, &mut message);
+        self.fill_in(index, &mut message);
         self.write(&message, Some(entry.line()), what);
     }
 
@@ -71,8 +71,10 @@ impl Session<'_> {
 
     /// Fills in what the session knows and the fixture has as a placeholder: the server's
     /// `requestState`, the harness's identity, the folders.
-    fn fill_in(&mut self, entry: &Entry, message: &mut Value) {
-        if crate::normalize::bound::has_bound(entry.text()) {
+    fn fill_in(&mut self, index: usize, message: &mut Value) {
+        let fixture = self.fixture;
+        let entry = &fixture.entries()[index];
+        if self.bound[index] {
             for placeholder in self.bindings.substitute(message) {
                 self.fail(
                     Mismatch::new(
@@ -123,27 +125,15 @@ impl Session<'_> {
     /// Puts the line to send for `entry` into `out` straight from the fixture's text, with
     /// the live id spliced in for a request, when nothing else in it is to be replaced:
     /// `false` (and `out` unusable) when the message must be parsed and edited instead.
-    pub(super) fn verbatim(&self, entry: &Entry, live: Option<i64>, out: &mut Vec<u8>) -> bool {
-        /// What `send` fills in place of a placeholder.
-        const FILLED: [&str; 10] = [
-            "<TASK_ID:",
-            "<CURSOR:",
-            "<MINTED:",
-            "<REQUEST_STATE",
-            "<CLIENT_INFO>",
-            "<CLIENT_CAPABILITIES>",
-            "<PROTOCOL_VERSION>",
-            "<WORKSPACE>",
-            "<HOME>",
-            "<TMP>",
-        ];
+    pub(super) fn verbatim(&self, index: usize, live: Option<i64>, out: &mut Vec<u8>) -> bool {
+        let entry = &self.fixture.entries()[index];
         let text = entry.text();
         let plain = match entry.kind() {
             MessageKind::Request => !self.settings.era.is_stateless(),
             MessageKind::Notification => entry.method() != Some("notifications/cancelled"),
             MessageKind::Response => false,
         };
-        if !plain || crate::normalize::starts_any(text, &FILLED) {
+        if !plain || self.filled[index] {
             return false;
         }
         out.clear();
@@ -302,6 +292,21 @@ impl Session<'_> {
         self.write(&refusal, None, what);
     }
 }
+
+/// What `send` fills in place of a placeholder: a line holding one is parsed and edited,
+/// not sent as the fixture has it.
+pub(super) const FILLED: [&str; 10] = [
+    "<TASK_ID:",
+    "<CURSOR:",
+    "<MINTED:",
+    "<REQUEST_STATE",
+    "<CLIENT_INFO>",
+    "<CLIENT_CAPABILITIES>",
+    "<PROTOCOL_VERSION>",
+    "<WORKSPACE>",
+    "<HOME>",
+    "<TMP>",
+];
 
 /// `text` without the canonical JSON of `value` at its start, if it starts with that.
 pub(crate) fn strip_json<'t>(text: &'t str, value: &Value) -> Option<&'t str> {

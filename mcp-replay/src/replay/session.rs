@@ -237,6 +237,9 @@ pub(crate) struct Session<'f> {
     pub(super) bindings: Bindings,
     /// Per fixture entry: it holds a bound placeholder.
     pub(super) bound: Vec<bool>,
+    /// Per fixture entry: it holds a placeholder `send` fills in (a bound one among them),
+    /// so it cannot go as the fixture has it.
+    pub(super) filled: Vec<bool>,
     /// Some fixture entry holds one.
     pub(super) any_bound: bool,
     /// The fixture's runs of task polls, and where each is.
@@ -279,10 +282,17 @@ impl<'f> Session<'f> {
             .count();
         let rules = &*settings.rules;
         let polls = Polls::of(entries);
-        let bound: Vec<bool> = entries
+        // One scan of each line for both (a bound placeholder is filled in too).
+        let (bound, filled): (Vec<bool>, Vec<bool>) = entries
             .iter()
-            .map(|e| crate::normalize::bound::has_bound(e.text()))
-            .collect();
+            .map(|e| {
+                crate::normalize::starts_either(
+                    e.text(),
+                    &crate::normalize::bound::STARTS,
+                    &super::outgoing::FILLED,
+                )
+            })
+            .unzip();
         let any_bound = bound.contains(&true);
         let model = Model::new(fixture, settings, &polls);
         let wants = model.wants.len();
@@ -333,6 +343,7 @@ impl<'f> Session<'f> {
             labels: IntMap::default(),
             bindings: Bindings::minted_by(entries, &bound, Direction::ClientToServer),
             bound,
+            filled,
             any_bound,
             polls,
             poll_due: None,

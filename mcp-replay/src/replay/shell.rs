@@ -164,6 +164,12 @@ impl<W: AsyncWrite + Unpin> Shell<W> {
         match self.events.try_recv() {
             Ok(event) => Some(event),
             Err(mpsc::error::TryRecvError::Disconnected) => Some(Incoming::Closed(None)),
+            Err(mpsc::error::TryRecvError::Empty) if deadline <= Instant::now() => {
+                // A deadline already past (the settle step): no timer. The runtime's timer
+                // fires at its next millisecond tick at the earliest, a millisecond added to
+                // every replay; `drive` lets the reader run and takes what arrived.
+                None
+            }
             Err(mpsc::error::TryRecvError::Empty) => {
                 // One timer for the whole replay, moved to each deadline: moving it later
                 // does not touch the runtime's timer wheel, a new timer per wait would.

@@ -21,9 +21,9 @@ const ERROR_BODY_WAIT: Duration = Duration::from_secs(1);
 /// The lowercase media type of a response, without parameters (borrowed from the header
 /// when it is lowercase already).
 pub(super) fn content_type<B>(response: &Response<B>) -> Option<Cow<'_, str>> {
-    let value = response.headers().get(CONTENT_TYPE)?.to_str().ok()?;
-    let end = value.bytes().position(|b| b == b';').unwrap_or(value.len());
-    let media = value[..end].trim();
+    let value = response.headers().get(CONTENT_TYPE)?.as_bytes();
+    let end = memchr::memchr(b';', value).unwrap_or(value.len());
+    let media = std::str::from_utf8(value[..end].trim_ascii()).ok()?;
     Some(if media.bytes().any(|b| b.is_ascii_uppercase()) {
         Cow::Owned(media.to_ascii_lowercase())
     } else {

@@ -17,7 +17,7 @@ use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use tokio::io::AsyncWrite;
 use tokio::sync::mpsc;
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::JoinHandle;
 
 /// One run of a [`Bridge`]: the session it holds with the service, from the first POST to
 /// the DELETE.
@@ -35,8 +35,10 @@ pub(super) struct Session<S> {
     listening: bool,
     /// Where to drop SSE streams and resume them (by request, then progress count).
     resume: Vec<ResumePoint>,
-    /// The readers of the answers and of the GET stream.
-    readers: JoinSet<()>,
+    /// The readers of the answers and of the GET stream not yet seen finished. Plain tasks,
+    /// not a `JoinSet`: one keeps every finished task until it is joined, a cost per POST
+    /// (and memory per POST over a long session) paid only to be dropped at the end.
+    readers: Vec<JoinHandle<()>>,
     /// The POSTs sent so far (problems number them from 1).
     posts: usize,
     /// The requests among them (drop points count them from 0).
@@ -76,7 +78,7 @@ impl<S: HttpService> Session<S> {
             listen_early: bridge.listen_early,
             listening: false,
             resume: bridge.resume,
-            readers: JoinSet::new(),
+            readers: Vec::new(),
             posts: 0,
             requests: 0,
         }
@@ -218,7 +220,7 @@ impl<S: HttpService> Session<S> {
         }
         // Boxed: the reader's future is large, and spawning it unboxed copies it several
         // times (a tenth of the bridge's cost per POST).
-        self.readers.spawn(Box::pin(read_answer(
+        self.spawn_reader(Box::pin(read_answer(
             self.shared.clone(),
             self.client.clone(),
             response,
@@ -262,7 +264,7 @@ impl<S: HttpService> Session<S> {
             .await;
         self.listening = match asked {
             Listen::Open(stream) => {
-                self.readers.spawn(Box::pin(read_answer(
+                self.spawn_reader(Box::pin(read_answer(
                     self.shared.clone(),
                     self.client.clone(),
                     stream,
@@ -275,6 +277,16 @@ impl<S: HttpService> Session<S> {
         };
     }
 
+    /// Runs a reader beside the session, forgetting the ones that finished.
+    /// (Boxed by the caller: see `on_request`.)
+    fn spawn_reader<F>(&mut self, reader: std::pin::Pin<Box<F>>)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.readers.retain(|r| !r.is_finished());
+        self.readers.push(tokio::spawn(reader));
+    }
+
     /// Ends the run once the engine has closed its end: stops the readers, DELETEs the
     /// session (when there is one), and lets the writer close the pipe.
     pub(super) async fn end(self) {
@@ -283,10 +295,17 @@ impl<S: HttpService> Session<S> {
             shared,
             writer,
             id,
-            mut readers,
+            readers,
             ..
         } = self;
-        readers.shutdown().await;
+        // As `JoinSet::shutdown`: each reader stopped, and gone (its guards dropped) before
+        // the DELETE.
+        for reader in &readers {
+            reader.abort();
+        }
+        for reader in readers {
+            let _ = reader.await;
+        }
         if let Some(id) = &id {
             client.delete(id, &shared).await;
         }
