@@ -88,6 +88,9 @@ pub(crate) trait Tree: Sized {
     fn is_plain_string(&self) -> bool {
         false
     }
+
+    /// Whether every object key of this kind of tree is known to need no escaping.
+    const PLAIN_KEYS: bool = false;
 }
 
 /// One node of a [`Tree`], its children left to the tree.
@@ -211,7 +214,13 @@ fn write_entry<T: Tree>(out: &mut String, first: &mut bool, key: &str, value: &T
         out.push(',');
     }
     *first = false;
-    write_string(out, key);
+    if T::PLAIN_KEYS {
+        out.push('"');
+        out.push_str(key);
+        out.push('"');
+    } else {
+        write_string(out, key);
+    }
     out.push(':');
     write_tree(out, value);
 }
