@@ -50,3 +50,32 @@ async fn pipelined_echo_in_another_folder(mut transport: mcp_replay::Transport) 
     let server = DemoServer::default().serve(transport).await.unwrap();
     let _ = server.waiting().await;
 }
+
+/// A replay against a server that answers at once waits for no timer: no virtual time
+/// passes on tokio's paused clock, which moves only when every task waits on one. (The
+/// settle step after the last response, a deadline already past, used to be armed on the
+/// runtime's timer, which fires at its next millisecond tick at the earliest: a
+/// millisecond added to every replay.)
+#[tokio::test(start_paused = true)]
+async fn a_replay_waits_for_no_timer() {
+    let fixture = mcp_replay::Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap();
+    // Off the millisecond: a deadline of now is then not on a tick of the timer.
+    tokio::time::advance(std::time::Duration::from_micros(500)).await;
+    let start = tokio::time::Instant::now();
+    let report = fixture
+        .replay(|transport| async move {
+            let server = DemoServer::default().serve(transport).await.unwrap();
+            let _ = server.waiting().await;
+        })
+        .await;
+    assert!(report.is_ok(), "{report}");
+    assert_eq!(
+        start.elapsed(),
+        std::time::Duration::ZERO,
+        "a timer fired during the replay"
+    );
+}

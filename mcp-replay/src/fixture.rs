@@ -32,8 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The placeholder a fixture writes for a request id when one request is in flight at a time.
-pub const REQUEST_ID: &str = "<REQUEST_ID>";
+pub use crate::normalize::REQUEST_ID;
 
 /// Which side sent a fixture message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -41,4 +41,5 @@ pub(crate) mod selector;
 // What the replay and the mock name besides the modules above.
 pub(crate) use defaults::IDENTITY_META;
 pub(crate) use paths::FOLDER_PLACEHOLDERS;
+pub use placeholder::REQUEST_ID;
 pub(crate) use placeholder::{starts_any, starts_either};

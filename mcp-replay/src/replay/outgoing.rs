@@ -293,21 +293,6 @@ impl Session<'_> {
     }
 }
 
-/// What `send` fills in place of a placeholder: a line holding one is parsed and edited,
-/// not sent as the fixture has it.
-pub(super) const FILLED: [&str; 10] = [
-    "<TASK_ID:",
-    "<CURSOR:",
-    "<MINTED:",
-    "<REQUEST_STATE",
-    "<CLIENT_INFO>",
-    "<CLIENT_CAPABILITIES>",
-    "<PROTOCOL_VERSION>",
-    "<WORKSPACE>",
-    "<HOME>",
-    "<TMP>",
-];
-
 /// `text` without the canonical JSON of `value` at its start, if it starts with that.
 pub(crate) fn strip_json<'t>(text: &'t str, value: &Value) -> Option<&'t str> {
     match value {

@@ -286,11 +286,7 @@ impl<'f> Session<'f> {
         let (bound, filled): (Vec<bool>, Vec<bool>) = entries
             .iter()
             .map(|e| {
-                crate::normalize::starts_either(
-                    e.text(),
-                    &crate::normalize::bound::STARTS,
-                    &super::outgoing::FILLED,
-                )
+                crate::normalize::starts_either(e.text(), &crate::normalize::bound::STARTS, &FILLED)
             })
             .unzip();
         let any_bound = bound.contains(&true);
@@ -897,6 +893,21 @@ fn cancelled_requests(fixture: &Fixture) -> IntSet<usize> {
         .filter_map(|(i, _)| causal::cancelled_request(entries, i))
         .collect()
 }
+
+/// What `send` fills in place of a placeholder: a line holding one is parsed and edited,
+/// not sent as the fixture has it.
+const FILLED: [&str; 10] = [
+    "<TASK_ID:",
+    "<CURSOR:",
+    "<MINTED:",
+    "<REQUEST_STATE",
+    "<CLIENT_INFO>",
+    "<CLIENT_CAPABILITIES>",
+    "<PROTOCOL_VERSION>",
+    "<WORKSPACE>",
+    "<HOME>",
+    "<TMP>",
+];
 
 /// The client `tools/call` entries that ask for a task (`params.task`): their result is a
 /// `CreateTaskResult`.
