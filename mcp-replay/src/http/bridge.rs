@@ -19,8 +19,9 @@
 //! (each line POSTed, the answer handled by what the line is) is `session.rs`; the requests
 //! themselves (headers, time limit, the GETs, DELETE) `client.rs`; reading a 200 answer
 //! `read.rs`, an SSE one, dropped and resumed at the drop points, `stream.rs`; what a
-//! reader knows of its request and how a message goes to the pipe `answer.rs`; error
-//! bodies and excerpts `body.rs`.
+//! reader knows of its request and how a message goes to the pipe `answer.rs`; what a
+//! client line is (a peek, not a parse) and how a problem names its POST `outgoing.rs`;
+//! error bodies and excerpts `body.rs`.
 
 mod answer;
 mod body;
