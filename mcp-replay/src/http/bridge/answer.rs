@@ -1,7 +1,7 @@
 //! What a reader of an answer knows of its request, and how each server message it reads
 //! goes to the pipe.
 
-use super::outgoing::What;
+use super::outgoing::{Outgoing, What};
 use super::Shared;
 use crate::fixture::ResumePoint;
 use crate::json::At;
@@ -10,13 +10,8 @@ use serde_json::Value;
 
 /// What an answer's reader knows of its request.
 pub(super) struct Answer {
-    /// How problems name the POST.
+    /// The request (its id, its method) and how problems name the POST.
     pub(super) what: What,
-    /// The request's id: the answer must hold its response. `None` for the GET stream,
-    /// which answers no request and stays open.
-    pub(super) id: Option<Value>,
-    /// Whether it answers `initialize` (whose result names the protocol version).
-    pub(super) initialize: bool,
     /// Where to drop the stream and resume it (by progress count, ascending).
     pub(super) resume: Vec<ResumePoint>,
     /// The session a resuming GET names.
@@ -24,6 +19,20 @@ pub(super) struct Answer {
 }
 
 impl Answer {
+    /// The request's id: the answer must hold its response. `None` for the GET stream,
+    /// which answers no request and stays open.
+    pub(super) fn id(&self) -> Option<&Value> {
+        match self.what.outgoing() {
+            Outgoing::Request { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+
+    /// Whether it answers `initialize` (whose result names the protocol version).
+    fn initialize(&self) -> bool {
+        self.what.outgoing().is_initialize()
+    }
+
     /// Whether `message` is the response to this answer's request.
     pub(super) fn is_answered_by(&self, message: &Value) -> bool {
         self.answered(message.get("id"), message.get("method").is_some())
@@ -33,7 +42,7 @@ impl Answer {
     fn answered(&self, id: Option<&Value>, has_method: bool) -> bool {
         !has_method
             && id
-                .zip(self.id.as_ref())
+                .zip(self.id())
                 .is_some_and(|(id, asked)| crate::json::json_eq(id, asked))
     }
 
@@ -41,8 +50,6 @@ impl Answer {
     pub(super) fn stream() -> Answer {
         Answer {
             what: What::Stream,
-            id: None,
-            initialize: false,
             resume: Vec::new(),
             session: None,
         }
@@ -67,7 +74,7 @@ pub(super) fn forward(
     text: Option<&[u8]>,
 ) -> bool {
     let is_response = answer.is_answered_by(&message);
-    if is_response && answer.initialize {
+    if is_response && answer.initialize() {
         let version = message
             .at(&["result", "protocolVersion"])
             .and_then(Value::as_str)
@@ -127,7 +134,7 @@ pub(super) fn forward_text(
     let progress = peek.method.as_ref().map(|m| &*m.0) == Some("notifications/progress");
     let is_response = answer.answered(peek.id.as_ref(), peek.method.is_some());
     drop(peek);
-    let whole = (is_response && (answer.initialize || TOOLS.is_in(&text)))
+    let whole = (is_response && (answer.initialize() || TOOLS.is_in(&text)))
         || memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_some();
     if whole {
         let message: Value = match serde_json::from_str(&text) {

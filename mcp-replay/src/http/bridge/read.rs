@@ -87,7 +87,7 @@ where
 /// The problem of an answer to a request that ended without the response.
 fn note_unanswered(shared: &Shared, answer: &Answer, read: Read) {
     let what = &answer.what;
-    match (read.answered, &answer.id, read.resumed) {
+    match (read.answered, answer.id(), read.resumed) {
         (false, Some(id), None) => shared.problem(format!(
             "{what}: the answer ended without the response to request {id}"
         )),

@@ -101,10 +101,8 @@ impl<S: HttpService> Session<S> {
         };
         self.check_session_id(&what, &response);
         match what.outgoing() {
-            Outgoing::Request { id, .. } => {
+            Outgoing::Request { .. } => {
                 let answer = Answer {
-                    id: Some(id.clone()),
-                    initialize: what.outgoing().is_initialize(),
                     what,
                     resume,
                     session: self.id.clone(),

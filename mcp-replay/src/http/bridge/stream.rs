@@ -49,7 +49,7 @@ pub(super) async fn read_stream<S: HttpService>(
                 let response = client.resume(answer, &after, line, shared).await?;
                 body = Box::pin(response.into_body());
                 stream.resumed();
-                if let Some(id) = &answer.id {
+                if let Some(id) = answer.id() {
                     waiting = Some(Unanswered::resumed(shared, answer, id, &after, line));
                 }
                 resumed = Some(after);
