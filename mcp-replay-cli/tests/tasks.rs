@@ -41,6 +41,10 @@ fn twenty_at_once(fixture: &Path, target: &[String]) -> Vec<String> {
             mcp_replay()
                 .arg("replay")
                 .arg(fixture)
+                // Twenty servers start at once: on 2 cores a Node server can take more
+                // than the default 5 s to answer `initialize`. What is pinned here is the
+                // replay under concurrency, not how fast the servers start.
+                .args(["--timeout", "30s"])
                 .args(target)
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
