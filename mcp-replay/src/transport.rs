@@ -6,9 +6,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::io::{
-    AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, ReadBuf,
-};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, ReadBuf};
 use tokio::sync::mpsc;
 
 /// Bytes buffered in each direction of the in-process pipe.
@@ -217,6 +215,8 @@ pub(crate) struct LineReader<R> {
     buf: Vec<u8>,
     /// How many lines were read, blank ones counted.
     number: usize,
+    /// `buf` holds a line already handed out: it is cleared before the next read.
+    handed_out: bool,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
@@ -225,22 +225,54 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             reader: BufReader::new(reader),
             buf: Vec::new(),
             number: 0,
+            handed_out: false,
         }
     }
 
     /// The next line that is not blank, with its 1-based number (blank lines counted);
     /// `Ok(None)` at the end.
     pub(crate) async fn next(&mut self) -> io::Result<Option<(usize, &[u8])>> {
+        if std::future::poll_fn(|cx| self.poll_line(cx)).await? {
+            Ok(Some(self.line()))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Reads on to the end of the next line that is not blank: `true` when there is one
+    /// ([`LineReader::line`]), `false` at the end. Unlike `next`, it can be polled beside
+    /// other work and dropped between polls: a line read in part stays in the buffer.
+    pub(crate) fn poll_line(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<bool>> {
+        use tokio::io::AsyncBufRead;
         loop {
-            self.buf.clear();
-            if self.reader.read_until(b'\n', &mut self.buf).await? == 0 {
-                return Ok(None);
+            if std::mem::take(&mut self.handed_out) {
+                self.buf.clear();
             }
+            let available = std::task::ready!(Pin::new(&mut self.reader).poll_fill_buf(cx))?;
+            let (used, whole) = match available.iter().position(|&b| b == b'\n') {
+                Some(end) => (end + 1, true),
+                // The end: what was read of a last line without a line end is a line.
+                None => (available.len(), available.is_empty()),
+            };
+            self.buf.extend_from_slice(&available[..used]);
+            Pin::new(&mut self.reader).consume(used);
+            if !whole {
+                continue;
+            }
+            if self.buf.is_empty() {
+                return Poll::Ready(Ok(false));
+            }
+            self.handed_out = true;
             self.number += 1;
             if !trim_newline(&self.buf).iter().all(u8::is_ascii_whitespace) {
-                return Ok(Some((self.number, trim_newline(&self.buf))));
+                return Poll::Ready(Ok(true));
             }
         }
+    }
+
+    /// The line [`LineReader::poll_line`] read last, with its number.
+    pub(crate) fn line(&self) -> (usize, &[u8]) {
+        (self.number, trim_newline(&self.buf))
     }
 }
 

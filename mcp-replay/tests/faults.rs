@@ -133,6 +133,54 @@ async fn a_ten_megabyte_line_is_compared_and_reported_briefly() {
     );
 }
 
+/// Both pipes full at once: the server writes 200 KB of log messages before it reads on,
+/// while the harness writes a 200 KB call right after `notifications/initialized`. The
+/// harness reads while it writes, so neither waits on the other.
+#[tokio::test]
+async fn a_server_writing_while_the_harness_writes_a_long_line_is_read_meanwhile() {
+    use common::{fixture, notification, scripted_all};
+    let log = |i: usize| json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": format!("line {i} {}", "x".repeat(2000))}});
+    let big = "y".repeat(200 * 1024);
+    let mut lines = vec![
+        (
+            "client->server",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}),
+        ),
+        (
+            "server->client",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "scripted", "version": "0"}}}),
+        ),
+        (
+            "client->server",
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ),
+        (
+            "client->server",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/call", "params": {"name": "take", "arguments": {"text": big}}}),
+        ),
+    ];
+    lines.extend((0..100).map(|i| ("server->client", log(i))));
+    lines.push(("server->client", json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"content": [{"type": "text", "text": "taken"}]}})));
+    let report = fixture(&lines)
+        .with_timeout(Duration::from_secs(5))
+        .replay(|t| {
+            scripted_all(t, move |m| match m["method"].as_str() {
+                Some("notifications/initialized") => (0..100)
+                    .map(|i| notification("notifications/message", log(i)["params"].clone()))
+                    .collect(),
+                Some("tools/call") => {
+                    vec![result(
+                        m,
+                        json!({"content": [{"type": "text", "text": "taken"}]}),
+                    )]
+                }
+                _ => vec![],
+            })
+        })
+        .await;
+    assert!(report.is_ok(), "{report}");
+}
+
 #[tokio::test]
 async fn a_panic_in_the_middle_of_a_window_is_named() {
     let report = seed()

@@ -1,6 +1,6 @@
-//! The replay's I/O shell over the pipe: it reads the server's lines in a task of its own
-//! (`transport::read_lines`), writes what the session hands out, keeps the one timer, and
-//! waits for the server task. Every decision is the session's (`session.rs`); this file
+//! The replay's I/O shell over the pipe: it reads the server's lines (`Output`, polled
+//! beside every wait, so a server writing a lot never blocks on the harness), writes what
+//! the session hands out, keeps the one timer, and waits for the server task. Every decision is the session's (`session.rs`); this file
 //! only moves bytes, time and the server's outcome between the session and the world.
 
 use super::serve::ServerError;
@@ -8,12 +8,12 @@ use super::session::{Ending, Session, Transmit, WriteError};
 use crate::fixture::Fixture;
 use crate::options::Settings;
 use crate::report::Report;
-use crate::transport::{parse_line, read_lines, write_line, Incoming, Stopping};
-use std::future::Future as _;
-use std::task::Poll;
+use crate::transport::{parse_line, write_line, Incoming, LineReader, Stopping};
+use std::collections::VecDeque;
+use std::future::{poll_fn, Future};
+use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -34,14 +34,17 @@ pub(crate) async fn run<R, W>(
     stopping: Stopping,
 ) -> Report
 where
-    R: AsyncRead + Unpin + Send + 'static,
+    R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let (tx, events) = mpsc::unbounded_channel();
     let setup = super::session::needs_setup(fixture, settings);
-    let reader_task = tokio::spawn(read_lines(reader, tx, framer(settings, setup)));
     let mut shell = Shell {
-        events,
+        output: Output {
+            lines: LineReader::new(reader),
+            frame: framer(settings, setup),
+            read: VecDeque::new(),
+            ended: false,
+        },
         writer,
         server,
         stopping,
@@ -52,13 +55,72 @@ where
     let mut session = Session::new(fixture, settings, now());
     shell.drive(&mut session).await;
     let ending = shell.end(&mut session).await;
-    reader_task.abort();
     print_trace(&session);
     session.conclude(ending)
 }
 
-struct Shell<W> {
-    events: mpsc::UnboundedReceiver<Incoming>,
+/// The server's output as the shell reads it: polled in this task, not a reader task of
+/// its own (a task and a channel between the server's write and the session were a hop per
+/// message). Every wait of the shell polls it, so the server's writes never wait on the
+/// harness; what arrives while the shell waits for something else is kept in order.
+struct Output<R, F> {
+    lines: LineReader<R>,
+    frame: F,
+    /// What was read and framed but not yet handed to the session.
+    read: VecDeque<Incoming>,
+    /// The end (or a read error) was read: nothing comes after it.
+    ended: bool,
+}
+
+impl<R: AsyncRead + Unpin, F: FnMut(&[u8], usize) -> Incoming> Output<R, F> {
+    /// The next event, in order: what was kept first, then what the pipe holds.
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Incoming> {
+        if let Some(event) = self.read.pop_front() {
+            return Poll::Ready(event);
+        }
+        self.poll_read(cx)
+    }
+
+    /// Reads and keeps every line the pipe holds now (while the shell waits for anything
+    /// else), so the server is never stuck on a full pipe.
+    fn keep_reading(&mut self, cx: &mut Context<'_>) {
+        while let Poll::Ready(event) = self.poll_read(cx) {
+            self.read.push_back(event);
+        }
+    }
+
+    fn poll_read(&mut self, cx: &mut Context<'_>) -> Poll<Incoming> {
+        if self.ended {
+            return Poll::Pending;
+        }
+        let event = match std::task::ready!(self.lines.poll_line(cx)) {
+            Ok(true) => {
+                let (number, line) = self.lines.line();
+                (self.frame)(line, number)
+            }
+            Ok(false) => Incoming::Closed(None),
+            Err(e) => Incoming::Closed(Some(e.to_string())),
+        };
+        self.ended = matches!(event, Incoming::Closed(_));
+        Poll::Ready(event)
+    }
+
+    /// `wait`, reading the server's output meanwhile.
+    async fn reading_while<T>(&mut self, wait: impl Future<Output = T>) -> T {
+        let mut wait = std::pin::pin!(wait);
+        poll_fn(|cx| match wait.as_mut().poll(cx) {
+            Poll::Ready(done) => Poll::Ready(done),
+            Poll::Pending => {
+                self.keep_reading(cx);
+                Poll::Pending
+            }
+        })
+        .await
+    }
+}
+
+struct Shell<R, F, W> {
+    output: Output<R, F>,
     writer: W,
     server: Option<ServerTask>,
     stopping: Stopping,
@@ -70,7 +132,12 @@ struct Shell<W> {
     output_closed: bool,
 }
 
-impl<W: AsyncWrite + Unpin> Shell<W> {
+impl<R, F, W> Shell<R, F, W>
+where
+    R: AsyncRead + Unpin,
+    F: FnMut(&[u8], usize) -> Incoming,
+    W: AsyncWrite + Unpin,
+{
     /// Drives `session` until it is done: writes what it hands out, hands it what arrives,
     /// and tells it when its deadlines pass.
     async fn drive(&mut self, session: &mut Session<'_>) {
@@ -87,7 +154,7 @@ impl<W: AsyncWrite + Unpin> Shell<W> {
                         }
                     }
                     Transmit::CloseInput => {
-                        let _ = self.writer.shutdown().await;
+                        let _ = self.output.reading_while(self.writer.shutdown()).await;
                         let grace = self.stopping.is_child().then(|| self.stopping.grace());
                         self.closed_at = Some((Instant::now(), session.drain_bound(grace)));
                         session.input_closed(now(), grace);
@@ -105,7 +172,7 @@ impl<W: AsyncWrite + Unpin> Shell<W> {
                 Some(event) => self.hand_over(session, event).await,
                 None => {
                     // Before a deadline is declared passed, what the server already wrote
-                    // is taken: the reader gets to hand it over first.
+                    // is taken: the server gets to finish what it was writing first.
                     for _ in 0..4 {
                         let_others_run().await;
                     }
@@ -129,13 +196,19 @@ impl<W: AsyncWrite + Unpin> Shell<W> {
 
     /// Writes one line and flushes it, within `timeout`.
     async fn write(&mut self, buf: &mut Vec<u8>, timeout: Duration) -> Result<(), WriteError> {
+        let output = &mut self.output;
         let mut write = std::pin::pin!(write_line(&mut self.writer, buf));
         // Most lines go into the pipe at once: no timer for those (a timer per line was a
         // tenth of the shell's cost per call).
-        let first = std::future::poll_fn(|cx| Poll::Ready(write.as_mut().poll(cx))).await;
+        let first = poll_fn(|cx| Poll::Ready(write.as_mut().poll(cx))).await;
         let written = match first {
             Poll::Ready(done) => Ok(done),
-            Poll::Pending => tokio::time::timeout(timeout, write).await,
+            // A full pipe: the server may be waiting for its own writes to be read.
+            Poll::Pending => {
+                output
+                    .reading_while(tokio::time::timeout(timeout, write))
+                    .await
+            }
         };
         match written {
             Ok(Ok(())) => Ok(()),
@@ -160,27 +233,29 @@ impl<W: AsyncWrite + Unpin> Shell<W> {
             self.timer.as_mut().await;
             return None;
         }
-        // What already arrived needs no timer.
-        match self.events.try_recv() {
-            Ok(event) => Some(event),
-            Err(mpsc::error::TryRecvError::Disconnected) => Some(Incoming::Closed(None)),
-            Err(mpsc::error::TryRecvError::Empty) if deadline <= Instant::now() => {
-                // A deadline already past (the settle step): no timer. The runtime's timer
-                // fires at its next millisecond tick at the earliest, a millisecond added to
-                // every replay; `drive` lets the reader run and takes what arrived.
-                None
+        let (output, timer) = (&mut self.output, &mut self.timer);
+        let mut armed = false;
+        poll_fn(|cx| {
+            // What already arrived needs no timer.
+            if let Poll::Ready(event) = output.poll_event(cx) {
+                return Poll::Ready(Some(event));
             }
-            Err(mpsc::error::TryRecvError::Empty) => {
+            if !armed {
+                if deadline <= Instant::now() {
+                    // A deadline already past (the settle step): no timer. The runtime's
+                    // timer fires at its next millisecond tick at the earliest, a
+                    // millisecond added to every replay; `drive` lets the server run and
+                    // takes what arrived.
+                    return Poll::Ready(None);
+                }
                 // One timer for the whole replay, moved to each deadline: moving it later
                 // does not touch the runtime's timer wheel, a new timer per wait would.
-                self.timer.as_mut().reset(deadline);
-                tokio::select! {
-                    biased;
-                    event = self.events.recv() => Some(event.unwrap_or(Incoming::Closed(None))),
-                    () = self.timer.as_mut() => None,
-                }
+                timer.as_mut().reset(deadline);
+                armed = true;
             }
-        }
+            timer.as_mut().poll(cx).map(|()| None)
+        })
+        .await
     }
 
     /// What already arrived, without waiting.
@@ -188,7 +263,11 @@ impl<W: AsyncWrite + Unpin> Shell<W> {
         if self.output_closed {
             return None;
         }
-        let event = self.events.try_recv().ok();
+        let waker = std::task::Waker::noop();
+        let event = match self.output.poll_event(&mut Context::from_waker(waker)) {
+            Poll::Ready(event) => Some(event),
+            Poll::Pending => None,
+        };
         if matches!(event, Some(Incoming::Closed(_))) {
             self.output_closed = true;
         }
@@ -198,7 +277,8 @@ impl<W: AsyncWrite + Unpin> Shell<W> {
     /// Waits briefly for the server task and tells the session how it ended.
     async fn learn_outcome(&mut self, session: &mut Session<'_>) {
         if let Some(task) = self.server.as_mut() {
-            if let Ok(joined) = tokio::time::timeout(OUTCOME_WAIT, task).await {
+            let wait = tokio::time::timeout(OUTCOME_WAIT, task);
+            if let Ok(joined) = self.output.reading_while(wait).await {
                 self.server = None;
                 session.server_ended(joined.map_err(join_error).and_then(|r| r));
             }
@@ -213,7 +293,10 @@ impl<W: AsyncWrite + Unpin> Shell<W> {
             .unwrap_or_else(|| (Instant::now(), session.timeout()));
         let mut ending = Ending::default();
         if let Some(task) = self.server.take() {
-            match tokio::time::timeout_at(closed_at + bound, task).await {
+            // What the server still writes is read (and left unread by the session): a
+            // server stuck on a full pipe would not end.
+            let wait = tokio::time::timeout_at(closed_at + bound, task);
+            match self.output.reading_while(wait).await {
                 Ok(joined) => session.server_ended(joined.map_err(join_error).and_then(|r| r)),
                 Err(_) => ending.stuck = Some(bound),
             }
