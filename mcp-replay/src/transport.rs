@@ -10,7 +10,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, R
 use tokio::sync::mpsc;
 
 /// Bytes buffered in each direction of the in-process pipe.
-const PIPE_CAPACITY: usize = 64 * 1024;
+pub(crate) const PIPE_CAPACITY: usize = 64 * 1024;
 
 /// The server's end of an in-process, newline-delimited JSON pipe (MCP's stdio framing).
 ///
@@ -36,11 +36,7 @@ impl Transport {
     /// server stopped; a child process gets `grace` to exit at each step of its stop.
     pub(crate) fn pair_stopping(grace: Duration) -> (Transport, DuplexStream, Stopping) {
         let (server, harness) = tokio::io::duplex(PIPE_CAPACITY);
-        let stopping = Stopping(Arc::new(Mutex::new(StopState {
-            grace,
-            child: false,
-            forced: None,
-        })));
+        let stopping = Stopping::in_process(grace);
         let transport = Transport {
             inner: server,
             stopping: stopping.clone(),
@@ -69,6 +65,15 @@ struct StopState {
 }
 
 impl Stopping {
+    /// A server in process (until [`Stopping::set_child`] says a child serves the pipe).
+    pub(crate) fn in_process(grace: Duration) -> Stopping {
+        Stopping(Arc::new(Mutex::new(StopState {
+            grace,
+            child: false,
+            forced: None,
+        })))
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, StopState> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -8,7 +8,9 @@
 //! `Mcp-Session-Id` the `initialize` response issued and the `MCP-Protocol-Version` the
 //! server negotiated on every later request; it reads each answer (a JSON body, or an SSE
 //! stream whose events each carry one JSON-RPC message) and writes every server message
-//! back as a line. When the engine closes the pipe it ends the session with a DELETE.
+//! back as a line. When the engine closes the pipe it ends the session with a DELETE. The
+//! replay itself runs it as `Bridge::run_lines`: the server's lines come back over a
+//! channel the replay's shell reads as its pipe (`ChannelLines`).
 //!
 //! What is wrong at the HTTP level (an unexpected status, a wrong content type, malformed
 //! SSE, a missing session id, a stream ending without its response) does not stop the
@@ -205,6 +207,69 @@ impl<S: HttpService> Bridge<S> {
         }
         // The engine has closed its end: it reads nothing more.
         session.end().await;
+    }
+
+    /// [`run`](Self::run) with the server's lines sent to `lines` (each without its line
+    /// end) rather than written to a pipe: the channel closes when the session has ended.
+    /// The replay reads them from the channel itself ([`ChannelLines`]), without a task
+    /// between the bridge and the session.
+    pub(crate) async fn run_lines<R>(self, read: R, lines: mpsc::UnboundedSender<Vec<u8>>)
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+    {
+        let mut session = Session::sending(self, lines);
+        let mut lines = LineReader::new(read);
+        while let Ok(Some((_, line))) = lines.next().await {
+            session.post(line).await;
+        }
+        session.end().await;
+    }
+}
+
+/// The lines of a channel as a pipe's bytes, each with its line end: what
+/// [`Bridge::run_lines`] sends, read as the replay reads a server's output. The end of the
+/// pipe is the channel's close.
+pub(crate) struct ChannelLines {
+    lines: mpsc::UnboundedReceiver<Vec<u8>>,
+    /// The line being read and how much of it was read; its line end is not in it.
+    line: Vec<u8>,
+    at: usize,
+}
+
+impl ChannelLines {
+    pub(crate) fn new(lines: mpsc::UnboundedReceiver<Vec<u8>>) -> Self {
+        // `at` past the end: no line is being read.
+        ChannelLines {
+            lines,
+            line: Vec::new(),
+            at: 1,
+        }
+    }
+}
+
+impl AsyncRead for ChannelLines {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = &mut *self;
+        if this.at > this.line.len() {
+            match std::task::ready!(this.lines.poll_recv(cx)) {
+                Some(line) => (this.line, this.at) = (line, 0),
+                // Every sender is gone: the end.
+                None => return std::task::Poll::Ready(Ok(())),
+            }
+        }
+        let rest = &this.line[this.at..];
+        let n = rest.len().min(buf.remaining());
+        buf.put_slice(&rest[..n]);
+        this.at += n;
+        if this.at == this.line.len() && buf.remaining() > 0 {
+            buf.put_slice(b"\n");
+            this.at += 1;
+        }
+        std::task::Poll::Ready(Ok(()))
     }
 }
 

@@ -24,8 +24,10 @@ use tokio::task::JoinHandle;
 pub(super) struct Session<S> {
     client: Arc<Client<S>>,
     shared: Arc<Shared>,
-    /// Writes the server's lines to the pipe (until `shared` and the readers are gone).
-    writer: JoinHandle<()>,
+    /// Writes the server's lines to the pipe (until `shared` and the readers are gone);
+    /// `None` when the engine reads the lines from the channel itself
+    /// ([`Bridge::run_lines`](super::Bridge::run_lines)).
+    writer: Option<JoinHandle<()>>,
     /// The `Mcp-Session-Id` the `initialize` response issued.
     id: Option<HeaderValue>,
     /// Whether the GET stream opens before notifications/initialized goes.
@@ -52,7 +54,14 @@ impl<S: HttpService> Session<S> {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let (lines, to_write) = mpsc::unbounded_channel();
-        let writer = tokio::spawn(write_lines(write, to_write));
+        let mut session = Session::sending(bridge, lines);
+        session.writer = Some(tokio::spawn(write_lines(write, to_write)));
+        session
+    }
+
+    /// The session of `bridge`, sending the server's lines (without their line ends) to
+    /// `lines`; the channel closes when the session has ended.
+    pub(super) fn sending(bridge: Bridge<S>, lines: mpsc::UnboundedSender<Vec<u8>>) -> Self {
         let shared = Arc::new(Shared {
             problems: bridge.problems,
             protocol_version: Mutex::new(None),
@@ -73,7 +82,7 @@ impl<S: HttpService> Session<S> {
         Session {
             client,
             shared,
-            writer,
+            writer: None,
             id: None,
             listen_early: bridge.listen_early,
             listening: false,
@@ -308,6 +317,8 @@ impl<S: HttpService> Session<S> {
             client.delete(id, &shared).await;
         }
         drop(shared);
-        let _ = writer.await;
+        if let Some(writer) = writer {
+            let _ = writer.await;
+        }
     }
 }

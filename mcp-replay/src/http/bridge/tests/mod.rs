@@ -578,3 +578,23 @@ fn classify() {
     assert_eq!(classify(b"[1]"), Outgoing::Other);
     assert_eq!(classify(b"nope"), Outgoing::Other);
 }
+
+#[tokio::test]
+async fn a_channel_of_lines_reads_as_a_pipe_of_lines_whatever_the_reads_size() {
+    use tokio::io::AsyncReadExt;
+    let (lines, from_bridge) = mpsc::unbounded_channel();
+    for line in [&b"abcdef"[..], b"", b"{\"x\":1}"] {
+        lines.send(line.to_vec()).unwrap();
+    }
+    drop(lines);
+    let mut pipe = ChannelLines::new(from_bridge);
+    let (mut read, mut chunk) = (Vec::new(), [0u8; 3]);
+    loop {
+        let n = pipe.read(&mut chunk).await.unwrap();
+        if n == 0 {
+            break;
+        }
+        read.extend_from_slice(&chunk[..n]);
+    }
+    assert_eq!(read, b"abcdef\n\n{\"x\":1}\n");
+}
