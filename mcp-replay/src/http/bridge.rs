@@ -200,13 +200,12 @@ impl<S: HttpService> Bridge<S> {
         T: AsyncRead + AsyncWrite + Send + 'static,
     {
         let (read, write) = tokio::io::split(io);
-        let mut session = Session::start(self, write);
-        let mut lines = LineReader::new(read);
-        while let Ok(Some((_, line))) = lines.next().await {
-            session.post(line).await;
-        }
-        // The engine has closed its end: it reads nothing more.
-        session.end().await;
+        let (lines, to_write) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_lines(write, to_write));
+        self.run_lines(read, lines).await;
+        // The session has ended and dropped its sender: the writer writes what is left and
+        // closes the pipe.
+        let _ = writer.await;
     }
 
     /// [`run`](Self::run) with the server's lines sent to `lines` (each without its line
@@ -217,11 +216,12 @@ impl<S: HttpService> Bridge<S> {
     where
         R: AsyncRead + Send + Unpin + 'static,
     {
-        let mut session = Session::sending(self, lines);
+        let mut session = Session::start(self, lines);
         let mut lines = LineReader::new(read);
         while let Ok(Some((_, line))) = lines.next().await {
             session.post(line).await;
         }
+        // The engine has closed its end: it reads nothing more.
         session.end().await;
     }
 }

@@ -6,7 +6,7 @@ use super::body::{error_body, error_excerpt, excerpt_of, show};
 use super::client::{Client, Listen, SESSION_ID};
 use super::outgoing::{Outgoing, Peeked, What};
 use super::read::read_answer;
-use super::{write_lines, Bridge, Shared, ACCEPT_BOTH};
+use super::{Bridge, Shared, ACCEPT_BOTH};
 use crate::fixture::ResumePoint;
 use crate::http::{headers, HttpService};
 use bytes::Bytes;
@@ -15,7 +15,6 @@ use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
-use tokio::io::AsyncWrite;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -24,10 +23,6 @@ use tokio::task::JoinHandle;
 pub(super) struct Session<S> {
     client: Arc<Client<S>>,
     shared: Arc<Shared>,
-    /// Writes the server's lines to the pipe (until `shared` and the readers are gone);
-    /// `None` when the engine reads the lines from the channel itself
-    /// ([`Bridge::run_lines`](super::Bridge::run_lines)).
-    writer: Option<JoinHandle<()>>,
     /// The `Mcp-Session-Id` the `initialize` response issued.
     id: Option<HeaderValue>,
     /// Whether the GET stream opens before notifications/initialized goes.
@@ -48,20 +43,9 @@ pub(super) struct Session<S> {
 }
 
 impl<S: HttpService> Session<S> {
-    /// The session of `bridge`, writing the server's lines to `write`.
-    pub(super) fn start<W>(bridge: Bridge<S>, write: W) -> Self
-    where
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        let (lines, to_write) = mpsc::unbounded_channel();
-        let mut session = Session::sending(bridge, lines);
-        session.writer = Some(tokio::spawn(write_lines(write, to_write)));
-        session
-    }
-
     /// The session of `bridge`, sending the server's lines (without their line ends) to
-    /// `lines`; the channel closes when the session has ended.
-    pub(super) fn sending(bridge: Bridge<S>, lines: mpsc::UnboundedSender<Vec<u8>>) -> Self {
+    /// `lines`; the channel closes when the session has ended (and its readers with it).
+    pub(super) fn start(bridge: Bridge<S>, lines: mpsc::UnboundedSender<Vec<u8>>) -> Self {
         let shared = Arc::new(Shared {
             problems: bridge.problems,
             protocol_version: Mutex::new(None),
@@ -82,7 +66,6 @@ impl<S: HttpService> Session<S> {
         Session {
             client,
             shared,
-            writer: None,
             id: None,
             listen_early: bridge.listen_early,
             listening: false,
@@ -300,7 +283,6 @@ impl<S: HttpService> Session<S> {
         let Session {
             client,
             shared,
-            writer,
             id,
             readers,
             ..
@@ -317,8 +299,5 @@ impl<S: HttpService> Session<S> {
             client.delete(id, &shared).await;
         }
         drop(shared);
-        if let Some(writer) = writer {
-            let _ = writer.await;
-        }
     }
 }
