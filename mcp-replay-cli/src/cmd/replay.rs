@@ -109,86 +109,32 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     let started = Instant::now();
     let selected = args.selected();
     let pages = args.pages()?;
-    let jobs = args.jobs();
-    // Each replay runs as soon as a slot is free; its lines are printed once every fixture
-    // before it is printed, so that reports never interleave.
-    // A fixture whose header says `"solo": true` runs alone: the fixtures before it end
-    // first, and the ones after it start once it has (one group after another).
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let (args_ref, own_ref, stop_ref, pages_ref) = (&args, own.as_ref(), &stop, &pages);
-    let mut replays = futures_util::stream::iter(groups(&selected)).flat_map(|(solo, paths)| {
-        futures_util::stream::iter(paths)
-            .map(move |path| async move {
-                if args_ref.fail_fast && stop_ref.load(std::sync::atomic::Ordering::SeqCst) {
-                    return Ok((path, None));
-                }
-                let page = pages_ref.get(path).map(PathBuf::as_path);
-                let outcome = replay_one(args_ref, own_ref, path, mode, terminal, page).await?;
-                if outcome.failure.is_some() {
-                    stop_ref.store(true, std::sync::atomic::Ordering::SeqCst);
-                }
-                Ok::<_, Error>((path, Some(outcome)))
-            })
-            .buffered(if solo { 1 } else { jobs })
-    });
-    let mut outcomes = Vec::new();
-    let mut not_run = 0usize;
-    // Ctrl-C: the replays are dropped, which kills their servers (each child is killed on
-    // drop and reaped), and the command ends with 130.
-    let interrupt = tokio::signal::ctrl_c();
-    tokio::pin!(interrupt);
-    loop {
-        let next = tokio::select! {
-            next = replays.next() => next,
-            _ = &mut interrupt => {
-                drop(replays);
-                eprintln!(
-                    "mcp-replay: interrupted: {} of {} fixtures replayed; the servers were stopped",
-                    outcomes.len(),
-                    selected.len()
-                );
-                return Ok(Outcome::Interrupted);
-            }
-        };
-        let Some(next) = next else {
-            break;
-        };
-        let (path, outcome) = next?;
-        let Some(outcome) = outcome else {
-            not_run += 1;
-            continue;
-        };
-        if !json {
-            outcome.print(path, paint);
-        }
-        outcomes.push((path, outcome));
-    }
-    drop(replays);
+    let run = Run {
+        args: &args,
+        own: own.as_ref(),
+        mode,
+        terminal,
+        pages: &pages,
+    };
+    let Some((outcomes, not_run)) = run.replay_all(&selected, (!json).then_some(paint)).await?
+    else {
+        return Ok(Outcome::Interrupted);
+    };
     let failed = outcomes.iter().filter(|(_, o)| o.failure.is_some()).count();
     let errors = outcomes.iter().filter(|(_, o)| o.error).count();
-    let passed = outcomes.len() - failed;
     if json {
         let fixtures = outcomes.iter().map(|(p, o)| o.to_json(p)).collect();
         print_json(&output::document("replay", fixtures))?;
     } else {
         print_slowest(&outcomes);
         print_pages(&args, &outcomes);
-        let mut summary = format!("{passed} passed, {failed} failed");
-        if errors > 0 {
-            summary.push_str(&format!(", {errors} of them not replayed"));
-        }
-        if not_run > 0 {
-            summary.push_str(&format!(", {not_run} not run (--fail-fast)"));
-        }
-        if let Some(shard) = &args.partition {
-            let (mine, all) = (selected.len(), args.fixtures.len());
-            summary.push_str(&format!("; shard {shard}: {mine} of {all} fixtures"));
-        }
-        outln!(
-            "\n{} ({:.1} s)",
-            paint.word(failed == 0, &summary),
-            started.elapsed().as_secs_f64()
-        );
+        let counts = Counts {
+            failed,
+            errors,
+            not_run,
+            selected: selected.len(),
+        };
+        print_summary(&args, &outcomes, counts, started, paint);
     }
     if let Some(file) = &args.output.junit {
         let cases: Vec<junit::Case> = outcomes.iter().map(|(p, o)| o.junit_case(p)).collect();
@@ -205,6 +151,127 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         (0, _) => Ok(Outcome::Findings),
         _ => Err(Error::said(Kind::Input)),
     }
+}
+
+/// What every replay of one run shares.
+struct Run<'a> {
+    args: &'a Args,
+    own: Option<&'a Rules>,
+    mode: UpdateMode,
+    terminal: bool,
+    pages: &'a std::collections::HashMap<&'a PathBuf, PathBuf>,
+}
+
+/// The fixtures replayed, each with its outcome in the order given, and how many
+/// `--fail-fast` left unrun; `None` when Ctrl-C interrupted the run.
+type Replays<'a> = Option<(Vec<(&'a PathBuf, Replayed)>, usize)>;
+
+impl Run<'_> {
+    /// Replays `selected`, `--jobs` at a time, each as soon as a slot is free; with
+    /// `paint`, prints each one's lines once every fixture before it is printed, so that
+    /// reports never interleave. A fixture whose header says `"solo": true` runs alone: the
+    /// fixtures before it end first, and the ones after it start once it has (one group
+    /// after another).
+    async fn replay_all<'p>(
+        &self,
+        selected: &[&'p PathBuf],
+        paint: Option<Paint>,
+    ) -> Result<Replays<'p>, Error> {
+        let jobs = self.args.jobs();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let stop = &stop;
+        let mut replays = futures_util::stream::iter(groups(selected)).flat_map(|(solo, paths)| {
+            futures_util::stream::iter(paths)
+                .map(move |path| async move {
+                    if self.args.fail_fast && stop.load(std::sync::atomic::Ordering::SeqCst) {
+                        return Ok((path, None));
+                    }
+                    let page = self.pages.get(path).map(PathBuf::as_path);
+                    let outcome =
+                        replay_one(self.args, self.own, path, self.mode, self.terminal, page)
+                            .await?;
+                    if outcome.failure.is_some() {
+                        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                    }
+                    Ok::<_, Error>((path, Some(outcome)))
+                })
+                .buffered(if solo { 1 } else { jobs })
+        });
+        let mut outcomes = Vec::new();
+        let mut not_run = 0usize;
+        // Ctrl-C: the replays are dropped, which kills their servers (each child is killed
+        // on drop and reaped), and the command ends with 130.
+        let interrupt = tokio::signal::ctrl_c();
+        tokio::pin!(interrupt);
+        loop {
+            let next = tokio::select! {
+                next = replays.next() => next,
+                _ = &mut interrupt => {
+                    drop(replays);
+                    eprintln!(
+                        "mcp-replay: interrupted: {} of {} fixtures replayed; the servers were stopped",
+                        outcomes.len(),
+                        selected.len()
+                    );
+                    return Ok(None);
+                }
+            };
+            let Some(next) = next else {
+                break;
+            };
+            let (path, outcome) = next?;
+            let Some(outcome) = outcome else {
+                not_run += 1;
+                continue;
+            };
+            if let Some(paint) = paint {
+                outcome.print(path, paint);
+            }
+            outcomes.push((path, outcome));
+        }
+        Ok(Some((outcomes, not_run)))
+    }
+}
+
+/// What the summary line counts.
+struct Counts {
+    failed: usize,
+    errors: usize,
+    not_run: usize,
+    selected: usize,
+}
+
+/// The summary line: passed and failed, those not replayed or not run, the shard.
+fn print_summary(
+    args: &Args,
+    outcomes: &[(&PathBuf, Replayed)],
+    counts: Counts,
+    started: Instant,
+    paint: Paint,
+) {
+    let Counts {
+        failed,
+        errors,
+        not_run,
+        selected,
+    } = counts;
+    let passed = outcomes.len() - failed;
+    let mut summary = format!("{passed} passed, {failed} failed");
+    if errors > 0 {
+        summary.push_str(&format!(", {errors} of them not replayed"));
+    }
+    if not_run > 0 {
+        summary.push_str(&format!(", {not_run} not run (--fail-fast)"));
+    }
+    if let Some(shard) = &args.partition {
+        let all = args.fixtures.len();
+        summary.push_str(&format!("; shard {shard}: {selected} of {all} fixtures"));
+    }
+    outln!(
+        "\n{} ({:.1} s)",
+        paint.word(failed == 0, &summary),
+        started.elapsed().as_secs_f64()
+    );
 }
 
 impl Args {
