@@ -3,7 +3,7 @@
 //! (`task-client`) and `TaskServer` (`demo-server tasks`). Every run of the server mints a
 //! new task id (a UUID) and its stages fall on other polls, so these replay only because
 //! the task id is a bound placeholder and the polls are judged by meaning. Each replays 20
-//! times in a row, in process over the pipe and over Streamable HTTP (with sessions, and
+//! times, twenty at once (under load), in process over the pipe and over Streamable HTTP (with sessions, and
 //! without in the stateless era), as a child process, and in both eras; a changed server
 //! gives exactly the finding it should.
 
@@ -13,6 +13,7 @@ use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Options, Report, Rules, Tra
 use mcp_replay_demo::TaskServer;
 use rmcp::ServiceExt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 const FIXTURES: [&str; 3] = ["research_plain", "research_ask", "research_cancel"];
 
@@ -27,22 +28,48 @@ async fn serve(server: TaskServer, transport: Transport) {
     let _ = server.waiting().await;
 }
 
-/// `runs` replays of `fixture` in `protocol` against a fresh `TaskServer` each, in process.
-async fn replay_in_process(fixture: &Fixture, protocol: Option<&str>, runs: usize) -> Vec<Report> {
+/// How often each fixture replays in each setting, all at once.
+const RUNS: usize = 20;
+
+/// `runs` replays, each made by `replay` and all running at once on the test's runtime
+/// (one after the other, the 180 replays of this file took 68 s, each waiting out the
+/// server's task stages); their reports in the order they were started.
+async fn at_once<F, Fut>(runs: usize, replay: F) -> Vec<Report>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Report> + Send + 'static,
+{
+    let runs: Vec<_> = (0..runs).map(|_| tokio::spawn(replay())).collect();
+    let mut reports = Vec::new();
+    for run in runs {
+        reports.push(run.await.expect("a replay task"));
+    }
+    reports
+}
+
+fn options(protocol: Option<&str>) -> Options {
     let mut options = Options::new();
     if let Some(p) = protocol {
         options = options.protocol(p);
     }
-    let mut reports = Vec::new();
-    for _ in 0..runs {
-        let report = fixture
-            .replay_with_options(&Rules::default(), &options, |t| {
-                serve(TaskServer::default(), t)
-            })
-            .await;
-        reports.push(report);
-    }
-    reports
+    options
+}
+
+/// `runs` replays of `fixture` in `protocol` against a fresh `TaskServer` each, in process,
+/// all at once.
+async fn replay_in_process(fixture: &Fixture, protocol: Option<&str>, runs: usize) -> Vec<Report> {
+    let (fixture, options) = (Arc::new(fixture.clone()), Arc::new(options(protocol)));
+    at_once(runs, || {
+        let (fixture, options) = (fixture.clone(), options.clone());
+        async move {
+            fixture
+                .replay_with_options(&Rules::default(), &options, |t| {
+                    serve(TaskServer::default(), t)
+                })
+                .await
+        }
+    })
+    .await
 }
 
 fn assert_all_ok(what: &str, reports: &[Report]) {
@@ -77,7 +104,7 @@ async fn each_task_fixture_replays_20_times_in_process_in_both_eras() {
     for name in FIXTURES {
         let fixture = fixture(name);
         for protocol in [None, Some("2026-07-28")] {
-            let reports = replay_in_process(&fixture, protocol, 20).await;
+            let reports = replay_in_process(&fixture, protocol, RUNS).await;
             assert_all_ok(&format!("{name} in {protocol:?}"), &reports);
         }
     }
@@ -98,12 +125,9 @@ async fn each_task_fixture_replays_20_times_over_streamable_http() {
             (false, Some("2026-07-28")),
             (true, Some("2026-07-28")),
         ] {
-            let mut options = Options::new();
-            if let Some(p) = protocol {
-                options = options.protocol(p);
-            }
-            let mut reports = Vec::new();
-            for _ in 0..20 {
+            let (fixture, options) = (Arc::new(fixture.clone()), Arc::new(options(protocol)));
+            let reports = at_once(RUNS, || {
+                let (fixture, options) = (fixture.clone(), options.clone());
                 let mut config = StreamableHttpServerConfig::default();
                 if stateless {
                     config.legacy_session_mode = false;
@@ -119,12 +143,13 @@ async fn each_task_fixture_replays_20_times_over_streamable_http() {
                         config,
                     );
                 let bridge = mcp_replay::http::bridge::Bridge::new(service);
-                reports.push(
+                async move {
                     fixture
                         .replay_bridge(&Rules::default(), &options, bridge)
-                        .await,
-                );
-            }
+                        .await
+                }
+            })
+            .await;
             assert_all_ok(
                 &format!("{name} over HTTP (stateless server {stateless}, {protocol:?})"),
                 &reports,
@@ -137,17 +162,24 @@ async fn each_task_fixture_replays_20_times_over_streamable_http() {
 async fn each_task_fixture_replays_20_times_against_the_server_as_a_child_process() {
     for name in FIXTURES {
         let fixture = fixture(name);
-        let mut reports = Vec::new();
-        for _ in 0..20 {
-            let report = fixture
-                .replay_with_options(&Rules::default(), &Options::new(), |transport| async move {
-                    let mut command = tokio::process::Command::new(command::demo_server());
-                    command.arg("tasks");
-                    mcp_replay::process::serve_command(transport, &mut command).await
-                })
-                .await;
-            reports.push(report);
-        }
+        let fixture = Arc::new(fixture);
+        let reports = at_once(RUNS, || {
+            let fixture = fixture.clone();
+            async move {
+                fixture
+                    .replay_with_options(
+                        &Rules::default(),
+                        &Options::new(),
+                        |transport| async move {
+                            let mut command = tokio::process::Command::new(command::demo_server());
+                            command.arg("tasks");
+                            mcp_replay::process::serve_command(transport, &mut command).await
+                        },
+                    )
+                    .await
+            }
+        })
+        .await;
         assert_all_ok(&format!("{name} over the pipe"), &reports);
     }
 }

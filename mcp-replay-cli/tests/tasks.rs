@@ -5,15 +5,16 @@
 //! (`trigger-sampling-request-async`, `trigger-elicitation-request-async`), and
 //! `tasks/list`/`tasks/cancel`. Every run mints new task ids, the number of polls depends
 //! on time, and status notifications come as the task's stages advance: the committed
-//! fixtures under `tests/fixtures/tasks/` replay 20 times each, 20 at once (under load),
-//! over stdio and over Streamable HTTP; a changed result is exactly one *result* finding;
-//! a fresh recording through the proxy replays and is served back to the same client.
+//! fixtures under `tests/fixtures/tasks/` replay 20 times each, twenty sessions at once
+//! throughout (under load), over stdio and over Streamable HTTP; a changed result is
+//! exactly one *result* finding; a fresh recording through the proxy replays and is served
+//! back to the same client.
 
 mod common;
 
 use common::http::{free_port, url, wait_for};
 use common::{mcp_replay, peer, temp_dir, text, MCP_REPLAY};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 /// The tours of `task_client.mjs`, recorded over stdio and over Streamable HTTP.
@@ -34,43 +35,73 @@ fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/tasks/{name}.jsonl"))
 }
 
-/// Runs `replay FIXTURE TARGET...` 20 times at once; the outputs of the runs that failed.
-fn twenty_at_once(fixture: &Path, target: &[String]) -> Vec<String> {
-    let children: Vec<_> = (0..20)
-        .map(|_| {
-            mcp_replay()
-                .arg("replay")
-                .arg(fixture)
-                // Twenty servers start at once: on 2 cores a Node server can take more
-                // than the default 5 s to answer `initialize`. What is pinned here is the
-                // replay under concurrency, not how fast the servers start.
-                .args(["--timeout", "30s"])
-                .args(target)
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("mcp-replay runs")
-        })
-        .collect();
-    children
-        .into_iter()
-        .map(|c| c.wait_with_output().expect("mcp-replay ends"))
-        .filter(|o| !o.status.success())
-        .map(|o| {
-            let (out, err) = text(&o);
-            format!("{out}{err}")
+/// How often each fixture replays, and how many replays run at any moment.
+const RUNS: usize = 20;
+const AT_ONCE: usize = 20;
+
+/// Replays each of `fixtures` [`RUNS`] times against `target` (`-- SERVER...` or `--url
+/// URL`), [`AT_ONCE`] replays running at every moment: a new one starts as soon as one
+/// ends, the fixtures mixed, so the load stays at twenty sessions throughout (not twenty
+/// of one fixture, then a wave that waits for its slowest session). The outputs of the runs
+/// that failed, by fixture.
+fn replay_under_load(fixtures: &[&str], target: &[String]) -> Vec<(String, Vec<String>)> {
+    let jobs: Vec<&str> = (0..RUNS).flat_map(|_| fixtures.iter().copied()).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..AT_ONCE {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(name) = jobs.get(i) else { break };
+                let output = mcp_replay()
+                    .arg("replay")
+                    .arg(fixture(name))
+                    // Twenty servers start at once: on 2 cores a Node server can take more
+                    // than the default 5 s to answer `initialize`. What is pinned here is
+                    // the replay under concurrency, not how fast the servers start.
+                    .args(["--timeout", "30s"])
+                    .args(target)
+                    .stdin(Stdio::null())
+                    .output()
+                    .expect("mcp-replay runs");
+                if !output.status.success() {
+                    let (out, err) = text(&output);
+                    failed
+                        .lock()
+                        .unwrap()
+                        .push((name.to_string(), format!("{out}{err}")));
+                }
+            });
+        }
+    });
+    let failed = failed.into_inner().unwrap();
+    fixtures
+        .iter()
+        .map(|name| {
+            let outputs = failed
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|(_, o)| o.clone())
+                .collect();
+            (name.to_string(), outputs)
         })
         .collect()
 }
 
-fn assert_twenty_green(what: &str, failed: &[String]) {
-    assert!(
-        failed.is_empty(),
-        "{what}: {} of 20 failed; the first:\n{}",
-        failed.len(),
-        failed.first().map(String::as_str).unwrap_or_default()
-    );
+/// Every fixture replayed green [`RUNS`] times; else the first failing output of each.
+fn assert_all_green(how: &str, failed: &[(String, Vec<String>)]) {
+    let failing: Vec<String> = failed
+        .iter()
+        .filter(|(_, outputs)| !outputs.is_empty())
+        .map(|(name, outputs)| {
+            format!(
+                "{name} {how}: {} of {RUNS} failed; the first:\n{}",
+                outputs.len(),
+                outputs[0]
+            )
+        })
+        .collect();
+    assert!(failing.is_empty(), "{}", failing.join("\n"));
 }
 
 fn over_stdio() -> Vec<String> {
@@ -80,15 +111,13 @@ fn over_stdio() -> Vec<String> {
 }
 
 #[test]
-fn each_task_session_replays_20_times_at_once_over_stdio() {
-    for name in STDIO {
-        let failed = twenty_at_once(&fixture(name), &over_stdio());
-        assert_twenty_green(name, &failed);
-    }
+fn each_task_session_replays_20_times_twenty_at_once_over_stdio() {
+    let failed = replay_under_load(&STDIO, &over_stdio());
+    assert_all_green("over stdio", &failed);
 }
 
 #[test]
-fn each_task_session_replays_20_times_at_once_over_streamable_http() {
+fn each_task_session_replays_20_times_twenty_at_once_over_streamable_http() {
     let everything = peer("everything");
     let port = free_port();
     let mut server = Command::new("env")
@@ -103,18 +132,10 @@ fn each_task_session_replays_20_times_at_once_over_streamable_http() {
         .expect("server-everything starts");
     wait_for(port, &mut server);
     let target = ["--url".to_owned(), url(port)];
-    let mut failures = Vec::new();
-    for name in HTTP {
-        let failed = twenty_at_once(&fixture(name), &target);
-        if !failed.is_empty() {
-            failures.push((name, failed));
-        }
-    }
+    let failed = replay_under_load(&HTTP, &target);
     let _ = server.kill();
     let _ = server.wait();
-    for (tour, failed) in failures {
-        assert_twenty_green(tour, &failed);
-    }
+    assert_all_green("over Streamable HTTP", &failed);
 }
 
 /// The research report changed: one *result* finding, at the response to `tasks/result`;

@@ -51,6 +51,11 @@ impl Bindings {
         Bindings { live }
     }
 
+    /// How many placeholders are bound.
+    pub(crate) fn len(&self) -> usize {
+        self.live.len()
+    }
+
     /// The live value of `placeholder`, once bound.
     pub(crate) fn get(&self, placeholder: &str) -> Option<&str> {
         self.live

@@ -20,6 +20,14 @@ const TOKEN_KEYS: [&str; 3] = ["params", "_meta", "progressToken"];
 
 impl<'f> Session<'f> {
     pub(super) fn accept(&mut self, event: Incoming) {
+        let bound = self.bindings.len();
+        self.take(event);
+        if self.bindings.len() > bound {
+            self.reclaim_arrivals();
+        }
+    }
+
+    fn take(&mut self, event: Incoming) {
         match event {
             Incoming::Message(mut message) => match MessageKind::of(&message) {
                 Ok(kind) => {
@@ -63,7 +71,7 @@ impl<'f> Session<'f> {
             }
             // The setup's answer after the setup (it was aborted): a message as any other.
             Incoming::Setup { text, .. } => {
-                self.accept(crate::transport::parse_line(text.as_bytes(), 0));
+                self.take(crate::transport::parse_line(text.as_bytes(), 0));
             }
             Incoming::Invalid {
                 line,
@@ -317,10 +325,12 @@ impl<'f> Session<'f> {
         self.bindings.unbind(&mut message);
         let seq = self.seq;
         let index = self.arrivals.len();
-        let (group, fixed) = if kind == MessageKind::Request {
-            self.take_server_request(&mut message)
+        let (group, fixed, claimed) = if kind == MessageKind::Request {
+            let (group, fixed) = self.take_server_request(&mut message);
+            (group, fixed, fixed.is_some())
         } else {
-            (self.take_notification(&message), None)
+            let (group, claim) = self.take_notification(&message);
+            (group, None, claim.is_some())
         };
         self.record(seq, Rec::Arrival(index));
         self.arrivals.push(Arrival {
@@ -329,7 +339,64 @@ impl<'f> Session<'f> {
             message,
             group,
             fixed,
+            claimed,
         });
+    }
+
+    /// A value the server minted was bound after messages that carry it came (a task's
+    /// first status before the `CreateTaskResult` that binds its id): each notification
+    /// that claimed no expected message when it came is taken again with the value as its
+    /// placeholder, in its own group, so that the session does not wait out its timeout for
+    /// what already came. The pairing at the end does the same (`conclude.rs`).
+    fn reclaim_arrivals(&mut self) {
+        for i in 0..self.arrivals.len() {
+            let arrival = &self.arrivals[i];
+            if arrival.claimed || arrival.kind != MessageKind::Notification {
+                continue;
+            }
+            let mut message = arrival.message.clone();
+            self.bindings.unbind(&mut message);
+            if message == arrival.message {
+                continue;
+            }
+            let group = arrival.group;
+            let (model, expected, claimed) = (&self.model, &self.expected, &self.claimed);
+            let claim = group
+                .and_then(|g| claim_in(model, expected, claimed, g, &message))
+                .or_else(|| self.loose_claim(&message));
+            if let Some(w) = claim {
+                self.claimed[w] = true;
+                if self.trace.on() {
+                    let line = self.fixture.entries()[self.model.wants[w].entry].line();
+                    self.trace.received(
+                        &message,
+                        format_args!("came before a value it holds was bound: equals line {line}"),
+                    );
+                }
+            }
+            let arrival = &mut self.arrivals[i];
+            arrival.message = message;
+            arrival.claimed = claim.is_some();
+        }
+    }
+
+    /// The unclaimed want a notification that its group did not take claims: the server's
+    /// own message, recorded while one request ran, may come after that request too.
+    fn loose_claim(&self, message: &Value) -> Option<usize> {
+        let ledger = &self.ledger;
+        let ended = |q: usize| {
+            ledger
+                .live(q)
+                .and_then(|live| ledger.get(live))
+                .is_some_and(|sent| sent.answered.is_some())
+        };
+        (0..self.model.wants.len()).find(|&w| {
+            let want = self.model.wants[w];
+            !self.claimed[w]
+                && !want.hard
+                && want.tie.is_some_and(ended)
+                && self.expected.matches(want.entry, message, None)
+        })
     }
 
     /// A server request: matched with an expected one and answered from the recording, or
@@ -404,41 +471,23 @@ impl<'f> Session<'f> {
     }
 
     /// A notification: taken into its group (`causal::Model::assign`), claiming the
-    /// expected message it equals, if any. Its group.
-    pub(super) fn take_notification(&mut self, message: &Value) -> Option<usize> {
+    /// expected message it equals, if any. Its group, and the want it claimed.
+    pub(super) fn take_notification(&mut self, message: &Value) -> (Option<usize>, Option<usize>) {
         let method = message["method"].as_str().unwrap_or_default();
         let token = message.at(&["params", "progressToken"]);
         let in_flight = self.ledger.in_flight().map(|(_, entry)| entry);
-        let (model, expected, claimed) = (&self.model, &self.expected, &mut self.claimed);
+        let (model, expected, claimed) = (&self.model, &self.expected, &self.claimed);
         let (mut group, mut claim) = model.assign(method, token, in_flight, |group| {
-            let w = model.members[group]
-                .iter()
-                .copied()
-                .find(|&w| !claimed[w] && expected.matches(model.wants[w].entry, message, None))?;
-            claimed[w] = true;
-            Some(w)
+            claim_in(model, expected, claimed, group, message)
         });
         if claim.is_none() {
-            // The server's own message, recorded while one request ran: it may come
-            // after that request too.
-            let ledger = &self.ledger;
-            let ended = |q: usize| {
-                ledger
-                    .live(q)
-                    .and_then(|live| ledger.get(live))
-                    .is_some_and(|sent| sent.answered.is_some())
-            };
-            claim = (0..model.wants.len()).find(|&w| {
-                let want = model.wants[w];
-                !claimed[w]
-                    && !want.hard
-                    && want.tie.is_some_and(ended)
-                    && expected.matches(want.entry, message, None)
-            });
-            if let Some(w) = claim {
-                claimed[w] = true;
+            claim = self.loose_claim(message);
+            if claim.is_some() {
                 group = None;
             }
+        }
+        if let Some(w) = claim {
+            self.claimed[w] = true;
         }
         if self.trace.on() {
             let entries = self.fixture.entries();
@@ -449,7 +498,7 @@ impl<'f> Session<'f> {
             };
             self.trace.received(message, verdict);
         }
-        group
+        (group, claim)
     }
 
     /// The expected server request an arriving one is: the first not yet matched of its
@@ -522,6 +571,20 @@ impl<'f> Session<'f> {
 /// The contract changes of a response to a `method` request (one of
 /// [`CONTRACT_METHODS`]) whose result changed, when both messages are results and they
 /// differ nowhere else (so that every difference belongs to a change).
+/// The first want of `group` not yet claimed that `message` equals.
+fn claim_in(
+    model: &super::causal::Model<'_>,
+    expected: &super::expected::Expected<'_>,
+    claimed: &[bool],
+    group: usize,
+    message: &Value,
+) -> Option<usize> {
+    model.members[group]
+        .iter()
+        .copied()
+        .find(|&w| !claimed[w] && expected.matches(model.wants[w].entry, message, None))
+}
+
 fn result_changes(method: &str, expected: &Value, actual: &Value) -> Vec<Change> {
     if !CONTRACT_METHODS.contains(&method) {
         return Vec::new();

@@ -91,6 +91,9 @@ pub(super) struct Arrival {
     pub group: Option<usize>,
     /// For a server request: the want it was matched with when it came.
     pub fixed: Option<usize>,
+    /// It claimed an expected message while the session ran (so that no wait is made for
+    /// that one); the pairing at the end is the alignment's.
+    pub claimed: bool,
 }
 
 /// What the recording of a replay holds, by its place in the session.

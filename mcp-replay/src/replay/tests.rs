@@ -556,6 +556,58 @@ fn a_task_done_at_its_first_poll_passes_and_skips_the_recorded_polls() {
     assert!(report.is_ok(), "{report}");
 }
 
+/// server-everything sends a task's first status before the `CreateTaskResult` that
+/// binds its id: that notification claims its line once the id is bound, so the session
+/// does not wait out its timeout for it after the last client message (it did: every
+/// such replay took the whole timeout longer).
+#[test]
+fn a_status_that_came_before_its_task_id_was_bound_is_not_waited_for() {
+    let status_line = r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"<TASK_ID:1>","status":"working"}}}"#;
+    let create = r#""task":{"ttl":60000}}}}"#;
+    let text = TASK.replacen(create, &format!("{create}\n{status_line}"), 1);
+    assert_ne!(text, TASK);
+    let fixture = Fixture::parse(&text).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let first = s.sent();
+    let then = s
+        .at(5)
+        .arrive(result(first[0]["id"].clone(), init_result()))
+        .sent();
+    assert_eq!(then[1]["method"], "tools/call");
+    s.at(8).arrive(
+        json!({"jsonrpc": "2.0", "method": "notifications/tasks/status",
+        "params": {"taskId": "t-live", "status": "working"}}),
+    );
+    let created = json!({"task": {"taskId": "t-live", "status": "working", "pollInterval": 100}});
+    let poll = s
+        .at(10)
+        .arrive(result(then[1]["id"].clone(), created))
+        .sent();
+    assert_eq!(poll[0]["params"]["taskId"], "t-live");
+    let next = s
+        .at(20)
+        .arrive(result(
+            poll[0]["id"].clone(),
+            task_status("completed", "done"),
+        ))
+        .sent();
+    assert_eq!(next[0]["method"], "tasks/result");
+    s.at(30).arrive(result(
+        next[0]["id"].clone(),
+        json!({"content": [{"type": "text", "text": "report of t-live"}]}),
+    ));
+    s.sent();
+    assert!(
+        s.deadline_ms().is_some_and(|at| at <= 30),
+        "nothing is left to wait for: {:?} ms",
+        s.deadline_ms()
+    );
+    let report = settle_and_end(s);
+    assert!(report.is_ok(), "{report}");
+}
+
 #[test]
 fn a_task_that_never_finishes_is_a_timeout_naming_the_walk_never_a_hang() {
     let fixture = Fixture::parse(TASK).unwrap();
