@@ -5,8 +5,9 @@
 //! progress, logs, `list_changed` bursts and a `roots/list` the server sends on its own
 //! timer, racing the client's requests.
 //!
-//! Each fixture is replayed against its live server 20 times in a row (a fresh server
-//! process each time): a replay that passes only when the race goes one way fails here.
+//! Each fixture is replayed against its live server 20 times, four rows of five in a row
+//! at once (a fresh server process each time): a replay that passes only when the race
+//! goes one way fails here.
 //! The peers are installed on first use (`mcp_replay_peers`).
 
 mod common;
@@ -18,28 +19,47 @@ use mcp_replay::process::serve_command;
 use mcp_replay::Fixture;
 
 const RUNS: usize = 20;
+/// The runs go in this many rows at once (five runs in a row each): the sessions are
+/// mostly the servers' own timers (two seconds each), so twenty one after the other took a
+/// minute and a quarter for the file; rows at once also put the races under load.
+const ROWS: usize = 4;
 
-/// Replays `tests/fixtures/real/{name}.jsonl` against `peer` [`RUNS`] times; prints the
-/// report of every failing run with its number, then fails if any run did.
+/// Replays `tests/fixtures/real/{name}.jsonl` against `peer` [`RUNS`] times, in [`ROWS`]
+/// rows at once; prints the report of every failing run with its number, then fails if any
+/// run did.
 async fn replay_repeatedly(name: &str, peer: &str) {
     let path = format!(
         "{}/tests/fixtures/real/{name}.jsonl",
         env!("CARGO_MANIFEST_DIR")
     );
+    let rows: Vec<_> = (0..ROWS)
+        .map(|row| {
+            let (path, name, peer) = (path.clone(), name.to_owned(), peer.to_owned());
+            tokio::spawn(async move {
+                let mut failed = Vec::new();
+                for run in (row * RUNS / ROWS + 1)..=((row + 1) * RUNS / ROWS) {
+                    let mut command = peer_server(&peer);
+                    // The trace of every run goes to the captured output: shown for a
+                    // failing test.
+                    let report = Fixture::load(&path)
+                        .unwrap()
+                        .with_trace(true)
+                        .replay(move |t| async move { serve_command(t, &mut command).await })
+                        .await;
+                    if !report.is_ok() {
+                        eprintln!("{name}: run {run} of {RUNS} failed:\n{report}\n");
+                        failed.push(run);
+                    }
+                }
+                failed
+            })
+        })
+        .collect();
     let mut failed = Vec::new();
-    for run in 1..=RUNS {
-        let mut command = peer_server(peer);
-        // The trace of every run goes to the captured output: shown for a failing test.
-        let report = Fixture::load(&path)
-            .unwrap()
-            .with_trace(true)
-            .replay(move |t| async move { serve_command(t, &mut command).await })
-            .await;
-        if !report.is_ok() {
-            eprintln!("{name}: run {run} of {RUNS} failed:\n{report}\n");
-            failed.push(run);
-        }
+    for row in rows {
+        failed.extend(row.await.expect("a row of runs"));
     }
+    failed.sort_unstable();
     assert!(
         failed.is_empty(),
         "{name}: {} of {RUNS} runs failed (runs {failed:?}); their reports are above",
@@ -127,21 +147,32 @@ async fn server_everything_replays_wherever_its_own_messages_were_recorded() {
             }),
         ),
     ];
+    // The variants at once, each four runs in a row.
+    let rows: Vec<_> = variants
+        .into_iter()
+        .map(|(what, variant)| {
+            let text = variant.join("\n") + "\n";
+            tokio::spawn(async move {
+                let mut failed = Vec::new();
+                for run in 1..=4 {
+                    let mut command = peer_server("everything");
+                    let report = Fixture::parse_named(&text, what)
+                        .unwrap()
+                        .with_trace(true)
+                        .replay(move |t| async move { serve_command(t, &mut command).await })
+                        .await;
+                    if !report.is_ok() {
+                        eprintln!("{what}: run {run} failed:\n{report}\n");
+                        failed.push((what, run));
+                    }
+                }
+                failed
+            })
+        })
+        .collect();
     let mut failed = Vec::new();
-    for (what, variant) in variants {
-        let text = variant.join("\n") + "\n";
-        for run in 1..=4 {
-            let mut command = peer_server("everything");
-            let report = Fixture::parse_named(&text, what)
-                .unwrap()
-                .with_trace(true)
-                .replay(move |t| async move { serve_command(t, &mut command).await })
-                .await;
-            if !report.is_ok() {
-                eprintln!("{what}: run {run} failed:\n{report}\n");
-                failed.push((what, run));
-            }
-        }
+    for row in rows {
+        failed.extend(row.await.expect("a row of runs"));
     }
     assert!(failed.is_empty(), "failed: {failed:?}; reports above");
 }
