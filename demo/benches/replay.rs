@@ -14,6 +14,9 @@
 //!   --n N         tool calls for `harness` / `raw` (default 100)
 //!   --warm        for harness, raw, fixed-harness, fixed-raw: run once before the measured
 //!                 run, so that one-time costs (lazy statics) stay out
+//!   --repeat R    for harness and raw: the measured run R times over (default 1), so that
+//!                 a whole-process counter (`perf stat -e task-clock,page-faults`) sees the
+//!                 sessions, not the process's start
 //!   --protocol-off  for harness: no protocol check (`ProtocolCheck::Off`), to measure
 //!                 what checking each server message costs
 //!   --personal-off  for harness and norm-harness: the default rules without the
@@ -955,6 +958,7 @@ fn main() {
     let mut n = 100usize;
     let mut quick = false;
     let mut warm = false;
+    let mut repeat = 1usize;
     let mut protocol_off = false;
     let mut timeline = false;
     let mut args = std::env::args().skip(1);
@@ -964,6 +968,12 @@ fn main() {
             "--n" => n = args.next().and_then(|v| v.parse().ok()).expect("--n N"),
             "--quick" => quick = true,
             "--warm" => warm = true,
+            "--repeat" => {
+                repeat = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--repeat R")
+            }
             "--protocol-off" => protocol_off = true,
             "--timeline" => timeline = true,
             "--personal-off" => PERSONAL_OFF.store(true, Relaxed),
@@ -992,7 +1002,11 @@ fn main() {
             if warm {
                 rt.block_on(harness_replay(&fixture, &options));
             }
-            measured(|| rt.block_on(harness_replay(&fixture, &options)));
+            measured(|| {
+                for _ in 0..repeat {
+                    rt.block_on(harness_replay(&fixture, &options));
+                }
+            });
         }
         "raw" => {
             let rt = runtime();
@@ -1000,7 +1014,11 @@ fn main() {
             if warm {
                 rt.block_on(raw_session(&calls));
             }
-            measured(|| rt.block_on(raw_session(&calls)));
+            measured(|| {
+                for _ in 0..repeat {
+                    rt.block_on(raw_session(&calls));
+                }
+            });
         }
         "first-macro" => println!("{}", macro_once(&runtime()).as_nanos()),
         "first-raw" => println!("{}", raw_once(&runtime()).as_nanos()),
@@ -1051,7 +1069,11 @@ fn main() {
             if warm {
                 rt.block_on(raw_session(&calls));
             }
-            measured(|| rt.block_on(raw_session(&calls)));
+            measured(|| {
+                for _ in 0..repeat {
+                    rt.block_on(raw_session(&calls));
+                }
+            });
         }
         "all" | "overhead" | "fixed" | "throughput" | "memory" | "process" => {
             println!(
