@@ -25,34 +25,19 @@ const RUNS: usize = 20;
 const ROWS: usize = 4;
 
 /// Replays `tests/fixtures/real/{name}.jsonl` against `peer` [`RUNS`] times, in [`ROWS`]
-/// rows at once; prints the report of every failing run with its number, then fails if any
-/// run did.
-async fn replay_repeatedly(name: &str, peer: &str) {
+/// rows at once; fails if any run did (their reports are printed).
+async fn replay_repeatedly(name: &'static str, peer: &'static str) {
     let path = format!(
         "{}/tests/fixtures/real/{name}.jsonl",
         env!("CARGO_MANIFEST_DIR")
     );
     let rows: Vec<_> = (0..ROWS)
         .map(|row| {
-            let (path, name, peer) = (path.clone(), name.to_owned(), peer.to_owned());
-            tokio::spawn(async move {
-                let mut failed = Vec::new();
-                for run in (row * RUNS / ROWS + 1)..=((row + 1) * RUNS / ROWS) {
-                    let mut command = peer_server(&peer);
-                    // The trace of every run goes to the captured output: shown for a
-                    // failing test.
-                    let report = Fixture::load(&path)
-                        .unwrap()
-                        .with_trace(true)
-                        .replay(move |t| async move { serve_command(t, &mut command).await })
-                        .await;
-                    if !report.is_ok() {
-                        eprintln!("{name}: run {run} of {RUNS} failed:\n{report}\n");
-                        failed.push(run);
-                    }
-                }
-                failed
-            })
+            let path = path.clone();
+            let runs = (row * RUNS / ROWS + 1)..=((row + 1) * RUNS / ROWS);
+            tokio::spawn(runs_in_a_row(name, peer, runs, move || {
+                Fixture::load(&path).unwrap()
+            }))
         })
         .collect();
     let mut failed = Vec::new();
@@ -65,6 +50,30 @@ async fn replay_repeatedly(name: &str, peer: &str) {
         "{name}: {} of {RUNS} runs failed (runs {failed:?}); their reports are above",
         failed.len()
     );
+}
+
+/// `runs` one after another, each a replay of `fixture()` against a fresh `peer` server,
+/// its trace in the captured output (shown for a failing test); prints the report of each
+/// failing run, and returns their numbers.
+async fn runs_in_a_row(
+    what: &'static str,
+    peer: &'static str,
+    runs: std::ops::RangeInclusive<usize>,
+    fixture: impl Fn() -> Fixture,
+) -> Vec<usize> {
+    let mut failed = Vec::new();
+    for run in runs {
+        let mut command = peer_server(peer);
+        let report = fixture()
+            .with_trace(true)
+            .replay(move |t| async move { serve_command(t, &mut command).await })
+            .await;
+        if !report.is_ok() {
+            eprintln!("{what}: run {run} failed:\n{report}\n");
+            failed.push(run);
+        }
+    }
+    failed
 }
 
 #[tokio::test]
@@ -152,27 +161,15 @@ async fn server_everything_replays_wherever_its_own_messages_were_recorded() {
         .into_iter()
         .map(|(what, variant)| {
             let text = variant.join("\n") + "\n";
-            tokio::spawn(async move {
-                let mut failed = Vec::new();
-                for run in 1..=4 {
-                    let mut command = peer_server("everything");
-                    let report = Fixture::parse_named(&text, what)
-                        .unwrap()
-                        .with_trace(true)
-                        .replay(move |t| async move { serve_command(t, &mut command).await })
-                        .await;
-                    if !report.is_ok() {
-                        eprintln!("{what}: run {run} failed:\n{report}\n");
-                        failed.push((what, run));
-                    }
-                }
-                failed
-            })
+            let fixture = move || Fixture::parse_named(&text, what).unwrap();
+            let runs = tokio::spawn(runs_in_a_row(what, "everything", 1..=4, fixture));
+            (what, runs)
         })
         .collect();
     let mut failed = Vec::new();
-    for row in rows {
-        failed.extend(row.await.expect("a row of runs"));
+    for (what, runs) in rows {
+        let runs = runs.await.expect("a row of runs");
+        failed.extend(runs.into_iter().map(|run| (what, run)));
     }
     assert!(failed.is_empty(), "failed: {failed:?}; reports above");
 }
