@@ -359,11 +359,18 @@ impl<'f> Session<'f> {
             if message == arrival.message {
                 continue;
             }
-            let group = arrival.group;
             let (model, expected, claimed) = (&self.model, &self.expected, &self.claimed);
-            let claim = group
-                .and_then(|g| claim_in(model, expected, claimed, g, &message))
-                .or_else(|| self.loose_claim(&message));
+            let in_group = arrival
+                .group
+                .and_then(|g| claim_in(model, expected, claimed, g, &message));
+            // As `take_notification` does: a loose claim takes it out of its group.
+            let (claim, group) = match in_group {
+                Some(w) => (Some(w), arrival.group),
+                None => match self.loose_claim(&message) {
+                    Some(w) => (Some(w), None),
+                    None => (None, arrival.group),
+                },
+            };
             if let Some(w) = claim {
                 self.claimed[w] = true;
                 if self.trace.on() {
@@ -376,6 +383,7 @@ impl<'f> Session<'f> {
             }
             let arrival = &mut self.arrivals[i];
             arrival.message = message;
+            arrival.group = group;
             arrival.claimed = claim.is_some();
         }
     }
@@ -568,9 +576,6 @@ impl<'f> Session<'f> {
     }
 }
 
-/// The contract changes of a response to a `method` request (one of
-/// [`CONTRACT_METHODS`]) whose result changed, when both messages are results and they
-/// differ nowhere else (so that every difference belongs to a change).
 /// The first want of `group` not yet claimed that `message` equals.
 fn claim_in(
     model: &super::causal::Model<'_>,
@@ -585,6 +590,9 @@ fn claim_in(
         .find(|&w| !claimed[w] && expected.matches(model.wants[w].entry, message, None))
 }
 
+/// The contract changes of a response to a `method` request (one of
+/// [`CONTRACT_METHODS`]) whose result changed, when both messages are results and they
+/// differ nowhere else (so that every difference belongs to a change).
 fn result_changes(method: &str, expected: &Value, actual: &Value) -> Vec<Change> {
     if !CONTRACT_METHODS.contains(&method) {
         return Vec::new();
