@@ -482,12 +482,21 @@ fn settle_and_end(mut s: Script<'_>) -> Report {
 /// Plays TASK's handshake and the task's creation (its live id `t-live`); the first poll
 /// goes out. Its live id.
 fn create_task(s: &mut Script<'_>) -> Value {
+    create_task_after(s, &[])
+}
+
+/// [`create_task`], with `early` arriving after the `tools/call` went out and before its
+/// `CreateTaskResult`.
+fn create_task_after(s: &mut Script<'_>, early: &[Value]) -> Value {
     let first = s.sent();
     let then = s
         .at(5)
         .arrive(result(first[0]["id"].clone(), init_result()))
         .sent();
     assert_eq!(then[1]["method"], "tools/call");
+    for message in early {
+        s.at(8).arrive(message.clone());
+    }
     let created = json!({"task": {"taskId": "t-live", "status": "working", "pollInterval": 100}});
     let poll = s
         .at(10)
@@ -570,28 +579,12 @@ fn a_status_that_came_before_its_task_id_was_bound_is_not_waited_for() {
     let rules = Rules::default();
     let settings = settings(&fixture, &rules);
     let mut s = Script::new(&fixture, &settings);
-    let first = s.sent();
-    let then = s
-        .at(5)
-        .arrive(result(first[0]["id"].clone(), init_result()))
-        .sent();
-    assert_eq!(then[1]["method"], "tools/call");
-    s.at(8).arrive(
-        json!({"jsonrpc": "2.0", "method": "notifications/tasks/status",
-        "params": {"taskId": "t-live", "status": "working"}}),
-    );
-    let created = json!({"task": {"taskId": "t-live", "status": "working", "pollInterval": 100}});
-    let poll = s
-        .at(10)
-        .arrive(result(then[1]["id"].clone(), created))
-        .sent();
-    assert_eq!(poll[0]["params"]["taskId"], "t-live");
+    let status = json!({"jsonrpc": "2.0", "method": "notifications/tasks/status",
+        "params": {"taskId": "t-live", "status": "working"}});
+    let poll = create_task_after(&mut s, &[status]);
     let next = s
         .at(20)
-        .arrive(result(
-            poll[0]["id"].clone(),
-            task_status("completed", "done"),
-        ))
+        .arrive(result(poll, task_status("completed", "done")))
         .sent();
     assert_eq!(next[0]["method"], "tasks/result");
     s.at(30).arrive(result(
