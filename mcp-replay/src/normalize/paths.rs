@@ -3,7 +3,8 @@
 
 use super::placeholder::is_placeholder;
 use std::borrow::Cow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// The placeholders of the `paths` rule, one per machine-specific folder.
 pub(crate) const FOLDER_PLACEHOLDERS: [&str; 3] = ["<WORKSPACE>", "<HOME>", "<TMP>"];
@@ -12,6 +13,23 @@ pub(crate) const FOLDER_PLACEHOLDERS: [&str; 3] = ["<WORKSPACE>", "<HOME>", "<TM
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Paths {
     prefixes: Vec<(String, &'static str)>,
+}
+
+/// `folder` with its links resolved, remembered for the last folder asked about: every
+/// `Rules::default()` asks for the temp folder, and resolving it is a system call per link
+/// (a few microseconds a test on a virtual machine). A changed `TMPDIR` is a different
+/// folder and is resolved anew.
+fn real_path_of(folder: &Path) -> Option<PathBuf> {
+    static LAST: Mutex<Option<(PathBuf, Option<PathBuf>)>> = Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    match &*last {
+        Some((asked, real)) if asked == folder => real.clone(),
+        _ => {
+            let real = folder.canonicalize().ok();
+            *last = Some((folder.to_owned(), real.clone()));
+            real
+        }
+    }
 }
 
 impl Paths {
@@ -26,7 +44,7 @@ impl Paths {
         }
         let tmp = std::env::temp_dir();
         paths.add(&tmp, "<TMP>");
-        if let Ok(real) = tmp.canonicalize() {
+        if let Some(real) = real_path_of(&tmp) {
             paths.add(&real, "<TMP>");
         }
         paths

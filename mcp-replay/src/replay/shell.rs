@@ -20,6 +20,10 @@ use tokio::time::Instant;
 /// How a server task ended: `Ok` or a description of the failure.
 pub(crate) type ServerTask = JoinHandle<Result<(), ServerError>>;
 
+/// The most turns of the runtime the settle step gives the server before a passed deadline
+/// counts (see `drive`).
+const SETTLE_TURNS: usize = 4;
+
 /// How long the shell waits for the server task to say why it ended when its output
 /// closed early (a panic is named in the finding).
 const OUTCOME_WAIT: Duration = Duration::from_millis(200);
@@ -172,12 +176,20 @@ where
                 Some(event) => self.hand_over(session, event).await,
                 None => {
                     // Before a deadline is declared passed, what the server already wrote
-                    // is taken: the server gets to finish what it was writing first.
-                    for _ in 0..4 {
+                    // is taken: the server gets to finish what it was writing first. One
+                    // turn of the runtime runs every ready task of a current-thread
+                    // runtime to the end of its chain of wakes; while a turn brings
+                    // something, another is given (at most `SETTLE_TURNS`).
+                    for _ in 0..SETTLE_TURNS {
                         let_others_run().await;
-                    }
-                    while let Some(event) = self.try_next() {
-                        self.hand_over(session, event).await;
+                        let mut arrived = false;
+                        while let Some(event) = self.try_next() {
+                            arrived = true;
+                            self.hand_over(session, event).await;
+                        }
+                        if !arrived {
+                            break;
+                        }
                     }
                     session.handle_timeout(now());
                 }
