@@ -355,7 +355,9 @@ impl Fixture {
             }
             Some(first) if first.method() == Some("initialize") => false,
             Some(first) => {
-                first.text().contains(meta::PROTOCOL_VERSION)
+                static VERSION_KEY: crate::needle::Needle =
+                    crate::needle::Needle::new(meta::PROTOCOL_VERSION);
+                VERSION_KEY.is_in(first.text())
                     && crate::protocol::request_version(&first.message()).is_some()
             }
             None => false,

@@ -24,6 +24,9 @@ pub(crate) type ServerTask = JoinHandle<Result<(), ServerError>>;
 /// counts (see `drive`).
 const SETTLE_TURNS: usize = 4;
 
+/// Whether a write had to wait for room in the pipe.
+struct Waited(bool);
+
 /// How long the shell waits for the server task to say why it ended when its output
 /// closed early (a panic is named in the finding).
 const OUTCOME_WAIT: Duration = Duration::from_millis(200);
@@ -146,22 +149,29 @@ where
     /// and tells it when its deadlines pass.
     async fn drive(&mut self, session: &mut Session<'_>) {
         let mut buf = Vec::new();
+        // The clock is read after each wait, not at each step: a step that did not wait
+        // takes no time the session could tell apart (and a clock read is ~30 ns).
+        let mut at = now();
         loop {
-            while let Some(transmit) = session.poll_transmit(now(), &mut buf) {
+            while let Some(transmit) = session.poll_transmit(at, &mut buf) {
                 match transmit {
-                    Transmit::Line => {
-                        if let Err(error) = self.write(&mut buf, session.timeout()).await {
+                    Transmit::Line => match self.write(&mut buf, session.timeout()).await {
+                        Ok(Waited(false)) => {}
+                        Ok(Waited(true)) => at = now(),
+                        Err(error) => {
                             if session.wants_server_outcome() {
                                 self.learn_outcome(session).await;
                             }
-                            session.handle_write_error(error, now());
+                            at = now();
+                            session.handle_write_error(error, at);
                         }
-                    }
+                    },
                     Transmit::CloseInput => {
                         let _ = self.output.reading_while(self.writer.shutdown()).await;
                         let grace = self.stopping.is_child().then(|| self.stopping.grace());
-                        self.closed_at = Some((Instant::now(), session.drain_bound(grace)));
-                        session.input_closed(now(), grace);
+                        at = now();
+                        self.closed_at = Some((Instant::from_std(at), session.drain_bound(grace)));
+                        session.input_closed(at, grace);
                     }
                 }
             }
@@ -172,8 +182,10 @@ where
             let Some(deadline) = session.poll_timeout() else {
                 return;
             };
-            match self.next_event(Instant::from_std(deadline)).await {
-                Some(event) => self.hand_over(session, event).await,
+            let event = self.next_event(Instant::from_std(deadline), at).await;
+            at = now();
+            match event {
+                Some(event) => at = self.hand_over(session, event, at).await,
                 None => {
                     // Before a deadline is declared passed, what the server already wrote
                     // is taken: the server gets to finish what it was writing first. One
@@ -182,37 +194,46 @@ where
                     // something, another is given (at most `SETTLE_TURNS`).
                     for _ in 0..SETTLE_TURNS {
                         let_others_run().await;
+                        at = now();
                         let mut arrived = false;
                         while let Some(event) = self.try_next() {
                             arrived = true;
-                            self.hand_over(session, event).await;
+                            at = self.hand_over(session, event, at).await;
                         }
                         if !arrived {
                             break;
                         }
                     }
-                    session.handle_timeout(now());
+                    session.handle_timeout(at);
                 }
             }
         }
     }
 
-    /// Hands one arrival to the session; before the close of the server's output, the
-    /// server's outcome, if the session wants it.
-    async fn hand_over(&mut self, session: &mut Session<'_>, event: Incoming) {
+    /// Hands one arrival, come at `at`, to the session; before the close of the server's
+    /// output, the server's outcome, if the session wants it. Returns the time after.
+    async fn hand_over(
+        &mut self,
+        session: &mut Session<'_>,
+        event: Incoming,
+        mut at: std::time::Instant,
+    ) -> std::time::Instant {
         if matches!(event, Incoming::Closed(_)) && session.wants_server_outcome() {
             self.learn_outcome(session).await;
+            at = now();
         }
-        session.handle(event, now());
+        session.handle(event, at);
+        at
     }
 
     /// Writes one line and flushes it, within `timeout`.
-    async fn write(&mut self, buf: &mut Vec<u8>, timeout: Duration) -> Result<(), WriteError> {
+    async fn write(&mut self, buf: &mut Vec<u8>, timeout: Duration) -> Result<Waited, WriteError> {
         let output = &mut self.output;
         let mut write = std::pin::pin!(write_line(&mut self.writer, buf));
         // Most lines go into the pipe at once: no timer for those (a timer per line was a
         // tenth of the shell's cost per call).
         let first = poll_fn(|cx| Poll::Ready(write.as_mut().poll(cx))).await;
+        let waited = Waited(first.is_pending());
         let written = match first {
             Poll::Ready(done) => Ok(done),
             // A full pipe: the server may be waiting for its own writes to be read.
@@ -223,22 +244,23 @@ where
             }
         };
         match written {
-            Ok(Ok(())) => Ok(()),
+            Ok(Ok(())) => Ok(waited),
             Ok(Err(e)) => Err(WriteError::Closed(e.to_string())),
             Err(_elapsed) => Err(WriteError::Stuck),
         }
     }
 
-    /// The next event, waiting until `deadline`; `None` when the deadline passed.
-    async fn next_event(&mut self, deadline: Instant) -> Option<Incoming> {
-        let event = self.receive(deadline).await;
+    /// The next event, waiting until `deadline`; `None` when the deadline passed (`at`,
+    /// the time of the last step, tells a deadline already past).
+    async fn next_event(&mut self, deadline: Instant, at: std::time::Instant) -> Option<Incoming> {
+        let event = self.receive(deadline, Instant::from_std(at)).await;
         if matches!(event, Some(Incoming::Closed(_))) {
             self.output_closed = true;
         }
         event
     }
 
-    async fn receive(&mut self, deadline: Instant) -> Option<Incoming> {
+    async fn receive(&mut self, deadline: Instant, at: Instant) -> Option<Incoming> {
         if self.output_closed {
             // The close was handed over once; only the deadline can come now.
             self.timer.as_mut().reset(deadline);
@@ -253,7 +275,9 @@ where
                 return Poll::Ready(Some(event));
             }
             if !armed {
-                if deadline <= Instant::now() {
+                // (`at` first: the settle step's deadline is the instant it was set, no
+                // clock read needed.)
+                if deadline <= at || deadline <= Instant::now() {
                     // A deadline already past (the settle step): no timer. The runtime's
                     // timer fires at its next millisecond tick at the earliest, a
                     // millisecond added to every replay; `drive` lets the server run and
