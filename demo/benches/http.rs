@@ -414,10 +414,11 @@ fn measured<T>(f: impl FnOnce() -> T) -> T {
     std::hint::black_box(f())
 }
 
-/// `--case harness|raw --n N [--warm]`: one side of case 1 alone, once, inside `measured`
-/// (after one unmeasured run with `--warm`), for callgrind:
+/// `--case harness|raw --n N [--warm] [--repeat R]`: one side of case 1 alone, once (or `R`
+/// times, for a sampling profiler) inside `measured` (after one unmeasured run with
+/// `--warm`), for callgrind:
 /// `valgrind --tool=callgrind --toggle-collect='*measured*' BENCH --case harness --n 100 --warm`.
-fn one_side(case: &str, n: usize, warm: bool) {
+fn one_side(case: &str, n: usize, warm: bool, repeat: usize) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -432,22 +433,28 @@ fn one_side(case: &str, n: usize, warm: bool) {
     if warm {
         run();
     }
-    measured(run);
+    measured(|| (0..repeat).for_each(|_| run()));
 }
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let (mut case, mut n, mut warm) = (None, 100, false);
+    let (mut case, mut n, mut warm, mut repeat) = (None, 100, false, 1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--case" => case = args.next(),
             "--n" => n = args.next().and_then(|v| v.parse().ok()).expect("--n N"),
             "--warm" => warm = true,
+            "--repeat" => {
+                repeat = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--repeat R")
+            }
             _ => {}
         }
     }
     if let Some(case) = case {
-        return one_side(&case, n, warm);
+        return one_side(&case, n, warm, repeat);
     }
     let quick = std::env::args().any(|a| a == "--quick");
     println!(
