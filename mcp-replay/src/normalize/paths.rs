@@ -154,6 +154,27 @@ mod should {
         Paths::example()
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn resolve_each_folder_asked_about_even_after_another() {
+        let base = std::env::temp_dir().join(format!("mcp-replay-real-{}", std::process::id()));
+        let (a, b) = (base.join("a"), base.join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        let (link_a, link_b) = (base.join("to-a"), base.join("to-b"));
+        std::os::unix::fs::symlink(&a, &link_a).unwrap();
+        std::os::unix::fs::symlink(&b, &link_b).unwrap();
+        let real = |p: &Path| p.canonicalize().unwrap();
+        // Asked twice (the second from what was remembered), then another folder, then
+        // the first again: each answer is that folder's own.
+        assert_eq!(real_path_of(&link_a), Some(real(&a)));
+        assert_eq!(real_path_of(&link_a), Some(real(&a)));
+        assert_eq!(real_path_of(&link_b), Some(real(&b)));
+        assert_eq!(real_path_of(&link_a), Some(real(&a)));
+        assert_eq!(real_path_of(&base.join("missing")), None);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
     #[test]
     fn write_folder_placeholders_back_as_this_machines_folders() {
         let p = paths();

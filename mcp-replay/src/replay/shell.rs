@@ -189,9 +189,12 @@ where
                 None => {
                     // Before a deadline is declared passed, what the server already wrote
                     // is taken: the server gets to finish what it was writing first. One
-                    // turn of the runtime runs every ready task of a current-thread
-                    // runtime to the end of its chain of wakes; while a turn brings
-                    // something, another is given (at most `SETTLE_TURNS`).
+                    // turn of a current-thread runtime runs its ready tasks, and the tasks
+                    // they wake, until none is left (or 61 have run); while a turn brings
+                    // something, another is given (at most `SETTLE_TURNS`). On a
+                    // multi-thread runtime the server runs beside the replay, and a turn
+                    // only lets it go first; what it writes later is still read (and
+                    // judged) while its output drains.
                     for _ in 0..SETTLE_TURNS {
                         let_others_run().await;
                         at = now();
