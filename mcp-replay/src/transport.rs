@@ -254,7 +254,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 self.buf.clear();
             }
             let available = std::task::ready!(Pin::new(&mut self.reader).poll_fill_buf(cx))?;
-            let (used, whole) = match available.iter().position(|&b| b == b'\n') {
+            let (used, whole) = match memchr::memchr(b'\n', available) {
                 Some(end) => (end + 1, true),
                 // The end: what was read of a last line without a line end is a line.
                 None => (available.len(), available.is_empty()),
