@@ -285,3 +285,52 @@ async fn a_response_written_twice_is_an_id_finding_every_time() {
         "the duplicate was reported in {caught} of 40 replays"
     );
 }
+
+#[tokio::test]
+async fn a_message_a_server_sends_a_few_turns_after_its_answer_is_caught_before_its_input_closes() {
+    // A server that answers, yields twice (its handler awaits something that is not ready
+    // at once), then sends a notification, unless its input has closed by then: a server
+    // that drops what it would send after its input closed, as rmcp does. The settle step
+    // gives it those turns before the replay closes its input.
+    let report = seed()
+        .replay(|t| async move {
+            let (read, mut write) = tokio::io::split(t);
+            let mut lines = BufReader::new(read).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let m: serde_json::Value = serde_json::from_str(&line).unwrap();
+                if m["method"] == "initialize" {
+                    let init = json!({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-11-25", "capabilities": {"logging": {}}, "serverInfo": {"name": "late", "version": "0"}}});
+                    write.write_all(format!("{init}\n").as_bytes()).await.unwrap();
+                } else if m["method"] == "tools/call" {
+                    let answer = result(
+                        &m,
+                        json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
+                    );
+                    write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+                    tokio::task::yield_now().await;
+                    tokio::task::yield_now().await;
+                    // The input's end, if it came: nothing more is sent then.
+                    let closed = at_end_now(lines.get_mut()).await;
+                    if !closed {
+                        let late = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "late"}});
+                        write.write_all(format!("{late}\n").as_bytes()).await.unwrap();
+                    }
+                }
+            }
+        })
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::Unexpected], "{report}");
+}
+
+/// Whether `reader` is at its end now (a read that is ready with nothing), without waiting.
+async fn at_end_now<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R) -> bool {
+    std::future::poll_fn(|cx| {
+        let end = match std::pin::Pin::new(&mut *reader).poll_fill_buf(cx) {
+            std::task::Poll::Ready(Ok(buf)) => buf.is_empty(),
+            std::task::Poll::Ready(Err(_)) => true,
+            std::task::Poll::Pending => false,
+        };
+        std::task::Poll::Ready(end)
+    })
+    .await
+}

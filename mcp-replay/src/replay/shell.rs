@@ -20,7 +20,7 @@ use tokio::time::Instant;
 /// How a server task ended: `Ok` or a description of the failure.
 pub(crate) type ServerTask = JoinHandle<Result<(), ServerError>>;
 
-/// The most turns of the runtime the settle step gives the server before a passed deadline
+/// The turns of the runtime the settle step gives the server before a passed deadline
 /// counts (see `drive`).
 const SETTLE_TURNS: usize = 4;
 
@@ -188,24 +188,17 @@ where
                 Some(event) => at = self.hand_over(session, event, at).await,
                 None => {
                     // Before a deadline is declared passed, what the server already wrote
-                    // is taken: the server gets to finish what it was writing first. One
-                    // turn of a current-thread runtime runs its ready tasks, and the tasks
-                    // they wake, until none is left (or 61 have run); while a turn brings
-                    // something, another is given (at most `SETTLE_TURNS`). On a
-                    // multi-thread runtime the server runs beside the replay, and a turn
-                    // only lets it go first; what it writes later is still read (and
-                    // judged) while its output drains.
+                    // is taken: the server gets to finish what it was writing first.
+                    // `SETTLE_TURNS` turns of the runtime, whether or not a turn brought
+                    // something: a server task that yields (or is made to by the runtime's
+                    // budget) goes on only at the next turn, and a message it sends after
+                    // its input closed may be lost (rmcp drops it).
                     for _ in 0..SETTLE_TURNS {
                         let_others_run().await;
-                        at = now();
-                        let mut arrived = false;
-                        while let Some(event) = self.try_next() {
-                            arrived = true;
-                            at = self.hand_over(session, event, at).await;
-                        }
-                        if !arrived {
-                            break;
-                        }
+                    }
+                    at = now();
+                    while let Some(event) = self.try_next() {
+                        at = self.hand_over(session, event, at).await;
                     }
                     session.handle_timeout(at);
                 }
