@@ -5,7 +5,7 @@ mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};
 
-use common::{kinds, result, scripted};
+use common::{kinds, notification, result, scripted};
 use mcp_replay::{Fixture, MismatchKind, Transport};
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -21,6 +21,14 @@ fn seed() -> Run {
     .with_timeout(Duration::from_millis(500))
 }
 
+/// The answer of the raw servers below to the harness's `initialize`.
+fn initialized(request: &serde_json::Value) -> String {
+    result(
+        request,
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "raw", "version": "0"}}),
+    )
+}
+
 /// A server that answers `initialize` and writes `bytes` (raw) for the tool call.
 async fn writes_raw(transport: Transport, bytes: Vec<u8>) {
     let (read, mut write) = tokio::io::split(transport);
@@ -28,9 +36,8 @@ async fn writes_raw(transport: Transport, bytes: Vec<u8>) {
     while let Ok(Some(line)) = lines.next_line().await {
         let m: serde_json::Value = serde_json::from_str(&line).unwrap();
         if m["method"] == "initialize" {
-            let init = json!({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "raw", "version": "0"}}});
             write
-                .write_all(format!("{init}\n").as_bytes())
+                .write_all(format!("{}\n", initialized(&m)).as_bytes())
                 .await
                 .unwrap();
         } else if m["method"] == "tools/call" {
@@ -299,21 +306,32 @@ async fn a_message_a_server_sends_a_few_turns_after_its_answer_is_caught_before_
             while let Ok(Some(line)) = lines.next_line().await {
                 let m: serde_json::Value = serde_json::from_str(&line).unwrap();
                 if m["method"] == "initialize" {
-                    let init = json!({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-11-25", "capabilities": {"logging": {}}, "serverInfo": {"name": "late", "version": "0"}}});
-                    write.write_all(format!("{init}\n").as_bytes()).await.unwrap();
+                    write
+                        .write_all(format!("{}\n", initialized(&m)).as_bytes())
+                        .await
+                        .unwrap();
                 } else if m["method"] == "tools/call" {
                     let answer = result(
                         &m,
                         json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
                     );
-                    write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+                    write
+                        .write_all(format!("{answer}\n").as_bytes())
+                        .await
+                        .unwrap();
                     tokio::task::yield_now().await;
                     tokio::task::yield_now().await;
                     // The input's end, if it came: nothing more is sent then.
                     let closed = at_end_now(lines.get_mut()).await;
                     if !closed {
-                        let late = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "late"}});
-                        write.write_all(format!("{late}\n").as_bytes()).await.unwrap();
+                        let late = notification(
+                            "notifications/message",
+                            json!({"level": "info", "data": "late"}),
+                        );
+                        write
+                            .write_all(format!("{late}\n").as_bytes())
+                            .await
+                            .unwrap();
                     }
                 }
             }
