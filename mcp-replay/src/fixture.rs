@@ -218,7 +218,9 @@ pub struct Fixture {
     /// The header line as written (kept whole so that writing it back loses nothing).
     raw_header: Option<Map<String, Value>>,
     header: Header,
-    entries: Vec<Entry>,
+    /// Shared between clones: a replay's task holds a clone of the fixture it replays
+    /// (see `replay::spawned`), and a clone must not copy every message.
+    entries: Arc<Vec<Entry>>,
 }
 
 impl Fixture {
@@ -283,7 +285,7 @@ impl Fixture {
             path: None,
             raw_header: None,
             header: Header::default(),
-            entries: Vec::new(),
+            entries: Arc::default(),
         }
     }
 
@@ -305,7 +307,7 @@ impl Fixture {
         let mut parser = Parser::new(source, scan);
         parser
             .fixture
-            .entries
+            .entries_mut()
             .reserve_exact(memchr_count(text.as_bytes(), b'\n') + 1);
         for (index, raw) in text.split('\n').enumerate() {
             parser.line(index + 1, raw)?;
@@ -374,7 +376,7 @@ impl Fixture {
     /// line, the JSON path inside the message and the rule, never the secret.
     pub fn check_secrets(&self) -> Result<(), Error> {
         let allowed = self.allowed_secrets();
-        for entry in &self.entries {
+        for entry in self.entries.iter() {
             self.refuse_secret(&allowed, entry.line, &entry.message())?;
         }
         Ok(())
@@ -441,7 +443,7 @@ impl Fixture {
         })?;
         if self.raw_header.is_none() {
             // A header line is new: every message moves one line down.
-            for entry in &mut self.entries {
+            for entry in self.entries_mut() {
                 entry.line += 1;
             }
         }
@@ -483,12 +485,17 @@ impl Fixture {
             out.push_str("}\n");
             f(&out)?;
         }
-        for entry in &self.entries {
+        for entry in self.entries.iter() {
             out.clear();
             push_text_line(&mut out, entry.direction, &entry.text);
             f(&out)?;
         }
         Ok(())
+    }
+
+    /// The messages, to change: a clone of them first if another fixture shares them.
+    pub(super) fn entries_mut(&mut self) -> &mut Vec<Entry> {
+        Arc::make_mut(&mut self.entries)
     }
 
     /// The same header, source and path, with no messages (cheap: the entries
@@ -499,7 +506,7 @@ impl Fixture {
             path: self.path.clone(),
             raw_header: self.raw_header.clone(),
             header: self.header.clone(),
-            entries: Vec::new(),
+            entries: Arc::default(),
         }
     }
 

@@ -282,6 +282,14 @@ pub(crate) struct Settings<'r> {
 }
 
 impl Settings<'_> {
+    /// These settings with rules of their own, for a task that outlives the borrow.
+    pub fn into_owned(self) -> Settings<'static> {
+        Settings {
+            rules: std::borrow::Cow::Owned(self.rules.into_owned()),
+            ..self
+        }
+    }
+
     /// May messages of `method` arrive anywhere, in any order (the rules or the header)?
     pub fn is_unordered(&self, method: &str) -> bool {
         self.rules.is_unordered(method) || self.unordered.iter().any(|m| m == method)

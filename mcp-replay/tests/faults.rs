@@ -352,3 +352,34 @@ async fn at_end_now<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R) -> bool 
     })
     .await
 }
+
+#[tokio::test]
+async fn a_replay_dropped_midway_closes_the_servers_input_at_once() {
+    // The replay's drive runs as a task of its own: when the test stops awaiting the
+    // replay (its own timeout, a select), the task goes too and the server's input closes,
+    // not only at the fixture's 30 s timeout.
+    let (closed, input_closed) = tokio::sync::oneshot::channel();
+    let run = seed().with_timeout(Duration::from_secs(30));
+    let replay = run.replay(|t| async move {
+        let (read, mut write) = tokio::io::split(t);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let m: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if m["method"] == "initialize" {
+                let answer = format!("{}\n", initialized(&m));
+                write.write_all(answer.as_bytes()).await.unwrap();
+            }
+            // The tool call is never answered.
+        }
+        let _ = closed.send(());
+    });
+    let stopped = tokio::time::timeout(Duration::from_millis(300), replay).await;
+    assert!(
+        stopped.is_err(),
+        "the replay should still wait for the answer"
+    );
+    tokio::time::timeout(Duration::from_secs(5), input_closed)
+        .await
+        .expect("the server's input closes once the replay is dropped")
+        .expect("the server saw its input close");
+}

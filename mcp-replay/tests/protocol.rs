@@ -210,3 +210,14 @@ async fn without_a_handler_the_recorded_answer_is_sent_under_the_servers_id() {
         .await;
     assert!(report.is_ok(), "{report}");
 }
+
+#[tokio::test]
+#[should_panic(expected = "the handler's own panic")]
+async fn a_panic_in_the_handler_reaches_the_test_as_it_was() {
+    // The replay's drive runs as a task of its own; a panic there (the handler runs in it)
+    // goes on in the test that awaited the replay, with its own message.
+    let _ = elicitation_fixture()
+        .on_server_request(|_| panic!("the handler's own panic"))
+        .replay(|t| scripted_all(t, asks_name))
+        .await;
+}

@@ -54,7 +54,7 @@ mod waits;
 
 pub(crate) use outgoing::strip_json;
 pub use serve::{ServeOutput, ServerError};
-pub(crate) use shell::run;
+pub(crate) use shell::{run, spawned};
 
 #[cfg(feature = "internals")]
 use crate::fixture::{Entry, MessageKind};

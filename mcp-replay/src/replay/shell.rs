@@ -194,7 +194,11 @@ where
                     // budget) goes on only at the next turn, and a message it sends after
                     // its input closed may be lost (rmcp drops it).
                     for _ in 0..SETTLE_TURNS {
-                        let_others_run().await;
+                        // `yield_now`, not a wake of this task by itself: a task that
+                        // yielded (rmcp's, or one the runtime's budget stopped) goes on
+                        // only when the runtime next polls its driver, and so must this
+                        // turn end.
+                        tokio::task::yield_now().await;
                     }
                     at = now();
                     while let Some(event) = self.try_next() {
@@ -400,22 +404,52 @@ fn print_trace(session: &Session<'_>) {
     }
 }
 
-/// Lets the other ready tasks (the reader, the server) run once before this one goes on.
-/// Unlike `tokio::task::yield_now`, which waits for the runtime to poll its I/O and timer
-/// driver (a system call), it only requeues the task: the pipe is in-process, and the
-/// tasks it wakes are ready at once.
-async fn let_others_run() {
-    let mut yielded = false;
-    std::future::poll_fn(|cx| {
-        if yielded {
-            std::task::Poll::Ready(())
-        } else {
-            yielded = true;
-            cx.waker().wake_by_ref();
-            std::task::Poll::Pending
+/// Runs a replay's drive as a task of its own and waits for its report. (The drive as the
+/// runtime's `block_on` future made the runtime poll its I/O driver at every wake.)
+/// A panic in the drive goes on in the caller; the task is aborted if the caller is dropped.
+/// The drive comes boxed: its future is a few kilobytes, and each move of it unboxed (into
+/// this function, into the task) copies all of it.
+pub(crate) async fn spawned<D>(source: &str, drive: std::pin::Pin<Box<D>>) -> Report
+where
+    D: Future<Output = Report> + Send + 'static,
+{
+    struct AbortOnDrop(JoinHandle<Report>);
+    impl Drop for AbortOnDrop {
+        fn drop(&mut self) {
+            self.0.abort();
         }
-    })
-    .await
+    }
+    let mut task = AbortOnDrop(tokio::spawn(drive));
+    match (&mut task.0).await {
+        Ok(report) => report,
+        Err(e) => match e.try_into_panic() {
+            Ok(payload) => std::panic::resume_unwind(payload),
+            // Only a runtime shutting down cancels it (this future is then rarely polled).
+            Err(e) => cancelled(source, &e),
+        },
+    }
+}
+
+/// The report of a replay whose task the runtime cancelled: one finding that says so.
+fn cancelled(source: &str, error: &tokio::task::JoinError) -> Report {
+    let finding = crate::mismatch::Mismatch::new(
+        crate::mismatch::MismatchKind::ServerFailure,
+        None,
+        format!(
+            "the replay did not finish: its task was cancelled ({error}; the runtime shut down)"
+        ),
+    );
+    Report {
+        source: source.to_owned(),
+        test: None,
+        rerecord: None,
+        mismatches: vec![finding],
+        accepted: Vec::new(),
+        warnings: Vec::new(),
+        notes: Vec::new(),
+        recorded: None,
+        timeline: None,
+    }
 }
 
 fn join_error(e: tokio::task::JoinError) -> ServerError {
@@ -435,6 +469,23 @@ fn join_error(e: tokio::task::JoinError) -> ServerError {
 #[cfg(test)]
 mod should {
     use super::*;
+
+    #[test]
+    fn report_a_replay_whose_task_was_cancelled_as_a_finding_not_a_panic() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let error = runtime.block_on(async {
+            let task = tokio::spawn(std::future::pending::<()>());
+            task.abort();
+            task.await.unwrap_err()
+        });
+        let report = cancelled("f.jsonl", &error);
+        assert_eq!(report.mismatches().len(), 1, "{report}");
+        let finding = &report.mismatches()[0];
+        assert_eq!(finding.kind(), crate::MismatchKind::ServerFailure);
+        assert!(finding.summary().contains("task was cancelled"), "{report}");
+    }
 
     #[test]
     fn take_the_answer_to_id_0_as_it_came_and_nothing_else() {
