@@ -361,16 +361,8 @@ async fn a_replay_dropped_midway_closes_the_servers_input_at_once() {
     let (closed, input_closed) = tokio::sync::oneshot::channel();
     let run = seed().with_timeout(Duration::from_secs(30));
     let replay = run.replay(|t| async move {
-        let (read, mut write) = tokio::io::split(t);
-        let mut lines = BufReader::new(read).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let m: serde_json::Value = serde_json::from_str(&line).unwrap();
-            if m["method"] == "initialize" {
-                let answer = format!("{}\n", initialized(&m));
-                write.write_all(answer.as_bytes()).await.unwrap();
-            }
-            // The tool call is never answered.
-        }
+        // Answers `initialize`, never the tool call; returns when its input ends.
+        scripted(t, |_| Vec::new()).await;
         let _ = closed.send(());
     });
     let stopped = tokio::time::timeout(Duration::from_millis(300), replay).await;
