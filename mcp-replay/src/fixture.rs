@@ -494,7 +494,7 @@ impl Fixture {
     }
 
     /// The messages, to change: a clone of them first if another fixture shares them.
-    pub(super) fn entries_mut(&mut self) -> &mut Vec<Entry> {
+    fn entries_mut(&mut self) -> &mut Vec<Entry> {
         Arc::make_mut(&mut self.entries)
     }
 
