@@ -219,7 +219,7 @@ pub struct Fixture {
     raw_header: Option<Map<String, Value>>,
     header: Header,
     /// Shared between clones: a replay's task holds a clone of the fixture it replays
-    /// (see `replay::spawned`), and a clone must not copy every message.
+    /// (see `replay::shell::run_spawned`), and a clone must not copy every message.
     entries: Arc<Vec<Entry>>,
 }
 

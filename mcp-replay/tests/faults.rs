@@ -29,6 +29,22 @@ fn initialized(request: &serde_json::Value) -> String {
     )
 }
 
+/// The answer of the servers below to the fixture's tool call.
+fn looked_up(request: &serde_json::Value) -> String {
+    result(
+        request,
+        json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
+    )
+}
+
+/// Writes `line` and its newline, as the raw servers below do.
+async fn send_line<W: tokio::io::AsyncWrite + Unpin>(write: &mut W, line: &str) {
+    write
+        .write_all(format!("{line}\n").as_bytes())
+        .await
+        .unwrap();
+}
+
 /// A server that answers `initialize` and writes `bytes` (raw) for the tool call.
 async fn writes_raw(transport: Transport, bytes: Vec<u8>) {
     let (read, mut write) = tokio::io::split(transport);
@@ -36,20 +52,10 @@ async fn writes_raw(transport: Transport, bytes: Vec<u8>) {
     while let Ok(Some(line)) = lines.next_line().await {
         let m: serde_json::Value = serde_json::from_str(&line).unwrap();
         if m["method"] == "initialize" {
-            write
-                .write_all(format!("{}\n", initialized(&m)).as_bytes())
-                .await
-                .unwrap();
+            send_line(&mut write, &initialized(&m)).await;
         } else if m["method"] == "tools/call" {
             write.write_all(&bytes).await.unwrap();
-            let answer = result(
-                &m,
-                json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
-            );
-            write
-                .write_all(format!("{answer}\n").as_bytes())
-                .await
-                .unwrap();
+            send_line(&mut write, &looked_up(&m)).await;
         }
     }
 }
@@ -214,12 +220,7 @@ async fn a_server_that_ignores_its_closed_input_is_reported_and_the_replay_still
     let started = Instant::now();
     let report = seed()
         .replay(|t| async move {
-            let answered = scripted(t, |m| {
-                vec![result(
-                    m,
-                    json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
-                )]
-            });
+            let answered = scripted(t, |m| vec![looked_up(m)]);
             answered.await;
             // ... then hangs instead of ending.
             std::future::pending::<()>().await;
@@ -247,10 +248,7 @@ async fn a_server_refusing_the_session_setup_is_a_server_failure_naming_its_erro
                 let m: serde_json::Value = serde_json::from_str(&line).unwrap();
                 if m["method"] == "initialize" {
                     let refusal = json!({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32602, "message": "unsupported protocol version"}});
-                    write
-                        .write_all(format!("{refusal}\n").as_bytes())
-                        .await
-                        .unwrap();
+                    send_line(&mut write, &refusal.to_string()).await;
                 }
             }
         })
@@ -275,10 +273,7 @@ async fn a_response_written_twice_is_an_id_finding_every_time() {
         let report = seed()
             .replay(|t| {
                 scripted(t, |m| {
-                    let answer = result(
-                        m,
-                        json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
-                    );
+                    let answer = looked_up(m);
                     vec![answer.clone(), answer]
                 })
             })
@@ -306,19 +301,9 @@ async fn a_message_a_server_sends_a_few_turns_after_its_answer_is_caught_before_
             while let Ok(Some(line)) = lines.next_line().await {
                 let m: serde_json::Value = serde_json::from_str(&line).unwrap();
                 if m["method"] == "initialize" {
-                    write
-                        .write_all(format!("{}\n", initialized(&m)).as_bytes())
-                        .await
-                        .unwrap();
+                    send_line(&mut write, &initialized(&m)).await;
                 } else if m["method"] == "tools/call" {
-                    let answer = result(
-                        &m,
-                        json!({"content": [{"type": "text", "text": "Issue 42: example"}]}),
-                    );
-                    write
-                        .write_all(format!("{answer}\n").as_bytes())
-                        .await
-                        .unwrap();
+                    send_line(&mut write, &looked_up(&m)).await;
                     tokio::task::yield_now().await;
                     tokio::task::yield_now().await;
                     // The input's end, if it came: nothing more is sent then.
@@ -328,10 +313,7 @@ async fn a_message_a_server_sends_a_few_turns_after_its_answer_is_caught_before_
                             "notifications/message",
                             json!({"level": "info", "data": "late"}),
                         );
-                        write
-                            .write_all(format!("{late}\n").as_bytes())
-                            .await
-                            .unwrap();
+                        send_line(&mut write, &late).await;
                     }
                 }
             }

@@ -54,7 +54,8 @@ mod waits;
 
 pub(crate) use outgoing::strip_json;
 pub use serve::{ServeOutput, ServerError};
-pub(crate) use shell::{run, spawned};
+#[cfg(feature = "http")]
+pub(crate) use shell::run;
 
 #[cfg(feature = "internals")]
 use crate::fixture::{Entry, MessageKind};

@@ -107,14 +107,6 @@ impl Fixture {
         let serving = Box::pin(serve(transport));
         let server = tokio::spawn(async move { serving.await.into_outcome() });
         let pipe = tokio::io::split(harness);
-        let fixture = self.clone();
-        let settings = settings.into_owned();
-        super::spawned(
-            self.source(),
-            Box::pin(
-                async move { super::run(&fixture, &settings, pipe, Some(server), stopping).await },
-            ),
-        )
-        .await
+        super::shell::run_spawned(self, settings, pipe, Some(server), stopping).await
     }
 }

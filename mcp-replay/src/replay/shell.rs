@@ -404,14 +404,20 @@ fn print_trace(session: &Session<'_>) {
     }
 }
 
-/// Runs a replay's drive as a task of its own and waits for its report. (The drive as the
+/// [`run`] as a task of its own, on a clone of `fixture` (its messages are shared, not
+/// copied) and `settings` with rules of their own; waits for its report. (The drive as the
 /// runtime's `block_on` future made the runtime poll its I/O driver at every wake.)
 /// A panic in the drive goes on in the caller; the task is aborted if the caller is dropped.
-/// The drive comes boxed: its future is a few kilobytes, and each move of it unboxed (into
-/// this function, into the task) copies all of it.
-pub(crate) async fn spawned<D>(source: &str, drive: std::pin::Pin<Box<D>>) -> Report
+pub(crate) async fn run_spawned<R, W>(
+    fixture: &Fixture,
+    settings: Settings<'_>,
+    pipe: (R, W),
+    server: Option<ServerTask>,
+    stopping: Stopping,
+) -> Report
 where
-    D: Future<Output = Report> + Send + 'static,
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
 {
     struct AbortOnDrop(JoinHandle<Report>);
     impl Drop for AbortOnDrop {
@@ -419,13 +425,18 @@ where
             self.0.abort();
         }
     }
+    let owned = fixture.clone();
+    let settings = settings.into_owned();
+    // Boxed: the drive's future is a few kilobytes, and each move of it unboxed (into the
+    // task, into its cell) copies all of it.
+    let drive = Box::pin(async move { run(&owned, &settings, pipe, server, stopping).await });
     let mut task = AbortOnDrop(tokio::spawn(drive));
     match (&mut task.0).await {
         Ok(report) => report,
         Err(e) => match e.try_into_panic() {
             Ok(payload) => std::panic::resume_unwind(payload),
             // Only a runtime shutting down cancels it (this future is then rarely polled).
-            Err(e) => cancelled(source, &e),
+            Err(e) => cancelled(fixture.source(), &e),
         },
     }
 }
