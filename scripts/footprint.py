@@ -5,7 +5,8 @@
 
 For each output: the instructions executed, the distinct 64-byte lines and 4 KiB pages of
 code they came from (every object: the binary and the C library), and the lines executed
-at least N times (for a session of N calls, its per-call path; with N = 1, every line).
+at least N times (for a session of N calls, its per-call path and its loops over the
+fixture's lines; with N = 1, every line).
 One line of tab-separated values per output: name, instructions, lines, pages, hot lines,
 hot pages. `scripts/footprint.sh` runs the benchmarks and prints the table;
 docs/PERFORMANCE.md says why the figure matters ("Code footprint").
