@@ -9,7 +9,8 @@ at least N times (for a session of N calls, its per-call path and its loops over
 fixture's lines; with N = 1, every line).
 One line of tab-separated values per output: name, instructions, lines, pages, hot lines,
 hot pages. `scripts/footprint.sh` runs the benchmarks and prints the table;
-docs/PERFORMANCE.md says why the figure matters ("Code footprint").
+docs/PERFORMANCE.md says why the figure matters ("the clock follows the code
+a session runs").
 """
 
 import re

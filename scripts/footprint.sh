@@ -8,7 +8,8 @@
 # function, as scripts/bench.sh does; scripts/footprint.py reads each output. On a machine
 # whose front end is the limit (this one: 2 cores of an AMD EPYC, virtualized), the
 # wall-clock ratio of the two sides follows the ratio of distinct code lines more closely
-# than the ratio of instructions: docs/PERFORMANCE.md, "Code footprint".
+# than the ratio of instructions: docs/PERFORMANCE.md, "the clock follows the code a session
+# runs".
 # Outputs stay in ${CARGO_TARGET_DIR:-target}/mcp-replay-bench/fp.*.out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
