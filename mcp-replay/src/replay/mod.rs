@@ -39,6 +39,7 @@ mod incoming;
 #[cfg(test)]
 mod interleavings;
 mod ledger;
+mod outcome;
 mod outgoing;
 mod picture;
 pub(crate) mod polls;
@@ -52,8 +53,8 @@ pub(crate) mod trace;
 mod valid;
 mod waits;
 
+pub use outcome::{ServeOutput, ServerError};
 pub(crate) use outgoing::strip_json;
-pub use serve::{ServeOutput, ServerError};
 #[cfg(feature = "http")]
 pub(crate) use shell::run;
 

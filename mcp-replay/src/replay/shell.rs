@@ -3,7 +3,7 @@
 //! the session hands out, keeps the one timer, and waits for the server task. Every decision is the session's (`session.rs`); this file
 //! only moves bytes, time and the server's outcome between the session and the world.
 
-use super::serve::ServerError;
+use super::outcome::ServerError;
 use super::session::{Ending, Session, Transmit, WriteError};
 use crate::fixture::Fixture;
 use crate::options::Settings;

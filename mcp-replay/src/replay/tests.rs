@@ -322,7 +322,7 @@ fn a_failed_write_aborts_naming_the_line_and_a_closed_output_names_what_was_awai
 
     let mut s = Script::new(&fixture, &settings);
     handshake(&mut s);
-    s.session.server_ended(Err(super::serve::ServerError::new(
+    s.session.server_ended(Err(super::outcome::ServerError::new(
         "the server panicked: boom",
     )));
     s.session.handle(Incoming::Closed(None), s.now);
