@@ -2,7 +2,8 @@
 # footprint: how much distinct machine code each side of the in-process benchmarks runs.
 #
 #   scripts/footprint.sh          # stdio (benches/replay.rs) and HTTP (benches/http.rs),
-#                                 # harness and raw client, N = 1 and 100 (about 2 minutes)
+#                                 # harness and raw client, N = 1 and 100 (about 10 s once
+#                                 # the benches are built)
 #
 # Callgrind with --dump-instr=yes, warm, counting only inside the bench's `measured`
 # function, as scripts/bench.sh does; scripts/footprint.py reads each output. On a machine
