@@ -107,7 +107,10 @@ async fn harness(fixture: &Fixture) {
     let bridge = mcp_replay::http::bridge::Bridge::new(demo_service());
     let compare = Options::new().without_recording();
     let report = fixture
-        .replay_bridge(&Rules::default(), &compare, bridge)
+        .replay()
+        .rules(&Rules::default())
+        .options(&compare)
+        .bridge(bridge)
         .await;
     assert!(report.is_ok(), "the replay failed:\n{report}");
 }

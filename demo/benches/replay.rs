@@ -170,7 +170,10 @@ fn bench_rules() -> Rules {
 
 async fn harness_replay(fixture: &Fixture, options: &Options) {
     let report = fixture
-        .replay_with_options(&bench_rules(), options, serve_demo)
+        .replay()
+        .rules(&bench_rules())
+        .options(options)
+        .run(serve_demo)
         .await;
     assert!(report.is_ok(), "the replay failed:\n{report}");
     if let Some(page) = report.to_html() {
@@ -358,21 +361,15 @@ fn overhead(quick: bool) {
 fn macro_once(rt: &Runtime) -> Duration {
     timed(|| {
         rt.block_on(async {
-            let spec = mcp_replay::harness::Spec {
-                manifest_dir: env!("CARGO_MANIFEST_DIR"),
-                dir: "fixtures",
-                name: "lookup_issue",
-                test_path: "bench::lookup_issue",
-                timeout_ms: None,
-                rules: None,
-                protocol: None,
-                protocol_check: None,
-                mock_server: false,
-                allow_stray_output: false,
-            };
-            mcp_replay::harness::run_in(spec, mcp_replay::update::UpdateMode::No, serve_demo)
-                .await
-                .expect("lookup_issue replays green")
+            mcp_replay::harness::Test::new(
+                env!("CARGO_MANIFEST_DIR"),
+                "lookup_issue",
+                "bench::lookup_issue",
+            )
+            .mode(mcp_replay::update::UpdateMode::No)
+            .serve(serve_demo)
+            .await
+            .expect("lookup_issue replays green")
         })
     })
     .0
@@ -442,7 +439,7 @@ fn fixed(quick: bool) {
     );
     println!("| `Fixture::load` + `replay` | {} | (warm) |", us(p.a),);
     println!(
-        "| `#[mcp_fixture]` path (`harness::run_in`: load, rules, replay, conclude) | {} | {} |",
+        "| `#[mcp_fixture]` path (`harness::Test`: load, rules, replay, conclude) | {} | {} |",
         us(m.a),
         us(first_macro)
     );
@@ -630,7 +627,7 @@ fn memory(quick: bool) {
     let out =
         std::env::temp_dir().join(format!("mcp-replay-bench-rec-{}.jsonl", std::process::id()));
     let (rerecord_peak, _, ()) = heap(|| {
-        let report = rt.block_on(fixture.replay(serve_demo));
+        let report = rt.block_on(fixture.replay().run(serve_demo));
         let recorded = report.recorded().expect("a green replay records");
         mcp_replay::update::write_fixture(recorded, &out, mcp_replay::update::UpdateMode::Always)
             .expect("write the recording");

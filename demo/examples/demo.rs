@@ -50,7 +50,9 @@ async fn main() -> ExitCode {
             }
         };
         let report = fixture
-            .replay_with(&rules, |transport| async move {
+            .replay()
+            .rules(&rules)
+            .run(|transport| async move {
                 let server = DemoServer::default().serve(transport).await?;
                 server.waiting().await?;
                 Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())

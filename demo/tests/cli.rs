@@ -404,7 +404,7 @@ fn record_timing_writes_when_each_message_crossed_and_serve_plays_it_back() {
 /// same rules file beside the fixture, the same workspace root for `<WORKSPACE>`.
 #[tokio::test]
 async fn the_attribute_and_the_command_record_a_fixture_alike() {
-    use mcp_replay::harness::{run_in, Spec};
+    use mcp_replay::harness::Test;
     use mcp_replay::update::UpdateMode;
     let root = temp_dir("same-bytes");
     let krate = root.join("member");
@@ -433,20 +433,11 @@ async fn the_attribute_and_the_command_record_a_fixture_alike() {
         std::fs::write(fixtures.join(format!("{name}.jsonl")), &client).unwrap();
     }
     let manifest_dir: &'static str = Box::leak(krate.display().to_string().into_boxed_str());
-    let spec = Spec {
-        manifest_dir,
-        dir: "tests/fixtures",
-        name: "by_attribute",
-        test_path: "member::by_attribute",
-        timeout_ms: None,
-        rules: None,
-        protocol: None,
-        protocol_check: None,
-        mock_server: false,
-        allow_stray_output: false,
-    };
+    let spec = Test::new(manifest_dir, "by_attribute", "member::by_attribute")
+        .dir("tests/fixtures")
+        .mode(UpdateMode::Always);
     let server = demo_server();
-    run_in(spec, UpdateMode::Always, move |transport| async move {
+    spec.serve(move |transport| async move {
         let mut command = tokio::process::Command::new(server);
         mcp_replay::process::serve_command(transport, &mut command).await
     })

@@ -162,7 +162,9 @@ async fn serve(variant: Variant, transport: Transport) {
 async fn replay(fixture: &Fixture, rules: &Rules, variant: Variant) -> Report {
     fixture
         .clone()
-        .replay_with(rules, move |t| serve(variant, t))
+        .replay()
+        .rules(rules)
+        .run(move |t| serve(variant, t))
         .await
 }
 
@@ -360,7 +362,7 @@ fn classify_server_everything_tool_list_edits() {
 /// `MCP_FIXTURE_UPDATE=1` still re-records it, so the fixture then holds the new text.
 #[tokio::test]
 async fn pass_and_rerecord_an_accepted_change_through_the_rules_file() {
-    use mcp_replay::harness::{run_in, Spec};
+    use mcp_replay::harness::Test;
     use mcp_replay::update::UpdateMode;
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("contract-accept-{}", std::process::id()));
@@ -370,33 +372,36 @@ async fn pass_and_rerecord_an_accepted_change_through_the_rules_file() {
     std::fs::write(&path, recorded().await.to_jsonl()).unwrap();
     let rules = dir.join("fixtures").join("mcp-replay.rules.json");
     std::fs::write(&rules, r#"{"accept": ["cosmetic"]}"#).unwrap();
-    let spec = || Spec {
-        manifest_dir: Box::leak(dir.display().to_string().into_boxed_str()),
-        dir: "fixtures",
-        name: "tools",
-        test_path: "contract::tools",
-        timeout_ms: None,
-        rules: None,
-        protocol: None,
-        protocol_check: None,
-        mock_server: false,
-        allow_stray_output: false,
+    let spec = || {
+        Test::new(
+            Box::leak(dir.display().to_string().into_boxed_str()),
+            "tools",
+            "contract::tools",
+        )
     };
     let drifted = |t| serve(Variant::DescriptionOnly, t);
-    run_in(spec(), UpdateMode::No, drifted)
+    spec()
+        .mode(UpdateMode::No)
+        .serve(drifted)
         .await
         .expect("accepted");
     assert!(!std::fs::read_to_string(&path)
         .unwrap()
         .contains("day by day"));
-    run_in(spec(), UpdateMode::Always, drifted)
+    spec()
+        .mode(UpdateMode::Always)
+        .serve(drifted)
         .await
         .expect("re-records");
     assert!(std::fs::read_to_string(&path)
         .unwrap()
         .contains("day by day"));
     let breaking = |t| serve(Variant::ToolRemoved, t);
-    let failure = run_in(spec(), UpdateMode::No, breaking).await.unwrap_err();
+    let failure = spec()
+        .mode(UpdateMode::No)
+        .serve(breaking)
+        .await
+        .unwrap_err();
     assert!(
         failure
             .to_string()
@@ -434,7 +439,8 @@ async fn a_listing_in_another_order_with_a_renamed_tool_diffs_item_by_item() {
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let report = Fixture::parse(&text)
         .expect("parses")
-        .replay(|transport| async move {
+        .replay()
+        .run(|transport| async move {
             let server = mcp_replay_demo::DemoServer::default()
                 .serve(transport)
                 .await

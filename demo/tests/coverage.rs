@@ -24,7 +24,7 @@ fn bundled() -> Vec<Fixture> {
 }
 
 async fn surface(era: Era) -> Surface {
-    let report = probe(era, &serde_json::json!({})).replay(serve).await;
+    let report = probe(era, &serde_json::json!({})).replay().run(serve).await;
     let recorded = report.recorded().expect("the probe's exchange is recorded");
     Surface::of(&[recorded])
 }

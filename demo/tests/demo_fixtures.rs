@@ -67,7 +67,8 @@ async fn a_replay_waits_for_no_timer() {
     tokio::time::advance(std::time::Duration::from_micros(500)).await;
     let start = tokio::time::Instant::now();
     let report = fixture
-        .replay(|transport| async move {
+        .replay()
+        .run(|transport| async move {
             let server = DemoServer::default().serve(transport).await.unwrap();
             let _ = server.waiting().await;
         })

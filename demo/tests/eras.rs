@@ -5,7 +5,7 @@
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};
-use mcp_replay::harness::{run_in, Spec};
+use mcp_replay::harness::Test;
 use mcp_replay::update::UpdateMode;
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Rules, Transport};
 use mcp_replay_demo::DemoServer;
@@ -70,7 +70,7 @@ fn bundled(name: &str) -> String {
 /// The differences of a replay of `fixture` with `rules`, as the paths of every result
 /// finding, sorted.
 async fn result_differences(run: &Run, rules: &Rules) -> Vec<String> {
-    let report = run.replay_with(rules, serve).await;
+    let report = run.replay().rules(rules).run(serve).await;
     let mut paths: Vec<String> = report
         .mismatches()
         .iter()
@@ -120,22 +120,41 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn spec(dir: &Path, protocol: Option<&'static str>) -> Spec {
-    Spec {
-        manifest_dir: Box::leak(dir.display().to_string().into_boxed_str()),
-        dir: "fixtures",
-        name: "list_and_read",
-        test_path: match protocol {
+fn spec(dir: &Path, protocol: Option<&'static str>) -> Test {
+    spec_of(
+        dir,
+        protocol,
+        match protocol {
             None => "eras::lists_and_reads_in_the_legacy_era",
             Some(_) => "eras::lists_and_reads_in_the_stateless_era",
         },
-        timeout_ms: None,
-        rules: None,
-        protocol,
-        protocol_check: None,
-        mock_server: false,
-        allow_stray_output: false,
+    )
+}
+
+fn spec_of(dir: &Path, protocol: Option<&'static str>, test: &'static str) -> Test {
+    let spec = Test::new(
+        Box::leak(dir.display().to_string().into_boxed_str()),
+        "list_and_read",
+        test,
+    );
+    match protocol {
+        Some(version) => spec.protocol(version),
+        None => spec,
     }
+}
+
+/// The attribute's run of `test` in `mode` against `serve`.
+async fn run_in<F, Fut, O>(
+    test: mcp_replay::harness::Test,
+    mode: UpdateMode,
+    serve: F,
+) -> Result<(), mcp_replay::harness::Failure>
+where
+    F: FnOnce(Transport) -> Fut + Send,
+    Fut: std::future::Future<Output = O> + Send + 'static,
+    O: mcp_replay::ServeOutput,
+{
+    test.mode(mode).serve(serve).await
 }
 
 fn client_lines(text: &str) -> String {
@@ -174,8 +193,7 @@ async fn one_fixture_re_records_in_one_era_and_passes_unchanged_in_the_other() {
         );
         // And in a later run, compare only, in either era.
         for era in [first, then] {
-            let mut compare = spec(&dir, era);
-            compare.test_path = "eras::a_later_run";
+            let compare = spec_of(&dir, era, "eras::a_later_run");
             run_in(compare, UpdateMode::No, serve).await.unwrap();
         }
     }
@@ -212,10 +230,8 @@ async fn eras_that_cannot_share_a_fixture_fail_the_update_run_naming_both_tests(
     let dir = temp_dir("version-1");
     let path = dir.join("fixtures/list_and_read.jsonl");
     std::fs::write(&path, client_lines(&bundled("list_and_read.jsonl"))).unwrap();
-    let mut legacy = spec(&dir, None);
-    legacy.rules = Some(version_1);
-    let mut stateless = spec(&dir, Some("2026-07-28"));
-    stateless.rules = Some(version_1);
+    let legacy = spec(&dir, None).rules(version_1);
+    let stateless = spec(&dir, Some("2026-07-28")).rules(version_1);
     run_in(legacy, UpdateMode::Always, serve).await.unwrap();
     let recorded = std::fs::read_to_string(&path).unwrap();
     assert!(recorded.contains("-32002") && !recorded.contains("ttlMs"));
@@ -265,7 +281,7 @@ fn discover_with_cache_scope(scope: &str, header: Option<&str>) -> String {
 #[tokio::test]
 async fn a_changed_discovery_result_is_a_result_finding() {
     let text = bundled("discover_and_call.jsonl").replace("\"logging\":{},", "");
-    let report = Fixture::parse(&text).unwrap().replay(serve).await;
+    let report = Fixture::parse(&text).unwrap().replay().run(serve).await;
     let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
     assert_eq!(kinds, [MismatchKind::Result], "{report}");
     assert_eq!(
@@ -279,7 +295,7 @@ async fn a_changed_discovery_result_is_a_result_finding() {
 #[tokio::test]
 async fn a_changed_cache_scope_is_no_finding_under_the_newest_defaults() {
     let fixture = Fixture::parse(&discover_with_cache_scope("public", None)).unwrap();
-    let report = fixture.replay(serve).await;
+    let report = fixture.replay().run(serve).await;
     assert!(report.is_ok(), "{report}");
 }
 
@@ -301,7 +317,7 @@ async fn cache_hints_are_compared_when_pinned_to_rules_1_or_with_the_rule_off() 
         ),
     ] {
         let fixture = Fixture::parse(&text).unwrap();
-        let report = fixture.replay_with(&rules, serve).await;
+        let report = fixture.replay().rules(&rules).run(serve).await;
         let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
         assert_eq!(kinds, [MismatchKind::Result], "{report}");
         let paths: Vec<&str> = report.mismatches()[0]
@@ -317,6 +333,6 @@ async fn cache_hints_are_compared_when_pinned_to_rules_1_or_with_the_rule_off() 
         "\"cacheScope\":\"private\",\"ttlMs\":0,",
         1,
     );
-    let report = Fixture::parse(&text).unwrap().replay(serve).await;
+    let report = Fixture::parse(&text).unwrap().replay().run(serve).await;
     assert!(report.is_ok(), "{report}");
 }

@@ -7,7 +7,7 @@
 mod command;
 
 use command::{demo_dir, demo_server, mcp_replay, temp_dir, text};
-use mcp_replay::harness::{page_name, run_in, Spec, HTML_ENV};
+use mcp_replay::harness::{page_name, Test, HTML_ENV};
 use mcp_replay::update::UpdateMode;
 use mcp_replay::Transport;
 use mcp_replay_demo::DemoServer;
@@ -199,19 +199,27 @@ async fn serve_demo(transport: Transport) {
     let _ = server.waiting().await;
 }
 
-fn spec(dir: &Path, name: &'static str, test_path: &'static str) -> Spec {
-    Spec {
-        manifest_dir: Box::leak(dir.display().to_string().into_boxed_str()),
-        dir: ".",
+fn spec(dir: &Path, name: &'static str, test_path: &'static str) -> Test {
+    Test::new(
+        Box::leak(dir.display().to_string().into_boxed_str()),
         name,
         test_path,
-        timeout_ms: None,
-        rules: None,
-        protocol: None,
-        protocol_check: None,
-        mock_server: false,
-        allow_stray_output: false,
-    }
+    )
+    .dir(".")
+}
+
+/// The attribute's run of `test` in `mode` against `serve`.
+async fn run_in<F, Fut, O>(
+    test: mcp_replay::harness::Test,
+    mode: UpdateMode,
+    serve: F,
+) -> Result<(), mcp_replay::harness::Failure>
+where
+    F: FnOnce(Transport) -> Fut + Send,
+    Fut: std::future::Future<Output = O> + Send + 'static,
+    O: mcp_replay::ServeOutput,
+{
+    test.mode(mode).serve(serve).await
 }
 
 /// The only test of this file that sets the variable (the others run the command, which

@@ -82,7 +82,8 @@ async fn the_session_replays_against_fresh_in_process_servers() {
         let server = JitterServer::new();
         let seed = server.seed();
         let report = fixture
-            .replay(move |transport| async move {
+            .replay()
+            .run(move |transport| async move {
                 let running = server.serve(transport).await?;
                 running.waiting().await?;
                 Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
@@ -102,7 +103,8 @@ async fn the_session_replays_against_fresh_stdio_servers() {
         // The seed is drawn here and handed to the child, so a failure can name it.
         let seed = JitterServer::new().seed();
         let report = fixture
-            .replay(move |transport| async move {
+            .replay()
+            .run(move |transport| async move {
                 let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_demo-server"));
                 command.arg("jitter").arg(seed.to_string());
                 serve_command(transport, &mut command).await

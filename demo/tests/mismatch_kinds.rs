@@ -56,7 +56,8 @@ fn done(request: &Value) -> String {
 
 async fn replay_work(script: fn(&Value) -> Vec<String>) -> Report {
     work_fixture()
-        .replay(move |transport| scripted(transport, script))
+        .replay()
+        .run(move |transport| scripted(transport, script))
         .await
 }
 
@@ -251,7 +252,8 @@ async fn an_unexpected_notification_is_placed_in_time() {
     assert_eq!(m.request_line(), None);
     // Before the fixture's first request: a server that speaks first.
     let report = work_fixture()
-        .replay(|mut transport| async move {
+        .replay()
+        .run(|mut transport| async move {
             use tokio::io::AsyncWriteExt;
             let hello = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
             transport
@@ -312,7 +314,8 @@ async fn findings_name_the_tool_prompt_or_resource_of_their_request() {
                 json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"x": 1}}),
             ),
         ])
-        .replay(|transport| scripted(transport, |r| vec![result(r, json!({"x": 2}))]))
+        .replay()
+        .run(|transport| scripted(transport, |r| vec![result(r, json!({"x": 2}))]))
         .await;
         // `{"x": 2}` is no valid result of these methods either: a protocol finding of
         // its own besides the drift.
@@ -335,7 +338,8 @@ async fn a_server_that_never_answers_times_out_naming_the_request() {
     .with_timeout(Duration::from_millis(150));
     let started = Instant::now();
     let report = seed
-        .replay(|transport| scripted(transport, |_| vec![]))
+        .replay()
+        .run(|transport| scripted(transport, |_| vec![]))
         .await;
     let elapsed = started.elapsed();
     assert_eq!(kinds(&report), [MismatchKind::Timeout]);
@@ -351,7 +355,8 @@ async fn a_server_that_never_answers_times_out_naming_the_request() {
 #[tokio::test]
 async fn a_server_that_panics_is_a_server_failure_naming_the_panic() {
     let report = work_fixture()
-        .replay(|transport| async move {
+        .replay()
+        .run(|transport| async move {
             scripted(transport, |request| {
                 panic!("cannot handle {}", request["method"])
             })
@@ -378,7 +383,8 @@ async fn a_server_that_panics_is_a_server_failure_naming_the_panic() {
 #[tokio::test]
 async fn a_server_that_closes_early_is_a_server_failure() {
     let report = work_fixture()
-        .replay(|transport| async move {
+        .replay()
+        .run(|transport| async move {
             let _ = transport; // dropped at once: the server closes before answering anything
         })
         .await;
@@ -402,7 +408,8 @@ async fn a_line_that_is_not_json_is_stray_output() {
 async fn a_serve_closure_error_is_a_server_failure() {
     let report = Fixture::parse("")
         .unwrap()
-        .replay(|_transport| async { Err::<(), _>("listener failed") })
+        .replay()
+        .run(|_transport| async { Err::<(), _>("listener failed") })
         .await;
     assert_eq!(kinds(&report), [MismatchKind::ServerFailure]);
     assert!(report.mismatches()[0].summary().contains("listener failed"));
@@ -459,7 +466,8 @@ async fn a_missing_progress_notification_is_reported_without_waiting_for_the_tim
     let started = Instant::now();
     let report = work_fixture()
         .with_timeout(timeout)
-        .replay(move |transport| scripted(transport, |r| vec![log("half"), done(r)]))
+        .replay()
+        .run(move |transport| scripted(transport, |r| vec![log("half"), done(r)]))
         .await;
     assert_eq!(kinds(&report), [MismatchKind::Missing], "{report}");
     assert!(
@@ -492,7 +500,8 @@ async fn a_progress_notification_after_the_response_is_late() {
         ),
     ]);
     let report = fixture
-        .replay(|transport| scripted(transport, |r| vec![done(r), progress()]))
+        .replay()
+        .run(|transport| scripted(transport, |r| vec![done(r), progress()]))
         .await;
     assert_eq!(
         kinds(&report),
@@ -561,7 +570,8 @@ async fn a_servers_own_message_may_come_before_or_after_where_it_was_recorded() 
     for script in [early, late] {
         let report = fixture
             .clone()
-            .replay(move |transport| scripted(transport, script))
+            .replay()
+            .run(move |transport| scripted(transport, script))
             .await;
         assert!(report.is_ok(), "{report}");
     }
@@ -578,7 +588,7 @@ async fn a_progress_stream_sent_in_reverse_is_one_notification_order_finding() {
     .unwrap()
     .with_timeout(Duration::from_millis(300));
     let report = fixture
-        .replay(|transport| {
+        .replay().run(|transport| {
             scripted(transport, |r| {
                 let token = r["params"]["_meta"]["progressToken"].clone();
                 let step = |i: u32| {
@@ -620,7 +630,8 @@ async fn demo_with(fixture: &str, edit: impl Fn(String) -> String) -> Report {
     Fixture::parse(&text)
         .unwrap()
         .with_timeout(Duration::from_secs(5))
-        .replay(|transport| async move {
+        .replay()
+        .run(|transport| async move {
             let server = mcp_replay_demo::DemoServer::default()
                 .serve(transport)
                 .await
@@ -736,7 +747,8 @@ async fn a_timeout_or_a_crash_says_nothing_about_re_recording() {
         "{report}"
     );
     let report = work_fixture()
-        .replay(|transport| async move { drop(transport) })
+        .replay()
+        .run(|transport| async move { drop(transport) })
         .await;
     assert_eq!(kinds(&report), [MismatchKind::ServerFailure]);
     assert!(!report.to_string().contains("re-record"), "{report}");

@@ -106,7 +106,7 @@ fn legacy() -> Fixture {
 
 #[tokio::test]
 async fn an_rmcp_client_runs_a_whole_recorded_session_offline() {
-    let (transport, mock) = legacy().mock_server();
+    let (transport, mock) = legacy().mock().server();
     let app = App {
         name: "Ada",
         ..App::default()
@@ -226,7 +226,7 @@ fn socket_path(name: &str) -> std::path::PathBuf {
 /// streams, the session id, the GET stream and the DELETE) against `Fixture::mock_http`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_rmcp_client_runs_the_whole_session_over_streamable_http() {
-    let (front, mock) = legacy().mock_http();
+    let (front, mock) = legacy().mock().http();
     let path = socket_path("legacy");
     serve_on_unix_socket(front, &path);
     let app = App {
@@ -244,7 +244,7 @@ async fn an_rmcp_client_runs_the_whole_session_over_streamable_http() {
 
 #[tokio::test]
 async fn a_request_that_does_not_match_gets_an_error_and_a_finding_naming_both() {
-    let (transport, mock) = legacy().mock_server();
+    let (transport, mock) = legacy().mock().server();
     let client = App {
         name: "Ada",
         ..App::default()
@@ -285,7 +285,7 @@ async fn a_request_that_does_not_match_gets_an_error_and_a_finding_naming_both()
 
 #[tokio::test]
 async fn other_params_are_a_params_finding_with_a_diff() {
-    let (transport, mock) = legacy().mock_server();
+    let (transport, mock) = legacy().mock().server();
     let client = App {
         name: "Ada",
         ..App::default()
@@ -311,7 +311,7 @@ async fn other_params_are_a_params_finding_with_a_diff() {
 
 #[tokio::test]
 async fn a_client_handler_that_decides_differently_is_a_finding() {
-    let (transport, mock) = legacy().mock_server();
+    let (transport, mock) = legacy().mock().server();
     let client = App {
         name: "",
         ..App::default()
@@ -378,7 +378,7 @@ fn roots_inside_progress() -> Fixture {
 
 #[tokio::test]
 async fn messages_recorded_between_a_server_request_and_its_answer_are_served_to_the_end() {
-    let (transport, mock) = roots_inside_progress().mock_server();
+    let (transport, mock) = roots_inside_progress().mock().server();
     let app = App::default();
     let client = app.clone().serve(transport).await.unwrap();
     let done = client.call_tool(tool("long", json!({}))).await.unwrap();
@@ -393,8 +393,11 @@ async fn messages_recorded_between_a_server_request_and_its_answer_are_served_to
 async fn a_client_that_never_answers_the_servers_request_ends_the_mock_with_a_timeout() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let options = mcp_replay::Options::new().timeout(std::time::Duration::from_millis(200));
-    let (transport, mock) =
-        roots_inside_progress().mock_server_with_options(&mcp_replay::Rules::default(), &options);
+    let (transport, mock) = roots_inside_progress()
+        .mock()
+        .rules(&mcp_replay::Rules::default())
+        .options(&options)
+        .server();
     let (read, mut write) = tokio::io::split(transport);
     let mut lines = BufReader::new(read).lines();
     for line in [
@@ -436,7 +439,7 @@ async fn a_client_that_does_not_react_to_list_changed_is_told_so() {
         json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"tools": []}}}),
     ];
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let (transport, mock) = Fixture::parse(&text).unwrap().mock_server();
+    let (transport, mock) = Fixture::parse(&text).unwrap().mock().server();
     let (read, mut write) = tokio::io::split(transport);
     write
         .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"install\",\"arguments\":{}}}\n")
@@ -477,8 +480,11 @@ async fn recorded_pauses_are_played_back_scaled() {
     for (scale, progress_at, result_at) in [(1.0, 100, 300), (0.5, 50, 150)] {
         let fixture = Fixture::parse(&text).unwrap();
         let options = mcp_replay::Options::new().timing(timing.clone(), scale);
-        let (transport, mock) =
-            fixture.mock_server_with_options(&mcp_replay::Rules::default(), &options);
+        let (transport, mock) = fixture
+            .mock()
+            .rules(&mcp_replay::Rules::default())
+            .options(&options)
+            .server();
         let (read, mut write) = tokio::io::split(transport);
         let start = Instant::now();
         write
@@ -520,7 +526,7 @@ async fn an_rmcp_client_in_the_stateless_era_sends_the_param_headers_the_mock_ch
         "/../mcp-replay/tests/fixtures/http_param_headers.jsonl"
     ))
     .unwrap();
-    let (front, mock) = fixture.mock_http();
+    let (front, mock) = fixture.mock().http();
     let path = socket_path("stateless");
     serve_on_unix_socket(front, &path);
     let lifecycle = ClientLifecycleMode::Discover {
@@ -556,7 +562,7 @@ async fn a_served_placeholder_reaches_the_client_as_a_fixed_value_of_its_shape()
         r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#, "\n",
     ))
     .unwrap();
-    let (transport, mock) = fixture.mock_server();
+    let (transport, mock) = fixture.mock().server();
     let (read, mut write) = tokio::io::split(transport);
     let mut lines = BufReader::new(read).lines();
     write
@@ -612,7 +618,7 @@ fn readme_fixture() -> Fixture {
 #[tokio::test]
 async fn an_rmcp_client_gets_a_handshake_from_a_recording_without_one() {
     let fixture = readme_fixture();
-    let (transport, mock) = fixture.mock_server();
+    let (transport, mock) = fixture.mock().server();
     let client = App::default().serve(transport).await.unwrap();
     let info = client.peer_info().expect("the handshake's result").clone();
     assert!(info.capabilities.tools.is_some(), "{info:?}");
@@ -651,7 +657,7 @@ async fn the_attribute_serves_a_recording_without_a_handshake(transport: Transpo
 async fn a_stateless_client_gets_server_discover_from_a_recording_without_one() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let fixture = readme_fixture();
-    let (transport, mock) = fixture.mock_server();
+    let (transport, mock) = fixture.mock().server();
     let (read, mut write) = tokio::io::split(transport);
     let mut lines = BufReader::new(read).lines();
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -719,7 +725,7 @@ async fn a_stateless_client_gets_cache_hints_on_list_and_read_results() {
         "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
         "io.modelcontextprotocol/clientCapabilities": {}});
     for stateless in [true, false] {
-        let (transport, mock) = fixture.mock_server();
+        let (transport, mock) = fixture.mock().server();
         let (read, mut write) = tokio::io::split(transport);
         let mut lines = BufReader::new(read).lines();
         let handshake = if stateless {
@@ -802,35 +808,30 @@ async fn a_stateless_client_gets_cache_hints_on_list_and_read_results() {
 /// mock's report of what the client did until then.
 #[tokio::test]
 async fn a_panicking_client_keeps_the_mocks_report() {
-    use mcp_replay::harness::{run_in, Spec};
+    use mcp_replay::harness::Test;
     use mcp_replay::update::UpdateMode;
-    let spec = Spec {
-        manifest_dir: env!("CARGO_MANIFEST_DIR"),
-        dir: "fixtures",
-        name: "lookup_issue",
-        test_path: "mock_server::a_panicking_client_keeps_the_mocks_report",
-        timeout_ms: None,
-        rules: None,
-        protocol: None,
-        protocol_check: None,
-        mock_server: true,
-        allow_stray_output: false,
-    };
-    let failure = run_in(spec, UpdateMode::No, |transport: Transport| async move {
-        let client = App::default().serve(transport).await.unwrap();
-        let wrong = client
-            .call_tool(tool("lookup_issue", json!({"number": 7})))
-            .await;
-        assert!(
-            wrong.is_err(),
-            "the mock refuses a request it does not have"
-        );
-        if wrong.is_err() {
-            panic!("the client gave up");
-        }
-    })
-    .await
-    .unwrap_err();
+    let test = Test::new(
+        env!("CARGO_MANIFEST_DIR"),
+        "lookup_issue",
+        "mock_server::a_panicking_client_keeps_the_mocks_report",
+    )
+    .mode(UpdateMode::No);
+    let failure = test
+        .client(|transport: Transport| async move {
+            let client = App::default().serve(transport).await.unwrap();
+            let wrong = client
+                .call_tool(tool("lookup_issue", json!({"number": 7})))
+                .await;
+            assert!(
+                wrong.is_err(),
+                "the mock refuses a request it does not have"
+            );
+            if wrong.is_err() {
+                panic!("the client gave up");
+            }
+        })
+        .await
+        .unwrap_err();
     let message = failure.message();
     assert!(
         message.contains("the client panicked: the client gave up"),

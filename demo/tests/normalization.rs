@@ -8,7 +8,7 @@ mod common;
 use common::{Run, WithOptions};
 
 use common::{fixture, kinds, notification, result, scripted};
-use mcp_replay::harness::{run_in, Spec};
+use mcp_replay::harness::Test;
 use mcp_replay::update::UpdateMode;
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Rules, Transport};
 use mcp_replay_demo::DemoServer;
@@ -28,19 +28,26 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn spec(dir: &Path, name: &'static str) -> Spec {
-    Spec {
-        manifest_dir: Box::leak(dir.display().to_string().into_boxed_str()),
-        dir: "fixtures",
+fn spec(dir: &Path, name: &'static str) -> Test {
+    Test::new(
+        Box::leak(dir.display().to_string().into_boxed_str()),
         name,
-        test_path: "normalization::job_status",
-        timeout_ms: None,
-        rules: None,
-        protocol: None,
-        protocol_check: None,
-        mock_server: false,
-        allow_stray_output: false,
-    }
+        "normalization::job_status",
+    )
+}
+
+/// The attribute's run of `test` in `mode` against `serve`.
+async fn run_in<F, Fut, O>(
+    test: mcp_replay::harness::Test,
+    mode: UpdateMode,
+    serve: F,
+) -> Result<(), mcp_replay::harness::Failure>
+where
+    F: FnOnce(Transport) -> Fut + Send,
+    Fut: std::future::Future<Output = O> + Send + 'static,
+    O: mcp_replay::ServeOutput,
+{
+    test.mode(mode).serve(serve).await
 }
 
 async fn serve(server: DemoServer, transport: Transport) {
@@ -200,12 +207,16 @@ fn swapped_logs() -> (Run, fn(&serde_json::Value) -> Vec<String>) {
 #[tokio::test]
 async fn unordered_methods_may_arrive_in_any_order_while_the_rest_stays_strict() {
     let (f, script) = swapped_logs();
-    let strict = f.replay(move |t| scripted(t, script)).await;
+    let strict = f.replay().run(move |t| scripted(t, script)).await;
     assert_eq!(kinds(&strict), [MismatchKind::NotificationOrder]);
 
     // The two log messages swapped places: still strict when only list_changed is free.
     let rules = Rules::default().unordered("notifications/tools/list_changed");
-    let report = f.replay_with(&rules, move |t| scripted(t, script)).await;
+    let report = f
+        .replay()
+        .rules(&rules)
+        .run(move |t| scripted(t, script))
+        .await;
     assert_eq!(
         kinds(&report),
         [MismatchKind::NotificationOrder],
@@ -213,7 +224,11 @@ async fn unordered_methods_may_arrive_in_any_order_while_the_rest_stays_strict()
     );
 
     let rules = Rules::default().unordered("notifications/message");
-    let report = f.replay_with(&rules, move |t| scripted(t, script)).await;
+    let report = f
+        .replay()
+        .rules(&rules)
+        .run(move |t| scripted(t, script))
+        .await;
     assert!(report.is_ok(), "{report}");
 }
 
@@ -227,7 +242,8 @@ async fn the_header_can_name_unordered_methods_too() {
     let report = Fixture::parse(&text)
         .unwrap()
         .with_timeout(Duration::from_millis(300))
-        .replay(move |t| scripted(t, script))
+        .replay()
+        .run(move |t| scripted(t, script))
         .await;
     assert!(report.is_ok(), "{report}");
 }

@@ -38,7 +38,8 @@ fn seed() -> Run {
 #[tokio::test]
 async fn a_server_that_exits_with_a_status_is_a_server_failure_naming_it() {
     let report = seed()
-        .replay(|t| async move {
+        .replay()
+        .run(|t| async move {
             serve_command(t, Command::new("sh").args(["-c", "read line; exit 3"])).await
         })
         .await;
@@ -55,7 +56,8 @@ async fn a_server_that_exits_with_a_status_is_a_server_failure_naming_it() {
 #[tokio::test]
 async fn a_server_killed_by_a_signal_is_a_server_failure_naming_it() {
     let report = seed()
-        .replay(|t| async move {
+        .replay()
+        .run(|t| async move {
             serve_command(t, Command::new("sh").args(["-c", "read line; kill -9 $$"])).await
         })
         .await;
@@ -72,7 +74,8 @@ async fn a_server_killed_by_a_signal_is_a_server_failure_naming_it() {
 #[tokio::test]
 async fn a_server_that_cannot_start_is_a_server_failure() {
     let report = seed()
-        .replay(
+        .replay()
+        .run(
             |t| async move { serve_command(t, &mut Command::new("/nonexistent/mcp-server")).await },
         )
         .await;
@@ -92,7 +95,8 @@ async fn start_error_tells_a_server_that_never_ran_from_one_that_failed() {
     let outcome = |command: &'static str, args: &'static [&'static str]| async move {
         let (tx, rx) = tokio::sync::oneshot::channel();
         seed()
-            .replay(move |t| async move {
+            .replay()
+            .run(move |t| async move {
                 let ended = serve_command(t, Command::new(command).args(args)).await;
                 let _ = tx.send(ended);
             })
@@ -164,7 +168,8 @@ impl Drop for PidFile {
 async fn replay_edge(fixture: Run, args: Vec<String>) -> (mcp_replay::Report, Duration) {
     let started = std::time::Instant::now();
     let report = fixture
-        .replay(|t| async move {
+        .replay()
+        .run(|t| async move {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             serve_command(t, &mut edge_server(&args)).await
         })

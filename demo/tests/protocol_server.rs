@@ -55,7 +55,8 @@ async fn replay_changed(name: &str, from: &str, to: &str) -> Report {
     assert!(text.contains(from), "{from} is not in {name}");
     Fixture::parse(&text.replacen(from, to, 1))
         .unwrap()
-        .replay(serve)
+        .replay()
+        .run(serve)
         .await
 }
 
@@ -80,7 +81,8 @@ async fn a_different_elicitation_decision_by_a_handler_is_a_finding() {
         .on_server_request(|request| {
             (request["method"] == "elicitation/create").then(|| json!({"action": "decline"}))
         })
-        .replay(serve)
+        .replay()
+        .run(serve)
         .await;
     assert_eq!(
         kinds(&report),
@@ -162,7 +164,8 @@ async fn a_cancellation_that_no_longer_stops_the_task_is_reported() {
     let report = Fixture::parse(&text)
         .unwrap()
         .with_timeout(std::time::Duration::from_secs(3))
-        .replay(serve)
+        .replay()
+        .run(serve)
         .await;
     assert!(!report.is_ok());
     assert!(

@@ -63,9 +63,10 @@ async fn replay_in_process(fixture: &Fixture, protocol: Option<&str>, runs: usiz
         let (fixture, options) = (fixture.clone(), options.clone());
         async move {
             fixture
-                .replay_with_options(&Rules::default(), &options, |t| {
-                    serve(TaskServer::default(), t)
-                })
+                .replay()
+                .rules(&Rules::default())
+                .options(&options)
+                .run(|t| serve(TaskServer::default(), t))
                 .await
         }
     })
@@ -145,7 +146,10 @@ async fn each_task_fixture_replays_20_times_over_streamable_http() {
                 let bridge = mcp_replay::http::bridge::Bridge::new(service);
                 async move {
                     fixture
-                        .replay_bridge(&Rules::default(), &options, bridge)
+                        .replay()
+                        .rules(&Rules::default())
+                        .options(&options)
+                        .bridge(bridge)
                         .await
                 }
             })
@@ -167,15 +171,14 @@ async fn each_task_fixture_replays_20_times_against_the_server_as_a_child_proces
             let fixture = fixture.clone();
             async move {
                 fixture
-                    .replay_with_options(
-                        &Rules::default(),
-                        &Options::new(),
-                        |transport| async move {
-                            let mut command = tokio::process::Command::new(command::demo_server());
-                            command.arg("tasks");
-                            mcp_replay::process::serve_command(transport, &mut command).await
-                        },
-                    )
+                    .replay()
+                    .rules(&Rules::default())
+                    .options(&Options::new())
+                    .run(|transport| async move {
+                        let mut command = tokio::process::Command::new(command::demo_server());
+                        command.arg("tasks");
+                        mcp_replay::process::serve_command(transport, &mut command).await
+                    })
                     .await
             }
         })

@@ -7,7 +7,7 @@ mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};
 
-use mcp_replay::harness::{run_in, Spec};
+use mcp_replay::harness::{Failure, Test};
 use mcp_replay::update::{write_fixture, UpdateMode, Written};
 use mcp_replay::{Fixture, Transport};
 use mcp_replay_demo::DemoServer;
@@ -23,19 +23,29 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn spec(dir: &Path, name: &'static str, timeout_ms: Option<u64>) -> Spec {
-    Spec {
-        manifest_dir: Box::leak(dir.display().to_string().into_boxed_str()),
-        dir: "fixtures",
+fn spec(dir: &Path, name: &'static str, timeout_ms: Option<u64>) -> Test {
+    spec_of(dir, name, timeout_ms, "update_mode::some_test")
+}
+
+fn spec_of(dir: &Path, name: &'static str, timeout_ms: Option<u64>, test: &'static str) -> Test {
+    let test = Test::new(
+        Box::leak(dir.display().to_string().into_boxed_str()),
         name,
-        test_path: "update_mode::some_test",
-        timeout_ms,
-        rules: None,
-        protocol: None,
-        protocol_check: None,
-        mock_server: false,
-        allow_stray_output: false,
+        test,
+    );
+    match timeout_ms {
+        Some(ms) => test.timeout_ms(ms),
+        None => test,
     }
+}
+
+/// The attribute's run of `test` in `mode` against `serve`.
+async fn run_in<F, Fut>(test: Test, mode: UpdateMode, serve: F) -> Result<(), Failure>
+where
+    F: FnOnce(Transport) -> Fut + Send,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    test.mode(mode).serve(serve).await
 }
 
 async fn serve_demo(transport: Transport) {
@@ -131,7 +141,7 @@ async fn always_leaves_an_unchanged_fixture_untouched() {
     .unwrap();
     let path = put(&dir, "divide.jsonl", &bundled);
     let fixture = Fixture::load(&path).unwrap();
-    let report = fixture.replay(serve_demo).await;
+    let report = fixture.replay().run(serve_demo).await;
     assert!(report.is_ok(), "{report}");
     let written = write_fixture(report.recorded().unwrap(), &path, UpdateMode::Always).unwrap();
     assert_eq!(written, Written::Unchanged(path.clone()));
@@ -144,13 +154,13 @@ async fn a_replay_without_recording_compares_the_same_and_records_nothing() {
         "/fixtures/count_up_progress.jsonl"
     );
     let fixture = Fixture::load(path).unwrap();
-    let recorded = fixture.replay(serve_demo).await;
+    let recorded = fixture.replay().run(serve_demo).await;
     assert!(recorded.is_ok(), "{recorded}");
     assert_eq!(
         recorded.recorded().unwrap().to_jsonl(),
         std::fs::read_to_string(path).unwrap()
     );
-    let compared = fixture.without_recording().replay(serve_demo).await;
+    let compared = fixture.without_recording().replay().run(serve_demo).await;
     assert!(compared.is_ok(), "{compared}");
     assert!(compared.recorded().is_none());
 
@@ -161,7 +171,8 @@ async fn a_replay_without_recording_compares_the_same_and_records_nothing() {
     let report = Fixture::parse(&drifted)
         .unwrap()
         .without_recording()
-        .replay(serve_demo)
+        .replay()
+        .run(serve_demo)
         .await;
     assert_eq!(report.mismatches().len(), 1, "{report}");
     assert!(report.recorded().is_none());
@@ -253,7 +264,7 @@ async fn an_unchanged_server_writes_nothing_in_every_mode() {
         }
     }
     // Through the writer itself too.
-    let report = Fixture::load(&path).unwrap().replay(serve_demo).await;
+    let report = Fixture::load(&path).unwrap().replay().run(serve_demo).await;
     let written = write_fixture(report.recorded().unwrap(), &path, UpdateMode::New).unwrap();
     assert_eq!(written, Written::Unchanged(path.clone()));
     assert!(!pending.exists());
@@ -371,10 +382,8 @@ async fn two_tests_of_one_fixture_re_record_it_once() {
         "shared.jsonl",
         &client_lines("count_up_progress.jsonl"),
     );
-    let mut first = spec(&dir, "shared", None);
-    first.test_path = "update_mode::first";
-    let mut second = spec(&dir, "shared", None);
-    second.test_path = "update_mode::second";
+    let first = spec_of(&dir, "shared", None, "update_mode::first");
+    let second = spec_of(&dir, "shared", None, "update_mode::second");
     let (a, b) = tokio::join!(
         run_in(first, UpdateMode::Always, serve_demo),
         run_in(second, UpdateMode::Always, serve_demo),
@@ -405,10 +414,8 @@ async fn two_tests_of_one_fixture_that_get_different_answers_are_a_clear_error()
     for mode in [UpdateMode::Always, UpdateMode::New] {
         let dir = temp_dir(&format!("different-{mode:?}"));
         let path = put(&dir, "shared.jsonl", &client_lines("lookup_issue.jsonl"));
-        let mut first = spec(&dir, "shared", None);
-        first.test_path = "update_mode::first";
-        let mut second = spec(&dir, "shared", None);
-        second.test_path = "update_mode::second";
+        let first = spec_of(&dir, "shared", None, "update_mode::first");
+        let second = spec_of(&dir, "shared", None, "update_mode::second");
         let owner = run_in(first, mode, serve_demo).await;
         assert_eq!(owner.is_ok(), mode == UpdateMode::Always, "{owner:?}");
         let written = std::fs::read_to_string(&path).unwrap();
@@ -450,9 +457,12 @@ async fn concurrent_re_recordings_of_different_fixtures_do_not_interfere() {
         );
     }
     let runs = names.iter().map(|name| {
-        let mut s = spec(&dir, name, None);
-        s.test_path = Box::leak(format!("update_mode::{name}").into_boxed_str());
-        run_in(s, UpdateMode::Always, serve_demo)
+        let test = Box::leak(format!("update_mode::{name}").into_boxed_str());
+        run_in(
+            spec_of(&dir, name, None, test),
+            UpdateMode::Always,
+            serve_demo,
+        )
     });
     for outcome in futures_join_all(runs).await {
         outcome.unwrap();
@@ -533,7 +543,7 @@ async fn the_attribute_and_plan_run_behave_the_same_on_one_folder() {
         Verdict::Passed
     );
     // The bare replay reads no rules file: the text differs.
-    let bare = Fixture::load(&path).unwrap().replay(serve_demo).await;
+    let bare = Fixture::load(&path).unwrap().replay().run(serve_demo).await;
     assert!(!bare.is_ok(), "{bare}");
 
     // Without the rules file a changed text fails both, with the same report.

@@ -1,10 +1,11 @@
-//! Code generation: one call into `::mcp_replay::__private::run` (the runtime's
-//! `harness::run`), and a panic with its failure at the test's own location.
+//! Code generation: one chain of calls on the runtime's public builder
+//! `::mcp_replay::harness::Test` (a knob is one method call), and a panic with its failure
+//! at the test's own location.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::punctuated::Punctuated;
-use syn::{AttrStyle, LitInt, ReturnType};
+use syn::{AttrStyle, Ident, LitInt, ReturnType};
 
 use crate::parse::{self, Fixture};
 
@@ -26,7 +27,7 @@ pub fn mcp_fixture(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Rewrites the validated test: same attributes (in order), same visibility
 /// and qualifiers, no parameters and no return type; the body moves into the
-/// serve closure handed to `::mcp_replay::__private::run`.
+/// serve closure handed to `Test::serve` (or `client`, or the service future to `http`).
 pub fn expand(fixture: &Fixture) -> TokenStream {
     let item = &fixture.item;
     let outer = item
@@ -42,11 +43,14 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
     sig.inputs = Punctuated::new();
     sig.output = ReturnType::Default;
     let ident = &sig.ident;
-    let spec = spec(fixture, ident);
-    let (entry, serve) = match &fixture.transport {
-        Some(transport) => (quote!(run), serve_closure(fixture, transport)),
+    let test = test(fixture, ident);
+    let (entry, body) = match &fixture.transport {
+        Some(transport) if fixture.mock_server => {
+            (quote!(client), serve_closure(fixture, transport))
+        }
+        Some(transport) => (quote!(serve), serve_closure(fixture, transport)),
         // With `http`, the body makes the service the fixture replays against.
-        None => (quote!(run_http), typed_body(fixture)),
+        None => (quote!(http), typed_body(fixture)),
     };
     // The failure is raised here, in the test's own code, spanned at its name: a failing
     // test's panic points at the test function's file and line, not into mcp-replay.
@@ -57,11 +61,9 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
         #(#outer)*
         #vis #sig {
             #(#inner)*
-            if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::__private::#entry(
-                #spec,
-                #serve,
-            )
-            .await
+            if let ::core::result::Result::Err(__mcp_replay_failure) = #test
+                .#entry(#body)
+                .await
             {
                 #raise
             }
@@ -69,54 +71,50 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
     }
 }
 
-/// The `::mcp_replay::__private::Spec` literal: where the fixture is and the options.
-fn spec(fixture: &Fixture, ident: &syn::Ident) -> TokenStream {
+/// `::mcp_replay::harness::Test::new(..)` and one call per knob given.
+fn test(fixture: &Fixture, ident: &Ident) -> TokenStream {
     let name = &fixture.name;
-    let dir = match &fixture.dir {
-        Some(dir) => quote!(#dir),
-        None => quote!("fixtures"),
-    };
-    let timeout_ms = some_or_none(fixture.timeout_ms.map(|(ms, span)| {
+    let mut calls = Vec::new();
+    if let Some(dir) = &fixture.dir {
+        calls.push(quote!(.dir(#dir)));
+    }
+    if let Some((ms, span)) = fixture.timeout_ms {
         let ms = LitInt::new(&format!("{ms}u64"), span);
-        quote!(#ms)
-    }));
-    let rules = match &fixture.rules {
-        Some(path) => {
-            let span = syn::spanned::Spanned::span(path);
-            quote::quote_spanned!(span=> ::core::option::Option::Some(#path as fn() -> ::mcp_replay::Rules))
-        }
-        None => quote!(::core::option::Option::None),
-    };
-    let protocol = some_or_none(fixture.protocol.as_ref().map(|v| quote!(#v)));
-    let protocol_check = some_or_none(fixture.protocol_check.as_ref().map(|v| quote!(#v)));
-    let mock_server = fixture.mock_server;
-    let allow_stray_output = fixture.allow_stray_output;
+        calls.push(quote!(.timeout_ms(#ms)));
+    }
+    if let Some(path) = &fixture.rules {
+        let span = syn::spanned::Spanned::span(path);
+        calls.push(quote::quote_spanned!(span=> .rules(#path as fn() -> ::mcp_replay::Rules)));
+    }
+    if let Some(version) = &fixture.protocol {
+        calls.push(quote!(.protocol(#version)));
+    }
+    if let Some(check) = &fixture.protocol_check {
+        // The value as the runtime's own variant, spanned at the literal: checked by the
+        // compiler, not parsed again at run time.
+        let variant = Ident::new(&capitalized(&check.value()), check.span());
+        calls.push(quote!(.protocol_check(::mcp_replay::ProtocolCheck::#variant)));
+    }
+    if fixture.allow_stray_output {
+        calls.push(quote!(.allow_stray_output()));
+    }
     quote! {
-        ::mcp_replay::__private::Spec {
-            manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
-            dir: #dir,
-            name: #name,
-            test_path: ::core::concat!(
-                ::core::module_path!(),
-                "::",
-                ::core::stringify!(#ident)
-            ),
-            timeout_ms: #timeout_ms,
-            rules: #rules,
-            protocol: #protocol,
-            protocol_check: #protocol_check,
-            mock_server: #mock_server,
-            allow_stray_output: #allow_stray_output,
-        }
+        ::mcp_replay::harness::Test::new(
+            ::core::env!("CARGO_MANIFEST_DIR"),
+            #name,
+            ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#ident)),
+        )
+        #(#calls)*
     }
 }
 
-/// `Some(value)` or `None`, as tokens.
-fn some_or_none(value: Option<TokenStream>) -> TokenStream {
-    match value {
-        Some(v) => quote!(::core::option::Option::Some(#v)),
-        None => quote!(::core::option::Option::None),
-    }
+/// `warn` as `Warn`.
+fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// The test's body as the serve closure, taking the transport parameter as written.
@@ -167,28 +165,15 @@ mod should {
         let expected = quote! {
             #[tokio::test]
             async fn lookup_issue() {
-                if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::__private::run(
-                    ::mcp_replay::__private::Spec {
-                        manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
-                        dir: "fixtures",
-                        name: "lookup_issue",
-                        test_path: ::core::concat!(
-                            ::core::module_path!(),
-                            "::",
-                            ::core::stringify!(lookup_issue)
-                        ),
-                        timeout_ms: ::core::option::Option::None,
-                        rules: ::core::option::Option::None,
-                        protocol: ::core::option::Option::None,
-                        protocol_check: ::core::option::Option::None,
-                        mock_server: false,
-                        allow_stray_output: false,
-                    },
-                    |transport: Transport| async move {
-                        let server = DemoServer::default().serve(transport).await.unwrap();
-                        let _ = server.waiting().await;
-                    },
+                if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::harness::Test::new(
+                    ::core::env!("CARGO_MANIFEST_DIR"),
+                    "lookup_issue",
+                    ::core::concat!(::core::module_path!(), "::", ::core::stringify!(lookup_issue)),
                 )
+                .serve(|transport: Transport| async move {
+                    let server = DemoServer::default().serve(transport).await.unwrap();
+                    let _ = server.waiting().await;
+                })
                 .await
                 {
                     ::core::panic!("{}", __mcp_replay_failure)
@@ -220,27 +205,14 @@ mod should {
             #[ignore = "slow"]
             pub(crate) async fn a() {
                 #![allow(clippy::all)]
-                if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::__private::run(
-                    ::mcp_replay::__private::Spec {
-                        manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
-                        dir: "fixtures",
-                        name: "a",
-                        test_path: ::core::concat!(
-                            ::core::module_path!(),
-                            "::",
-                            ::core::stringify!(a)
-                        ),
-                        timeout_ms: ::core::option::Option::None,
-                        rules: ::core::option::Option::None,
-                        protocol: ::core::option::Option::None,
-                        protocol_check: ::core::option::Option::None,
-                        mock_server: false,
-                        allow_stray_output: false,
-                    },
-                    |mut t: mcp_replay::Transport| async move {
-                        drop(t);
-                    },
+                if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::harness::Test::new(
+                    ::core::env!("CARGO_MANIFEST_DIR"),
+                    "a",
+                    ::core::concat!(::core::module_path!(), "::", ::core::stringify!(a)),
                 )
+                .serve(|mut t: mcp_replay::Transport| async move {
+                    drop(t);
+                })
                 .await
                 {
                     ::core::panic!("{}", __mcp_replay_failure)
@@ -248,7 +220,7 @@ mod should {
             }
         };
         assert_eq!(out, expected.to_string());
-        assert_eq!(out.matches("test").count(), 2, "{out}");
+        assert_eq!(out.matches(":: test").count(), 1, "{out}");
     }
 
     #[test]
@@ -266,32 +238,21 @@ mod should {
         let expected = quote! {
             #[tokio::test]
             async fn lookup() {
-                if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::__private::run(
-                    ::mcp_replay::__private::Spec {
-                        manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
-                        dir: "tests/fixtures",
-                        name: "issues/lookup",
-                        test_path: ::core::concat!(
-                            ::core::module_path!(),
-                            "::",
-                            ::core::stringify!(lookup)
-                        ),
-                        timeout_ms: ::core::option::Option::Some(500u64),
-                        rules: ::core::option::Option::None,
-                        protocol: ::core::option::Option::None,
-                        protocol_check: ::core::option::Option::None,
-                        mock_server: false,
-                        allow_stray_output: false,
-                    },
-                    |transport: Transport| async move {
-                        let __mcp_replay_out: Result<(), String> = (async move {
-                            serve(transport).await?;
-                            Ok(())
-                        })
-                        .await;
-                        __mcp_replay_out
-                    },
+                if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::harness::Test::new(
+                    ::core::env!("CARGO_MANIFEST_DIR"),
+                    "issues/lookup",
+                    ::core::concat!(::core::module_path!(), "::", ::core::stringify!(lookup)),
                 )
+                .dir("tests/fixtures")
+                .timeout_ms(500u64)
+                .serve(|transport: Transport| async move {
+                    let __mcp_replay_out: Result<(), String> = (async move {
+                        serve(transport).await?;
+                        Ok(())
+                    })
+                    .await;
+                    __mcp_replay_out
+                })
                 .await
                 {
                     ::core::panic!("{}", __mcp_replay_failure)

@@ -1,7 +1,7 @@
 //! The `#[mcp_fixture]` attribute of [mcp-replay](https://docs.rs/mcp-replay).
 //!
-//! Use it through `mcp_replay::mcp_fixture`: the expansion calls into
-//! `::mcp_replay::__private` (the runtime's `harness`), so this crate does nothing
+//! Use it through `mcp_replay::mcp_fixture`: the expansion is a chain of
+//! calls on `::mcp_replay::harness::Test`, a public builder, so this crate does nothing
 //! on its own. It only parses and validates the attribute and rewrites the test
 //! function. Its documentation and examples live in the `mcp-replay` crate, which
 //! keeps this crate free of a dependency on it (and publishable).

@@ -56,14 +56,6 @@ const REFUSED_ARGUMENTS: [&str; 3] = [
     "validation error for",
 ];
 
-/// The kinds of findings a re-recording refuses to write (see `Plan::conclude`).
-const UNRECORDABLE: [MismatchKind; 4] = [
-    MismatchKind::Timeout,
-    MismatchKind::ServerFailure,
-    MismatchKind::Id,
-    MismatchKind::StrayOutput,
-];
-
 /// The advice for `mismatches`, each piece once: the refused requests, then re-recording
 /// (or what to fix before it).
 pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
@@ -89,7 +81,7 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
             continue;
         }
         match m.kind() {
-            k if UNRECORDABLE.contains(&k) => {
+            k if k.spoils_recording() => {
                 if !blockers.contains(&k) {
                     blockers.push(k);
                 }

@@ -36,7 +36,7 @@ impl Report {
     /// )).unwrap();
     /// let options = Options::new().timeline(true);
     /// let report = fixture
-    ///     .replay_with_options(&Rules::default(), &options, |transport| async move { drop(transport) })
+    ///     .replay().rules(&Rules::default()).options(&options).run(|transport| async move { drop(transport) })
     ///     .await;
     /// let page = report.to_html().expect("the replay kept its timeline");
     /// assert!(page.starts_with("<!DOCTYPE html>"));

@@ -6,7 +6,7 @@
 //! server under test over an in-process [`Transport`], compares what the server sends
 //! back with the fixture, and reports every difference by kind
 //! ([`MismatchKind`]: method, params, result, id, notification order, missing,
-//! unexpected, timeout, server failure), each with a diff.
+//! unexpected, timeout, server failure, http, stray output, protocol), each with a diff.
 //!
 //! ## With the attribute
 //!
@@ -62,7 +62,7 @@
 //!
 //! // A hand-written server that answers every request as version 1.0.1.
 //! let report = fixture
-//!     .replay(|transport| async move {
+//!     .replay().run(|transport| async move {
 //!         let (read, mut write) = tokio::io::split(transport);
 //!         let mut lines = BufReader::new(read).lines();
 //!         while let Ok(Some(line)) = lines.next_line().await {
@@ -106,6 +106,7 @@ mod advice;
 pub mod contract;
 pub mod coverage;
 pub mod diff;
+pub mod env;
 mod error;
 mod excerpt;
 pub mod fixture;
@@ -199,19 +200,10 @@ pub use json::Difference;
 /// failing test panics with the report at the test function's own file and line.
 pub use mcp_replay_macros::mcp_fixture;
 pub use options::{Options, ServerRequestHandler};
-pub use replay::{ServeOutput, ServerError};
+pub use replay::{Replay, Serve, ServeOutput, ServerError};
 pub use report::{Mismatch, MismatchKind, Report};
 pub use rules::Rules;
 pub use transport::Transport;
-
-#[doc(hidden)]
-pub mod __private {
-    //! What the `#[mcp_fixture]` expansion names. Not a public API: the runtime it calls
-    //! is [`harness`](crate::harness).
-    #[cfg(feature = "http")]
-    pub use crate::harness::run_http;
-    pub use crate::harness::{run, Spec};
-}
 
 /// Hooks into the internals for this repository's benchmarks and fuzz targets, behind
 /// the `internals` feature that users never turn on. Not a public API.

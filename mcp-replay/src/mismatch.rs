@@ -48,6 +48,55 @@ pub enum MismatchKind {
 }
 
 impl MismatchKind {
+    /// Every kind, in the order a report sorts them. The documentation's tables of kinds
+    /// (lib.rs, docs/fixture-format.md, docs/cli.md's JSON report) list each one; a test
+    /// checks it.
+    pub const ALL: [MismatchKind; 12] = [
+        MismatchKind::Method,
+        MismatchKind::Params,
+        MismatchKind::Result,
+        MismatchKind::Id,
+        MismatchKind::NotificationOrder,
+        MismatchKind::Missing,
+        MismatchKind::Unexpected,
+        MismatchKind::Timeout,
+        MismatchKind::ServerFailure,
+        MismatchKind::Http,
+        MismatchKind::StrayOutput,
+        MismatchKind::Protocol,
+    ];
+
+    /// Whether a session with a finding of this kind cannot be trusted as a recording: a
+    /// timeout, a server failure or an id finding (the server's replies are not what it
+    /// does), stray output (the fixture would hide it). Such a session is not re-recorded,
+    /// and the advice is to fix the server first. The one place this is decided.
+    pub fn spoils_recording(self) -> bool {
+        matches!(
+            self,
+            MismatchKind::Timeout
+                | MismatchKind::ServerFailure
+                | MismatchKind::Id
+                | MismatchKind::StrayOutput
+        )
+    }
+
+    /// Why a session with a finding of this kind was not re-recorded, and what to do:
+    /// `None` for a kind that does not [spoil a recording](MismatchKind::spoils_recording).
+    pub fn why_not_rerecorded(self) -> Option<&'static str> {
+        match self {
+            MismatchKind::StrayOutput => Some(
+                "the server writes lines on stdout that are not JSON-RPC messages. Fix the \
+                 server, or allow them explicitly with \"allow_stray_output\": true in the \
+                 fixture header (then re-record).",
+            ),
+            MismatchKind::Timeout | MismatchKind::ServerFailure | MismatchKind::Id => Some(
+                "a timeout, id or server failure means the server's replies cannot be \
+                 trusted as a recording. Fix the server first.",
+            ),
+            _ => None,
+        }
+    }
+
     /// The name used in reports: `method`, `params`, `result`, `id`, `notification order`,
     /// `missing`, `unexpected`, `timeout`, `server failure`, `http`, `stray output`,
     /// `protocol`.

@@ -16,15 +16,6 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The environment variable that turns the trace on (`1`, `true`, `yes`).
-pub(crate) const TRACE_ENV: &str = "MCP_REPLAY_TRACE";
-
-/// Is the trace asked for by the environment?
-fn trace_from_env() -> bool {
-    std::env::var(TRACE_ENV)
-        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
-}
-
 /// How a replay (or the mock server) runs, where the caller says so: each option left
 /// unset falls back to the fixture header's key, then the environment, then the default.
 ///
@@ -40,7 +31,7 @@ fn trace_from_env() -> bool {
 ///     .protocol("2026-07-28")
 ///     .trace(false);
 /// let report = fixture
-///     .replay_with_options(&Rules::default(), &options, |transport| async move { drop(transport) })
+///     .replay().rules(&Rules::default()).options(&options).run(|transport| async move { drop(transport) })
 ///     .await;
 /// assert!(report.is_ok());
 /// # }
@@ -223,7 +214,7 @@ impl Options {
                 .unwrap_or(Fixture::DEFAULT_TIMEOUT),
             era,
             protocol,
-            trace: self.trace.unwrap_or_else(trace_from_env),
+            trace: self.trace.unwrap_or_else(crate::env::trace),
             record: !self.compare_only,
             record_on_change: self.record_on_change,
             handler: self.handler.clone(),
@@ -288,6 +279,35 @@ impl Settings<'_> {
             rules: std::borrow::Cow::Owned(self.rules.into_owned()),
             ..self
         }
+    }
+
+    /// These settings for a replay over Streamable HTTP: every server notification method of
+    /// `fixture` but progress is unordered. Over HTTP a server's messages travel on several
+    /// streams (each POST's, the GET stream), and the transport orders them within a stream
+    /// only: rmcp sends a tool's log on the GET stream and its progress on the POST's, so
+    /// the log may overtake the progress it followed over stdio. Progress is tied to its
+    /// request's stream by its token; the others are still expected, each once, but not in
+    /// order. A fixture with `"strict_order": true` keeps its one order.
+    #[cfg(feature = "http")]
+    pub fn across_streams(mut self, fixture: &Fixture) -> Self {
+        use crate::fixture::{Direction, MessageKind};
+        if self.strict_order {
+            return self;
+        }
+        for entry in fixture.entries() {
+            if entry.direction() == Direction::ServerToClient
+                && entry.kind() == MessageKind::Notification
+            {
+                match entry.method() {
+                    Some("notifications/progress") | None => {}
+                    Some(method) if !self.unordered.iter().any(|m| m == method) => {
+                        self.unordered.push(method.to_owned())
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        self
     }
 
     /// May messages of `method` arrive anywhere, in any order (the rules or the header)?

@@ -11,7 +11,7 @@
 //!     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"ping"}}"#, "\n",
 //!     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{}}}"#, "\n",
 //! )).unwrap();
-//! let report = fixture.replay(|transport| async move { drop(transport) }).await;
+//! let report = fixture.replay().run(|transport| async move { drop(transport) }).await;
 //! let document = output::document("replay", vec![report.to_json()]);
 //! assert_eq!(document["mcp_replay_report"], output::VERSION);
 //! assert_eq!(document["failed"], 1);

@@ -76,6 +76,17 @@ impl Report {
         self
     }
 
+    /// This report with a finding that the client under test failed (a mock session's
+    /// client that panicked or returned an error): what it did until then stays reported.
+    pub(crate) fn with_client_failure(mut self, why: crate::ServerError) -> Self {
+        self.mismatches.push(Mismatch::new(
+            MismatchKind::ServerFailure,
+            None,
+            format!("the client under test failed: {why}"),
+        ));
+        self
+    }
+
     /// Panics with the whole readable report unless [`is_ok`](Report::is_ok).
     #[track_caller]
     pub fn assert_ok(&self) {

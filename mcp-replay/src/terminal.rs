@@ -39,7 +39,7 @@ pub fn shell_line<S: AsRef<str>>(args: impl IntoIterator<Item = S>) -> String {
 /// output, and CI logs and editors show escape codes as noise), so a report there is in
 /// color only when `CLICOLOR_FORCE` asks.
 pub fn color_wanted(terminal: bool) -> bool {
-    color_by(|key| std::env::var(key).ok(), terminal)
+    color_by(crate::env::color, terminal)
 }
 
 fn color_by(var: impl Fn(&str) -> Option<String>, terminal: bool) -> bool {

@@ -5,8 +5,7 @@ use crate::fixture::Fixture;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The environment variable that switches tests from comparing to re-recording.
-pub const UPDATE_ENV: &str = "MCP_FIXTURE_UPDATE";
+pub use crate::env::UPDATE_ENV;
 
 /// What a replay does with the server's actual messages.
 ///
@@ -34,16 +33,16 @@ impl UpdateMode {
     /// Reads [`UPDATE_ENV`] (and, for `auto` or unset, whether CI is detected); an unknown
     /// value is an error that lists the valid ones.
     pub fn from_env() -> Result<UpdateMode, Error> {
-        UpdateMode::parse(std::env::var(UPDATE_ENV).ok().as_deref())
+        UpdateMode::parse(crate::env::update().as_deref())
     }
 
     /// What [`UPDATE_ENV`] asks for when it is set, `None` when it is not: the command's
     /// `replay` only compares unless asked (by `--update` or the variable), where a test
     /// run takes unset as `auto`.
     pub fn from_env_if_set() -> Result<Option<UpdateMode>, Error> {
-        match std::env::var(UPDATE_ENV) {
-            Ok(value) => UpdateMode::parse(Some(&value)).map(Some),
-            Err(_) => Ok(None),
+        match crate::env::update() {
+            Some(value) => UpdateMode::parse(Some(&value)).map(Some),
+            None => Ok(None),
         }
     }
 
@@ -79,10 +78,7 @@ impl UpdateMode {
 /// (or `TF_BUILD`, Azure Pipelines' own) is set to something other than empty, `0` or
 /// `false`.
 pub fn ci_detected() -> bool {
-    ["CI", "TF_BUILD"].iter().any(|name| {
-        std::env::var(name)
-            .is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false" | "False" | "FALSE"))
-    })
+    crate::env::ci()
 }
 
 /// What writing a recorded fixture did.
@@ -217,9 +213,9 @@ pub(crate) fn write_atomically(
 /// after the temporary file is complete; `abort-before-rename` aborts the process there,
 /// as a crash or a kill would. Read only on this cold path.
 fn failpoint_before_rename() -> std::io::Result<()> {
-    match std::env::var("MCP_REPLAY_FAILPOINT").as_deref() {
-        Ok("error-before-rename") => Err(std::io::Error::other("failpoint error-before-rename")),
-        Ok("abort-before-rename") => std::process::abort(),
+    match crate::env::failpoint().as_deref() {
+        Some("error-before-rename") => Err(std::io::Error::other("failpoint error-before-rename")),
+        Some("abort-before-rename") => std::process::abort(),
         _ => Ok(()),
     }
 }

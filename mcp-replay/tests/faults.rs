@@ -63,7 +63,8 @@ async fn writes_raw(transport: Transport, bytes: Vec<u8>) {
 #[tokio::test]
 async fn a_json_line_that_is_not_json_rpc_is_stray_output() {
     let report = seed()
-        .replay(|t| writes_raw(t, b"{\"hello\":\"world\"}\n".to_vec()))
+        .replay()
+        .run(|t| writes_raw(t, b"{\"hello\":\"world\"}\n".to_vec()))
         .await;
     assert_eq!(kinds(&report), [MismatchKind::StrayOutput], "{report}");
     assert!(
@@ -77,7 +78,8 @@ async fn a_json_line_that_is_not_json_rpc_is_stray_output() {
 #[tokio::test]
 async fn a_line_that_is_not_utf8_is_stray_output() {
     let report = seed()
-        .replay(|t| writes_raw(t, b"\xff\xfe not text\n".to_vec()))
+        .replay()
+        .run(|t| writes_raw(t, b"\xff\xfe not text\n".to_vec()))
         .await;
     assert_eq!(kinds(&report), [MismatchKind::StrayOutput], "{report}");
     assert!(
@@ -89,7 +91,7 @@ async fn a_line_that_is_not_utf8_is_stray_output() {
 #[tokio::test]
 async fn lines_that_are_not_json_rpc_are_one_finding_and_a_note_where_the_fixture_allows_them() {
     let banner = b"Starting server v1.2\nlistening on stdio\n{\"level\":\"info\"}\n".to_vec();
-    let report = seed().replay(|t| writes_raw(t, banner.clone())).await;
+    let report = seed().replay().run(|t| writes_raw(t, banner.clone())).await;
     assert_eq!(kinds(&report), [MismatchKind::StrayOutput], "{report}");
     assert!(
         report.mismatches()[0].summary().starts_with(
@@ -103,7 +105,8 @@ async fn lines_that_are_not_json_rpc_are_one_finding_and_a_note_where_the_fixtur
     );
     let allowed = seed()
         .with_stray_output_allowed(true)
-        .replay(|t| writes_raw(t, banner))
+        .replay()
+        .run(|t| writes_raw(t, banner))
         .await;
     assert!(allowed.is_ok(), "{allowed}");
     assert_eq!(allowed.notes().len(), 1, "{allowed:?}");
@@ -117,7 +120,8 @@ async fn a_ten_megabyte_line_is_compared_and_reported_briefly() {
     // A generous timeout: moving 10 MB through a debug build on a loaded machine takes a while.
     let report = seed()
         .with_timeout(Duration::from_secs(15))
-        .replay(move |t| {
+        .replay()
+        .run(move |t| {
             scripted(t, move |m| {
                 vec![result(
                     m,
@@ -176,7 +180,8 @@ async fn a_server_writing_while_the_harness_writes_a_long_line_is_read_meanwhile
     lines.push(("server->client", json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": {"content": [{"type": "text", "text": "taken"}]}})));
     let report = fixture(&lines)
         .with_timeout(Duration::from_secs(5))
-        .replay(|t| {
+        .replay()
+        .run(|t| {
             scripted_all(t, move |m| match m["method"].as_str() {
                 Some("notifications/initialized") => (0..100)
                     .map(|i| notification("notifications/message", log(i)["params"].clone()))
@@ -197,7 +202,8 @@ async fn a_server_writing_while_the_harness_writes_a_long_line_is_read_meanwhile
 #[tokio::test]
 async fn a_panic_in_the_middle_of_a_window_is_named() {
     let report = seed()
-        .replay(|t| {
+        .replay()
+        .run(|t| {
             scripted(t, |m| {
                 if m["method"] == "tools/call" {
                     panic!("lookup failed halfway");
@@ -219,7 +225,8 @@ async fn a_panic_in_the_middle_of_a_window_is_named() {
 async fn a_server_that_ignores_its_closed_input_is_reported_and_the_replay_still_ends() {
     let started = Instant::now();
     let report = seed()
-        .replay(|t| async move {
+        .replay()
+        .run(|t| async move {
             let answered = scripted(t, |m| vec![looked_up(m)]);
             answered.await;
             // ... then hangs instead of ending.
@@ -241,7 +248,7 @@ async fn a_server_refusing_the_session_setup_is_a_server_failure_naming_its_erro
     // The replay's fast path reads this error response without a tree: the refusal must
     // still be seen, with the server's error in the finding.
     let report = seed()
-        .replay(|t| async move {
+        .replay().run(|t| async move {
             let (read, mut write) = tokio::io::split(t);
             let mut lines = BufReader::new(read).lines();
             while let Ok(Some(line)) = lines.next_line().await {
@@ -271,7 +278,8 @@ async fn a_response_written_twice_is_an_id_finding_every_time() {
     let mut caught = 0;
     for _ in 0..40 {
         let report = seed()
-            .replay(|t| {
+            .replay()
+            .run(|t| {
                 scripted(t, |m| {
                     let answer = looked_up(m);
                     vec![answer.clone(), answer]
@@ -295,7 +303,8 @@ async fn a_message_a_server_sends_a_few_turns_after_its_answer_is_caught_before_
     // that drops what it would send after its input closed, as rmcp does. The settle step
     // gives it those turns before the replay closes its input.
     let report = seed()
-        .replay(|t| async move {
+        .replay()
+        .run(|t| async move {
             let (read, mut write) = tokio::io::split(t);
             let mut lines = BufReader::new(read).lines();
             while let Ok(Some(line)) = lines.next_line().await {
@@ -342,7 +351,7 @@ async fn a_replay_dropped_midway_closes_the_servers_input_at_once() {
     // not only at the fixture's 30 s timeout.
     let (closed, input_closed) = tokio::sync::oneshot::channel();
     let run = seed().with_timeout(Duration::from_secs(30));
-    let replay = run.replay(|t| async move {
+    let replay = run.replay().run(|t| async move {
         // Answers `initialize`, never the tool call; returns when its input ends.
         scripted(t, |_| Vec::new()).await;
         let _ = closed.send(());

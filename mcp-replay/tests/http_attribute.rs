@@ -163,7 +163,7 @@ async fn an_unlisted_tool_gets_no_param_header_and_the_refusal_is_reported() {
         .map(|line| format!("{line}\n"))
         .collect();
     let fixture = mcp_replay::Fixture::parse(&unlisted).expect("a fixture");
-    let report = fixture.replay_http(regional_service()).await;
+    let report = fixture.replay().http(regional_service()).await;
     let text = report.to_string();
     // The refusal's JSON-RPC error is forwarded as the call's answer: a result finding at
     // once (not a timeout), beside the HTTP one.

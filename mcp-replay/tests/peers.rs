@@ -19,7 +19,8 @@ fn fixture(name: &str) -> Fixture {
 async fn replay(name: &str, peer: &str) -> Report {
     let mut command = peer_server(peer);
     fixture(name)
-        .replay(move |t| async move { serve_command(t, &mut command).await })
+        .replay()
+        .run(move |t| async move { serve_command(t, &mut command).await })
         .await
 }
 

@@ -50,7 +50,8 @@ fn pipelined() -> Run {
 #[tokio::test]
 async fn responses_to_pipelined_requests_match_by_id_whatever_their_order() {
     let report = pipelined()
-        .replay(|t| scripted(t, answers_in_reverse))
+        .replay()
+        .run(|t| scripted(t, answers_in_reverse))
         .await;
     assert!(report.is_ok(), "{report}");
 }
@@ -63,7 +64,8 @@ async fn a_fixture_can_ask_for_strict_response_order() {
     );
     let report = Fixture::parse(&text)
         .unwrap()
-        .replay(|t| scripted(t, answers_in_reverse))
+        .replay()
+        .run(|t| scripted(t, answers_in_reverse))
         .await;
     assert_eq!(
         kinds(&report),
@@ -118,7 +120,8 @@ fn cancel_fixture(quick_text: &str) -> Run {
 async fn a_cancellation_names_the_live_id_and_the_cancelled_request_is_not_awaited() {
     let started = Instant::now();
     let report = cancel_fixture("quick")
-        .replay(|t| scripted_all(t, cancellable))
+        .replay()
+        .run(|t| scripted_all(t, cancellable))
         .await;
     assert!(report.is_ok(), "{report}");
     assert!(
@@ -130,7 +133,8 @@ async fn a_cancellation_names_the_live_id_and_the_cancelled_request_is_not_await
 #[tokio::test]
 async fn a_changed_reaction_to_a_cancellation_is_reported() {
     let report = cancel_fixture("slow")
-        .replay(|t| scripted_all(t, cancellable))
+        .replay()
+        .run(|t| scripted_all(t, cancellable))
         .await;
     assert_eq!(kinds(&report), [MismatchKind::Result], "{report}");
 }
@@ -171,7 +175,8 @@ async fn a_handler_that_decides_like_the_recording_passes() {
             assert_eq!(request["method"], "elicitation/create");
             Some(json!({"action": "accept", "content": {"name": "Ada"}}))
         })
-        .replay(|t| scripted_all(t, asks_name))
+        .replay()
+        .run(|t| scripted_all(t, asks_name))
         .await;
     assert!(report.is_ok(), "{report}");
 }
@@ -180,7 +185,8 @@ async fn a_handler_that_decides_like_the_recording_passes() {
 async fn a_handler_that_decides_differently_is_a_finding() {
     let report = elicitation_fixture()
         .on_server_request(|_| Some(json!({"action": "decline"})))
-        .replay(|t| scripted_all(t, asks_name))
+        .replay()
+        .run(|t| scripted_all(t, asks_name))
         .await;
     // The different decision, then the server's different answer that follows from it.
     assert_eq!(
@@ -206,7 +212,8 @@ async fn a_handler_that_decides_differently_is_a_finding() {
 #[tokio::test]
 async fn without_a_handler_the_recorded_answer_is_sent_under_the_servers_id() {
     let report = elicitation_fixture()
-        .replay(|t| scripted_all(t, asks_name))
+        .replay()
+        .run(|t| scripted_all(t, asks_name))
         .await;
     assert!(report.is_ok(), "{report}");
 }
@@ -218,6 +225,7 @@ async fn a_panic_in_the_handler_reaches_the_test_as_it_was() {
     // goes on in the test that awaited the replay, with its own message.
     let _ = elicitation_fixture()
         .on_server_request(|_| panic!("the handler's own panic"))
-        .replay(|t| scripted_all(t, asks_name))
+        .replay()
+        .run(|t| scripted_all(t, asks_name))
         .await;
 }

@@ -66,7 +66,8 @@ async fn runs_in_a_row(
         let mut command = peer_server(peer);
         let report = fixture()
             .with_trace(true)
-            .replay(move |t| async move { serve_command(t, &mut command).await })
+            .replay()
+            .run(move |t| async move { serve_command(t, &mut command).await })
             .await;
         if !report.is_ok() {
             eprintln!("{what}: run {run} failed:\n{report}\n");

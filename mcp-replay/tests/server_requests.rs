@@ -39,7 +39,8 @@ fn roots_fixture(answer: &str) -> Run {
 #[tokio::test]
 async fn a_server_request_is_answered_with_the_recorded_client_response() {
     let report = roots_fixture(r#"[{"name":"demo","uri":"file:///demo"}]"#)
-        .replay(|t| scripted(t, roots_server))
+        .replay()
+        .run(|t| scripted(t, roots_server))
         .await;
     assert!(report.is_ok(), "{report}");
     let recorded = report.recorded().unwrap().to_jsonl();
@@ -57,7 +58,7 @@ async fn a_server_request_is_answered_with_the_recorded_client_response() {
 #[tokio::test]
 async fn a_server_request_with_other_params_is_a_params_finding() {
     let report = roots_fixture("whatever")
-        .replay(|t| {
+        .replay().run(|t| {
             scripted(t, |m| {
                 let mut out = roots_server(m);
                 if m["method"] == "tools/call" {
@@ -79,7 +80,8 @@ async fn an_unexpected_server_request_is_refused_so_the_server_does_not_hang() {
     .with_timeout(Duration::from_millis(300));
     // The server asks for roots, and answers the call once the client refused.
     let report = fixture
-        .replay(|t| {
+        .replay()
+        .run(|t| {
             scripted(t, |m| {
                 if m["method"] == "tools/call" {
                     vec![json!({"jsonrpc": "2.0", "id": 0, "method": "roots/list"}).to_string()]
@@ -118,7 +120,7 @@ async fn a_recorded_answer_naming_a_temp_folder_is_sent_with_this_machines_folde
         ),
     ]);
     let report = fixture
-        .replay(move |t| {
+        .replay().run(move |t| {
             scripted(t, move |m| {
                 if m["method"] == "tools/call" {
                     return vec![json!({"jsonrpc": "2.0", "id": 0, "method": "roots/list"}).to_string()];

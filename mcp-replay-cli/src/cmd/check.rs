@@ -416,7 +416,7 @@ fn personal_warnings(path: &Path, fixture: &Fixture) -> Vec<Problem> {
 /// cannot be read or holds no value is an error (exit 2).
 fn deny_lists(files: &[PathBuf]) -> Result<Vec<DenyList>, Error> {
     let mut files: Vec<PathBuf> = files.to_vec();
-    if let Some(env) = std::env::var_os(personal::DENY_VALUES_ENV).filter(|v| !v.is_empty()) {
+    if let Some(env) = mcp_replay::env::deny_values() {
         files.push(PathBuf::from(env));
     }
     files

@@ -5,14 +5,11 @@
 
 use crate::args::{positive_time, Format, RulesArg, ServerArg};
 use crate::error::{Error, Outcome};
-use crate::net;
 use crate::out::{outln, print_json};
 use mcp_replay::coverage::{client_capabilities, probe, Coverage, Surface};
-use mcp_replay::http::bridge::Bridge;
 use mcp_replay::protocol::Era;
 use mcp_replay::{Fixture, Options, Rules};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// `mcp-replay coverage`.
@@ -110,27 +107,15 @@ async fn ask(
     if let Some(timeout) = args.timeout {
         options = options.timeout(timeout);
     }
-    let report = match &args.url {
-        Some(url) => {
-            if !args.server.is_empty() {
-                return Err(Error::usage(
-                    "give --url or a server command after --, not both",
-                ));
-            }
-            let bridge = Bridge::new(net::HttpClient::new()).endpoint(url.clone());
-            fixture.replay_bridge(rules, &options, bridge).await
-        }
-        None => {
-            let not_started = Arc::new(Mutex::new(None));
-            let report =
-                crate::live::replay_child(&fixture, rules, &options, &args.server, &not_started)
-                    .await;
-            let not_started = not_started.lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some(message) = not_started {
-                return Err(Error::server(message));
-            }
-            report
-        }
+    if args.url.is_some() && !args.server.is_empty() {
+        return Err(Error::usage(
+            "give --url or a server command after --, not both",
+        ));
+    }
+    let target = crate::live::target(args.url.as_ref(), &args.server);
+    let report = match target.replay(&fixture, rules, &options).await {
+        Ok(report) => report,
+        Err(failure) => return Err(Error::server(failure)),
     };
     match report.recorded() {
         Some(recorded) => Ok(Surface::of(&[recorded])),

@@ -10,12 +10,10 @@ use crate::out::{outln, print_json};
 use futures_util::StreamExt;
 use mcp_replay::harness;
 use mcp_replay::harness::{Plan, Verdict};
-use mcp_replay::http::bridge::Bridge;
 use mcp_replay::update::UpdateMode;
 use mcp_replay::{output, Options, Report, Rules};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// `mcp-replay replay`.
@@ -585,85 +583,56 @@ async fn replay_one(
         options = options.timeline(true);
     }
     plan.options = options;
-    // The command writes its own pages (`--html`), not MCP_REPLAY_HTML's.
+    // The command's own pages (`--html`), not MCP_REPLAY_HTML's.
     plan.html = None;
+    plan.page = page.map(Path::to_owned);
     plan.rules = own.cloned();
     plan.terminal = terminal;
-    let mut replayed = None;
-    let verdict = match plan.prepare() {
-        Err(failure) => Err(failure),
-        Ok((fixture, rules, options)) => {
-            let report = match &args.url {
-                None => {
-                    let not_started = Arc::new(Mutex::new(None));
-                    let report = crate::live::replay_child(
-                        &fixture,
-                        &rules,
-                        &options,
-                        &args.server,
-                        &not_started,
-                    )
-                    .await;
-                    let not_started = not_started.lock().unwrap_or_else(|e| e.into_inner()).take();
-                    if let Some(message) = not_started {
-                        return Err(Error::server(message));
-                    }
-                    report
-                }
-                Some(url) => {
-                    let bridge = Bridge::new(net::HttpClient::new()).endpoint(url.clone());
-                    fixture.replay_bridge(&rules, &options, bridge).await
-                }
-            };
-            // Printed for pasting into a shell: every argument quoted as it needs.
-            let mut command = vec![
-                "mcp-replay".to_owned(),
-                "replay".into(),
-                "--update".into(),
-                path.display().to_string(),
-            ];
-            if let Some(url) = &args.url {
-                command.extend(["--url".into(), url.to_string()]);
-            }
-            if !args.server.is_empty() {
-                command.push("--".into());
-                command.extend(args.server.words());
-            }
-            let report = report.with_rerecord_command(harness::shell_line(command));
-            let verdict = plan.conclude(&report);
-            replayed = Some(report);
-            verdict
-        }
-    };
-    let (what, mut failure, mut error) = match verdict {
+    // Printed for pasting into a shell: every argument quoted as it needs.
+    let mut command = vec![
+        "mcp-replay".to_owned(),
+        "replay".into(),
+        "--update".into(),
+        path.display().to_string(),
+    ];
+    if let Some(url) = &args.url {
+        command.extend(["--url".into(), url.to_string()]);
+    }
+    if !args.server.is_empty() {
+        command.push("--".into());
+        command.extend(args.server.words());
+    }
+    plan.rerecord = Some(harness::shell_line(command));
+    let target = crate::live::target(args.url.as_ref(), &args.server);
+    let replayed = plan.replay(target).await;
+    let (what, mut failure, mut error) = match replayed.verdict {
         Ok(Verdict::Passed) => ("ok", None, false),
         Ok(Verdict::Rerecorded(_)) => ("re-recorded", None, false),
+        // Not a finding of this fixture but the command's error.
+        Err(harness::Failure::ServerDidNotStart(message)) => return Err(Error::server(message)),
         Err(failure) => ("", Some(failure.to_string()), failure.is_error()),
     };
-    let written = write_page(page, replayed.as_ref(), &mut failure, &mut error);
+    let written = page_written(replayed.page, &mut failure, &mut error);
     Ok(Replayed {
         what,
         failure,
         error,
-        report: replayed,
+        report: replayed.report,
         page: written,
         elapsed: started.elapsed(),
     })
 }
 
-/// Writes the page of `report` to `page` (`--html`): its path once written. A page that
+/// What became of the page of a session (`--html`): its path once written. A page that
 /// cannot be written is an output error (exit status 2), said with the fixture's report,
 /// as a re-recording that cannot be written is.
-fn write_page(
-    page: Option<&Path>,
-    report: Option<&Report>,
+fn page_written(
+    page: Option<Result<PathBuf, mcp_replay::Error>>,
     failure: &mut Option<String>,
     error: &mut bool,
 ) -> Option<PathBuf> {
-    let (page, report) = (page?, report?);
-    match harness::write_html(report, page) {
-        Ok(true) => Some(page.to_owned()),
-        Ok(false) => None,
+    match page? {
+        Ok(path) => Some(path),
         Err(e) => {
             let why = format!("mcp-replay: could not write the picture of the session: {e}");
             *failure = Some(match failure.take() {

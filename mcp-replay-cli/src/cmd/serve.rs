@@ -146,7 +146,10 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         Some(addr) => serve_http(&fixture, &rules, &options, addr, args.idle).await?,
         None => {
             fixture
-                .mock_serve_with_options(&rules, &options, tokio::io::stdin(), tokio::io::stdout())
+                .mock()
+                .rules(&rules)
+                .options(&options)
+                .serve(tokio::io::stdin(), tokio::io::stdout())
                 .await
         }
     };
@@ -187,7 +190,7 @@ async fn serve_http(
         .local_addr()
         .map_err(|e| Error::network(format!("serve --http: {e}")))?;
     eprintln!("mcp-replay serve: listening on http://{local}/mcp");
-    let (front, mock) = fixture.mock_http_with_options(rules, options);
+    let (front, mock) = fixture.mock().rules(rules).options(options).http();
     let connections = Arc::new(Connections::default());
     let mut served = false;
     let mut stop = crate::net::Stop::new();

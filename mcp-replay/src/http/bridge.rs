@@ -124,6 +124,22 @@ impl<S: HttpService> Bridge<S> {
         }
     }
 
+    /// This bridge with its service erased ([`DynService`](super::DynService)): the
+    /// bridge's code is then compiled once, in this crate, whatever the service.
+    pub(crate) fn erase(self) -> Bridge<super::DynService> {
+        Bridge {
+            service: super::DynService::new(self.service),
+            endpoint: self.endpoint,
+            body_limit: self.body_limit,
+            timeout: self.timeout,
+            reconnect: self.reconnect,
+            problems: self.problems,
+            listen_early: self.listen_early,
+            resume: self.resume,
+            tools: self.tools,
+        }
+    }
+
     /// The tools listed in `messages` (the `tools/list` results among them, such as a
     /// recording's server messages): from 2026-07-28 on, a `tools/call` carries the
     /// `Mcp-Param-*` headers its tool's input schema asks for with `x-mcp-header`, and the

@@ -1,5 +1,5 @@
 //! The server side of MCP's Streamable HTTP transport, in front of a server that speaks
-//! newline-delimited JSON-RPC on a pipe (the mock server of [`Fixture::mock_http`]).
+//! newline-delimited JSON-RPC on a pipe (the mock server of [`Mock::http`](crate::mock::Mock::http)).
 //!
 //! [`Front`] is a tower `Service<http::Request<B>>` (and [`Front::handle`] the same as an
 //! `async fn`), so it mounts on any HTTP server, or is called in process. It serves one
@@ -33,7 +33,7 @@ use crate::json::json_eq;
 use crate::mock::MockServer;
 use crate::report::{Mismatch, MismatchKind, Report};
 use crate::transport::LineReader;
-use crate::{Fixture, Rules};
+
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE, HOST, ORIGIN};
 use http::{HeaderMap, Method, Request, Response, StatusCode, Uri};
@@ -705,7 +705,7 @@ impl Body for FrontBody {
     }
 }
 
-/// A fixture's mock server behind a [`Front`]: what [`Fixture::mock_http`] returns besides
+/// A fixture's mock server behind a [`Front`]: what [`Mock::http`](crate::mock::Mock::http) returns besides
 /// the front.
 #[derive(Debug)]
 pub struct HttpMock {
@@ -750,29 +750,16 @@ impl HttpMock {
     }
 }
 
-impl Fixture {
-    /// Plays the server of this fixture over Streamable HTTP, for a client under test:
-    /// the mock server of [`mock_server`](Fixture::mock_server) behind a [`Front`], with
-    /// the default rules. Mount the front on an HTTP server (or call it); when the session
-    /// has ended, [`HttpMock::finish`] gives the report.
-    pub fn mock_http(&self) -> (Front, HttpMock) {
-        self.mock_http_with(&Rules::default())
-    }
-
-    /// [`mock_http`](Fixture::mock_http) with normalization [`Rules`] of your own.
-    pub fn mock_http_with(&self, rules: &Rules) -> (Front, HttpMock) {
-        self.mock_http_with_options(rules, &crate::Options::default())
-    }
-
-    /// [`mock_http_with`](Fixture::mock_http_with) with [`Options`](crate::Options).
-    pub fn mock_http_with_options(
-        &self,
-        rules: &Rules,
-        options: &crate::Options,
-    ) -> (Front, HttpMock) {
-        let (transport, mock) = self.mock_server_with_options(rules, options);
+impl crate::mock::Mock<'_> {
+    /// Plays the server over Streamable HTTP, for a client under test: the mock server of
+    /// [`server`](crate::mock::Mock::server) behind a [`Front`]. Mount the front on an
+    /// HTTP server (or call it); when the session has ended, [`HttpMock::finish`] gives the
+    /// report (cargo feature `http`).
+    pub fn http(self) -> (Front, HttpMock) {
+        let tools = ToolSchemas::of(&super::listed_tools(self.fixture()));
+        let (transport, mock) = self.server();
         let front = Front::new(transport);
-        front.state().tools = ToolSchemas::of(&super::listed_tools(self));
+        front.state().tools = tools;
         (front.clone(), HttpMock { front, mock })
     }
 }

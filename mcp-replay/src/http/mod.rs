@@ -7,7 +7,7 @@
 //! engine and fixtures replay over Streamable HTTP; [`sse`] parses the Server-Sent
 //! Events streams the service answers with.
 //!
-//! [`Fixture::replay_http`] replays a fixture through the bridge; what the transport did
+//! [`Replay::http`](crate::Replay::http) replays a fixture through the bridge; what the transport did
 //! wrong is reported as [`MismatchKind::Http`] findings beside the MCP ones.
 //!
 //! `#[mcp_fixture("name", http)]` is the attribute form. A fixture header's
@@ -24,6 +24,7 @@ mod headers;
 pub mod sse;
 
 use crate::fixture::{Direction, MessageKind};
+use crate::options::Settings;
 use crate::report::{Mismatch, MismatchKind, Report};
 use crate::{Fixture, Options, Rules};
 use bridge::Bridge;
@@ -66,28 +67,14 @@ where
 }
 
 impl Fixture {
-    /// Replays this fixture against a Streamable HTTP service in process (any tower
-    /// `Service<http::Request<Full<Bytes>>>`, e.g. rmcp's `StreamableHttpService`), with
-    /// the default rules: the same engine and findings as over the pipe, plus an
-    /// [`Http`](MismatchKind::Http) finding for each thing the transport did wrong.
-    pub async fn replay_http<S: HttpService>(&self, service: S) -> Report {
-        self.replay_http_with(&Rules::default(), service).await
-    }
-
-    /// [`replay_http`](Fixture::replay_http) with normalization [`Rules`] of your own (as
-    /// [`replay_with`](Fixture::replay_with) is [`replay`](Fixture::replay) with them).
-    pub async fn replay_http_with<S: HttpService>(&self, rules: &Rules, service: S) -> Report {
-        self.replay_bridge(rules, &Options::default(), Bridge::new(service))
-            .await
-    }
-
-    /// [`replay_http_with`](Fixture::replay_http_with) through a configured [`Bridge`]
-    /// (endpoint, time limit, body limit), with [`Options`].
-    pub async fn replay_bridge<S: HttpService>(
+    /// The replay over Streamable HTTP ([`Replay::bridge`](crate::Replay::bridge)),
+    /// compiled once here: the service comes erased ([`DynService`]), so a test crate
+    /// instantiates none of the bridge.
+    pub(crate) async fn replay_erased_bridge(
         &self,
         rules: &Rules,
         options: &Options,
-        bridge: Bridge<S>,
+        bridge: Bridge<DynService>,
     ) -> Report {
         let problems = bridge.problems();
         let bridge = bridge
@@ -101,8 +88,8 @@ impl Fixture {
                 bridge
             }
         };
-        let rules = across_streams(rules, self);
-        let mut report = self.replay_bridged(&rules, options, bridge).await;
+        let settings = options.resolve(self, rules).across_streams(self);
+        let mut report = replay_bridged(self, settings, bridge).await;
         let found = std::mem::take(&mut *problems.lock().unwrap_or_else(|e| e.into_inner()));
         report.mismatches.extend(
             found
@@ -111,29 +98,97 @@ impl Fixture {
         );
         report
     }
+}
 
-    /// The replay over `bridge`: the client's lines go to it over a pipe, its lines come
-    /// back over a channel the replay reads itself (no writer task and no second pipe
-    /// between them, a task hop fewer for every server message).
-    async fn replay_bridged<S: HttpService>(
-        &self,
-        rules: &Rules,
-        options: &Options,
-        bridge: Bridge<S>,
-    ) -> Report {
-        let settings = options.resolve(self, rules);
-        let (to_bridge, from_harness) = tokio::io::duplex(crate::transport::PIPE_CAPACITY);
-        let (lines, from_bridge) = tokio::sync::mpsc::unbounded_channel();
-        // Boxed, as a serve closure's future is (see `replay_with_options`).
-        let serving = Box::pin(bridge.run_lines(from_harness, lines));
-        let server = tokio::spawn(async move {
-            serving.await;
-            Ok(())
-        });
-        let pipe = (bridge::ChannelLines::new(from_bridge), to_bridge);
-        let grace = crate::transport::STOP_GRACE.min(settings.timeout);
-        let stopping = crate::transport::Stopping::in_process(grace);
-        crate::replay::run(self, &settings, pipe, Some(server), stopping).await
+/// The replay over `bridge`: the client's lines go to it over a pipe, its lines come
+/// back over a channel the replay reads itself (no writer task and no second pipe
+/// between them, a task hop fewer for every server message).
+async fn replay_bridged(
+    fixture: &Fixture,
+    settings: Settings<'_>,
+    bridge: Bridge<DynService>,
+) -> Report {
+    let (to_bridge, from_harness) = tokio::io::duplex(crate::transport::PIPE_CAPACITY);
+    let (lines, from_bridge) = tokio::sync::mpsc::unbounded_channel();
+    // Boxed, as a serve closure's future is (see `replay::Serve`).
+    let serving = Box::pin(bridge.run_lines(from_harness, lines));
+    let server = tokio::spawn(async move {
+        serving.await;
+        Ok(())
+    });
+    let pipe = (bridge::ChannelLines::new(from_bridge), to_bridge);
+    let grace = crate::transport::STOP_GRACE.min(settings.timeout);
+    let stopping = crate::transport::Stopping::in_process(grace);
+    crate::replay::run(fixture, &settings, pipe, Some(server), stopping).await
+}
+
+/// A Streamable HTTP service with its types erased: what the bridge runs on, so that the
+/// bridge is compiled once, in this crate, whatever service a test hands it. Its errors
+/// are their messages; its bodies yield [`Bytes`].
+pub struct DynService(Box<dyn ErasedService>);
+
+/// The body of a [`DynService`]'s responses.
+pub type DynBody = http_body_util::combinators::UnsyncBoxBody<Bytes, String>;
+
+/// The future of a [`DynService`]'s call.
+type DynFuture =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response<DynBody>, String>> + Send>>;
+
+impl DynService {
+    /// Erases `service`.
+    pub fn new<S: HttpService>(service: S) -> DynService {
+        DynService(Box::new(service))
+    }
+}
+
+impl std::fmt::Debug for DynService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DynService(..)")
+    }
+}
+
+/// The object-safe face of an [`HttpService`].
+trait ErasedService: Send {
+    fn ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), String>>;
+    fn call_erased(&mut self, request: Request<Full<Bytes>>) -> DynFuture;
+}
+
+impl<S: HttpService> ErasedService for S {
+    fn ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), String>> {
+        Service::poll_ready(self, cx).map_err(|e| e.to_string())
+    }
+
+    fn call_erased(&mut self, request: Request<Full<Bytes>>) -> DynFuture {
+        use bytes::Buf as _;
+        use http_body_util::BodyExt as _;
+        let answer = Service::call(self, request);
+        Box::pin(async move {
+            let response = answer.await.map_err(|e| e.to_string())?;
+            Ok(response.map(|body| {
+                body.map_frame(|frame| {
+                    frame.map_data(|mut data| data.copy_to_bytes(data.remaining()))
+                })
+                .map_err(|e| e.to_string())
+                .boxed_unsync()
+            }))
+        })
+    }
+}
+
+impl Service<Request<Full<Bytes>>> for DynService {
+    type Response = Response<DynBody>;
+    type Error = String;
+    type Future = DynFuture;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), String>> {
+        self.0.ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Full<Bytes>>) -> DynFuture {
+        self.0.call_erased(request)
     }
 }
 
@@ -181,32 +236,6 @@ fn push_problem(problems: &bridge::Problems, problem: String) {
         .push(problem);
 }
 
-/// `rules`, with every server notification method of the fixture but progress made
-/// unordered. Over HTTP a server's messages travel on several streams (each POST's, the
-/// GET stream), and the transport orders them within a stream only: rmcp sends a tool's
-/// log on the GET stream and its progress on the POST's, so the log may overtake the
-/// progress it followed over stdio. Progress is tied to its request's stream by its token;
-/// the others are still expected, each once, but not in order. A fixture with
-/// `"strict_order": true` keeps its one order.
-fn across_streams(rules: &Rules, fixture: &Fixture) -> Rules {
-    let mut rules = rules.clone();
-    if fixture.header().strict_order {
-        // The fixture asks for one order of everything: it gets it, over HTTP too.
-        return rules;
-    }
-    for entry in fixture.entries() {
-        if entry.direction() == Direction::ServerToClient
-            && entry.kind() == MessageKind::Notification
-        {
-            match entry.method() {
-                Some("notifications/progress") | None => {}
-                Some(method) => rules = rules.unordered(method),
-            }
-        }
-    }
-    rules
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,15 +256,20 @@ mod tests {
     #[test]
     fn notifications_but_progress_are_unordered_across_streams() {
         let fixture = Fixture::parse(CALL).unwrap();
-        let rules = across_streams(&Rules::default(), &fixture);
-        assert!(rules.is_unordered("notifications/message"));
-        assert!(!rules.is_unordered("notifications/progress"));
+        let rules = Rules::default();
+        let settings = Options::new()
+            .resolve(&fixture, &rules)
+            .across_streams(&fixture);
+        assert!(settings.is_unordered("notifications/message"));
+        assert!(!settings.is_unordered("notifications/progress"));
 
         let strict = Fixture::parse(&format!(
             "{{\"mcp_replay\":1,\"strict_order\":true}}\n{CALL}"
         ))
         .unwrap();
-        let rules = across_streams(&Rules::default(), &strict);
-        assert!(!rules.is_unordered("notifications/message"));
+        let settings = Options::new()
+            .resolve(&strict, &rules)
+            .across_streams(&strict);
+        assert!(!settings.is_unordered("notifications/message"));
     }
 }

@@ -10,7 +10,7 @@ use crate::report::Report;
 use crate::rules::Rules;
 pub use crate::timing::Timing;
 use crate::transport::{parse_line, read_lines, write_line, Incoming, Transport};
-use session::{Mock, Wake};
+use session::{Mock as Core, Wake};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -56,8 +56,10 @@ impl MockServer {
 }
 
 impl Fixture {
-    /// Plays the server of this fixture for a client under test: returns the client's
-    /// [`Transport`] and the [`MockServer`] whose `finish().await` gives the [`Report`].
+    /// Plays the server of this fixture for a client under test: set what differs from
+    /// the defaults ([`rules`](Mock::rules), [`options`](Mock::options)), then take the
+    /// client's end of an in-process [`server`](Mock::server), [`serve`](Mock::serve) a
+    /// reader/writer pair, or [`http`](Mock::http).
     ///
     /// ```
     /// use mcp_replay::Fixture;
@@ -69,7 +71,7 @@ impl Fixture {
     ///     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#, "\n",
     ///     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#, "\n",
     /// )).unwrap();
-    /// let (transport, mock) = fixture.mock_server();
+    /// let (transport, mock) = fixture.mock().server();
     ///
     /// // The client under test (here by hand) asks with its own id and gets the recording.
     /// let (read, mut write) = tokio::io::split(transport);
@@ -80,56 +82,56 @@ impl Fixture {
     /// assert!(mock.finish().await.is_ok());
     /// # }
     /// ```
-    pub fn mock_server(&self) -> (Transport, MockServer) {
-        self.mock_server_with(&Rules::default())
+    pub fn mock(&self) -> Mock<'_> {
+        Mock {
+            fixture: self,
+            rules: None,
+            options: Options::new(),
+        }
+    }
+}
+
+/// A mock server of one fixture, being set up: what [`Fixture::mock`] returns.
+#[derive(Debug, Clone)]
+#[must_use = "a mock does nothing until it serves"]
+pub struct Mock<'f> {
+    fixture: &'f Fixture,
+    rules: Option<&'f Rules>,
+    options: Options,
+}
+
+impl<'f> Mock<'f> {
+    /// Normalization [`Rules`] of your own instead of the defaults.
+    pub fn rules(mut self, rules: &'f Rules) -> Self {
+        self.rules = Some(rules);
+        self
     }
 
-    /// Plays the server on any reader/writer pair (for example a process's stdin and
-    /// stdout) until the client closes its side, then reports.
-    pub async fn mock_serve<R, W>(&self, rules: &Rules, reader: R, writer: W) -> Report
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin,
-    {
-        self.mock_serve_with_options(rules, &Options::default(), reader, writer)
-            .await
+    /// [`Options`] (the pace, recorded timing, stray lines allowed, the time a client gets
+    /// to answer a server request).
+    pub fn options(mut self, options: &Options) -> Self {
+        self.options = options.clone();
+        self
     }
 
-    /// [`mock_serve`](Fixture::mock_serve) with [`Options`] (the pace, recorded timing,
-    /// stray lines allowed, the time a client gets to answer a server request).
-    pub async fn mock_serve_with_options<R, W>(
-        &self,
-        rules: &Rules,
-        options: &Options,
-        reader: R,
-        writer: W,
-    ) -> Report
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin,
-    {
-        let (_keep, never) = oneshot::channel::<()>();
-        let settings = options.resolve(self, rules);
-        let played = watch::Sender::new(false);
-        run(self, &settings, reader, writer, never, &played).await
+    /// The fixture it plays.
+    pub(crate) fn fixture(&self) -> &'f Fixture {
+        self.fixture
     }
 
-    /// [`mock_server`](Fixture::mock_server) with normalization [`Rules`] of your own.
-    pub fn mock_server_with(&self, rules: &Rules) -> (Transport, MockServer) {
-        self.mock_server_with_options(rules, &Options::default())
+    fn rules_or_default(&self) -> Rules {
+        self.rules.cloned().unwrap_or_default()
     }
 
-    /// [`mock_server_with`](Fixture::mock_server_with) with [`Options`].
-    pub fn mock_server_with_options(
-        &self,
-        rules: &Rules,
-        options: &Options,
-    ) -> (Transport, MockServer) {
+    /// Plays the server in process: the client's [`Transport`] and the [`MockServer`]
+    /// whose `finish().await` gives the [`Report`].
+    pub fn server(self) -> (Transport, MockServer) {
         let (client, mock_end) = Transport::pair();
         let (reader, writer) = tokio::io::split(mock_end);
         let (stop, stopped) = oneshot::channel();
-        let fixture = self.clone();
-        let (rules, options) = (rules.clone(), options.clone());
+        let fixture = self.fixture.clone();
+        let rules = self.rules_or_default();
+        let options = self.options;
         let played = watch::Sender::new(false);
         let watching = played.subscribe();
         let task = tokio::spawn(async move {
@@ -144,6 +146,20 @@ impl Fixture {
                 played: watching,
             },
         )
+    }
+
+    /// Plays the server on any reader/writer pair (for example a process's stdin and
+    /// stdout) until the client closes its side, then reports.
+    pub async fn serve<R, W>(self, reader: R, writer: W) -> Report
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin,
+    {
+        let (_keep, never) = oneshot::channel::<()>();
+        let rules = self.rules_or_default();
+        let settings = self.options.resolve(self.fixture, &rules);
+        let played = watch::Sender::new(false);
+        run(self.fixture, &settings, reader, writer, never, &played).await
     }
 }
 
@@ -166,7 +182,7 @@ where
 {
     let (tx, mut events) = mpsc::unbounded_channel();
     let reader_task = tokio::spawn(read_lines(reader, tx, parse_line));
-    let mut mock = Mock::new(fixture, settings, now());
+    let mut mock = Core::new(fixture, settings, now());
     let mut buf = Vec::new();
     let timer = tokio::time::sleep(settings.timeout);
     tokio::pin!(timer);

@@ -39,7 +39,7 @@ impl Paths {
         if let Some(ws) = workspace {
             paths.add(ws, "<WORKSPACE>");
         }
-        if let Some(home) = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")) {
+        if let Some(home) = crate::env::home() {
             paths.add(Path::new(&home), "<HOME>");
         }
         let tmp = std::env::temp_dir();

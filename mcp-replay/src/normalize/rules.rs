@@ -522,16 +522,22 @@ impl Rules {
         self.alone
     }
 
-    /// These rules at the version `fixture`'s header pins (`"rules": N`, what it was
-    /// written with), which wins over any other: what every replay and mock of the fixture
-    /// uses, however it was started.
+    /// These rules as `fixture`'s header shapes them: at the version it pins (`"rules": N`,
+    /// what it was written with), which wins over any other, and with its `"bind"` and
+    /// `"pin"` added. The one place the header meets the rules: what every replay, mock,
+    /// re-recording and command of the fixture uses, however it was started.
     pub(crate) fn for_fixture(&self, fixture: &crate::Fixture) -> std::borrow::Cow<'_, Rules> {
-        match fixture.header().rules_version {
-            Some(version) if version != self.base.version() => {
-                std::borrow::Cow::Owned(self.clone().version(version))
-            }
-            _ => std::borrow::Cow::Borrowed(self),
+        let header = fixture.header();
+        let mut rules = std::borrow::Cow::Borrowed(self);
+        if let Some(version) = header.rules_version.filter(|v| *v != self.base.version()) {
+            rules = std::borrow::Cow::Owned(self.clone().version(version));
         }
+        if !header.bind.is_empty() || !header.pin.is_empty() {
+            let owned = rules.to_mut();
+            owned.bind.extend(header.bind.iter().map(|s| selector(s)));
+            owned.pin.extend(header.pin.iter().map(|s| selector(s)));
+        }
+        rules
     }
 
     /// Normalizes a message the server sent (or a fixture's expected server message).

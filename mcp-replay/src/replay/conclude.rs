@@ -360,15 +360,8 @@ impl<'f> Session<'f> {
             .map(|e| (e.direction(), e.message()))
             .collect();
         let before: Vec<Value> = messages.iter().map(|(_, m)| m.clone()).collect();
-        // The fixture's own `"bind"` and `"pin"` add to the rules'.
-        let header = self.fixture.header();
-        let mut rules: crate::Rules = (*self.settings.rules).clone();
-        for selector in &header.bind {
-            rules = rules.bind(selector);
-        }
-        for selector in &header.pin {
-            rules = rules.pin(selector);
-        }
+        // The fixture's own `"bind"` and `"pin"` are in the settings' rules.
+        let rules = &self.settings.rules;
         let (bound, pinned) = rules.minted_and_pinned(&messages);
         crate::normalize::bound::label_handles(&mut messages, &pinned);
         crate::normalize::bound::label_minted(&mut messages, &bound, &pinned);

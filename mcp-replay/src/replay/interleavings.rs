@@ -402,9 +402,10 @@ async fn replay(fixture: &Arc<Fixture>, plan: Vec<Chain>) -> crate::Report {
         .protocol_check(crate::ProtocolCheck::Off)
         .timeout(Duration::from_secs(5));
     fixture
-        .replay_with_options(&Rules::default(), &options, move |t| {
-            scripted(t, scripted_fixture, plan)
-        })
+        .replay()
+        .rules(&Rules::default())
+        .options(&options)
+        .run(move |t| scripted(t, scripted_fixture, plan))
         .await
 }
 

@@ -55,6 +55,7 @@ mod waits;
 
 pub use outcome::{ServeOutput, ServerError};
 pub(crate) use outgoing::strip_json;
+pub use serve::{Replay, Serve};
 #[cfg(feature = "http")]
 pub(crate) use shell::run;
 

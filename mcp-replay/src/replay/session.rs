@@ -825,13 +825,7 @@ impl<'f> Session<'f> {
     }
 
     pub(super) fn fail(&mut self, mismatch: Mismatch) {
-        if matches!(
-            mismatch.kind,
-            MismatchKind::Timeout
-                | MismatchKind::ServerFailure
-                | MismatchKind::Id
-                | MismatchKind::StrayOutput
-        ) {
+        if mismatch.kind.spoils_recording() {
             self.recordable = false;
         }
         if self.trace.on() {

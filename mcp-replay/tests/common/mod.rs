@@ -152,25 +152,8 @@ impl Run {
         self
     }
 
-    /// [`Fixture::replay_with_options`] with the default rules.
-    pub async fn replay<F, Fut, O>(&self, serve: F) -> Report
-    where
-        F: FnOnce(Transport) -> Fut,
-        Fut: std::future::Future<Output = O> + Send + 'static,
-        O: mcp_replay::ServeOutput,
-    {
-        self.replay_with(&mcp_replay::Rules::default(), serve).await
-    }
-
-    /// [`Fixture::replay_with_options`].
-    pub async fn replay_with<F, Fut, O>(&self, rules: &mcp_replay::Rules, serve: F) -> Report
-    where
-        F: FnOnce(Transport) -> Fut,
-        Fut: std::future::Future<Output = O> + Send + 'static,
-        O: mcp_replay::ServeOutput,
-    {
-        self.fixture
-            .replay_with_options(rules, &self.options, serve)
-            .await
+    /// The fixture's [`Fixture::replay`] with these options.
+    pub fn replay(&self) -> mcp_replay::Replay<'_> {
+        self.fixture.replay().options(&self.options)
     }
 }

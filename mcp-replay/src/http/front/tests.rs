@@ -4,6 +4,7 @@
 use super::*;
 use crate::http::sse::SseParser;
 use crate::report::MismatchKind;
+use crate::{Fixture, Rules};
 use http_body_util::Full;
 use std::time::Duration;
 
@@ -102,7 +103,11 @@ async fn error_of(response: Response<FrontBody>) -> (StatusCode, Value) {
 
 #[tokio::test]
 async fn a_session_over_sse_and_json() {
-    let (front, mock) = fixture(SESSION).mock_http_with_options(&Rules::default(), &unpaced());
+    let (front, mock) = fixture(SESSION)
+        .mock()
+        .rules(&Rules::default())
+        .options(&unpaced())
+        .http();
     let response = front.handle(post(None, initialize(1))).await;
     assert_eq!(response.status(), StatusCode::OK);
     let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
@@ -173,8 +178,11 @@ async fn a_session_over_sse_and_json() {
 
 #[tokio::test]
 async fn bad_requests_get_clear_errors() {
-    let (transport, mock) =
-        fixture(SESSION).mock_server_with_options(&Rules::default(), &unpaced());
+    let (transport, mock) = fixture(SESSION)
+        .mock()
+        .rules(&Rules::default())
+        .options(&unpaced())
+        .server();
     let front = Front::with_body_limit(transport, 1024);
     let response = front.handle(post(None, initialize(1))).await;
     let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
@@ -247,7 +255,11 @@ async fn bad_requests_get_clear_errors() {
 /// beside the mock's own (a 405, what the server does not offer, is none).
 #[tokio::test]
 async fn refusals_are_http_findings() {
-    let (front, mock) = fixture(SESSION).mock_http_with_options(&Rules::default(), &unpaced());
+    let (front, mock) = fixture(SESSION)
+        .mock()
+        .rules(&Rules::default())
+        .options(&unpaced())
+        .http();
     let response = front.handle(post(None, initialize(1))).await;
     let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
     events(response).await;
@@ -278,7 +290,11 @@ async fn refusals_are_http_findings() {
 
 #[tokio::test]
 async fn a_request_not_in_the_recording_is_a_finding() {
-    let (front, mock) = fixture(SESSION).mock_http_with_options(&Rules::default(), &unpaced());
+    let (front, mock) = fixture(SESSION)
+        .mock()
+        .rules(&Rules::default())
+        .options(&unpaced())
+        .http();
     let response = front.handle(post(None, initialize(1))).await;
     let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
     events(response).await;
@@ -311,7 +327,11 @@ async fn a_stateless_session_issues_and_checks_no_id() {
         r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#,
         "\n",
     );
-    let (front, mock) = fixture(text).mock_http_with_options(&Rules::default(), &unpaced());
+    let (front, mock) = fixture(text)
+        .mock()
+        .rules(&Rules::default())
+        .options(&unpaced())
+        .http();
     let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"});
     let response = front.handle(post(None, discover)).await;
     assert_eq!(response.status(), StatusCode::OK);
@@ -344,7 +364,11 @@ async fn standard_headers_are_checked_from_2026_07_28() {
         r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[{"name":"query","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}]}}}"#,
         "\n",
     );
-    let (front, mock) = fixture(text).mock_http_with_options(&Rules::default(), &unpaced());
+    let (front, mock) = fixture(text)
+        .mock()
+        .rules(&Rules::default())
+        .options(&unpaced())
+        .http();
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "query", "arguments": {"region": "eu-west"}}});
     let with = |pairs: &[(&'static str, &'static str)]| {

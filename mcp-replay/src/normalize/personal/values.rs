@@ -23,14 +23,7 @@ use serde_json::Value;
 use std::fmt;
 use std::path::Path;
 
-/// The environment variable naming a values file for every recording and update
-/// (`MCP_REPLAY_REDACT_VALUES=secrets/values.txt`), beside `--redact-values` and a rules
-/// file's `"redact_values"`.
-pub const REDACT_VALUES_ENV: &str = "MCP_REPLAY_REDACT_VALUES";
-
-/// The environment variable naming a deny list that `mcp-replay check` and every replay
-/// check fixtures against, beside `--deny-values` and a rules file's `"deny_values"`.
-pub const DENY_VALUES_ENV: &str = "MCP_REPLAY_DENY_VALUES";
+pub use crate::env::{DENY_VALUES_ENV, REDACT_VALUES_ENV};
 
 /// A value shorter than this would match almost anywhere.
 const MIN_VALUE: usize = 3;

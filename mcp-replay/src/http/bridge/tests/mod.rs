@@ -227,7 +227,10 @@ async fn the_replay_engine_over_http() {
     );
     let bridge = Bridge::new(service);
     let problems = bridge.problems();
-    let report = fixture.replay(|transport| bridge.run(transport)).await;
+    let report = fixture
+        .replay()
+        .run(|transport| bridge.run(transport))
+        .await;
     assert!(report.is_ok(), "{report}");
     assert_eq!(*problems.lock().unwrap(), Vec::<String>::new());
 
@@ -243,7 +246,8 @@ async fn the_replay_engine_over_http() {
         StreamableHttpServerConfig::default().with_sse_keep_alive(None),
     );
     let report = wrong
-        .replay(|transport| Bridge::new(service).run(transport))
+        .replay()
+        .run(|transport| Bridge::new(service).run(transport))
         .await;
     assert_eq!(report.mismatches().len(), 1, "{report}");
     assert_eq!(report.mismatches()[0].kind(), crate::MismatchKind::Result);
@@ -297,10 +301,10 @@ async fn replay_http_reports_what_the_transport_did_wrong_as_http_findings() {
             StreamableHttpServerConfig::default().with_sse_keep_alive(None),
         )
     };
-    let green = fixture.replay_http(service()).await;
+    let green = fixture.replay().http(service()).await;
     assert!(green.is_ok(), "{green}");
 
-    let faulty = fixture.replay_http(OkForAccepted(service())).await;
+    let faulty = fixture.replay().http(OkForAccepted(service())).await;
     let kinds: Vec<_> = faulty.mismatches().iter().map(|m| m.kind()).collect();
     assert_eq!(kinds, [crate::MismatchKind::Http], "{faulty}");
     let text = faulty.to_string();

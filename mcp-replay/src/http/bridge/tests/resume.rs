@@ -436,10 +436,10 @@ async fn the_replay_drops_and_resumes_where_the_fixture_says() {
             progress: 2
         }]
     );
-    let green = fixture.replay_http(AfterNotAt(steps_service())).await;
+    let green = fixture.replay().http(AfterNotAt(steps_service())).await;
     assert!(green.is_ok(), "{green}");
 
-    let rmcp = fixture.replay_http(steps_service()).await;
+    let rmcp = fixture.replay().http(steps_service()).await;
     let findings: Vec<String> = rmcp
         .mismatches()
         .iter()

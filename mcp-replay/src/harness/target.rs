@@ -1,0 +1,183 @@
+//! What a replay runs against, as data: the one thing that differs between the attribute's
+//! forms, [`Plan::run`](super::Plan::run) and the command's subcommands. Everything else
+//! (the claim, the preparation, the page, the verdict) is the one flow in `harness/mod.rs`.
+
+use super::Failure;
+use crate::fixture::Fixture;
+use crate::options::Options;
+use crate::replay::{Serve, ServeOutput};
+use crate::report::Report;
+use crate::rules::Rules;
+use crate::transport::Transport;
+use std::future::Future;
+
+/// What a replay runs against. A new kind of target is one more variant here and one more
+/// arm in [`Target::replay`]; the flow around it does not change.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Target<'a> {
+    /// A server that the closure serves on the in-process transport.
+    Serve(Serve<'a>),
+    /// A server started as a child process, speaking MCP on its stdin and stdout (cargo
+    /// feature `process`).
+    #[cfg(feature = "process")]
+    Command {
+        /// The command that starts the server.
+        command: tokio::process::Command,
+        /// The command as one line, as a user would type it.
+        line: String,
+    },
+    /// A Streamable HTTP service (in process, or a URL through a client), through the
+    /// bridge (cargo feature `http`).
+    #[cfg(feature = "http")]
+    Http(crate::http::bridge::Bridge<crate::http::DynService>),
+    /// A client under test: the fixture plays the server, and the closure runs the client
+    /// on the transport. Nothing is re-recorded: a client writes no server answers.
+    Client(Serve<'a>),
+}
+
+impl<'a> Target<'a> {
+    /// A server that `serve` runs on the in-process transport (for rmcp:
+    /// `server.serve(transport).await?.waiting().await`), returning `()` or `Result<(), E>`.
+    pub fn serve<F, Fut, O>(serve: F) -> Target<'a>
+    where
+        F: FnOnce(Transport) -> Fut + Send + 'a,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        Target::Serve(Serve::new(serve))
+    }
+
+    /// A client under test that `client` runs on the transport the mock server answers.
+    pub fn client<F, Fut, O>(client: F) -> Target<'a>
+    where
+        F: FnOnce(Transport) -> Fut + Send + 'a,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        Target::Client(Serve::new(client))
+    }
+
+    /// A Streamable HTTP service in process (any tower service, e.g. rmcp's
+    /// `StreamableHttpService`), through a bridge with its defaults.
+    #[cfg(feature = "http")]
+    pub fn http<S: crate::http::HttpService>(service: S) -> Target<'a> {
+        Target::bridge(crate::http::bridge::Bridge::new(service))
+    }
+
+    /// A Streamable HTTP service through a configured bridge (an endpoint, a time limit).
+    #[cfg(feature = "http")]
+    pub fn bridge<S: crate::http::HttpService>(
+        bridge: crate::http::bridge::Bridge<S>,
+    ) -> Target<'a> {
+        Target::Http(bridge.erase())
+    }
+
+    /// A server started by `command` as a child process on stdio; `line` names it in
+    /// messages (cargo feature `process`).
+    #[cfg(feature = "process")]
+    pub fn command(command: tokio::process::Command, line: impl Into<String>) -> Target<'a> {
+        Target::Command {
+            command,
+            line: line.into(),
+        }
+    }
+
+    /// Whether this target is a client under test (the mock): nothing to re-record.
+    pub(crate) fn is_client(&self) -> bool {
+        matches!(self, Target::Client(_))
+    }
+
+    /// Replays `fixture` with `rules` and `options` against this target: the report, or
+    /// why there was none (a server that could not be started). The one place each kind
+    /// of target is told apart.
+    pub async fn replay(
+        self,
+        fixture: &Fixture,
+        rules: &Rules,
+        options: &Options,
+    ) -> Result<Report, Failure> {
+        match self {
+            Target::Serve(serve) => Ok(fixture.replay_erased(rules, options, serve).await),
+            #[cfg(feature = "process")]
+            Target::Command { command, line } => {
+                replay_command(fixture, rules, options, command, line).await
+            }
+            #[cfg(feature = "http")]
+            Target::Http(bridge) => Ok(fixture.replay_erased_bridge(rules, options, bridge).await),
+            Target::Client(client) => Ok(replay_client(fixture, rules, options, client).await),
+        }
+    }
+}
+
+/// A client under test against the fixture's mock server. The client runs in a task of its
+/// own: when it panics or fails, the mock's report of what the client did until then is
+/// still given, with why, as a finding.
+async fn replay_client(
+    fixture: &Fixture,
+    rules: &Rules,
+    options: &Options,
+    client: Serve<'_>,
+) -> Report {
+    let (transport, mock) = fixture.mock().rules(rules).options(options).server();
+    let ended = match tokio::spawn(client.call(transport)).await {
+        Ok(ended) => ended,
+        Err(e) => Err(crate::ServerError::new(match e.try_into_panic() {
+            Ok(payload) => format!(
+                "the client panicked: {}",
+                super::panic_text(payload.as_ref())
+            ),
+            Err(e) => format!("the client's task ended: {e}"),
+        })),
+    };
+    let report = mock.finish().await;
+    match ended {
+        Ok(()) => report,
+        Err(why) => report.with_client_failure(why),
+    }
+}
+
+#[cfg(feature = "process")]
+/// A server as a child process on stdio: a server that could not be started is no replay
+/// but a [`Failure::ServerDidNotStart`], with the message `call` and `record` give.
+async fn replay_command(
+    fixture: &Fixture,
+    rules: &Rules,
+    options: &Options,
+    mut command: tokio::process::Command,
+    line: String,
+) -> Result<Report, Failure> {
+    use crate::process::{serve_command, start_error};
+    let (not_started, told) = tokio::sync::oneshot::channel();
+    let serve = Serve::new(move |transport| async move {
+        let ended = serve_command(transport, &mut command).await;
+        CommandEnded(ended.map_err(|e| match start_error(&e) {
+            Some(start) => {
+                let message = format!(
+                    "could not start the server `{line}`: {}",
+                    start.spawn_error()
+                );
+                let _ = not_started.send(message.clone());
+                message
+            }
+            None => e.to_string(),
+        }))
+    });
+    let report = fixture.replay_erased(rules, options, serve).await;
+    match told.await {
+        Ok(message) => Err(Failure::ServerDidNotStart(message)),
+        Err(_) => Ok(report),
+    }
+}
+
+/// How a child process ended, in the report's words: its own message (`the server "false"
+/// exited with status 1`), not the `Debug` form a `Result<(), io::Error>` gives.
+#[cfg(feature = "process")]
+struct CommandEnded(Result<(), String>);
+
+#[cfg(feature = "process")]
+impl ServeOutput for CommandEnded {
+    fn into_outcome(self) -> Result<(), crate::ServerError> {
+        self.0.map_err(crate::ServerError::new)
+    }
+}
