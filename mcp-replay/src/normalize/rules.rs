@@ -232,12 +232,12 @@ impl Rules {
     /// an exchange, and those the [`pin`](Rules::pin) selectors match in any of them.
     pub(crate) fn minted_and_pinned(
         &self,
-        messages: &[(crate::fixture::Direction, Value)],
+        messages: &[(crate::message::Direction, Value)],
     ) -> (Vec<String>, Vec<String>) {
         let (mut bound, mut pinned) = (Vec::new(), Vec::new());
         for (direction, message) in messages {
             let (b, p) = self.bound_and_pinned(message);
-            if *direction == crate::fixture::Direction::ServerToClient {
+            if *direction == crate::message::Direction::ServerToClient {
                 bound.extend(b);
             }
             pinned.extend(p);
@@ -447,7 +447,7 @@ impl Rules {
     /// the whole fixture), after its ids, values and minted handles were labelled.
     pub(crate) fn pseudonymize_exchange(
         &self,
-        messages: &mut [(crate::fixture::Direction, Value)],
+        messages: &mut [(crate::message::Direction, Value)],
     ) {
         let scope = self.personal_scope();
         if scope.is_empty() {
@@ -522,11 +522,11 @@ impl Rules {
         self.alone
     }
 
-    /// These rules at the version `fixture`'s header pins (`"rules": N`, what it was
-    /// written with), which wins over any other: what every replay and mock of the fixture
-    /// uses, however it was started.
-    pub(crate) fn for_fixture(&self, fixture: &crate::Fixture) -> std::borrow::Cow<'_, Rules> {
-        match fixture.header().rules_version {
+    /// These rules at the version a fixture's header pins (`"rules": N`, what it was
+    /// written with), which wins over any other; `None`: the header pins none, these rules
+    /// as they are. Through [`Rules::for_fixture`], in `fixture.rs`.
+    pub(crate) fn at_pinned_version(&self, pinned: Option<u64>) -> std::borrow::Cow<'_, Rules> {
+        match pinned {
             Some(version) if version != self.base.version() => {
                 std::borrow::Cow::Owned(self.clone().version(version))
             }
