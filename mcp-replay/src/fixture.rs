@@ -148,7 +148,7 @@ pub struct Fixture {
 impl crate::rules::Rules {
     /// These rules at the version `fixture`'s header pins (`"rules": N`, what it was
     /// written with), which wins over any other: what every replay and mock of the fixture
-    /// uses, however it was started. Here and not in `normalize/rules.rs`, so that the
+    /// uses, however it was started. Here and not in `normalize/rules/`, so that the
     /// normalizer imports no fixture type.
     pub(crate) fn for_fixture(
         &self,
