@@ -43,6 +43,7 @@ mod outcome;
 mod outgoing;
 mod picture;
 pub(crate) mod polls;
+mod script;
 mod serve;
 mod session;
 mod shell;
