@@ -21,96 +21,18 @@ pub use header::{AllowedSecret, Header};
 pub(crate) use recorder::Recorder;
 pub use resume::ResumePoint;
 
-use crate::error::{Error, Invalid};
+use crate::error::Error;
 use crate::json::write_canonical;
 use crate::protocol::{meta, Era};
 use header::parse_header;
 use parse::Parser;
 use serde_json::{Map, Value};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use crate::message::{Direction, MessageKind};
 pub use crate::normalize::REQUEST_ID;
-
-/// Which side sent a fixture message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// A message the client sends: the harness feeds it to the server under test.
-    ClientToServer,
-    /// A message the server sends: the harness compares it with what the server really sent.
-    ServerToClient,
-}
-
-impl Direction {
-    /// The spelling used in fixture files: `client->server` or `server->client`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::ClientToServer => "client->server",
-            Direction::ServerToClient => "server->client",
-        }
-    }
-}
-
-impl fmt::Display for Direction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The three shapes of a JSON-RPC message (MCP has no batches).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MessageKind {
-    /// Has `method` and `id`: expects a response.
-    Request,
-    /// Has `method` and no `id`.
-    Notification,
-    /// Has `id` and `result` or `error`.
-    Response,
-}
-
-impl MessageKind {
-    /// Classifies a parsed message, or says why it is not a JSON-RPC message.
-    pub fn of(message: &Value) -> Result<MessageKind, Invalid> {
-        MessageKind::classify(message).map_err(Invalid::new)
-    }
-
-    fn classify(message: &Value) -> Result<MessageKind, String> {
-        let Some(obj) = message.as_object() else {
-            return Err("a JSON-RPC message must be a JSON object".into());
-        };
-        match obj.get("jsonrpc") {
-            Some(Value::String(v)) if v == "2.0" => {}
-            Some(other) => return Err(format!("\"jsonrpc\" must be \"2.0\", not {other}")),
-            None => return Err("the message has no \"jsonrpc\":\"2.0\"".into()),
-        }
-        match (obj.get("method"), obj.get("id")) {
-            (Some(Value::String(_)), None) => Ok(MessageKind::Notification),
-            (Some(Value::String(_)), Some(id)) if valid_id(id) => Ok(MessageKind::Request),
-            (Some(Value::String(_)), Some(id)) => Err(format!(
-                "a request id must be a string or an integer, not {id}"
-            )),
-            (Some(other), _) => Err(format!("\"method\" must be a string, not {other}")),
-            (None, Some(_)) => match (obj.get("result"), obj.get("error")) {
-                (Some(_), None) | (None, Some(_)) => Ok(MessageKind::Response),
-                (Some(_), Some(_)) => {
-                    Err("a response has \"result\" or \"error\", not both".into())
-                }
-                (None, None) => Err("a response needs \"result\" or \"error\"".into()),
-            },
-            (None, None) => Err(
-                "not a JSON-RPC request, notification or response: it needs \"method\", \
-                 or \"id\" with \"result\" or \"error\""
-                    .into(),
-            ),
-        }
-    }
-}
-
-fn valid_id(id: &Value) -> bool {
-    id.is_string() || id.as_i64().is_some() || id.as_u64().is_some()
-}
 
 /// One message line of a fixture.
 ///
@@ -221,6 +143,21 @@ pub struct Fixture {
     /// Shared between clones: a replay's task holds a clone of the fixture it replays
     /// (see `replay::shell::run_spawned`), and a clone must not copy every message.
     entries: Arc<Vec<Entry>>,
+}
+
+impl crate::rules::Rules {
+    /// These rules as `fixture`'s header shapes them: at the version it pins (`"rules": N`,
+    /// what it was written with), which wins over any other, with its `"bind"` and `"pin"`
+    /// added. What every replay, mock, re-recording and command of the fixture uses,
+    /// however it was started. Here and not in `normalize/rules/`, so that the normalizer
+    /// imports no fixture type.
+    pub(crate) fn for_fixture(
+        &self,
+        fixture: &Fixture,
+    ) -> std::borrow::Cow<'_, crate::rules::Rules> {
+        let header = fixture.header();
+        self.as_pinned(header.rules_version, &header.bind, &header.pin)
+    }
 }
 
 impl Fixture {

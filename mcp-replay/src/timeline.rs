@@ -1,4 +1,4 @@
-//! The timeline of one replay, for its picture (`html.rs`): each line the harness wrote and
+//! The timeline of one replay, for its picture (`html/`): each line the harness wrote and
 //! each line the server sent, at its instant, with the fixture line it is (or was paired
 //! with), the findings about it, and the span of the client request it belongs to. A
 //! replay keeps one only when asked ([`Options::timeline`](crate::Options::timeline)). It

@@ -23,9 +23,11 @@
 //!
 //! Pure: no I/O.
 
-use crate::fixture::{Direction, Fixture};
+use crate::fixture::Fixture;
 use crate::json::At;
+use crate::message::Direction;
 use crate::protocol::Era;
+pub use crate::protocol_check::ProtocolCheck;
 use serde_json::Value;
 
 /// A message that does not fit the protocol's type for it.
@@ -62,43 +64,6 @@ pub enum Checked {
     /// Not checked: a method the types have no type for (a custom method), the Tasks
     /// extension, or a build without the `validate` feature.
     Skipped,
-}
-
-/// What a protocol violation of the server is in a replay: a finding (the default), a
-/// warning written under the report, or nothing. The header's `"protocol_check"`,
-/// [`Options::protocol_check`](crate::Options::protocol_check), the attribute's
-/// `protocol_check = "warn"` and the command's `--protocol-warnings` set it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ProtocolCheck {
-    /// A violation is a [`Protocol`](crate::MismatchKind::Protocol) finding.
-    #[default]
-    Deny,
-    /// A violation is a warning ([`Report::warnings`](crate::Report::warnings)); the replay
-    /// passes if nothing else differs. For a server one cannot fix.
-    Warn,
-    /// Nothing is checked.
-    Off,
-}
-
-impl ProtocolCheck {
-    /// Reads `deny`, `warn` or `off`.
-    pub fn parse(text: &str) -> Option<ProtocolCheck> {
-        match text {
-            "deny" => Some(ProtocolCheck::Deny),
-            "warn" => Some(ProtocolCheck::Warn),
-            "off" => Some(ProtocolCheck::Off),
-            _ => None,
-        }
-    }
-
-    /// Its name: `deny`, `warn` or `off`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProtocolCheck::Deny => "deny",
-            ProtocolCheck::Warn => "warn",
-            ProtocolCheck::Off => "off",
-        }
-    }
 }
 
 /// The Tasks extension's id in capabilities.

@@ -9,7 +9,7 @@
 //! handles by key, anything else by use (a string the server sent first and the client
 //! later sent back).
 
-use crate::fixture::Direction;
+use crate::message::Direction;
 use serde_json::Value;
 
 /// The bound placeholders' names, and the keys that name each by the protocol.
@@ -215,81 +215,125 @@ fn minted(
     bound: &[String],
     pinned: &[String],
 ) -> Vec<(String, String)> {
-    // (value, the key it stood under when the server first sent it)
-    let mut from_server: Vec<(String, Option<String>)> = Vec::new();
-    let mut echoed: Vec<String> = Vec::new();
-    let mut client_first: Vec<String> = Vec::new();
-    for (direction, message) in messages {
-        // A client's answer to a server request answers it (an elicitation's default, taken
-        // as it was offered): what it repeats is not a handle passed back.
-        if *direction == Direction::ClientToServer && message.get("method").is_none() {
-            continue;
-        }
-        let mut strings = Vec::new();
-        strings_of(message, None, &mut strings);
-        let listing = *direction == Direction::ServerToClient && describes_the_server(message);
-        for (key, s) in strings {
-            if super::placeholder::contains_placeholder(&s) {
-                continue;
-            }
-            // What the server says it is and offers (its tools' names, its resources'
-            // URIs) is its contract, not a value it minted: only its handles are bound.
-            // (A value a rule names is bound wherever it stands.)
-            if listing && !key.as_deref().is_some_and(is_handle_key) && !bound.contains(&s) {
-                continue;
-            }
-            match direction {
-                // The client's own value first (`"milk"`, which the server then echoes):
-                // not minted by the server.
-                Direction::ServerToClient => {
-                    if !from_server.iter().any(|(v, _)| *v == s) && !client_first.contains(&s) {
-                        from_server.push((s, key));
-                    }
-                }
-                Direction::ClientToServer => {
-                    let minted = from_server.iter().find(|(v, _)| client_sends(&s, v));
-                    match minted {
-                        Some((v, _)) if !echoed.contains(v) => echoed.push(v.clone()),
-                        Some(_) => {}
-                        None => client_first.push(s),
-                    }
-                }
-            }
-        }
-    }
-    // Where the server minted one value the client sent back, it mints the others it sends
-    // there too (the id of every note it created, not only of the one read back).
-    let minting_keys: Vec<&str> = from_server
-        .iter()
-        .filter(|(value, _)| echoed.contains(value))
-        .filter_map(|(_, key)| key.as_deref())
-        .collect();
-    let mut counts = [0usize; KINDS.len()];
-    let mut out: Vec<(String, String)> = Vec::new();
-    for (value, key) in &from_server {
-        let handle = key.as_deref().is_some_and(is_handle_key);
-        let minted_there = key.as_deref().is_some_and(|k| minting_keys.contains(&k));
-        let by_rule = bound.contains(value);
-        if pinned.contains(value) || !(echoed.contains(value) || handle || minted_there || by_rule)
-        {
-            continue;
-        }
-        let by_key = key
-            .as_deref()
-            .and_then(|k| KINDS.iter().position(|(_, keys)| keys.contains(&k)));
-        let kind = match by_key {
-            Some(kind) => kind,
-            None if by_rule || value.chars().count() >= MIN_MINTED => KINDS.len() - 1,
-            None => continue,
-        };
-        counts[kind] += 1;
-        out.push((
-            value.clone(),
-            format!("<{}:{}>", KINDS[kind].0, counts[kind]),
-        ));
-    }
+    let seen = Sightings::of(messages, bound);
+    let mut out = seen.placeholders(bound, pinned);
     out.sort_by_key(|(value, _)| std::cmp::Reverse(value.len()));
     out
+}
+
+/// Which strings of an exchange the server sent first, and which of those the client sent
+/// back: what [`minted`] decides from.
+struct Sightings {
+    /// Each string the server sent before the client did, with the key it stood under when
+    /// the server first sent it, in order of first appearance.
+    from_server: Vec<(String, Option<String>)>,
+    /// The values of `from_server` that a client message later carries.
+    echoed: Vec<String>,
+}
+
+impl Sightings {
+    /// Reads `messages` in exchange order. A client's answer to a server request is left
+    /// out, and so is what a listing of the server (its tools' names, its resources' URIs)
+    /// says under keys that are no handle, unless a rule binds it.
+    fn of(messages: &[(Direction, Value)], bound: &[String]) -> Sightings {
+        let mut seen = Sightings {
+            from_server: Vec::new(),
+            echoed: Vec::new(),
+        };
+        let mut client_first: Vec<String> = Vec::new();
+        for (direction, message) in messages {
+            // A client's answer to a server request answers it (an elicitation's default,
+            // taken as it was offered): what it repeats is not a handle passed back.
+            if *direction == Direction::ClientToServer && message.get("method").is_none() {
+                continue;
+            }
+            let mut strings = Vec::new();
+            strings_of(message, None, &mut strings);
+            let listing = *direction == Direction::ServerToClient && describes_the_server(message);
+            for (key, s) in strings {
+                if super::placeholder::contains_placeholder(&s) {
+                    continue;
+                }
+                // What the server says it is and offers (its tools' names, its resources'
+                // URIs) is its contract, not a value it minted: only its handles are bound.
+                // (A value a rule names is bound wherever it stands.)
+                if listing && !key.as_deref().is_some_and(is_handle_key) && !bound.contains(&s) {
+                    continue;
+                }
+                seen.note(*direction, key, s, &mut client_first);
+            }
+        }
+        seen
+    }
+
+    /// Notes one string `s` sent in `direction` under `key`; `client_first`: the strings
+    /// the client sent before the server did.
+    fn note(
+        &mut self,
+        direction: Direction,
+        key: Option<String>,
+        s: String,
+        client_first: &mut Vec<String>,
+    ) {
+        match direction {
+            // The client's own value first (`"milk"`, which the server then echoes): not
+            // minted by the server.
+            Direction::ServerToClient => {
+                if !self.from_server.iter().any(|(v, _)| *v == s) && !client_first.contains(&s) {
+                    self.from_server.push((s, key));
+                }
+            }
+            Direction::ClientToServer => {
+                let minted = self.from_server.iter().find(|(v, _)| client_sends(&s, v));
+                match minted {
+                    Some((v, _)) if !self.echoed.contains(v) => self.echoed.push(v.clone()),
+                    Some(_) => {}
+                    None => client_first.push(s),
+                }
+            }
+        }
+    }
+
+    /// The values to bind, each with its placeholder numbered by kind in order of first
+    /// appearance: the echoed values, the handles, the other values the server sent
+    /// under a key where it minted an echoed one, and what a rule binds (`bound`), but
+    /// for what a rule pins (`pinned`).
+    fn placeholders(&self, bound: &[String], pinned: &[String]) -> Vec<(String, String)> {
+        // Where the server minted one value the client sent back, it mints the others it
+        // sends there too (the id of every note it created, not only of the one read back).
+        let minting_keys: Vec<&str> = self
+            .from_server
+            .iter()
+            .filter(|(value, _)| self.echoed.contains(value))
+            .filter_map(|(_, key)| key.as_deref())
+            .collect();
+        let mut counts = [0usize; KINDS.len()];
+        let mut out: Vec<(String, String)> = Vec::new();
+        for (value, key) in &self.from_server {
+            let handle = key.as_deref().is_some_and(is_handle_key);
+            let minted_there = key.as_deref().is_some_and(|k| minting_keys.contains(&k));
+            let by_rule = bound.contains(value);
+            if pinned.contains(value)
+                || !(self.echoed.contains(value) || handle || minted_there || by_rule)
+            {
+                continue;
+            }
+            let by_key = key
+                .as_deref()
+                .and_then(|k| KINDS.iter().position(|(_, keys)| keys.contains(&k)));
+            let kind = match by_key {
+                Some(kind) => kind,
+                None if by_rule || value.chars().count() >= MIN_MINTED => KINDS.len() - 1,
+                None => continue,
+            };
+            counts[kind] += 1;
+            out.push((
+                value.clone(),
+                format!("<{}:{}>", KINDS[kind].0, counts[kind]),
+            ));
+        }
+        out
+    }
 }
 
 /// Is `message` a result that describes the server: its identity and capabilities, or a

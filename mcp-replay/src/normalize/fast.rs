@@ -62,43 +62,9 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
         personal: defaults.is_some_and(Defaults::personal),
     };
     sort_unique(&mut members)?;
-    for (key, value) in &mut members {
-        let below = Check {
-            personal: check.personal && !crate::normalize::personal::is_protocol_key(key),
-            ..check
-        };
-        if !unchanged(
-            key,
-            Check {
-                personal: false,
-                ..check
-            },
-        ) || !value.settle(below)
-        {
-            return None;
-        }
-    }
+    settle_members(&mut members, check)?;
     if let Some(defaults) = defaults {
-        // The rules that drop a `result` member (`is-error-default`,
-        // `result-type-default`, `cache-hints`).
-        if let Some((_, Node::Object(result))) = members.iter_mut().find(|(k, _)| k == "result") {
-            let task = result.iter().any(|(k, _)| k == TASK_KEY);
-            result.retain(|(k, v)| {
-                !RESULT_RULES
-                    .iter()
-                    .any(|rule| rule.drops(k, v, task) && defaults.in_force(rule.name))
-            });
-        }
-        // `resource-not-found-code`.
-        if defaults.in_force("resource-not-found-code") {
-            if let Some((_, Node::Object(error))) = members.iter_mut().find(|(k, _)| k == "error") {
-                if let Some((_, Node::Number(code))) = error.iter_mut().find(|(k, _)| k == "code") {
-                    if let Some(modern) = rewritten_code(code) {
-                        *code = modern.into();
-                    }
-                }
-            }
-        }
+        apply_result_and_error_rules(&mut members, defaults);
     }
     // The envelope, in one pass over the sorted members.
     let mut envelope: [Option<&Node<'_>>; MESSAGE_KEY_ORDER.len()] = Default::default();
@@ -147,6 +113,52 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
         is_error: error.is_some(),
         text_blocks,
     })
+}
+
+/// Settles each top-level member of a response by `check` (a string of a protocol key is
+/// not personal data); `None` when a rule would change one, which leaves the line to the
+/// general path.
+fn settle_members(members: &mut [(Cow<'_, str>, Node<'_>)], check: Check<'_>) -> Option<()> {
+    for (key, value) in members {
+        let below = Check {
+            personal: check.personal && !crate::normalize::personal::is_protocol_key(key),
+            ..check
+        };
+        if !unchanged(
+            key,
+            Check {
+                personal: false,
+                ..check
+            },
+        ) || !value.settle(below)
+        {
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// The default rules the fast path applies itself: those that drop a `result` member
+/// (`is-error-default`, `result-type-default`, `cache-hints`) and the rewritten error
+/// code (`resource-not-found-code`), as far as `defaults` has them in force.
+fn apply_result_and_error_rules(members: &mut [(Cow<'_, str>, Node<'_>)], defaults: &Defaults) {
+    if let Some((_, Node::Object(result))) = members.iter_mut().find(|(k, _)| k == "result") {
+        let task = result.iter().any(|(k, _)| k == TASK_KEY);
+        result.retain(|(k, v)| {
+            !RESULT_RULES
+                .iter()
+                .any(|rule| rule.drops(k, v, task) && defaults.in_force(rule.name))
+        });
+    }
+    if defaults.in_force("resource-not-found-code") {
+        if let Some((_, Node::Object(error))) = members.iter_mut().find(|(k, _)| k == "error") {
+            if let Some((_, Node::Number(code))) = error.iter_mut().find(|(k, _)| k == "code") {
+                if let Some(modern) = rewritten_code(code) {
+                    *code = modern.into();
+                }
+            }
+        }
+    }
 }
 
 /// Is this (sorted) `result` a tool result of text blocks alone: `content` an array of

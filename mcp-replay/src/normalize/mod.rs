@@ -3,9 +3,9 @@
 //!
 //! What a replay asks of this folder, top to bottom:
 //!
-//! - `rules.rs`: [`Rules`](crate::Rules), what a test or a fixture folder's rules file
+//! - `rules/`: [`Rules`](crate::Rules), what a test or a fixture folder's rules file
 //!   asks for (public as `mcp_replay::rules`): the default rules at a version, some of
-//!   them turned off, then user rules by selector.
+//!   them turned off, then user rules by selector; `rules/file.rs` reads a rules file.
 //! - `defaults.rs`: the default rules by name and version, the ones in force for one
 //!   replay (`Defaults`), and the data of the rules both paths below apply; `paths.rs`:
 //!   this machine's folders for the `paths` rule; `placeholder.rs`: the one grammar of
@@ -23,9 +23,11 @@
 //!
 //! Data flows one way: the replay, the fixture, the harness and the report call in. What
 //! this folder names from the rest of the crate: the JSON helpers and the path type
-//! (`crate::json`), and, in `rules.rs` only, the contract classes a rules file may accept
-//! (`crate::contract::Class`), the error a rules file fails with (`crate::Error`), and in
-//! `Rules::for_fixture` the version a fixture's header pins (`crate::Fixture`).
+//! (`crate::json`), and, in `rules/` only, the contract classes a rules file may accept
+//! (`crate::contract::Class`) and the error a rules file fails with (`crate::Error`); and
+//! the side of a message (`crate::message::Direction`, a leaf). No fixture type: the
+//! version a fixture's header pins comes in as a number (`Rules::for_fixture` is in
+//! `fixture.rs`).
 
 pub(crate) mod bound;
 mod defaults;

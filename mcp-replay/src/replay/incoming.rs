@@ -103,7 +103,7 @@ impl<'f> Session<'f> {
     /// message is normalized: a live task id may look like what the normalizer blanks (an
     /// rmcp task id is a UUID), and then it could no longer be told apart or sent back.
     fn bind_raw(&mut self, kind: MessageKind, message: &mut Value) {
-        if !self.any_bound {
+        if !self.script.any_bound {
             return;
         }
         self.bindings.unbind(message);
@@ -115,8 +115,8 @@ impl<'f> Session<'f> {
             .and_then(Value::as_i64)
             .and_then(|live| self.ledger.get(live))
             .filter(|sent| self.polls.run_of(sent.entry).is_none())
-            .and_then(|sent| self.response_of_request.get(&sent.entry).copied());
-        if let Some(r) = r.filter(|&r| self.bound[r]) {
+            .and_then(|sent| self.script.response_of_request.get(&sent.entry).copied());
+        if let Some(r) = r.filter(|&r| self.script.bound[r]) {
             let expected = self.expected.message(r);
             self.bindings.bind_from(expected, message);
         }
@@ -158,7 +158,7 @@ impl<'f> Session<'f> {
             self.poll_answered(run, live, response.into_tree());
             return;
         }
-        let Some(&r) = self.response_of_request.get(&sent.entry) else {
+        let Some(&r) = self.script.response_of_request.get(&sent.entry) else {
             let actual = relabel(response.into_tree(), entries[sent.entry].id());
             self.trace.received(&actual, "not expected");
             self.fail(
@@ -179,7 +179,7 @@ impl<'f> Session<'f> {
         if self.settings.strict_response_order {
             self.response_order.push((r, seq));
         }
-        if self.bound[r] {
+        if self.script.bound[r] {
             self.take_minting_response(r, live, response.into_tree());
             return;
         }
@@ -232,7 +232,7 @@ impl<'f> Session<'f> {
             .or_else(|| entries[first].id());
         let mut actual = relabel(message, label);
         if let Some(r) = verdict.compare_with {
-            if self.bound[r] {
+            if self.script.bound[r] {
                 self.bindings
                     .bind_from(self.expected.message(r), &mut actual);
             }
@@ -437,7 +437,7 @@ impl<'f> Session<'f> {
             return (None, None);
         };
         let entry = self.model.wants[w].entry;
-        if self.bound[entry] {
+        if self.script.bound[entry] {
             // A value the server mints, first sent in its request (a URL elicitation's id).
             self.bindings
                 .bind_from(self.expected.message(entry), message);
@@ -445,7 +445,7 @@ impl<'f> Session<'f> {
         self.claimed[w] = true;
         self.server_live.insert(entry, message["id"].clone());
         self.server_request_seen.insert(entry, message.clone());
-        let answer = self.answer_of.get(&entry).copied();
+        let answer = self.script.answer_of.get(&entry).copied();
         if let Some(answer) = answer {
             self.pending.push(Pending::Answer(answer));
         }
@@ -475,7 +475,7 @@ impl<'f> Session<'f> {
             })
             .map(|(entry, _)| *entry)
             .max()
-            .and_then(|entry| self.answer_of.get(&entry).copied())
+            .and_then(|entry| self.script.answer_of.get(&entry).copied())
     }
 
     /// A notification: taken into its group (`causal::Model::assign`), claiming the

@@ -122,9 +122,7 @@ fn plan(fixture: &Fixture, rng: &mut Rng) -> Vec<Chain> {
     // number of client messages before it.
     let number = |entry: usize| sent.iter().position(|&s| s == entry).unwrap_or(0);
     let before = |pos: usize| sent.iter().filter(|&&s| s < pos).count();
-    let mut chains: Vec<(Option<usize>, Chain)> = Vec::new();
-    let mut by_request: super::IntMap<usize, usize> = Default::default();
-    let mut by_method: Vec<(String, usize)> = Vec::new();
+    let mut chains = Chains::default();
     for (i, entry) in entries.iter().enumerate() {
         if entry.direction() != Direction::ServerToClient {
             continue;
@@ -166,31 +164,47 @@ fn plan(fixture: &Fixture, rng: &mut Rng) -> Vec<Chain> {
             bound,
             unsolicited: request.is_none(),
         };
+        chains.push(request, entry.method().unwrap_or_default(), emission);
+    }
+    chains.chains
+}
+
+/// The chains of a plan as it is drawn: one per client request (its response and what the
+/// fixture ties to it), and one per method of the unsolicited messages.
+#[derive(Default)]
+struct Chains {
+    chains: Vec<Chain>,
+    /// The chain of each client request entry.
+    by_request: super::IntMap<usize, usize>,
+    /// The chain of each method's unsolicited messages.
+    by_method: Vec<(String, usize)>,
+}
+
+impl Chains {
+    /// Appends `emission` to the chain of `request`, or when it is unsolicited to that of
+    /// `method`. One method's unsolicited messages keep their order: never an earlier
+    /// trigger than the emission before it.
+    fn push(&mut self, request: Option<usize>, method: &str, mut emission: Emission) {
+        let chains = &mut self.chains;
         let chain = match request {
-            Some(q) => *by_request.entry(q).or_insert_with(|| {
-                chains.push((Some(q), Vec::new()));
+            Some(q) => *self.by_request.entry(q).or_insert_with(|| {
+                chains.push(Vec::new());
                 chains.len() - 1
             }),
-            None => {
-                let method = entry.method().unwrap_or_default().to_owned();
-                match by_method.iter().find(|(m, _)| *m == method) {
-                    Some(&(_, c)) => c,
-                    None => {
-                        chains.push((None, Vec::new()));
-                        by_method.push((method, chains.len() - 1));
-                        chains.len() - 1
-                    }
+            None => match self.by_method.iter().find(|(m, _)| m == method) {
+                Some(&(_, c)) => c,
+                None => {
+                    chains.push(Vec::new());
+                    self.by_method.push((method.to_owned(), chains.len() - 1));
+                    chains.len() - 1
                 }
-            }
+            },
         };
-        let chain = &mut chains[chain].1;
-        // One method's unsolicited messages keep their order: never an earlier trigger.
+        let chain = &mut chains[chain];
         let floor = chain.last().map_or(0, |e: &Emission| e.trigger);
-        let mut emission = emission;
         emission.trigger = emission.trigger.max(floor);
         chain.push(emission);
     }
-    chains.into_iter().map(|(_, c)| c).collect()
 }
 
 /// Applies `mutation` to `plan`; `false` when the fixture has nothing it applies to.

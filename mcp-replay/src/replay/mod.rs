@@ -15,7 +15,7 @@
 //! - `bind.rs`: the live values of the bound placeholders (values the server mints);
 //! - `expected.rs`: the fixture's messages, normalized on demand, and their comparison;
 //! - `trace.rs`: the `MCP_REPLAY_TRACE` output;
-//! - `picture.rs`, `timeline.rs`: the timeline of a session, for its picture (`html.rs`),
+//! - `picture.rs`, `timeline.rs`: the timeline of a session, for its picture (`html/`),
 //!   when asked for: recorded as it goes, resolved when it concludes;
 //! - `describe.rs`: how findings name entries and messages;
 //! - `serve.rs`: the public entry points.
@@ -43,6 +43,7 @@ mod outcome;
 mod outgoing;
 mod picture;
 pub(crate) mod polls;
+mod script;
 mod serve;
 mod session;
 mod shell;

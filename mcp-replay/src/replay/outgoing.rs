@@ -74,7 +74,7 @@ impl Session<'_> {
     fn fill_in(&mut self, index: usize, message: &mut Value) {
         let fixture = self.fixture;
         let entry = &fixture.entries()[index];
-        if self.bound[index] {
+        if self.script.bound[index] {
             for placeholder in self.bindings.substitute(message) {
                 self.fail(
                     Mismatch::new(
@@ -133,7 +133,7 @@ impl Session<'_> {
             MessageKind::Notification => entry.method() != Some("notifications/cancelled"),
             MessageKind::Response => false,
         };
-        if !plain || self.filled[index] {
+        if !plain || self.script.filled[index] {
             return false;
         }
         out.clear();
@@ -164,7 +164,7 @@ impl Session<'_> {
             return;
         };
         message["params"]["requestId"] = json!(live);
-        if !self.response_of_request.contains_key(&target) {
+        if !self.script.response_of_request.contains_key(&target) {
             self.ledger.give_up(live);
         }
     }

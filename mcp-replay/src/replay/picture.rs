@@ -1,4 +1,4 @@
-//! The timeline of a session, for its picture (`html.rs`), as the session records it: kept
+//! The timeline of a session, for its picture (`html/`), as the session records it: kept
 //! only when the settings ask for it ([`Settings::timeline`](crate::options::Settings)),
 //! every line written and every arrival at the instant the session was given. A session
 //! that keeps no timeline has no [`Picture`], and each place that would record into one

@@ -12,13 +12,14 @@
 //! input is closed (`Drain`).
 
 use super::bind::Bindings;
-use super::causal::{self, Model};
+use super::causal::Model;
 use super::describe::{describe, ms};
 use super::expected::Expected;
 use super::ledger::{Ledger, SETUP_ID};
 use super::outcome::ServerError;
 use super::picture::Picture;
 use super::polls::Polls;
+use super::script::Script;
 use super::trace::Trace;
 use super::{IntMap, IntSet};
 use crate::fixture::{Direction, Entry, Fixture, MessageKind};
@@ -174,6 +175,8 @@ pub(crate) struct Session<'f> {
     pub(super) settings: &'f Settings<'f>,
     pub(super) model: Model<'f>,
     pub(super) expected: Expected<'f>,
+    /// The tables of the fixture alone: who answers whom, which lines hold placeholders.
+    pub(super) script: Script,
     phase: Phase,
     /// The next fixture entry `Feed` looks at.
     cursor: usize,
@@ -201,10 +204,6 @@ pub(crate) struct Session<'f> {
     /// When the latest client message was sent (on the clock of `seq`).
     pub(super) last_sent: u64,
     pub(super) ledger: Ledger,
-    /// The fixture entry of the expected response of each client request entry.
-    pub(super) response_of_request: IntMap<usize, usize>,
-    /// The client's answer entry to each expected server request entry.
-    pub(super) answer_of: IntMap<usize, usize>,
     /// `(expected response entry, arrival)` of each response, for strict response order.
     pub(super) response_order: Vec<(usize, u64)>,
     /// Responses whose id fits no request, not yet explained: `(arrival, message)`.
@@ -231,20 +230,11 @@ pub(crate) struct Session<'f> {
     pub(super) new_server_labels: usize,
     /// The `requestState` of the latest `input_required` result, as the server wrote it.
     pub(super) last_request_state: Option<Value>,
-    /// Client request entries that a later client `notifications/cancelled` cancels.
-    pub(super) cancelled_later: IntSet<usize>,
     pub(super) trace: Trace,
     /// The fixture entry each paired arrival was paired with (for the recording's labels).
     pub(super) labels: IntMap<usize, usize>,
     /// The live values of the bound placeholders (`<TASK_ID:n>`, `<CURSOR:n>`, ...).
     pub(super) bindings: Bindings,
-    /// Per fixture entry: it holds a bound placeholder.
-    pub(super) bound: Vec<bool>,
-    /// Per fixture entry: it holds a placeholder `send` fills in (a bound one among them),
-    /// so it cannot go as the fixture has it.
-    pub(super) filled: Vec<bool>,
-    /// Some fixture entry holds one.
-    pub(super) any_bound: bool,
     /// The fixture's runs of task polls, and where each is.
     pub(super) polls: Polls,
     /// The run whose next poll is due, and when.
@@ -267,32 +257,9 @@ impl<'f> Session<'f> {
     /// `now`.
     pub(crate) fn new(fixture: &'f Fixture, settings: &'f Settings<'f>, now: Instant) -> Self {
         let entries = fixture.entries();
-        let mut response_of_request = IntMap::default();
-        let mut answer_of = IntMap::default();
-        for (i, e) in entries.iter().enumerate() {
-            if let Some(request) = e.answers() {
-                match e.direction() {
-                    Direction::ServerToClient => response_of_request.insert(request, i),
-                    Direction::ClientToServer => answer_of.insert(request, i),
-                };
-            }
-        }
-        let requests = entries
-            .iter()
-            .filter(|e| {
-                e.direction() == Direction::ClientToServer && e.kind() == MessageKind::Request
-            })
-            .count();
+        let script = Script::of(fixture);
         let rules = &*settings.rules;
         let polls = Polls::of(entries);
-        // One scan of each line for both (a bound placeholder is filled in too).
-        let (bound, filled): (Vec<bool>, Vec<bool>) = entries
-            .iter()
-            .map(|e| {
-                crate::normalize::starts_either(e.text(), &crate::normalize::bound::STARTS, &FILLED)
-            })
-            .unzip();
-        let any_bound = bound.contains(&true);
         let model = Model::new(fixture, settings, &polls);
         let wants = model.wants.len();
         let checker = (settings.protocol_check != ProtocolCheck::Off)
@@ -319,9 +286,7 @@ impl<'f> Session<'f> {
             aborted: false,
             seq: 0,
             last_sent: 0,
-            ledger: Ledger::with_capacity(requests),
-            response_of_request,
-            answer_of,
+            ledger: Ledger::with_capacity(script.requests),
             response_order: Vec::new(),
             anomalies: Vec::new(),
             arrivals: Vec::new(),
@@ -337,13 +302,10 @@ impl<'f> Session<'f> {
             out: Vec::new(),
             new_server_labels: 0,
             last_request_state: None,
-            cancelled_later: cancelled_requests(fixture),
             trace: Trace::new(settings.trace, fixture.source(), now),
             labels: IntMap::default(),
-            bindings: Bindings::minted_by(entries, &bound, Direction::ClientToServer),
-            bound,
-            filled,
-            any_bound,
+            bindings: Bindings::minted_by(entries, &script.bound, Direction::ClientToServer),
+            script,
             polls,
             poll_due: None,
             now,
@@ -879,35 +841,6 @@ fn setup_outcome(event: &Incoming) -> Option<Result<(), Value>> {
         _ => None,
     }
 }
-
-/// The client request entries a later client `notifications/cancelled` names by label.
-fn cancelled_requests(fixture: &Fixture) -> IntSet<usize> {
-    let entries = fixture.entries();
-    entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| {
-            e.direction() == Direction::ClientToServer
-                && e.method() == Some("notifications/cancelled")
-        })
-        .filter_map(|(i, _)| causal::cancelled_request(entries, i))
-        .collect()
-}
-
-/// What `send` fills in place of a placeholder: a line holding one is parsed and edited,
-/// not sent as the fixture has it.
-const FILLED: [&str; 10] = [
-    "<TASK_ID:",
-    "<CURSOR:",
-    "<MINTED:",
-    "<REQUEST_STATE",
-    "<CLIENT_INFO>",
-    "<CLIENT_CAPABILITIES>",
-    "<PROTOCOL_VERSION>",
-    "<WORKSPACE>",
-    "<HOME>",
-    "<TMP>",
-];
 
 /// The client `tools/call` entries that ask for a task (`params.task`): their result is a
 /// `CreateTaskResult`.

@@ -87,7 +87,7 @@ impl Session<'_> {
             events[from].span = Some(span);
             if let Some(to) = to {
                 events[to].span = Some(span);
-                events[to].entry = self.response_of_request.get(&sent.entry).copied();
+                events[to].entry = self.script.response_of_request.get(&sent.entry).copied();
             }
         }
         (spans, sends)

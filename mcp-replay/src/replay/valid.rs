@@ -100,7 +100,10 @@ impl<'f> Session<'f> {
                     "the response to {} is not valid MCP: {violation}",
                     describe_request(&entries[r])
                 ),
-                self.response_of_request.get(&r).map(|&e| entries[e].line()),
+                self.script
+                    .response_of_request
+                    .get(&r)
+                    .map(|&e| entries[e].line()),
             ),
             None => (
                 format!("{} from the server is not valid MCP: {violation}", what()),

@@ -49,7 +49,8 @@ impl Session<'_> {
                 _ => None,
             })
             .chain(
-                self.response_of_request
+                self.script
+                    .response_of_request
                     .values()
                     .map(|&r| Awaited::Response(r)),
             )
@@ -311,6 +312,7 @@ impl Session<'_> {
     /// Does the fixture account for request entry `entry`'s answer: a response line, or a
     /// later client cancellation (then no answer is awaited)?
     pub(super) fn answer_expected(&self, entry: usize) -> bool {
-        self.response_of_request.contains_key(&entry) || self.cancelled_later.contains(&entry)
+        self.script.response_of_request.contains_key(&entry)
+            || self.script.cancelled_later.contains(&entry)
     }
 }

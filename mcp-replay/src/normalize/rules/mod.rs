@@ -8,7 +8,6 @@ use super::personal::{self, DenyList, Own, Scope, Table, Values};
 use super::placeholder::is_placeholder;
 use super::selector::Selector;
 use crate::contract::Class;
-use crate::error::Error;
 use crate::json::write_canonical;
 use regex::Regex;
 use serde_json::Value;
@@ -17,6 +16,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use super::defaults::{DEFAULT_RULES, RULES_VERSION, SWITCHABLE_RULES};
+
+mod file;
+#[cfg(test)]
+mod tests;
 
 /// The name of the rules file that applies to every fixture in its folder.
 pub const RULES_FILE: &str = "mcp-replay.rules.json";
@@ -232,12 +235,12 @@ impl Rules {
     /// an exchange, and those the [`pin`](Rules::pin) selectors match in any of them.
     pub(crate) fn minted_and_pinned(
         &self,
-        messages: &[(crate::fixture::Direction, Value)],
+        messages: &[(crate::message::Direction, Value)],
     ) -> (Vec<String>, Vec<String>) {
         let (mut bound, mut pinned) = (Vec::new(), Vec::new());
         for (direction, message) in messages {
             let (b, p) = self.bound_and_pinned(message);
-            if *direction == crate::fixture::Direction::ServerToClient {
+            if *direction == crate::message::Direction::ServerToClient {
                 bound.extend(b);
             }
             pinned.extend(p);
@@ -447,7 +450,7 @@ impl Rules {
     /// the whole fixture), after its ids, values and minted handles were labelled.
     pub(crate) fn pseudonymize_exchange(
         &self,
-        messages: &mut [(crate::fixture::Direction, Value)],
+        messages: &mut [(crate::message::Direction, Value)],
     ) {
         let scope = self.personal_scope();
         if scope.is_empty() {
@@ -522,20 +525,24 @@ impl Rules {
         self.alone
     }
 
-    /// These rules as `fixture`'s header shapes them: at the version it pins (`"rules": N`,
-    /// what it was written with), which wins over any other, and with its `"bind"` and
-    /// `"pin"` added. The one place the header meets the rules: what every replay, mock,
-    /// re-recording and command of the fixture uses, however it was started.
-    pub(crate) fn for_fixture(&self, fixture: &crate::Fixture) -> std::borrow::Cow<'_, Rules> {
-        let header = fixture.header();
+    /// These rules as a fixture's header shapes them: at the version it pins (`"rules": N`,
+    /// what it was written with; `None`: as they are), which wins over any other, with its
+    /// `"bind"` and `"pin"` selectors added. Through [`Rules::for_fixture`], in
+    /// `fixture.rs`: the one place the header meets the rules.
+    pub(crate) fn as_pinned<'a>(
+        &self,
+        version: Option<u64>,
+        bind: &'a [String],
+        pin: &'a [String],
+    ) -> std::borrow::Cow<'_, Rules> {
         let mut rules = std::borrow::Cow::Borrowed(self);
-        if let Some(version) = header.rules_version.filter(|v| *v != self.base.version()) {
+        if let Some(version) = version.filter(|v| *v != self.base.version()) {
             rules = std::borrow::Cow::Owned(self.clone().version(version));
         }
-        if !header.bind.is_empty() || !header.pin.is_empty() {
+        if !bind.is_empty() || !pin.is_empty() {
             let owned = rules.to_mut();
-            owned.bind.extend(header.bind.iter().map(|s| selector(s)));
-            owned.pin.extend(header.pin.iter().map(|s| selector(s)));
+            owned.bind.extend(bind.iter().map(|s| selector(s)));
+            owned.pin.extend(pin.iter().map(|s| selector(s)));
         }
         rules
     }
@@ -679,237 +686,6 @@ impl Rules {
             });
         }
     }
-
-    /// Reads a rules file (see `docs/normalization.md`):
-    ///
-    /// ```json
-    /// {"replace": [{"selector": ".result.content[].text", "with": "<TEXT>"}],
-    ///  "regex": [{"selector": ".params.**.message", "pattern": "\\d+ ms", "with": "<DURATION>"}],
-    ///  "remove": [".result._meta[\"x-trace\"]"],
-    ///  "sort": [".result.tools"],
-    ///  "unordered": ["notifications/message"],
-    ///  "accept": ["cosmetic"],
-    ///  "without": ["cache-hints"],
-    ///  "version": 2}
-    /// ```
-    pub fn from_json(text: &str, source: &str) -> Result<Rules, Error> {
-        rules_file(text, source).map_err(|message| Error::Rules {
-            file: source.to_owned(),
-            message,
-        })
-    }
-
-    /// Reads `dir/mcp-replay.rules.json` if there is one.
-    pub fn load_folder(dir: &Path) -> Result<Option<Rules>, Error> {
-        let path = dir.join(RULES_FILE);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => Rules::from_json(&text, &path.display().to_string()).map(Some),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Error::io(format!("reading {}", path.display()), e)),
-        }
-    }
-}
-
-/// The rules file's `"accept"` list: contract class names.
-fn accepted_classes(items: &[Value]) -> Result<Vec<Class>, String> {
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            item.as_str().and_then(Class::parse).ok_or_else(|| {
-                format!(
-                    "accept[{i}] must be a contract class: \"cosmetic\", \"compatible\", \"unknown\" or \"breaking\", not {item}"
-                )
-            })
-        })
-        .collect()
-}
-
-/// A rules file's text as rules, or what is wrong with it.
-fn rules_file(text: &str, source: &str) -> Result<Rules, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
-    let Value::Object(obj) = value else {
-        return Err("a rules file is a JSON object".into());
-    };
-    const KEYS: [&str; 14] = [
-        "version",
-        "replace",
-        "regex",
-        "remove",
-        "sort",
-        "unordered",
-        "accept",
-        "without",
-        "bind",
-        "pin",
-        "jobs",
-        "personal",
-        "redact_values",
-        "deny_values",
-    ];
-    if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(format!(
-            "unknown key {k:?}; valid keys: {}",
-            KEYS.join(", ")
-        ));
-    }
-    let mut rules = Rules::default();
-    if let Some(v) = obj.get("version") {
-        match v.as_u64() {
-            Some(n) if (1..=RULES_VERSION).contains(&n) => rules = rules.version(n),
-            _ => return Err(format!("\"version\" must be 1 to {RULES_VERSION}, not {v}")),
-        }
-    }
-    for (i, item) in list(&obj, "replace")?.iter().enumerate() {
-        rules.user.push(replace_rule(i, item)?);
-    }
-    for (i, item) in list(&obj, "regex")?.iter().enumerate() {
-        rules.user.push(regex_rule(i, item)?);
-    }
-    for (i, item) in list(&obj, "remove")?.iter().enumerate() {
-        let selector = item_selector("remove", i, Some(item))?;
-        if let Some(why) = selector.why_not_removable() {
-            return Err(format!("remove[{i}]: {why}"));
-        }
-        rules.user.push(UserRule {
-            selector,
-            action: Action::Remove,
-        });
-    }
-    rules.alone = runs_alone(obj.get("jobs"))?;
-    for (i, item) in list(&obj, "bind")?.iter().enumerate() {
-        rules.bind.push(item_selector("bind", i, Some(item))?);
-    }
-    for (i, item) in list(&obj, "pin")?.iter().enumerate() {
-        rules.pin.push(item_selector("pin", i, Some(item))?);
-    }
-    for (i, item) in list(&obj, "sort")?.iter().enumerate() {
-        rules.user.push(UserRule {
-            selector: item_selector("sort", i, Some(item))?,
-            action: Action::Sort,
-        });
-    }
-    for (i, item) in list(&obj, "unordered")?.iter().enumerate() {
-        let method = item
-            .as_str()
-            .ok_or_else(|| format!("unordered[{i}] must be a method name string"))?;
-        rules = rules.unordered(method);
-    }
-    for class in accepted_classes(list(&obj, "accept")?)? {
-        rules = rules.accept(class);
-    }
-    for (i, item) in list(&obj, "without")?.iter().enumerate() {
-        let name = item
-            .as_str()
-            .ok_or_else(|| format!("without[{i}] must be a rule name string"))
-            .and_then(|name| switchable(name).map_err(|e| format!("without[{i}]: {e}")))?;
-        rules.base.turn_off(name);
-    }
-    personal_keys(&obj, &mut rules, source)?;
-    Ok(rules)
-}
-
-/// The rules file's `"personal"` (`{"without": [...], "patterns": [{"pattern", "kind"}],
-/// "selectors": [{"selector", "kind"}]}`), `"redact_values"` and `"deny_values"` (a file
-/// or a list of files, relative to the rules file's folder).
-fn personal_keys(
-    obj: &serde_json::Map<String, Value>,
-    rules: &mut Rules,
-    source: &str,
-) -> Result<(), String> {
-    let folder = Path::new(source).parent().unwrap_or(Path::new(""));
-    if let Some(personal) = obj.get("personal") {
-        let Value::Object(personal) = personal else {
-            return Err(
-                "\"personal\" must be an object with \"without\", \"patterns\" or \"selectors\""
-                    .into(),
-            );
-        };
-        if let Some(k) = personal
-            .keys()
-            .find(|k| !["without", "patterns", "selectors"].contains(&k.as_str()))
-        {
-            return Err(format!(
-                "personal: unknown key {k:?}; valid keys: without, patterns, selectors"
-            ));
-        }
-        for (i, item) in list(personal, "without")?.iter().enumerate() {
-            let name = item
-                .as_str()
-                .filter(|name| personal::CATEGORIES.contains(name))
-                .ok_or_else(|| {
-                    format!(
-                        "personal.without[{i}] must be a category: {}",
-                        personal::CATEGORIES.join(", ")
-                    )
-                })?;
-            rules.base.turn_off(switchable(name)?);
-        }
-        for (i, item) in list(personal, "patterns")?.iter().enumerate() {
-            let kind = item_kind("personal.patterns", i, item)?;
-            let pattern = item
-                .get("pattern")
-                .and_then(Value::as_str)
-                .ok_or_else(|| format!("personal.patterns[{i}] needs a \"pattern\" string"))?;
-            let re = Regex::new(pattern)
-                .map_err(|e| format!("personal.patterns[{i}]: invalid pattern: {e}"))?;
-            rules.personal.patterns.push((re, kind));
-        }
-        for (i, item) in list(personal, "selectors")?.iter().enumerate() {
-            let kind = item_kind("personal.selectors", i, item)?;
-            let selector = item_selector("personal.selectors", i, item.get("selector"))?;
-            rules.personal.selectors.push((selector, kind));
-        }
-    }
-    for file in files(obj, "redact_values")? {
-        let values = Values::load(&folder.join(file)).map_err(|e| format!("redact_values: {e}"))?;
-        rules.personal.values.extend(&values);
-    }
-    for file in files(obj, "deny_values")? {
-        let deny = DenyList::load(&folder.join(file)).map_err(|e| format!("deny_values: {e}"))?;
-        rules.personal.deny.push(deny);
-    }
-    Ok(())
-}
-
-/// The `"kind"` of item `i` of `key`, as a placeholder name.
-fn item_kind(key: &str, i: usize, item: &Value) -> Result<String, String> {
-    item.get("kind")
-        .and_then(Value::as_str)
-        .and_then(personal::kind_name)
-        .ok_or_else(|| {
-            format!("{key}[{i}] needs a \"kind\": a name of letters, digits and _ (\"customer\")")
-        })
-}
-
-/// The file, or list of files, under `key`.
-fn files<'a>(obj: &'a serde_json::Map<String, Value>, key: &str) -> Result<Vec<&'a str>, String> {
-    match obj.get(key) {
-        None => Ok(Vec::new()),
-        Some(Value::String(file)) => Ok(vec![file.as_str()]),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| {
-                item.as_str()
-                    .ok_or_else(|| format!("{key}[{i}] must be a file name string"))
-            })
-            .collect(),
-        Some(other) => Err(format!(
-            "{key:?} must be a file name or a list of them, not {other}"
-        )),
-    }
-}
-
-/// The rules file's `"jobs"`: only 1 (each fixture of the folder replays alone), or absent.
-fn runs_alone(jobs: Option<&Value>) -> Result<bool, String> {
-    match jobs {
-        None => Ok(false),
-        Some(v) if v.as_u64() == Some(1) => Ok(true),
-        Some(v) => Err(format!(
-            "\"jobs\" may only be 1 (each fixture of the folder replays alone), not {v}"
-        )),
-    }
 }
 
 /// `kind` as a placeholder name (`customer` is `CUSTOMER`), or a panic saying why not.
@@ -935,290 +711,4 @@ fn switchable(rule: &str) -> Result<&'static str, String> {
                 SWITCHABLE_RULES.join(", ")
             )
         })
-}
-
-/// The list under `key` (none when absent).
-fn list<'a>(obj: &'a serde_json::Map<String, Value>, key: &str) -> Result<&'a [Value], String> {
-    match obj.get(key) {
-        None => Ok(&[]),
-        Some(Value::Array(items)) => Ok(items),
-        Some(other) => Err(format!("{key:?} must be a list, not {other}")),
-    }
-}
-
-/// The selector of item `i` of the `key` list.
-fn item_selector(key: &str, i: usize, text: Option<&Value>) -> Result<Selector, String> {
-    let text = text
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("{key}[{i}] needs a \"selector\" string"))?;
-    Selector::parse(text).map_err(|e| format!("{key}[{i}]: {e}"))
-}
-
-/// `replace[i]`: `{"selector": ..., "with": VALUE}`.
-fn replace_rule(i: usize, item: &Value) -> Result<UserRule, String> {
-    let selector = item_selector("replace", i, item.get("selector"))?;
-    let with = item
-        .get("with")
-        .cloned()
-        .ok_or_else(|| format!("replace[{i}] needs \"with\", the value to put there"))?;
-    Ok(UserRule {
-        selector,
-        action: Action::Replace(with),
-    })
-}
-
-/// `regex[i]`: `{"selector": ..., "pattern": REGEX, "with": TEXT}`.
-fn regex_rule(i: usize, item: &Value) -> Result<UserRule, String> {
-    let selector = item_selector("regex", i, item.get("selector"))?;
-    let pattern = item
-        .get("pattern")
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("regex[{i}] needs a \"pattern\" string"))?;
-    let re = Regex::new(pattern).map_err(|e| format!("regex[{i}]: invalid pattern: {e}"))?;
-    let with = item
-        .get("with")
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("regex[{i}] needs a \"with\" string"))?;
-    Ok(UserRule {
-        selector,
-        action: Action::Regex(re, with.to_owned()),
-    })
-}
-
-#[cfg(test)]
-mod should {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn apply_user_rules_after_the_defaults_and_sort_last() {
-        let rules = Rules::default()
-            .replace(".result.content[].text", "<TEXT>")
-            .regex(".result.note", r"\d+ ms", "<DURATION>")
-            .compute(".result.count", |v, path| {
-                json!(format!("{path}={}", v.as_u64().unwrap() > 0))
-            })
-            .sort(".result.tags");
-        let mut m = json!({"result": {
-            "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
-            "note": "took 12 ms at 2026-05-16T12:00:00Z",
-            "count": 3,
-            "tags": ["b", "a", {"z": 1}],
-            "isError": false
-        }});
-        rules.normalize_server(&mut m);
-        assert_eq!(
-            m,
-            json!({"result": {
-                "content": [{"type": "text", "text": "<TEXT>"}, {"type": "text", "text": "<TEXT>"}],
-                "note": "took <DURATION> at <TIMESTAMP>",
-                "count": ".result.count=true",
-                "tags": ["a", "b", {"z": 1}]
-            }})
-        );
-    }
-
-    #[test]
-    fn read_accepted_contract_classes_from_a_rules_file() {
-        let rules = Rules::from_json(r#"{"accept": ["cosmetic"]}"#, "r.json").unwrap();
-        assert!(rules.accepts(Class::Cosmetic));
-        assert!(!rules.accepts(Class::Compatible));
-        let merged = Rules::default().merge(&rules).accept(Class::Compatible);
-        assert!(merged.accepts(Class::Cosmetic) && merged.accepts(Class::Compatible));
-        let err = Rules::from_json(r#"{"accept": ["pretty"]}"#, "r.json")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains(r#"accept[0] must be a contract class: "cosmetic", "compatible", "unknown" or "breaking", not "pretty""#),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn leave_placeholders_to_compute_and_regex_rules() {
-        let rules = Rules::without_defaults()
-            .compute(".a", |_, _| json!("changed"))
-            .regex(".b", ".*", "changed");
-        let mut m = json!({"a": "<KEEP>", "b": "<KEEP:1>"});
-        rules.normalize_server(&mut m);
-        assert_eq!(m, json!({"a": "<KEEP>", "b": "<KEEP:1>"}));
-    }
-
-    #[test]
-    fn read_a_rules_file_and_explain_its_mistakes() {
-        let rules = Rules::from_json(
-            r#"{"version":1,"replace":[{"selector":".result.x","with":"<X>"}],"sort":[".result.l"],"unordered":["notifications/message"]}"#,
-            "r.json",
-        )
-        .unwrap();
-        let mut m = json!({"result": {"x": 1, "l": [2, 1]}});
-        rules.normalize_server(&mut m);
-        assert_eq!(m, json!({"result": {"x": "<X>", "l": [1, 2]}}));
-        assert!(rules.is_unordered("notifications/message"));
-
-        let e = Rules::from_json(r#"{"sort":[".a..b"]}"#, "r.json")
-            .unwrap_err()
-            .to_string();
-        assert!(e.starts_with("r.json: sort[0]: invalid selector"), "{e}");
-        let e = Rules::from_json(r#"{"redact":[]}"#, "r.json")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("unknown key \"redact\"; valid keys: version, replace"),
-            "{e}"
-        );
-        let e = Rules::from_json(r#"{"version":7}"#, "r.json")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("\"version\" must be 1 to 3, not 7"), "{e}");
-    }
-
-    #[test]
-    fn remove_what_a_selector_matches_after_the_defaults_idempotently() {
-        let rules = Rules::default()
-            .remove(".result._meta[\"x-trace\"], .result.content[].annotations")
-            .remove(".result.tags[1:]");
-        let mut m = json!({"jsonrpc": "2.0", "id": 1, "result": {
-            "_meta": {"x-trace": "abc", "keep": 1},
-            "content": [{"type": "text", "text": "a", "annotations": {"p": 1}}, {"type": "text", "text": "b"}],
-            "tags": ["x", "y", "z"],
-            "isError": false
-        }});
-        rules.normalize_server(&mut m);
-        let once = json!({"jsonrpc": "2.0", "id": 1, "result": {
-            "_meta": {"keep": 1},
-            "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
-            "tags": ["x"]
-        }});
-        assert_eq!(m, once);
-        rules.normalize_server(&mut m);
-        assert_eq!(m, once, "removing twice is removing once");
-    }
-
-    #[test]
-    fn never_remove_the_envelope() {
-        let rules = Rules::without_defaults().remove(".jsonrpc, .id, .method, .params.x");
-        let mut m = json!({"jsonrpc": "2.0", "id": 4, "method": "notifications/x", "params": {"x": 1, "y": 2}});
-        rules.normalize_server(&mut m);
-        assert_eq!(
-            m,
-            json!({"jsonrpc": "2.0", "id": 4, "method": "notifications/x", "params": {"y": 2}})
-        );
-        // Every member below the root: only the envelope is left.
-        let mut m = json!({"jsonrpc": "2.0", "id": 4, "result": {"a": 1}});
-        Rules::without_defaults()
-            .remove(".**")
-            .normalize_server(&mut m);
-        assert_eq!(m, json!({"jsonrpc": "2.0", "id": 4}));
-    }
-
-    #[test]
-    fn read_remove_from_a_rules_file_and_refuse_what_is_not_idempotent() {
-        let rules = Rules::from_json(r#"{"remove": [".result.debug"]}"#, "r.json").unwrap();
-        let mut m = json!({"result": {"debug": {"t": 1}, "x": 1}});
-        rules.normalize_server(&mut m);
-        assert_eq!(m, json!({"result": {"x": 1}}));
-        for (text, expected) in [
-            (
-                r#"{"remove": [".result.items[0]"]}"#,
-                "r.json: remove[0]: cannot remove `.result.items[0]`: it ends in one array element",
-            ),
-            (
-                r#"{"remove": [".a", ".b[1:3].**"]}"#,
-                "r.json: remove[1]: cannot remove `.b[1:3].**`: it ends in a range with an end",
-            ),
-            (
-                r#"{"remove": ["."]}"#,
-                "r.json: remove[0]: cannot remove `.`: `.` is the whole message",
-            ),
-            (
-                r#"{"remove": [".a..b"]}"#,
-                "r.json: remove[0]: invalid selector",
-            ),
-            (
-                r#"{"remove": [1]}"#,
-                "r.json: remove[0] needs a \"selector\" string",
-            ),
-        ] {
-            let e = Rules::from_json(text, "r.json").unwrap_err().to_string();
-            assert!(e.starts_with(expected), "{e}");
-        }
-    }
-
-    #[test]
-    #[should_panic(expected = "cannot remove `.result.content[0]`: it ends in one array element")]
-    fn panic_on_a_removal_that_is_not_idempotent_in_code() {
-        let _ = Rules::default().remove(".result.content[0]");
-    }
-
-    #[test]
-    fn turn_off_a_switchable_default_rule_in_code_or_in_a_file() {
-        let mut m =
-            json!({"result": {"cacheScope": "private", "ttlMs": 0}, "error": {"code": -32002}});
-        let mut off = m.clone();
-        Rules::default().normalize_server(&mut m);
-        assert_eq!(m, json!({"result": {}, "error": {"code": -32602}}));
-        Rules::default()
-            .without("cache-hints")
-            .normalize_server(&mut off);
-        assert_eq!(
-            off,
-            json!({"result": {"cacheScope": "private", "ttlMs": 0}, "error": {"code": -32602}})
-        );
-        let file =
-            Rules::from_json(r#"{"without": ["resource-not-found-code"]}"#, "r.json").unwrap();
-        let merged = Rules::default().merge(&file);
-        assert!(!merged.applies("resource-not-found-code") && merged.applies("cache-hints"));
-        for (text, expected) in [
-            (r#"{"without": ["timestamp"]}"#, "r.json: without[0]: the default rule \"timestamp\" cannot be turned off; the ones that can be turned off: is-error-default, result-type-default, cache-hints, resource-not-found-code"),
-            (r#"{"without": ["cache"]}"#, "r.json: without[0]: there is no default rule \"cache\"; the ones"),
-            (r#"{"without": [2]}"#, "r.json: without[0] must be a rule name string"),
-        ] {
-            let e = Rules::from_json(text, "r.json").unwrap_err().to_string();
-            assert!(e.starts_with(expected), "{e}");
-        }
-        assert!(!Rules::without_defaults().applies("cache-hints"));
-        assert!(!Rules::default().version(1).applies("cache-hints"));
-    }
-
-    #[test]
-    #[should_panic(expected = "the default rule \"paths\" cannot be turned off")]
-    fn panic_on_turning_off_a_rule_that_cannot_be_in_code() {
-        let _ = Rules::default().without("paths");
-    }
-
-    #[test]
-    fn read_a_folder_that_runs_alone_and_carry_it_over_in_a_merge() {
-        let alone = Rules::from_json(r#"{"jobs": 1}"#, "r.json").unwrap();
-        assert!(alone.runs_alone());
-        assert!(!Rules::default().runs_alone());
-        assert!(Rules::default().merge(&alone).runs_alone());
-        for bad in [r#"{"jobs": 2}"#, r#"{"jobs": true}"#, r#"{"jobs": 0}"#] {
-            let e = Rules::from_json(bad, "r.json").unwrap_err().to_string();
-            assert!(
-                e.contains("\"jobs\" may only be 1 (each fixture of the folder replays alone)"),
-                "{e}"
-            );
-        }
-    }
-
-    #[test]
-    fn carry_a_pinned_version_over_in_a_merge() {
-        assert_eq!(Rules::default().rules_version(), RULES_VERSION);
-        let file = Rules::from_json(r#"{"version": 1}"#, "r.json").unwrap();
-        assert_eq!(Rules::default().merge(&file).rules_version(), 1);
-        // A test's own rules that pin nothing leave the file's version.
-        let merged = Rules::default().merge(&file).merge(&Rules::default());
-        assert_eq!(merged.rules_version(), 1);
-        let merged = Rules::default()
-            .merge(&file)
-            .merge(&Rules::default().version(2));
-        assert_eq!(merged.rules_version(), 2);
-    }
-
-    #[test]
-    #[should_panic(expected = "invalid selector")]
-    fn panic_on_an_invalid_selector_in_code() {
-        let _ = Rules::default().replace("result", "x");
-    }
 }

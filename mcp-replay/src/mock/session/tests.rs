@@ -1,0 +1,149 @@
+//! The mock core's tests, driven at exact instants without a runtime: the pace, and a
+//! client that polls a task more or fewer times than the recording.
+
+use super::*;
+use crate::options::Options;
+
+const CALL: &str = concat!(
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"_meta":{"progressToken":"<PROGRESS_TOKEN>"},"name":"work","arguments":{}}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"a"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":"<PROGRESS_TOKEN>"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#,
+    "\n",
+);
+
+/// The core alone, at chosen instants: each line is due its pace after the write of
+/// the one before, a response [`PROGRESS_SETTLE`] after a progress notification.
+#[test]
+fn lines_are_due_their_pace_after_the_write_before_them() {
+    let fixture = Fixture::parse(CALL).unwrap();
+    let rules = Rules::default();
+    let settings = Options::new()
+        .pace(Duration::from_millis(2))
+        .resolve(&fixture, &rules);
+    let start = Instant::now();
+    let ms = |n: u64| start + Duration::from_millis(n);
+    let mut mock = Mock::new(&fixture, &settings, start);
+    let mut buf = Vec::new();
+    assert_eq!(mock.poll_timeout(), Wake::Client);
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"work","arguments":{}}}"#;
+    mock.handle(
+        Incoming::Message(serde_json::from_str(call).unwrap()),
+        ms(1),
+    );
+    let mut written = Vec::new();
+    // Written 1 ms late each time: the gaps count from the writes.
+    let mut at = 1;
+    while let Wake::Write(due) = mock.poll_timeout() {
+        at = at.max((due - start).as_millis() as u64);
+        assert!(!mock.poll_transmit(ms(at) - Duration::from_micros(1), &mut buf));
+        assert!(mock.poll_transmit(ms(at), &mut buf));
+        let line: Value = serde_json::from_slice(&buf).unwrap();
+        at += 1;
+        mock.line_written(ms(at));
+        written.push((at - 1, line));
+    }
+    let times: Vec<u64> = written.iter().map(|(t, _)| *t).collect();
+    assert_eq!(times, [1, 4, 15], "{written:?}");
+    assert_eq!(written[1].1["params"]["progressToken"], "p");
+    assert_eq!(written[2].1["id"], 7);
+    let report = mock.conclude();
+    assert!(report.is_ok(), "{report}");
+}
+
+/// A task recorded with two polls (working, completed), then its result.
+const TASK: &str = concat!(
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"research","arguments":{},"task":{}}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"task":{"taskId":"<TASK_ID:1>","status":"working"}}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tasks/get","params":{"taskId":"<TASK_ID:1>"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"taskId":"<TASK_ID:1>","status":"working"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"<TASK_ID:1>","status":"completed"}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tasks/get","params":{"taskId":"<TASK_ID:1>"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"taskId":"<TASK_ID:1>","status":"completed"}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tasks/result","params":{"taskId":"<TASK_ID:1>"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#,
+    "\n",
+);
+
+/// Plays `TASK` to a client that sends `methods` in turn (each after what came before
+/// was written); what it was sent.
+fn serve_task(methods: &[&str]) -> (Vec<Value>, Report) {
+    let fixture = Fixture::parse(TASK).unwrap();
+    let rules = Rules::default();
+    let settings = Options::new()
+        .pace(Duration::ZERO)
+        .resolve(&fixture, &rules);
+    let start = Instant::now();
+    let mut mock = Mock::new(&fixture, &settings, start);
+    let mut buf = Vec::new();
+    let mut got = Vec::new();
+    let mut task = String::new();
+    for (n, method) in methods.iter().enumerate() {
+        let params = match *method {
+            "tools/call" => json!({"name": "research", "arguments": {}, "task": {}}),
+            _ => json!({"taskId": task}),
+        };
+        let line = json!({"jsonrpc": "2.0", "id": n + 1, "method": method, "params": params});
+        mock.handle(Incoming::Message(line), start);
+        while let Wake::Write(_) = mock.poll_timeout() {
+            if !mock.poll_transmit(start + Duration::from_secs(1), &mut buf) {
+                break;
+            }
+            mock.line_written(start);
+            let message: Value = serde_json::from_slice(&buf).unwrap();
+            if let Some(t) = message
+                .pointer("/result/task/taskId")
+                .and_then(Value::as_str)
+            {
+                task = t.to_owned();
+            }
+            got.push(message);
+        }
+    }
+    (got, mock.conclude())
+}
+
+#[test]
+fn a_client_that_polls_more_often_gets_the_status_reached_again() {
+    let (got, report) = serve_task(&[
+        "tools/call",
+        "tasks/get",
+        "tasks/get",
+        "tasks/get",
+        "tasks/get",
+        "tasks/result",
+    ]);
+    assert!(report.is_ok(), "{report}");
+    let statuses: Vec<&str> = got
+        .iter()
+        .filter_map(|m| m.pointer("/result/status").and_then(Value::as_str))
+        .collect();
+    assert_eq!(statuses, ["working", "completed", "completed", "completed"]);
+    assert_eq!(got[0]["result"]["task"]["taskId"], "mcp-replay-task-id-1");
+    assert_eq!(got.last().unwrap()["result"], json!({"content": []}));
+}
+
+#[test]
+fn a_client_that_polls_fewer_times_gets_the_rest_of_the_task_and_its_result() {
+    let (got, report) = serve_task(&["tools/call", "tasks/get", "tasks/result"]);
+    assert!(report.is_ok(), "{report}");
+    let methods: Vec<&str> = got.iter().filter_map(|m| m["method"].as_str()).collect();
+    assert_eq!(
+        methods,
+        ["notifications/tasks/status"],
+        "the status it missed"
+    );
+    assert_eq!(got.last().unwrap()["id"], 3);
+    assert_eq!(got.last().unwrap()["result"], json!({"content": []}));
+}

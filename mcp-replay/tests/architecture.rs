@@ -1,0 +1,648 @@
+//! The shape of the code, checked: the invariants of `docs/ARCHITECTURE.md` that a reader
+//! relies on and a change could quietly break. Each test reads the sources of `src/` as
+//! text (std only, no parser): comments, string and character literals are blanked out
+//! first, and test code is left out, i.e. the files a `#[cfg(test)] mod x;` (or
+//! `#[cfg(all(test, ...))]`) declares, with everything under them, and the bodies of
+//! inline `#[cfg(test)] mod x { ... }` blocks. Crude, like `/work/shared/tools/`'s
+//! `import-cycles` and `long-functions`, whose counting they follow; a failure lists the
+//! offenders.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The longest a function of non-test code may be, in lines (its `fn` line to its closing
+/// brace).
+const MAX_FUNCTION_LINES: usize = 80;
+/// The longest a non-test file may be, in lines.
+const MAX_FILE_LINES: usize = 1_000;
+
+/// The files of the replay's and the mock's cores: pure decisions, driven by a shell that
+/// owns the runtime and the clock. A name without `.rs` that is a folder stands for every
+/// file in it.
+const CORE: [&str; 11] = [
+    "replay/session",
+    "replay/script",
+    "replay/incoming",
+    "replay/outgoing",
+    "replay/conclude",
+    "replay/causal",
+    "replay/align",
+    "replay/expected",
+    "replay/picture",
+    "replay/timeline",
+    "mock/session",
+];
+
+/// The layers `normalize/` and `json/` sit under: a path into one of them from there
+/// points the wrong way. Besides the modules, the crate root's re-exports of their types.
+const ABOVE_THE_DATA_LAYER: [&str; 10] = [
+    "fixture",
+    "replay",
+    "harness",
+    "report",
+    "Fixture",
+    "Report",
+    "Mismatch",
+    "MismatchKind",
+    "ServeOutput",
+    "ServerError",
+];
+
+/// One source file of the crate.
+struct Source {
+    /// Relative to `src/`, with `/`: `replay/session.rs`.
+    name: String,
+    /// Its module path: `["replay", "session"]`; `[]` for `lib.rs`.
+    module: Vec<String>,
+    /// Its whole text.
+    text: String,
+    /// Its text with comments and literals blanked and inline test modules blanked.
+    code: String,
+    /// Declared by a `#[cfg(test)] mod` (or inside one).
+    test: bool,
+}
+
+/// Every `.rs` file of `src/`, sorted by name, test files marked.
+fn sources() -> Vec<Source> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    walk(&root, &mut paths);
+    paths.sort();
+    let mut sources: Vec<Source> = paths
+        .iter()
+        .map(|path| {
+            let name = path
+                .strip_prefix(&root)
+                .expect("under src/")
+                .to_string_lossy()
+                .replace('\\', "/");
+            let mut module: Vec<String> = name
+                .trim_end_matches(".rs")
+                .split('/')
+                .map(str::to_owned)
+                .collect();
+            if matches!(
+                module.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
+                module.pop();
+            }
+            let text = std::fs::read_to_string(path).expect("a readable source file");
+            let blank = strip(&text);
+            let code = blank_test_blocks(&blank);
+            Source {
+                name,
+                module,
+                text,
+                code,
+                test: false,
+            }
+        })
+        .collect();
+    let mut test_modules: Vec<Vec<String>> = Vec::new();
+    for source in &sources {
+        for child in test_module_declarations(&source.code) {
+            let mut module = source.module.clone();
+            module.push(child);
+            test_modules.push(module);
+        }
+    }
+    for source in &mut sources {
+        source.test = test_modules.iter().any(|m| source.module.starts_with(m));
+    }
+    sources
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a readable folder") {
+        let path = entry.expect("a folder entry").path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `text` with comments, string literals (raw, byte, plain) and character literals
+/// replaced by spaces, line breaks kept: what the `long-functions` tool does.
+fn strip(text: &str) -> String {
+    let s: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |out: &mut String, part: &[char]| {
+        out.extend(part.iter().map(|&c| if c == '\n' { '\n' } else { ' ' }));
+    };
+    let mut i = 0;
+    while i < s.len() {
+        let rest = &s[i..];
+        let word_before = i > 0 && (s[i - 1].is_alphanumeric() || s[i - 1] == '_');
+        if rest.starts_with(&['/', '/']) {
+            let end = find(&s, i, &['\n']).unwrap_or(s.len());
+            blank(&mut out, &s[i..end]);
+            i = end;
+        } else if rest.starts_with(&['/', '*']) {
+            let end = find(&s, i + 2, &['*', '/']).map_or(s.len(), |e| e + 2);
+            blank(&mut out, &s[i..end]);
+            i = end;
+        } else if !word_before && (rest.starts_with(&['r', '"']) || rest.starts_with(&['r', '#'])) {
+            let hashes = rest[1..].iter().take_while(|&&c| c == '#').count();
+            if rest.get(1 + hashes) != Some(&'"') {
+                out.push(s[i]);
+                i += 1;
+                continue;
+            }
+            let mut close = vec!['"'];
+            close.extend(std::iter::repeat_n('#', hashes));
+            let end = find(&s, i + 2 + hashes, &close).map_or(s.len(), |e| e + close.len());
+            blank(&mut out, &s[i..end]);
+            i = end;
+        } else if s[i] == '"' {
+            let mut j = i + 1;
+            while j < s.len() && s[j] != '"' {
+                j += if s[j] == '\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(s.len());
+            blank(&mut out, &s[i..end]);
+            i = end;
+        } else if s[i] == '\'' && char_literal_len(rest).is_some() {
+            let len = char_literal_len(rest).expect("checked");
+            blank(&mut out, &s[i..i + len]);
+            i += len;
+        } else {
+            out.push(s[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The length of the character literal `rest` starts with (`'a'`, `'\n'`, `'\u{1F600}'`),
+/// or `None` for a lifetime or a label.
+fn char_literal_len(rest: &[char]) -> Option<usize> {
+    match rest {
+        ['\'', '\\', 'u', '{', ..] => find(rest, 1, &['\'']).map(|e| e + 1),
+        ['\'', '\\', _, '\'', ..] => Some(4),
+        ['\'', c, '\'', ..] if *c != '\\' && *c != '\'' => Some(3),
+        _ => None,
+    }
+}
+
+/// Where `needle` first occurs in `s` at or after `from`.
+fn find(s: &[char], from: usize, needle: &[char]) -> Option<usize> {
+    (from..s.len()).find(|&k| s[k..].starts_with(needle))
+}
+
+/// The end (exclusive) of the test attribute (`#[cfg(test)]` or `#[cfg(all(test, ...))]`)
+/// that `code[at..]` starts with.
+fn test_attribute(code: &str, at: usize) -> Option<usize> {
+    let rest = &code[at..];
+    for head in ["#[cfg(test)]", "#[cfg(all(test,"] {
+        if rest.starts_with(head) {
+            let close = rest.find(")]")?;
+            return Some(at + close + 2);
+        }
+    }
+    None
+}
+
+/// After a test attribute ending at `from`: skips other attributes, whitespace and a
+/// visibility; then `mod NAME` and what follows it (`;` or `{`) as `(name, its offset)`.
+fn module_after(code: &str, from: usize) -> Option<(String, usize)> {
+    let mut rest = code[from..].trim_start();
+    while rest.starts_with("#[") {
+        rest = rest[rest.find(']')? + 1..].trim_start();
+    }
+    if let Some(after) = rest.strip_prefix("pub") {
+        rest = after.trim_start();
+        if rest.starts_with('(') {
+            rest = rest[rest.find(')')? + 1..].trim_start();
+        }
+    }
+    let after = rest.strip_prefix("mod")?;
+    if !after.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let after = after.trim_start();
+    let name: String = after
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    let tail = after[name.len()..].trim_start();
+    let offset = code.len() - tail.len();
+    (!name.is_empty()).then_some((name, offset))
+}
+
+/// The modules that `code` declares under a test attribute as files (`mod tests;`).
+fn test_module_declarations(code: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for (at, _) in code.match_indices("#[cfg(") {
+        if let Some(end) = test_attribute(code, at) {
+            if let Some((name, next)) = module_after(code, end) {
+                if code[next..].starts_with(';') {
+                    names.push(name);
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The offset of the brace matching the `{` at `open`.
+fn matching_brace(code: &str, open: usize) -> usize {
+    let mut depth = 0usize;
+    for (k, c) in code[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return open + k;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len() - 1
+}
+
+/// `code` with the inline test modules (`#[cfg(test)] mod x { ... }`) blanked, line
+/// breaks kept.
+fn blank_test_blocks(code: &str) -> String {
+    let mut out = code.to_owned();
+    for (at, _) in code.match_indices("#[cfg(") {
+        let Some(end) = test_attribute(code, at) else {
+            continue;
+        };
+        let Some((_, next)) = module_after(code, end) else {
+            continue;
+        };
+        if code[next..].starts_with('{') {
+            let close = matching_brace(code, next);
+            let blanked: String = code[at..=close]
+                .chars()
+                .map(|c| if c == '\n' { '\n' } else { ' ' })
+                .collect();
+            out.replace_range(at..=close, &blanked);
+        }
+    }
+    out
+}
+
+/// Expands a `use` tree: `a::{b, c::{d, e}}` into `a::b`, `a::c::d`, `a::c::e`.
+fn expand(tree: &str) -> Vec<String> {
+    let tree: String = tree.split_whitespace().collect::<Vec<_>>().join(" ");
+    let Some(open) = tree.find('{') else {
+        return vec![tree.split(" as ").next().unwrap_or("").replace(' ', "")];
+    };
+    let head = tree[..open].replace(' ', "");
+    let body = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    let (mut parts, mut depth, mut current) = (Vec::new(), 0i32, String::new());
+    for c in body.chars() {
+        match c {
+            ',' if depth == 0 => parts.push(std::mem::take(&mut current)),
+            '{' => {
+                depth += 1;
+                current.push(c);
+            }
+            '}' => {
+                depth -= 1;
+                current.push(c);
+            }
+            _ => current.push(c),
+        }
+    }
+    parts.push(current);
+    parts
+        .iter()
+        .filter(|p| !p.trim().is_empty())
+        .flat_map(|p| expand(p.trim()))
+        .map(|tail| format!("{head}{tail}"))
+        .collect()
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The paths `code` names: each `use` tree expanded, and every `crate::`, `super::` or
+/// `self::` path written elsewhere.
+fn paths_in(code: &str) -> Vec<String> {
+    let mut paths = Vec::new();
+    let mut rest = String::with_capacity(code.len());
+    let mut i = 0;
+    while let Some(k) = code[i..].find("use ").map(|k| i + k) {
+        let boundary = k == 0 || !is_word(code[..k].chars().last().expect("k > 0"));
+        let Some(end) = code[k..].find(';').map(|e| k + e) else {
+            break;
+        };
+        if boundary {
+            rest.push_str(&code[i..k]);
+            paths.extend(expand(&code[k + 4..end]));
+            i = end + 1;
+        } else {
+            rest.push_str(&code[i..k + 4]);
+            i = k + 4;
+        }
+    }
+    rest.push_str(&code[i..]);
+    for head in ["crate::", "super::", "self::"] {
+        for (k, _) in rest.match_indices(head) {
+            let before = rest[..k].chars().last();
+            if before.is_some_and(|c| is_word(c) || c == ':') {
+                continue;
+            }
+            let len = rest[k..]
+                .char_indices()
+                .find(|&(_, c)| !(is_word(c) || c == ':'))
+                .map_or(rest.len() - k, |(e, _)| e);
+            paths.push(rest[k..k + len].trim_end_matches(':').to_owned());
+        }
+    }
+    paths
+}
+
+/// The absolute module path `path`, written in `module`, names: `crate::`, `super::` and
+/// `self::` resolved, and a first segment that is a child module of `module` (a file)
+/// taken as one. `None` for a path outside the crate (`std::`, `serde_json::`).
+fn absolute(module: &[String], path: &str, files: &BTreeSet<Vec<String>>) -> Option<Vec<String>> {
+    let segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+    let (mut base, mut rest): (Vec<String>, &[&str]) = match segments.first()? {
+        &"crate" => (Vec::new(), &segments[1..]),
+        &"super" | &"self" => (module.to_vec(), &segments[..]),
+        first => {
+            let mut child = module.to_vec();
+            child.push((*first).to_owned());
+            if !files.contains(&child) {
+                return None;
+            }
+            (module.to_vec(), &segments[..])
+        }
+    };
+    while let Some((&first, tail)) = rest.split_first() {
+        match first {
+            "super" => {
+                base.pop();
+            }
+            "self" => {}
+            _ => break,
+        }
+        rest = tail;
+    }
+    base.extend(rest.iter().map(|s| (*s).to_owned()));
+    Some(base)
+}
+
+/// The file (as its module path) that `absolute` lies in: its longest prefix that is a
+/// file of the crate.
+fn file_of(absolute: &[String], files: &BTreeSet<Vec<String>>) -> Vec<String> {
+    (0..=absolute.len())
+        .rev()
+        .map(|k| absolute[..k].to_vec())
+        .find(|prefix| files.contains(prefix))
+        .unwrap_or_default()
+}
+
+/// The import graph of the non-test files: for each file, the files its paths name,
+/// leaving out itself and its ancestors (a child names its parent's items as a matter of
+/// course: `use super::Item`).
+fn import_graph(sources: &[Source]) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let files: BTreeSet<Vec<String>> = sources.iter().map(|s| s.module.clone()).collect();
+    let mut graph = BTreeMap::new();
+    for source in sources.iter().filter(|s| !s.test) {
+        let targets: BTreeSet<Vec<String>> = paths_in(&source.code)
+            .iter()
+            .filter_map(|path| absolute(&source.module, path, &files))
+            .map(|path| file_of(&path, &files))
+            .filter(|target| !source.module.starts_with(target))
+            .filter(|target| sources.iter().any(|s| &s.module == target && !s.test))
+            .collect();
+        graph.insert(source.module.clone(), targets);
+    }
+    graph
+}
+
+/// The files reachable from `start` in `graph`.
+fn reachable(
+    graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+    start: &[String],
+) -> BTreeSet<Vec<String>> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![start.to_vec()];
+    while let Some(node) = stack.pop() {
+        for next in graph.get(&node).into_iter().flatten() {
+            if seen.insert(next.clone()) {
+                stack.push(next.clone());
+            }
+        }
+    }
+    seen
+}
+
+/// The strongly connected components of more than one file: the import cycles.
+fn cycles(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<Vec<String>>> {
+    let reach: BTreeMap<_, _> = graph
+        .keys()
+        .map(|n| (n.clone(), reachable(graph, n)))
+        .collect();
+    let mut done = BTreeSet::new();
+    let mut found = Vec::new();
+    for node in graph.keys() {
+        if done.contains(node) || !reach[node].contains(node) {
+            continue;
+        }
+        let component: Vec<Vec<String>> = reach[node]
+            .iter()
+            .filter(|other| reach[*other].contains(node))
+            .cloned()
+            .collect();
+        done.extend(component.iter().cloned());
+        found.push(component);
+    }
+    found
+}
+
+fn file_name(module: &[String], sources: &[Source]) -> String {
+    sources
+        .iter()
+        .find(|s| s.module == module)
+        .map_or_else(|| module.join("/"), |s| s.name.clone())
+}
+
+#[test]
+fn no_import_cycle_among_the_files_of_src() {
+    let sources = sources();
+    let found = cycles(&import_graph(&sources));
+    let listed: Vec<String> = found
+        .iter()
+        .map(|c| {
+            c.iter()
+                .map(|m| file_name(m, &sources))
+                .collect::<Vec<_>>()
+                .join(" <-> ")
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "{} import cycle(s) among the files of src/ (each file imports another of its \
+         cycle, directly or not; move the shared type to the lower layer):\n{}",
+        found.len(),
+        listed.join("\n")
+    );
+}
+
+#[test]
+fn normalize_and_json_import_nothing_from_the_layers_above() {
+    let sources = sources();
+    let files: BTreeSet<Vec<String>> = sources.iter().map(|s| s.module.clone()).collect();
+    let mut offenders = Vec::new();
+    for source in &sources {
+        let below = matches!(
+            source.module.first().map(String::as_str),
+            Some("normalize" | "json")
+        );
+        if !below || source.test {
+            continue;
+        }
+        for path in paths_in(&source.code) {
+            let Some(target) = absolute(&source.module, &path, &files) else {
+                continue;
+            };
+            if target
+                .first()
+                .is_some_and(|first| ABOVE_THE_DATA_LAYER.contains(&first.as_str()))
+            {
+                offenders.push(format!("{}: {path}", source.name));
+            }
+        }
+    }
+    offenders.sort();
+    offenders.dedup();
+    assert!(
+        offenders.is_empty(),
+        "normalize/ and json/ are the data layer: they import nothing of fixture, replay, \
+         harness or report; pass them what they need instead:\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_replay_and_mock_cores_use_no_tokio_and_no_clock() {
+    let sources = sources();
+    let mut offenders = Vec::new();
+    let mut checked = 0;
+    for core in CORE {
+        let file = format!("{core}.rs");
+        let folder = format!("{core}/");
+        for source in sources
+            .iter()
+            .filter(|s| s.name == file || s.name.starts_with(&folder))
+        {
+            if source.test {
+                continue;
+            }
+            checked += 1;
+            let code: String = source.code.split_whitespace().collect();
+            let words = source.code.split(|c: char| !is_word(c));
+            if words.into_iter().any(|w| w == "tokio") {
+                offenders.push(format!("{}: tokio", source.name));
+            }
+            for clock in ["Instant::now", "SystemTime::now"] {
+                if code.contains(clock) {
+                    offenders.push(format!("{}: {clock}", source.name));
+                }
+            }
+        }
+    }
+    assert!(checked >= CORE.len(), "a core file is missing: {CORE:?}");
+    assert!(
+        offenders.is_empty(),
+        "the cores take each event with its instant from their shells and own no runtime \
+         type and no clock:\n{}",
+        offenders.join("\n")
+    );
+}
+
+/// Each function of `code` as `(its name, its first line, its length in lines)`, counted
+/// as `long-functions` does: from the line of `fn` to the line of the closing brace.
+fn functions(code: &str) -> Vec<(String, usize, usize)> {
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("fn") {
+        if code[..at].chars().last().is_some_and(is_word) {
+            continue;
+        }
+        let after = &code[at + 2..];
+        if !after.starts_with(char::is_whitespace) {
+            continue;
+        }
+        let name: String = after
+            .trim_start()
+            .chars()
+            .take_while(|&c| is_word(c))
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        let Some(open) = after.find(['{', ';']) else {
+            continue;
+        };
+        if !after[open..].starts_with('{') {
+            continue;
+        }
+        let close = matching_brace(code, at + 2 + open);
+        let first = code[..at].matches('\n').count() + 1;
+        let last = code[..close].matches('\n').count() + 1;
+        found.push((name, first, last - first + 1));
+    }
+    found
+}
+
+#[test]
+fn no_function_of_non_test_code_is_over_80_lines() {
+    let mut offenders = Vec::new();
+    for source in sources().iter().filter(|s| !s.test) {
+        for (name, line, lines) in functions(&source.code) {
+            if lines > MAX_FUNCTION_LINES {
+                offenders.push(format!("{lines} lines: {}:{line} {name}", source.name));
+            }
+        }
+    }
+    offenders.sort();
+    assert!(
+        offenders.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines (split them into named helpers):\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn no_file_of_non_test_code_is_over_1000_lines() {
+    let offenders: Vec<String> = sources()
+        .iter()
+        .filter(|s| !s.test && s.text.lines().count() > MAX_FILE_LINES)
+        .map(|s| format!("{} lines: {}", s.text.lines().count(), s.name))
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "files over {MAX_FILE_LINES} lines (make a folder module with a file per concern, \
+         the tests in tests.rs):\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_checks_see_what_they_check() {
+    // The parsing above, on known text: a guard against a check that passes because it
+    // reads nothing.
+    let code = strip("use crate::a::{b, c::{d as e}};\nlet s = \"crate::x::y\"; // super::z\n");
+    assert_eq!(paths_in(&code), ["crate::a::b", "crate::a::c::d"]);
+    let code = blank_test_blocks(&strip(
+        "fn long() {\n\n}\n#[cfg(test)]\nmod tests {\n    fn hidden() {}\n}\n#[cfg(test)]\nmod more;\n",
+    ));
+    assert_eq!(functions(&code), [("long".to_owned(), 1, 3)]);
+    assert_eq!(test_module_declarations(&code), ["more"]);
+    let sources = sources();
+    assert!(sources.iter().any(|s| s.name == "lib.rs" && !s.test));
+    assert!(sources
+        .iter()
+        .any(|s| s.name == "replay/tests.rs" && s.test));
+}
