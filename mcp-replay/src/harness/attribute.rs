@@ -1,7 +1,10 @@
 //! What `#[mcp_fixture]` expands into: calls on [`Test`], a builder of one test's [`Plan`].
 //! A knob of the attribute is one parse arm in the macro and one method here.
 
-use super::{resolve, Failure, Plan, Target};
+use super::outcome::Failure;
+use super::plan::Plan;
+use super::resolve;
+use super::target::Target;
 use crate::options::Options;
 use crate::replay::ServeOutput;
 use crate::rules::Rules;

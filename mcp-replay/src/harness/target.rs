@@ -2,7 +2,7 @@
 //! forms, [`Plan::run`](super::Plan::run) and the command's subcommands. Everything else
 //! (the claim, the preparation, the page, the verdict) is the one flow in `harness/mod.rs`.
 
-use super::Failure;
+use super::outcome::{panic_text, Failure};
 use crate::fixture::Fixture;
 use crate::options::Options;
 use crate::replay::{Serve, ServeOutput};
@@ -123,10 +123,7 @@ async fn replay_client(
     let ended = match tokio::spawn(client.call(transport)).await {
         Ok(ended) => ended,
         Err(e) => Err(crate::ServerError::new(match e.try_into_panic() {
-            Ok(payload) => format!(
-                "the client panicked: {}",
-                super::panic_text(payload.as_ref())
-            ),
+            Ok(payload) => format!("the client panicked: {}", panic_text(payload.as_ref())),
             Err(e) => format!("the client's task ended: {e}"),
         })),
     };

@@ -2,6 +2,9 @@
 use super::*;
 use crate::env::html_folder;
 use crate::fixture::Fixture;
+use crate::update::UpdateMode;
+use crate::Rules;
+use std::path::PathBuf;
 use std::time::Duration;
 
 #[test]

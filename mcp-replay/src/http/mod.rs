@@ -33,6 +33,7 @@ use http::{Request, Response};
 use http_body::Body;
 use http_body_util::Full;
 use std::fmt::Display;
+use std::future::Future;
 use tower_service::Service;
 
 /// A Streamable HTTP service the [`Bridge`] can replay against: a tower
@@ -64,6 +65,31 @@ where
     B: Body<Data: Send, Error: Display> + Send + 'static,
 {
     type ResBody = B;
+}
+
+impl<'f> crate::Replay<'f> {
+    /// Replays against a Streamable HTTP service in process (any tower
+    /// `Service<http::Request<Full<Bytes>>>`, e.g. rmcp's `StreamableHttpService`): the
+    /// same engine and findings as over the pipe, plus an
+    /// [`Http`](crate::MismatchKind::Http) finding for each thing the transport did wrong
+    /// (cargo feature `http`).
+    pub fn http<S: HttpService>(self, service: S) -> impl Future<Output = Report> + Send + 'f {
+        self.bridge(Bridge::new(service))
+    }
+
+    /// Replays through a configured [`Bridge`](Bridge) (endpoint, time
+    /// limit, body limit).
+    pub fn bridge<S: HttpService>(
+        self,
+        bridge: Bridge<S>,
+    ) -> impl Future<Output = Report> + Send + 'f {
+        self.bridge_erased(bridge.erase())
+    }
+
+    async fn bridge_erased(self, bridge: Bridge<DynService>) -> Report {
+        let (fixture, rules, options) = self.parts();
+        fixture.replay_erased_bridge(&rules, options, bridge).await
+    }
 }
 
 impl Fixture {

@@ -15,7 +15,8 @@ impl Fixture {
     /// A replay of this fixture, to be run against a server: set what differs from the
     /// defaults ([`rules`](Replay::rules), [`options`](Replay::options), a
     /// [`timeout`](Replay::timeout)), then [`run`](Replay::run) it on a serve closure (or
-    /// [`http`](Replay::http), [`bridge`](Replay::bridge), [`target`](Replay::target)).
+    /// [`http`](Replay::http), [`bridge`](Replay::bridge)); a child process or a client
+    /// under test is a [`harness::Target`](crate::harness::Target).
     ///
     /// This is the bare replay: the fixture as loaded (or built), the default rules, no
     /// rules file, no update mode (`MCP_FIXTURE_UPDATE` is not read, nothing is written).
@@ -100,48 +101,9 @@ impl<'f> Replay<'f> {
             .await
     }
 
-    /// Replays against a Streamable HTTP service in process (any tower
-    /// `Service<http::Request<Full<Bytes>>>`, e.g. rmcp's `StreamableHttpService`): the
-    /// same engine and findings as over the pipe, plus an
-    /// [`Http`](crate::MismatchKind::Http) finding for each thing the transport did wrong
-    /// (cargo feature `http`).
-    #[cfg(feature = "http")]
-    pub fn http<S: crate::http::HttpService>(
-        self,
-        service: S,
-    ) -> impl Future<Output = Report> + Send + 'f {
-        self.bridge(crate::http::bridge::Bridge::new(service))
-    }
-
-    /// Replays through a configured [`Bridge`](crate::http::bridge::Bridge) (endpoint, time
-    /// limit, body limit).
-    #[cfg(feature = "http")]
-    pub fn bridge<S: crate::http::HttpService>(
-        self,
-        bridge: crate::http::bridge::Bridge<S>,
-    ) -> impl Future<Output = Report> + Send + 'f {
-        self.bridge_erased(bridge.erase())
-    }
-
-    #[cfg(feature = "http")]
-    async fn bridge_erased(
-        self,
-        bridge: crate::http::bridge::Bridge<crate::http::DynService>,
-    ) -> Report {
-        let rules = self.rules_or_default();
-        self.fixture
-            .replay_erased_bridge(&rules, &self.options, bridge)
-            .await
-    }
-
-    /// Replays against any [`Target`](crate::harness::Target): the report, or why there
-    /// was none (a child process that could not be started).
-    pub async fn target(
-        self,
-        target: crate::harness::Target<'_>,
-    ) -> Result<Report, crate::harness::Failure> {
-        let rules = self.rules_or_default();
-        target.replay(self.fixture, &rules, &self.options).await
+    /// The fixture, the rules (the defaults unless set) and the options of this replay.
+    pub(crate) fn parts(&self) -> (&'f Fixture, std::borrow::Cow<'f, Rules>, &Options) {
+        (self.fixture, self.rules_or_default(), &self.options)
     }
 
     fn rules_or_default(&self) -> std::borrow::Cow<'f, Rules> {

@@ -1,0 +1,336 @@
+//! The one flow of a replay: a [`Plan`] resolved from a fixture file and run against a
+//! [`Target`].
+
+use super::claim;
+use super::outcome::{render, Failure, Verdict};
+use super::page::{page_name, write_html};
+use super::resolve::{absolute, check_denied, rules_for, workspace_root};
+use super::target::Target;
+use crate::error::Error;
+use crate::fixture::Fixture;
+use crate::options::Options;
+use crate::replay::ServeOutput;
+use crate::report::Report;
+use crate::rules::Rules;
+use crate::terminal::shell_quote;
+use crate::transport::Transport;
+use crate::update::{write_fixture, UpdateMode, Written};
+use std::future::Future;
+use std::path::{Path, PathBuf};
+
+/// One fixture file to replay, with everything that decides how: the resolution the
+/// attribute and the command share.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The fixture file.
+    pub path: PathBuf,
+    /// The test replaying it (`crate::module::name`), for messages; `None` from the command.
+    pub test: Option<String>,
+    /// The command that re-records this fixture, as a failing report advises it; `None`:
+    /// `MCP_FIXTURE_UPDATE=1 cargo test` of the test.
+    pub rerecord: Option<String>,
+    /// The folder `<WORKSPACE>` stands for (see [`workspace_root`]).
+    pub workspace: PathBuf,
+    /// How the replay runs where the caller says so (a time limit, the protocol era, the
+    /// trace, strict exit, stray output allowed, ...): the header, the environment and the
+    /// defaults decide the rest. Compare only is set from `mode`.
+    pub options: Options,
+    /// Rules of the caller's own, applied after the defaults and the folder's rules file.
+    pub rules: Option<Rules>,
+    /// Compare only, or re-record.
+    pub mode: UpdateMode,
+    /// The report goes to a terminal: colored unless the environment says otherwise
+    /// ([`color_wanted`]).
+    pub terminal: bool,
+    /// The folder [`Plan::run`] writes the picture of the session to, as one
+    /// self-contained HTML page named after the test ([`page_name`]), passing or failing;
+    /// a relative folder is taken from the workspace root. By default what
+    /// [`HTML_ENV`] (`MCP_REPLAY_HTML`) names; `None`: no page, and the replay keeps no
+    /// timeline.
+    pub html: Option<PathBuf>,
+    /// The file the page goes to, whatever [`Plan::html`] says (the command's `--html
+    /// PATH` for one fixture, or its numbered pages).
+    pub page: Option<PathBuf>,
+}
+
+impl Plan {
+    /// A plan for the fixture at `path` with nothing overridden; the workspace root is
+    /// found from the fixture's folder ([`workspace_root`]).
+    pub fn new(path: impl Into<PathBuf>, mode: UpdateMode) -> Plan {
+        let path = path.into();
+        let folder = absolute(path.parent().unwrap_or(Path::new(".")));
+        Plan {
+            workspace: workspace_root(&folder),
+            path,
+            test: None,
+            rerecord: None,
+            options: Options::default(),
+            rules: None,
+            mode,
+            terminal: false,
+            html: crate::env::html(),
+            page: None,
+        }
+    }
+
+    /// Loads the fixture and resolves its rules ([`rules_for`]) and the options it replays
+    /// with (compare only unless the update mode re-records). A missing fixture names the
+    /// test and says how to start one.
+    pub fn prepare(&self) -> Result<(Fixture, Rules, Options), Failure> {
+        let fixture = match Fixture::load(&self.path) {
+            Err(Error::MissingFixture { path, .. }) => {
+                return Err(Error::MissingFixture {
+                    path,
+                    test: self.test.clone(),
+                }
+                .into())
+            }
+            other => other?,
+        };
+        let mut options = self.options.clone();
+        match self.mode {
+            UpdateMode::No => options = options.without_recording(),
+            // A passing test writes nothing in `new` (the default outside CI): no copy of
+            // its exchange is made for it.
+            UpdateMode::New => options = options.record_on_change(),
+            UpdateMode::Always | UpdateMode::Force => {}
+        }
+        if self.html.is_some() || self.page.is_some() {
+            options = options.timeline(true);
+        }
+        let folder = self.path.parent().unwrap_or(Path::new("."));
+        let rules = rules_for(Some(&fixture), folder, &self.workspace, self.rules.as_ref())?;
+        check_denied(&fixture, &rules)?;
+        Ok((fixture, rules, options))
+    }
+
+    /// What `#[mcp_fixture]` does, without the macro: [`replay`](Plan::replay)s the
+    /// fixture against the server `serve` runs, prints a passing report's notes, and says
+    /// on stderr what it wrote (a re-recording, a pending file that `mcp-replay test`
+    /// collects). The same fixture folder gives the same result as under the attribute.
+    ///
+    /// ```no_run
+    /// use mcp_replay::harness::Plan;
+    /// use mcp_replay::update::UpdateMode;
+    ///
+    /// # async fn demo() -> Result<(), mcp_replay::harness::Failure> {
+    /// Plan::new("fixtures/lookup_issue.jsonl", UpdateMode::from_env()?)
+    ///     .run(|transport| async move { drop(transport) })
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn run<'a, F, Fut, O>(self, serve: F) -> impl Future<Output = Result<Verdict, Failure>> + 'a
+    where
+        F: FnOnce(Transport) -> Fut + Send + 'a,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        // Only the closure's erasure is generic: the flow is compiled once, here.
+        self.run_target(Target::serve(serve))
+    }
+
+    /// [`run`](Plan::run) against any [`Target`]: what the attribute's forms call.
+    pub async fn run_target(self, target: Target<'_>) -> Result<Verdict, Failure> {
+        let replayed = self.replay(target).await;
+        if let Some(report) = replayed.report.as_ref().filter(|r| r.is_ok()) {
+            print_notes(report);
+        }
+        match replayed.into_verdict() {
+            // `mcp-replay test` collects the pending files after the run itself: a test
+            // that wrote one does not fail there, so that cargo's status says whether
+            // anything else did.
+            Err(Failure::Pending { path, .. }) if crate::env::pending_passes() => {
+                eprintln!("mcp-replay: wrote the pending {}", path.display());
+                Ok(Verdict::Passed)
+            }
+            Ok(Verdict::Rerecorded(path)) => {
+                eprintln!("mcp-replay: re-recorded {}", path.display());
+                Ok(Verdict::Rerecorded(path))
+            }
+            other => other,
+        }
+    }
+
+    /// The one flow of a replay: claims the fixture for this run's update mode (several
+    /// tests of one fixture re-record it once), [`prepare`](Plan::prepare)s it, replays it
+    /// against `target`, names the test, writes the page of the session and
+    /// [`conclude`](Plan::conclude)s. A client under test ([`Target::Client`]) is never
+    /// re-recorded.
+    pub async fn replay(mut self, target: Target<'_>) -> Replayed {
+        if target.is_client() {
+            self.mode = UpdateMode::No;
+        }
+        let test = self
+            .test
+            .clone()
+            .unwrap_or_else(|| self.path.display().to_string());
+        let claim = claim::claim_for_update(&self.path, self.mode, &test).await;
+        let mut plan = self;
+        claim.adjust(&mut plan.path, &mut plan.mode);
+        let report = match plan.prepare() {
+            Ok((fixture, rules, options)) => target.replay(&fixture, &rules, &options).await,
+            Err(failure) => Err(failure),
+        };
+        let mut report = match report {
+            Ok(report) => report,
+            Err(failure) => return Replayed::without_report(failure),
+        };
+        if let Some(test) = &plan.test {
+            report = report.with_test_name(test);
+        }
+        if let Some(command) = &plan.rerecord {
+            report = report.with_rerecord_command(command);
+        }
+        let page = plan.write_page(&report);
+        Replayed {
+            verdict: claim.conclude(|| plan.conclude(&report), &plan.path, &report, &test),
+            report: Some(report),
+            page,
+        }
+    }
+
+    /// Where [`Plan::replay`] writes the page of this plan's session, if it writes one:
+    /// [`Plan::page`], else [`page_name`] of the test (else of the fixture's file name) in
+    /// [`Plan::html`].
+    pub fn page_path(&self) -> Option<PathBuf> {
+        if let Some(page) = &self.page {
+            return Some(page.clone());
+        }
+        let folder = self.html.as_ref()?;
+        let folder = if folder.is_absolute() {
+            folder.clone()
+        } else {
+            self.workspace.join(folder)
+        };
+        let name = match &self.test {
+            Some(test) => page_name(test),
+            None => page_name(
+                &self
+                    .path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            ),
+        };
+        Some(folder.join(name))
+    }
+
+    /// Writes the page of `report` where [`page_path`](Plan::page_path) says: `None` when
+    /// there is none to write.
+    fn write_page(&self, report: &Report) -> Option<Result<PathBuf, Error>> {
+        let path = self.page_path()?;
+        match write_html(report, &path) {
+            Ok(true) => Some(Ok(path)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// Applies the update mode to a finished replay: passes, re-records, or fails with
+    /// the report (and, in `new` mode, with the command that accepts the pending file).
+    pub fn conclude(&self, report: &Report) -> Result<Verdict, Failure> {
+        let mode = self.mode;
+        // Accepted contract changes pass, yet a re-recording writes what the server sent.
+        let unchanged = report.is_ok() && report.accepted().is_empty();
+        // An unchanged server writes nothing, in every mode (a stale pending file of an
+        // earlier run no longer says what the server does: it goes).
+        if unchanged && mode == UpdateMode::New {
+            crate::update::remove_pending(&self.path)?;
+        }
+        if mode == UpdateMode::No || (unchanged && mode != UpdateMode::Force) {
+            return if report.is_ok() {
+                Ok(Verdict::Passed)
+            } else {
+                Err(Failure::Findings(render(report, self.terminal)))
+            };
+        }
+        let text = render(report, self.terminal);
+        let Some(recorded) = report.recorded() else {
+            // Stray output first: its advice (allow it) differs from the others' (fix it).
+            let mut kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
+            kinds.sort_by_key(|k| *k != crate::MismatchKind::StrayOutput);
+            let why = kinds
+                .iter()
+                .find_map(|k| k.why_not_rerecorded())
+                .or(crate::MismatchKind::Timeout.why_not_rerecorded())
+                .unwrap_or_default();
+            let why = format!("The fixture was NOT re-recorded: {why}");
+            return Err(Failure::NotRerecorded(format!("{text}\n\n{why}")));
+        };
+        match write_fixture(recorded, &self.path, mode)? {
+            Written::Unchanged(_) => Ok(Verdict::Passed),
+            Written::Updated(p) => Ok(Verdict::Rerecorded(p)),
+            Written::Pending(p) => Err(Failure::Pending {
+                message: format!(
+                    "{text}\n\nmcp-replay: wrote the new recording to {new}; review it with\n    \
+                 mcp-replay review {quoted}\n\
+                 or accept it with\n    \
+                 mcp-replay accept {quoted}\n\
+                 or reject it with\n    \
+                 mcp-replay reject {quoted}",
+                    new = p.display(),
+                    quoted = shell_quote(&p.display().to_string())
+                ),
+                path: p,
+            }),
+        }
+    }
+}
+
+/// What one [`Plan::replay`] gave: the verdict, the report when there was a replay, and
+/// what became of the page of the session.
+#[derive(Debug)]
+pub struct Replayed {
+    /// Passed, re-recorded, or why not.
+    pub verdict: Result<Verdict, Failure>,
+    /// The replay's report; `None` when there was no replay (a fixture that could not be
+    /// read, a server that could not be started).
+    pub report: Option<Report>,
+    /// The page of the session: its path once written, or why it could not be; `None`
+    /// when none was asked for or the replay kept no timeline.
+    pub page: Option<Result<PathBuf, Error>>,
+}
+
+impl Replayed {
+    fn without_report(failure: Failure) -> Replayed {
+        Replayed {
+            verdict: Err(failure),
+            report: None,
+            page: None,
+        }
+    }
+
+    /// The verdict with what became of the page: a failure names the page (or why it could
+    /// not be written); a replay that passed fails when its page could not be written.
+    pub fn into_verdict(self) -> Result<Verdict, Failure> {
+        with_page(self.verdict, self.page)
+    }
+}
+
+/// `verdict`, with what became of the page of its session: a failure names the page (or
+/// why it could not be written); a test that passed fails when its page could not be.
+fn with_page(
+    verdict: Result<Verdict, Failure>,
+    page: Option<Result<PathBuf, Error>>,
+) -> Result<Verdict, Failure> {
+    match (verdict, page) {
+        (verdict, None) => verdict,
+        (Ok(verdict), Some(Ok(_))) => Ok(verdict),
+        (Ok(_), Some(Err(e))) => Err(Failure::Input(e)),
+        (Err(failure), Some(Ok(path))) => {
+            Err(failure.mention(&format!("The picture of the session: {}", path.display())))
+        }
+        (Err(failure), Some(Err(e))) => Err(failure.mention(&format!(
+            "The picture of the session could not be written: {e}"
+        ))),
+    }
+}
+
+/// The notes of a report (a server that needed a signal to stop, stray output a fixture
+/// allows), on stderr: libtest shows them with `--nocapture` or for a failing test; a
+/// failing report has them in its text too.
+fn print_notes(report: &Report) {
+    for note in report.notes() {
+        eprintln!("mcp-replay: {}: note: {note}", report.source());
+    }
+}
