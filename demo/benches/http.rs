@@ -2,7 +2,7 @@
 //! `docs/PERFORMANCE.md`, "Streamable HTTP". As in `benches/replay.rs`, every figure is a
 //! ratio or difference of two sides measured in this one run, interleaved, median.
 //!
-//! 1. In process: `Fixture::replay_http` of N echo calls against rmcp's
+//! 1. In process: `fixture.replay().http(..)` of N echo calls against rmcp's
 //!    `StreamableHttpService` serving `DemoServer`, against a raw client doing the same
 //!    exchange by hand through `StreamableHttpService::handle`.
 //! 2. Over sockets: the added latency of the `mcp-replay record --listen` proxy per
@@ -165,7 +165,7 @@ fn in_process(quick: bool) {
     } else {
         &[(1, 200), (100, 30)]
     };
-    println!("\n## 1. In process: `replay_http` against a raw client (current-thread runtime, `StreamableHttpService` + `DemoServer`)\n");
+    println!("\n## 1. In process: `replay().http` against a raw client (current-thread runtime, `StreamableHttpService` + `DemoServer`)\n");
     println!("| N calls | harness | raw client | harness per call | raw per call | harness/raw (median of per-run ratios) |");
     println!("|---:|---:|---:|---:|---:|---:|");
     for &(n, reps) in sizes {

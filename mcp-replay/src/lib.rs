@@ -45,7 +45,7 @@
 //!   `Plan::new(path, UpdateMode::from_env()?).run(serve).await` is
 //!   `#[mcp_fixture]` without the macro.
 //! - [`Fixture::replay`] is the bare replay: the fixture as you loaded or built it, the
-//!   default rules (or yours, with [`replay_with`](Fixture::replay_with)), no update
+//!   default rules (or yours, with [`Replay::rules`]), no update
 //!   mode and no file written; the [`Report`] is yours to inspect. To re-record from it,
 //!   write [`Report::recorded`] with [`update::write_fixture`].
 //!
@@ -84,7 +84,7 @@
 //! ## The API at a glance
 //!
 //! - At the root, what a test touches: [`mcp_fixture`], [`Fixture`] (load, configure,
-//!   [`replay`](Fixture::replay), [`mock_server`](Fixture::mock_server)), [`Transport`],
+//!   [`replay`](Fixture::replay), [`mock`](Fixture::mock)), [`Transport`],
 //!   [`Report`] with its [`Mismatch`]es, [`MismatchKind`] and [`Difference`]s, [`Rules`],
 //!   [`Error`], and [`ServeOutput`] (what a serve closure may return).
 //! - [`fixture`]: the parts of a fixture ([`Entry`](fixture::Entry), the typed
@@ -197,8 +197,8 @@ pub use json::Difference;
 ///
 /// The function may return `()` or `Result<(), E>` with `E: Debug` (an `Err` is
 /// reported as a server failure); it must not be generic. The test becomes a
-/// parameterless `async fn` whose body is one call to [`harness::run`], with the
-/// original body as the serve closure; all other attributes are kept as written. A
+/// parameterless `async fn` whose body is one chain of calls on [`harness::Test`], with
+/// the original body as the serve closure; all other attributes are kept as written. A
 /// failing test panics with the report at the test function's own file and line.
 pub use mcp_replay_macros::mcp_fixture;
 pub use options::{Options, ServerRequestHandler};

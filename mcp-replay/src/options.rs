@@ -121,7 +121,7 @@ impl Options {
         self
     }
 
-    /// When the fixture plays the server for a client ([`Fixture::mock_server`],
+    /// When the fixture plays the server for a client ([`Fixture::mock`],
     /// `mcp-replay serve`), the pause after each message that another follows at once: a
     /// client reads and handles each before the next arrives. `Duration::ZERO` writes them
     /// back to back (a stress mode for clients that lose messages when a server is fast).

@@ -26,7 +26,7 @@ pub fn page_name(test: &str) -> String {
 
 /// Writes the picture of the session of `report` ([`Report::to_html`]) to `path`
 /// atomically, creating its folder: `Ok(false)`, and nothing written, when the replay kept
-/// no timeline ([`Options::timeline`]).
+/// no timeline ([`Options::timeline`](crate::Options::timeline)).
 pub fn write_html(report: &Report, path: &Path) -> Result<bool, Error> {
     let Some(page) = report.to_html() else {
         return Ok(false);

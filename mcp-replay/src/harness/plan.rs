@@ -40,12 +40,12 @@ pub struct Plan {
     /// Compare only, or re-record.
     pub mode: UpdateMode,
     /// The report goes to a terminal: colored unless the environment says otherwise
-    /// ([`color_wanted`]).
+    /// ([`color_wanted`](crate::harness::color_wanted)).
     pub terminal: bool,
     /// The folder [`Plan::run`] writes the picture of the session to, as one
     /// self-contained HTML page named after the test ([`page_name`]), passing or failing;
     /// a relative folder is taken from the workspace root. By default what
-    /// [`HTML_ENV`] (`MCP_REPLAY_HTML`) names; `None`: no page, and the replay keeps no
+    /// [`HTML_ENV`](crate::env::HTML_ENV) (`MCP_REPLAY_HTML`) names; `None`: no page, and the replay keeps no
     /// timeline.
     pub html: Option<PathBuf>,
     /// The file the page goes to, whatever [`Plan::html`] says (the command's `--html

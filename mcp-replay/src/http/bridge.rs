@@ -144,10 +144,10 @@ impl<S: HttpService> Bridge<S> {
     /// recording's server messages): from 2026-07-28 on, a `tools/call` carries the
     /// `Mcp-Param-*` headers its tool's input schema asks for with `x-mcp-header`, and the
     /// bridge knows the schema from the server's own `tools/list` results in the session,
-    /// else from these. [`Fixture::replay_bridge`] passes the fixture's, so that a
+    /// else from these. [`Replay::bridge`] passes the fixture's, so that a
     /// fixture recorded over stdio, where no header was sent, replays over HTTP as well.
     ///
-    /// [`Fixture::replay_bridge`]: crate::Fixture::replay_bridge
+    /// [`Replay::bridge`]: crate::Replay::bridge
     pub fn listed_tools<'a>(mut self, messages: impl IntoIterator<Item = &'a Value>) -> Self {
         self.tools = ToolSchemas::of(messages);
         self
@@ -157,10 +157,10 @@ impl<S: HttpService> Bridge<S> {
     /// answered (what the TypeScript and Python SDK clients do). A server that sends a
     /// message on its own while handling `notifications/initialized` (server-everything
     /// announces a `tools/list_changed`) can only deliver it on a stream already open:
-    /// a client that opens it later never sees the message. [`Fixture::replay_bridge`]
+    /// a client that opens it later never sees the message. [`Replay::bridge`]
     /// listens early exactly when the fixture holds such a message.
     ///
-    /// [`Fixture::replay_bridge`]: crate::Fixture::replay_bridge
+    /// [`Replay::bridge`]: crate::Replay::bridge
     pub fn listen_early(mut self, early: bool) -> Self {
         self.listen_early = early;
         self

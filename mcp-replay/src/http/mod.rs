@@ -15,7 +15,7 @@
 //! and resumes it with `Last-Event-ID` (`docs/http.md`, "Resumability").
 //!
 //! The other way round, [`front`] serves a line-speaking server (a fixture's mock server,
-//! [`Fixture::mock_http`]) to a client under test over Streamable HTTP; `mcp-replay serve
+//! [`Mock::http`](crate::mock::Mock::http)) to a client under test over Streamable HTTP; `mcp-replay serve
 //! --http ADDR` mounts it on a socket.
 
 pub mod bridge;
