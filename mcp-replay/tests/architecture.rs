@@ -629,6 +629,55 @@ fn no_file_of_non_test_code_is_over_1000_lines() {
     );
 }
 
+/// Files (relative to `src/`) that may read the environment: `env.rs` alone, as insta's
+/// `env.rs` (docs/ARCHITECTURE.md, "Invariants").
+const READS_THE_ENVIRONMENT: &[&str] = &["env.rs"];
+
+/// Files that may read a fixture's header for a policy: the resolve step
+/// (`Options::resolve`) and the fixture's own rules (`Rules::for_fixture`, in the fixture's
+/// file), and the fixture's own folder, which parses and writes it.
+const READS_THE_HEADER: &[&str] = &["options.rs", "data/fixture.rs", "data/fixture/"];
+
+#[test]
+fn only_env_rs_reads_the_environment() {
+    let offenders: Vec<String> = sources()
+        .iter()
+        .filter(|s| !s.test && !READS_THE_ENVIRONMENT.contains(&s.name.as_str()))
+        .filter(|s| {
+            let code: String = s.code.split_whitespace().collect();
+            ["env::var(", "env::var_os(", "env::vars("]
+                .iter()
+                .any(|call| code.contains(call))
+        })
+        .map(|s| s.name.clone())
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "read an environment variable through env.rs (one function per variable), not \
+         std::env here:\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn no_header_is_read_below_the_resolve_step() {
+    let offenders: Vec<String> = sources()
+        .iter()
+        .filter(|s| !s.test)
+        .filter(|s| !READS_THE_HEADER.iter().any(|allowed| {
+            s.name == *allowed || (allowed.ends_with('/') && s.name.starts_with(allowed))
+        }))
+        .filter(|s| s.code.split_whitespace().collect::<String>().contains(".header()"))
+        .map(|s| s.name.clone())
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "the header meets the options, the rules and the environment in Options::resolve \
+         (and the rules in Rules::for_fixture); below it, read Settings:\n{}",
+        offenders.join("\n")
+    );
+}
+
 #[test]
 fn the_checks_see_what_they_check() {
     // The parsing above, on known text: a guard against a check that passes because it
