@@ -3,7 +3,8 @@
 
 use crate::error::Error;
 use clap::{Args, ValueEnum};
-use mcp_replay::harness::{self, parse_duration};
+use mcp_replay::_support::parse_duration;
+use mcp_replay::harness;
 use mcp_replay::{Fixture, Rules};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -100,9 +101,9 @@ impl ServerArg {
     }
 
     /// The server command as one line a shell runs as given (each word
-    /// [`harness::shell_quote`]d).
+    /// [`mcp_replay::_support::shell_quote`]d).
     pub fn line(&self) -> String {
-        harness::shell_line(self.words())
+        mcp_replay::_support::shell_line(self.words())
     }
 }
 

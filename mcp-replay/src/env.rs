@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 /// The environment variable that decides whether a test re-records its fixture: unset or
 /// `auto` (`new` locally, `no` under CI), `no`/`0`, `new`, `1`/`always`, `force`
-/// ([`UpdateMode`](crate::update::UpdateMode)).
+/// ([`UpdateMode`](crate::lifecycle::update::UpdateMode)).
 pub const UPDATE_ENV: &str = "MCP_FIXTURE_UPDATE";
 
 /// The environment variable that turns the trace on (`1`, `true`, `yes`).

@@ -102,47 +102,51 @@
 
 #![warn(missing_docs)]
 
-mod advice;
-pub mod contract;
-pub mod coverage;
-pub mod diff;
 pub mod env;
 mod error;
-mod excerpt;
-pub mod fixture;
 pub mod harness;
-mod html;
-#[cfg(feature = "http")]
-pub mod http;
-mod json;
-pub mod mcporter;
-mod message;
-mod mismatch;
-pub mod mock;
-mod needle;
 mod normalize;
 mod options;
-pub mod output;
-pub mod process;
-pub mod protocol;
-mod protocol_check;
-pub mod record;
-mod replay;
-mod report;
-mod terminal;
-mod timeline;
-mod timing;
-mod transport;
-pub mod update;
-pub mod validate;
 pub use validate::ProtocolCheck;
+
+mod analyses;
+mod data;
+mod engine;
+mod findings;
+mod lifecycle;
+
+pub use analyses::contract;
+pub use analyses::coverage;
+pub use analyses::diff;
+pub use analyses::validate;
+pub use data::fixture;
+pub use data::protocol;
+#[cfg(feature = "http")]
+pub use engine::http;
+pub use engine::mock;
+pub use engine::process;
+pub use findings::output;
+pub use lifecycle::mcporter;
+pub use lifecycle::record;
+pub use lifecycle::update;
+
+/// What only the `mcp-replay` command uses (as insta's `_cargo_insta_support`): not a
+/// public API, and not part of the documented surface a test author touches.
+#[doc(hidden)]
+pub mod _support {
+    pub use crate::data::timing::parse_duration;
+    pub use crate::findings::terminal::{color_wanted, shell_line, shell_quote};
+}
 
 pub use normalize::personal;
 pub use normalize::rules;
 
+pub use data::json::Difference;
+pub use engine::replay::{Replay, Serve, ServeOutput, ServerError};
+pub use engine::transport::Transport;
 pub use error::{Error, Invalid};
+pub use findings::report::{Mismatch, MismatchKind, Report};
 pub use fixture::Fixture;
-pub use json::Difference;
 /// Turns an `async fn` test taking one [`Transport`] into a replay test of the
 /// fixture `<dir>/<name>.jsonl`.
 ///
@@ -202,23 +206,20 @@ pub use json::Difference;
 /// failing test panics with the report at the test function's own file and line.
 pub use mcp_replay_macros::mcp_fixture;
 pub use options::{Options, ServerRequestHandler};
-pub use replay::{Replay, Serve, ServeOutput, ServerError};
-pub use report::{Mismatch, MismatchKind, Report};
 pub use rules::Rules;
-pub use transport::Transport;
 
 /// Hooks into the internals for this repository's benchmarks and fuzz targets, behind
 /// the `internals` feature that users never turn on. Not a public API.
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod internals {
-    use crate::fixture::Entry;
+    use crate::data::fixture::Entry;
     use crate::rules::Rules;
 
     /// The stdio framing of one line the harness reads from a server (trailing `\r\n`
     /// trimmed): the message, or why it is not one.
     pub fn frame_line(line: &[u8]) -> Result<serde_json::Value, crate::Invalid> {
-        crate::transport::frame_line(line)
+        crate::engine::transport::frame_line(line)
     }
 
     /// Checks the replay's fast path for responses against the general path on `line`
@@ -230,6 +231,6 @@ pub mod internals {
     /// The replay's comparison of one server message with a fixture entry, outside a
     /// session.
     pub fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
-        crate::replay::line_matches(rules, entry, line)
+        crate::engine::replay::line_matches(rules, entry, line)
     }
 }

@@ -4,12 +4,12 @@
 //! the mock read only the settings; nothing is written onto the fixture to be read back
 //! deep inside.
 
-use crate::contract::Class;
-use crate::fixture::Fixture;
-use crate::protocol::Era;
+use crate::analyses::contract::Class;
+use crate::analyses::validate::ProtocolCheck;
+use crate::data::fixture::Fixture;
+use crate::data::protocol::Era;
+use crate::data::timing::Timing;
 use crate::rules::Rules;
-use crate::timing::Timing;
-use crate::validate::ProtocolCheck;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
@@ -134,7 +134,7 @@ impl Options {
     /// When the fixture plays the server, each server message waits its recorded pause
     /// after the client message it answers, times `scale` (`1.0` as recorded, `0.5` twice
     /// as fast). `timing` comes from `mcp-replay record --timing FILE`
-    /// ([`Timing::load`](crate::timing::Timing::load)). Off by default: messages are only
+    /// ([`Timing::load`](crate::data::timing::Timing::load)). Off by default: messages are only
     /// paced ([`Options::pace`]).
     pub fn timing(mut self, timing: Timing, scale: f64) -> Options {
         self.timing = Some(Arc::new((timing, scale.max(0.0))));
@@ -171,7 +171,7 @@ impl Options {
         self
     }
 
-    /// What a server message that is not valid MCP is ([`validate`](crate::validate)): a
+    /// What a server message that is not valid MCP is ([`validate`](crate::analyses::validate)): a
     /// [`Protocol`](crate::MismatchKind::Protocol) finding ([`ProtocolCheck::Deny`], the
     /// default), a warning ([`ProtocolCheck::Warn`], for a server one cannot fix; see
     /// [`Report::warnings`](crate::Report::warnings)), or not checked. Else the header's
@@ -290,7 +290,7 @@ impl Settings<'_> {
     /// order. A fixture with `"strict_order": true` keeps its one order.
     #[cfg(feature = "http")]
     pub fn across_streams(mut self, fixture: &Fixture) -> Self {
-        use crate::fixture::{Direction, MessageKind};
+        use crate::data::fixture::{Direction, MessageKind};
         if self.strict_order {
             return self;
         }

@@ -319,7 +319,7 @@ fn junit_case(path: &Path, found: &[Problem]) -> junit::Case {
 
 /// A `.jsonl.new` file: a re-recording waiting to be accepted or rejected.
 fn pending_problem(path: &Path) -> Problem {
-    let quoted = mcp_replay::harness::shell_quote(&path.display().to_string());
+    let quoted = mcp_replay::_support::shell_quote(&path.display().to_string());
     Problem {
         kind: "pending",
         line: None,

@@ -6,7 +6,7 @@ use crate::error::{Error, Outcome};
 use crate::junit;
 use crate::out::{outln, print_json};
 use mcp_replay::contract::Class;
-use mcp_replay::{harness, output, Fixture};
+use mcp_replay::{output, Fixture};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -67,7 +67,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Error> {
     match args.output.format {
         Format::Json => print_json(&output::document("diff", vec![diff.to_json(threshold)]))?,
         Format::Text => {
-            if harness::color_wanted(std::io::stdout().is_terminal()) {
+            if mcp_replay::_support::color_wanted(std::io::stdout().is_terminal()) {
                 outln!("{diff:#}");
             } else {
                 outln!("{diff}");

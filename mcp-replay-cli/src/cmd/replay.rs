@@ -102,7 +102,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     let json = args.output.format == Format::Json;
     // A terminal that is not given JSON: reports in color unless the environment says not.
     let terminal = !json && std::io::stdout().is_terminal();
-    let paint = Paint(!json && harness::color_wanted(terminal));
+    let paint = Paint(!json && mcp_replay::_support::color_wanted(terminal));
     let _server = http_server(&args).await?;
     let started = Instant::now();
     let selected = args.selected();
@@ -602,7 +602,7 @@ async fn replay_one(
         command.push("--".into());
         command.extend(args.server.words());
     }
-    plan.rerecord = Some(harness::shell_line(command));
+    plan.rerecord = Some(mcp_replay::_support::shell_line(command));
     let target = crate::live::target(args.url.as_ref(), &args.server);
     let replayed = plan.replay(target).await;
     let (what, mut failure, mut error) = match replayed.verdict {

@@ -9,7 +9,7 @@ use crate::error::{Error, Outcome};
 use crate::out::outln;
 use crate::pending::{find, take_all, Pending};
 use crate::terminal;
-use mcp_replay::{harness, Fixture};
+use mcp_replay::Fixture;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -250,7 +250,7 @@ fn page(p: &Pending, index: usize, count: usize, rules: &RulesArg, width: usize)
             p.file.display().to_string(),
         )
         .most_severe_first();
-    if harness::color_wanted(true) {
+    if mcp_replay::_support::color_wanted(true) {
         let _ = write!(text, "{diff:#}");
     } else {
         let _ = write!(text, "{diff}");

@@ -10,7 +10,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use mcp_replay::harness::{self, parse_duration};
+use mcp_replay::_support::parse_duration;
 use mcp_replay::http::front::HttpMock;
 use mcp_replay::mock::Timing;
 use mcp_replay::{mcporter, Fixture, Options, Report, Rules};
@@ -153,7 +153,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
                 .await
         }
     };
-    if harness::color_wanted(std::io::stderr().is_terminal()) {
+    if mcp_replay::_support::color_wanted(std::io::stderr().is_terminal()) {
         eprintln!("{report:#}");
     } else {
         eprintln!("{report}");

@@ -5,11 +5,11 @@ use super::outcome::Failure;
 use super::plan::Plan;
 use super::resolve;
 use super::target::Target;
+use crate::engine::replay::ServeOutput;
+use crate::engine::transport::Transport;
+use crate::lifecycle::update::UpdateMode;
 use crate::options::Options;
-use crate::replay::ServeOutput;
 use crate::rules::Rules;
-use crate::transport::Transport;
-use crate::update::UpdateMode;
 use crate::ProtocolCheck;
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -146,7 +146,7 @@ impl Test {
     pub async fn http<Fut, S>(self, service: Fut) -> Result<(), Failure>
     where
         Fut: Future<Output = S>,
-        S: crate::http::HttpService,
+        S: crate::engine::http::HttpService,
     {
         let target = Target::http(service.await);
         self.target(target).await

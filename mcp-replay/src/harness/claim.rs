@@ -1,8 +1,8 @@
 //! Who re-records a fixture that several tests of one run replay.
 
 use super::outcome::{render, Failure, Verdict};
-use crate::report::Report;
-use crate::update::UpdateMode;
+use crate::findings::report::Report;
+use crate::lifecycle::update::UpdateMode;
 use std::path::{Path, PathBuf};
 
 /// What a test may do with its fixture in update mode. Several tests of one run may replay
@@ -59,7 +59,7 @@ impl Claim {
     pub(super) fn adjust(&self, path: &mut PathBuf, mode: &mut UpdateMode) {
         if let Claim::After { .. } = self {
             if *mode == UpdateMode::New {
-                let pending = crate::update::pending_path(path);
+                let pending = crate::lifecycle::update::pending_path(path);
                 if pending.is_file() {
                     *path = pending;
                 }

@@ -16,7 +16,7 @@
 //! # async fn demo() -> Result<(), mcp_replay::harness::Failure> {
 //! let plan = Plan::new("fixtures/lookup_issue.jsonl", UpdateMode::from_env()?);
 //! let replayed = plan
-//!     .replay().run(Target::serve(|transport| async move { drop(transport) }))
+//!     .replay(Target::serve(|transport| async move { drop(transport) }))
 //!     .await;
 //! match replayed.verdict? {
 //!     Verdict::Passed => println!("ok"),
@@ -34,8 +34,6 @@ mod resolve;
 mod target;
 
 pub use crate::env::PENDING_PASSES_ENV;
-pub use crate::terminal::{color_wanted, shell_line, shell_quote};
-pub use crate::timing::parse_duration;
 pub use attribute::Test;
 pub use outcome::{Failure, Verdict};
 pub use page::{page_name, write_html, HTML_ENV};

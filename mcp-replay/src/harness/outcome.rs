@@ -2,8 +2,8 @@
 //! failure's text. A leaf: the flow, the targets and the attribute all use it.
 
 use crate::error::Error;
-use crate::report::Report;
-use crate::terminal::color_wanted;
+use crate::findings::report::Report;
+use crate::findings::terminal::color_wanted;
 use std::fmt;
 use std::path::PathBuf;
 

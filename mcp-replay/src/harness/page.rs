@@ -1,7 +1,7 @@
 //! The picture of a session as a file: where a test's page goes and how it is written.
 
 use crate::error::Error;
-use crate::report::Report;
+use crate::findings::report::Report;
 use std::path::Path;
 
 pub use crate::env::HTML_ENV;
@@ -31,7 +31,7 @@ pub fn write_html(report: &Report, path: &Path) -> Result<bool, Error> {
     let Some(page) = report.to_html() else {
         return Ok(false);
     };
-    crate::update::write_atomically(path, |file| {
+    crate::lifecycle::update::write_atomically(path, |file| {
         use std::io::Write as _;
         file.write_all(page.as_bytes())
     })

@@ -6,15 +6,15 @@ use super::outcome::{render, Failure, Verdict};
 use super::page::{page_name, write_html};
 use super::resolve::{absolute, check_denied, rules_for, workspace_root};
 use super::target::Target;
+use crate::data::fixture::Fixture;
+use crate::engine::replay::ServeOutput;
+use crate::engine::transport::Transport;
 use crate::error::Error;
-use crate::fixture::Fixture;
+use crate::findings::report::Report;
+use crate::findings::terminal::shell_quote;
+use crate::lifecycle::update::{write_fixture, UpdateMode, Written};
 use crate::options::Options;
-use crate::replay::ServeOutput;
-use crate::report::Report;
 use crate::rules::Rules;
-use crate::terminal::shell_quote;
-use crate::transport::Transport;
-use crate::update::{write_fixture, UpdateMode, Written};
 use std::future::Future;
 use std::path::{Path, PathBuf};
 
@@ -40,7 +40,7 @@ pub struct Plan {
     /// Compare only, or re-record.
     pub mode: UpdateMode,
     /// The report goes to a terminal: colored unless the environment says otherwise
-    /// ([`color_wanted`](crate::harness::color_wanted)).
+    /// ([`color_wanted`](crate::_support::color_wanted)).
     pub terminal: bool,
     /// The folder [`Plan::run`] writes the picture of the session to, as one
     /// self-contained HTML page named after the test ([`page_name`]), passing or failing;
@@ -235,7 +235,7 @@ impl Plan {
         // An unchanged server writes nothing, in every mode (a stale pending file of an
         // earlier run no longer says what the server does: it goes).
         if unchanged && mode == UpdateMode::New {
-            crate::update::remove_pending(&self.path)?;
+            crate::lifecycle::update::remove_pending(&self.path)?;
         }
         if mode == UpdateMode::No || (unchanged && mode != UpdateMode::Force) {
             return if report.is_ok() {

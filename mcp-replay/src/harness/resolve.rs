@@ -2,8 +2,8 @@
 //! folder's rules file, the test's own, the values files the environment names), the deny
 //! lists checked, and the workspace root `<WORKSPACE>` stands for.
 
+use crate::data::fixture::Fixture;
 use crate::error::Error;
-use crate::fixture::Fixture;
 use crate::rules::Rules;
 use std::path::{Path, PathBuf};
 

@@ -3,12 +3,12 @@
 //! (the claim, the preparation, the page, the verdict) is the one flow in `harness/mod.rs`.
 
 use super::outcome::{panic_text, Failure};
-use crate::fixture::Fixture;
+use crate::data::fixture::Fixture;
+use crate::engine::replay::{Serve, ServeOutput};
+use crate::engine::transport::Transport;
+use crate::findings::report::Report;
 use crate::options::Options;
-use crate::replay::{Serve, ServeOutput};
-use crate::report::Report;
 use crate::rules::Rules;
-use crate::transport::Transport;
 use std::future::Future;
 
 /// What a replay runs against. A new kind of target is one more variant here and one more
@@ -30,7 +30,7 @@ pub enum Target<'a> {
     /// A Streamable HTTP service (in process, or a URL through a client), through the
     /// bridge (cargo feature `http`).
     #[cfg(feature = "http")]
-    Http(crate::http::bridge::Bridge<crate::http::DynService>),
+    Http(crate::engine::http::bridge::Bridge<crate::engine::http::DynService>),
     /// A client under test: the fixture plays the server, and the closure runs the client
     /// on the transport. Nothing is re-recorded: a client writes no server answers.
     Client(Serve<'a>),
@@ -61,14 +61,14 @@ impl<'a> Target<'a> {
     /// A Streamable HTTP service in process (any tower service, e.g. rmcp's
     /// `StreamableHttpService`), through a bridge with its defaults.
     #[cfg(feature = "http")]
-    pub fn http<S: crate::http::HttpService>(service: S) -> Target<'a> {
-        Target::bridge(crate::http::bridge::Bridge::new(service))
+    pub fn http<S: crate::engine::http::HttpService>(service: S) -> Target<'a> {
+        Target::bridge(crate::engine::http::bridge::Bridge::new(service))
     }
 
     /// A Streamable HTTP service through a configured bridge (an endpoint, a time limit).
     #[cfg(feature = "http")]
-    pub fn bridge<S: crate::http::HttpService>(
-        bridge: crate::http::bridge::Bridge<S>,
+    pub fn bridge<S: crate::engine::http::HttpService>(
+        bridge: crate::engine::http::bridge::Bridge<S>,
     ) -> Target<'a> {
         Target::Http(bridge.erase())
     }
@@ -144,7 +144,7 @@ async fn replay_command(
     mut command: tokio::process::Command,
     line: String,
 ) -> Result<Report, Failure> {
-    use crate::process::{serve_command, start_error};
+    use crate::engine::process::{serve_command, start_error};
     let (not_started, told) = tokio::sync::oneshot::channel();
     let serve = Serve::new(move |transport| async move {
         let ended = serve_command(transport, &mut command).await;

@@ -1,8 +1,8 @@
 //! The flow's resolution, tested without a replay.
 use super::*;
+use crate::data::fixture::Fixture;
 use crate::env::html_folder;
-use crate::fixture::Fixture;
-use crate::update::UpdateMode;
+use crate::lifecycle::update::UpdateMode;
 use crate::Rules;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -9,7 +9,7 @@
 //! handles by key, anything else by use (a string the server sent first and the client
 //! later sent back).
 
-use crate::message::Direction;
+use crate::data::message::Direction;
 use serde_json::Value;
 
 /// The bound placeholders' names, and the keys that name each by the protocol.

@@ -5,7 +5,7 @@
 //! served recording gives for placeholders. Nothing here walks a message.
 
 use super::paths::Paths;
-use crate::json::{Shape, Tree};
+use crate::data::json::{Shape, Tree};
 use serde_json::{Map, Value};
 
 /// The newest version of the default rules. A fixture header's `"rules": N` pins an older

@@ -1,5 +1,5 @@
 //! The replay's fast path for the commonest server message, a response to one of the
-//! harness's requests: its canonical text, as [`crate::json::write_message`] would write
+//! harness's requests: its canonical text, as [`crate::data::json::write_message`] would write
 //! the normalized message, computed without building a `serde_json::Value` tree. The text
 //! is written by the same canonical writer as the general path's (`json::write_members`
 //! over this module's borrowed tree, a `json::Tree`); what is particular here is only the
@@ -23,7 +23,7 @@
 use super::defaults::{is_session_id_key, rewritten_code, Defaults, RESULT_RULES, TASK_KEY};
 use super::general::normalize_str;
 use super::paths::Paths;
-use crate::json::{write_members, Shape, Tree, MESSAGE_KEY_ORDER};
+use crate::data::json::{write_members, Shape, Tree, MESSAGE_KEY_ORDER};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -218,7 +218,7 @@ pub(crate) fn agrees_with_general(line: &str) -> Result<(), crate::error::Invali
             super::general::normalize_server(&mut value, defaults);
         }
         let mut general = String::new();
-        crate::json::write_message(&mut general, &value);
+        crate::data::json::write_message(&mut general, &value);
         if fast.text != general {
             return Err(crate::error::Invalid::new(format!(
                 "fast path {:?}, general path {general:?} for {line}",
@@ -445,7 +445,7 @@ impl<'de> Visitor<'de> for KeyVisitor {
 #[cfg(test)]
 mod should {
     use super::*;
-    use crate::json::write_message;
+    use crate::data::json::write_message;
     use proptest::prelude::*;
     use serde_json::{json, Value};
 

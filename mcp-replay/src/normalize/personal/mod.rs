@@ -174,7 +174,7 @@ pub struct Finding {
 /// ```
 pub fn scan(value: &serde_json::Value) -> Vec<Finding> {
     fn walk(value: &serde_json::Value, path: &mut String, out: &mut Vec<Finding>) {
-        use crate::json::path::{push_step, rendered_path, PathSegment};
+        use crate::data::json::path::{push_step, rendered_path, PathSegment};
         use serde_json::Value;
         match value {
             Value::String(s) => {
@@ -239,7 +239,7 @@ pub(crate) fn may_hold(s: &str) -> bool {
             })
             .sum()
     }
-    static TWO_COLONS: crate::needle::Needle = crate::needle::Needle::new("::");
+    static TWO_COLONS: crate::data::needle::Needle = crate::data::needle::Needle::new("::");
     let digits = count(b, |c| c.is_ascii_digit());
     digits >= 7 || (digits >= 4 && count(b, |c| c == b'.') >= 3) || TWO_COLONS.is_in(s)
 }

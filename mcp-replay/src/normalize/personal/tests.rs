@@ -3,7 +3,7 @@
 //! file and the deny list.
 
 use super::*;
-use crate::fixture::Direction::{ClientToServer, ServerToClient};
+use crate::data::fixture::Direction::{ClientToServer, ServerToClient};
 use crate::Rules;
 use serde_json::{json, Value};
 
@@ -130,7 +130,7 @@ fn skip_the_protocol_keys() {
     assert_eq!(m["result"]["text"], "user1@example.invalid");
 }
 
-fn exchange() -> Vec<(crate::fixture::Direction, Value)> {
+fn exchange() -> Vec<(crate::data::fixture::Direction, Value)> {
     vec![
         (
             ClientToServer,

@@ -16,8 +16,8 @@
 //! A `[kind]` line names the kind of the values below it (`<CUSTOMER:1>`; `<VALUE:n>`
 //! before any); `#` starts a comment line; blank lines are skipped; a value is trimmed.
 
+use crate::data::json::path::{push_step, rendered_path, PathSegment};
 use crate::error::Error;
-use crate::json::path::{push_step, rendered_path, PathSegment};
 use regex::{Regex, RegexBuilder};
 use serde_json::Value;
 use std::fmt;

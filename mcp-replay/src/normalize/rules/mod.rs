@@ -7,8 +7,8 @@ use super::paths::{Paths, FOLDER_PLACEHOLDERS};
 use super::personal::{self, DenyList, Own, Scope, Table, Values};
 use super::placeholder::is_placeholder;
 use super::selector::Selector;
-use crate::contract::Class;
-use crate::json::write_canonical;
+use crate::analyses::contract::Class;
+use crate::data::json::write_canonical;
 use regex::Regex;
 use serde_json::Value;
 use std::fmt;
@@ -235,12 +235,12 @@ impl Rules {
     /// an exchange, and those the [`pin`](Rules::pin) selectors match in any of them.
     pub(crate) fn minted_and_pinned(
         &self,
-        messages: &[(crate::message::Direction, Value)],
+        messages: &[(crate::data::message::Direction, Value)],
     ) -> (Vec<String>, Vec<String>) {
         let (mut bound, mut pinned) = (Vec::new(), Vec::new());
         for (direction, message) in messages {
             let (b, p) = self.bound_and_pinned(message);
-            if *direction == crate::message::Direction::ServerToClient {
+            if *direction == crate::data::message::Direction::ServerToClient {
                 bound.extend(b);
             }
             pinned.extend(p);
@@ -450,7 +450,7 @@ impl Rules {
     /// the whole fixture), after its ids, values and minted handles were labelled.
     pub(crate) fn pseudonymize_exchange(
         &self,
-        messages: &mut [(crate::message::Direction, Value)],
+        messages: &mut [(crate::data::message::Direction, Value)],
     ) {
         let scope = self.personal_scope();
         if scope.is_empty() {
@@ -477,7 +477,7 @@ impl Rules {
     }
 
     /// Lets contract changes of `class` through: a changed `tools/list` (or other
-    /// [`CONTRACT_METHODS`](crate::contract::CONTRACT_METHODS)) result all of whose
+    /// [`CONTRACT_METHODS`](crate::analyses::contract::CONTRACT_METHODS)) result all of whose
     /// changes are in accepted classes is not a finding (`docs/contract.md`).
     /// `Rules::default().accept(Class::Cosmetic)` lets a description edit pass.
     pub fn accept(mut self, class: Class) -> Rules {

@@ -6,7 +6,7 @@ use super::patterns::{
     Rule, END_OF_KEY, FAKE_MARKERS, MIN_VALUE_ENTROPY, MIN_VALUE_LEN, REFERENCE, RULES, SCHEMES,
     SENSITIVE_KEY, SENSITIVE_KEY_DESCRIPTION, SENSITIVE_NAMES, SENSITIVE_SUFFIXES,
 };
-use crate::json::path::{push_step, rendered_path, PathSegment};
+use crate::data::json::path::{push_step, rendered_path, PathSegment};
 use crate::normalize::placeholder::{contains_placeholder, is_placeholder};
 use once_cell::sync::Lazy;
 use regex::Regex;

@@ -32,7 +32,7 @@
 //! path parses back into a selector that matches exactly that node.
 //!
 //! `parse.rs` reads the syntax into segments, `walk.rs` walks a value with them; the
-//! concrete paths and their rendering are `crate::json::path`'s.
+//! concrete paths and their rendering are `crate::data::json::path`'s.
 //!
 //! [insta]: https://insta.rs/docs/redactions/
 
@@ -41,7 +41,7 @@ mod parse;
 mod tests;
 mod walk;
 
-use crate::json::path::PathSegment;
+use crate::data::json::path::PathSegment;
 use std::fmt;
 
 /// A parsed selector, e.g. `.result.content[].text` or `.params.**.timestamp`; see the

@@ -2,7 +2,7 @@
 //! characters, with errors that point at the offending one.
 
 use super::{Segment, Selector, SelectorError};
-use crate::json::path::is_key_char;
+use crate::data::json::path::is_key_char;
 
 impl Selector {
     /// Parses a selector such as `.result.content[].text`, `.params.**.timestamp` or

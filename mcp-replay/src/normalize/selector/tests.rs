@@ -2,9 +2,9 @@
 //! by property.
 
 use super::*;
-use crate::json::arbitrary;
-use crate::json::differences;
-use crate::json::path::{push_step, rendered_path};
+use crate::data::json::arbitrary;
+use crate::data::json::differences;
+use crate::data::json::path::{push_step, rendered_path};
 use proptest::prelude::{prop_assert, prop_assert_eq, TestCaseError};
 use serde_json::json;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! path matcher for tests.
 
 use super::{Segment, Selector};
-use crate::json::path::{push_step, rendered_path, PathSegment};
+use crate::data::json::path::{push_step, rendered_path, PathSegment};
 use serde_json::Value;
 
 impl Selector {

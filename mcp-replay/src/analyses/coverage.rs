@@ -1,0 +1,963 @@
+//! What do the fixtures cover? What a server advertises (its [`Surface`]: capabilities,
+//! tools with their arguments, prompts, resources, resource templates) against what a set
+//! of fixtures exercises: each tool called or not, with and without an error result, which
+//! optional arguments were ever passed, each prompt got, each resource and template read,
+//! each method, notification and server request kind seen.
+//!
+//! The surface comes from an exchange that lists it: a fixture that holds the responses to
+//! `initialize` (or `server/discover`) and the listings ([`Surface::of`]), or the live
+//! server, asked by the [`probe`] fixture (`mcp-replay coverage -- SERVER` replays it; in a
+//! test, [`probe`] and [`Fixture::replay`](crate::Fixture::replay) over the in-process
+//! server). Only a listing's first page is read: a listing with a `nextCursor` is marked
+//! [`Surface::truncated`].
+//!
+//! ```
+//! use mcp_replay::coverage::{Coverage, Surface};
+//! use mcp_replay::Fixture;
+//!
+//! let session = Fixture::parse(concat!(
+//!     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#, "\n",
+//!     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[
+//!         {"name":"echo","inputSchema":{"type":"object","properties":{"text":{},"loud":{}},"required":["text"]}},
+//!         {"name":"divide","inputSchema":{"type":"object"}}]}}}"#, "\n",
+//!     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}}"#, "\n",
+//!     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#, "\n",
+//! ).replace("\n        ", "").as_str()).unwrap();
+//! let coverage = Coverage::of(&Surface::of(&[&session]), &[&session]);
+//! assert_eq!(coverage.percent(), 50.0); // echo called, divide never
+//! assert_eq!(coverage.tools[0].optional_never, ["loud"]);
+//! ```
+//!
+//! Pure: no I/O.
+
+use crate::data::fixture::{Direction, Entry, Fixture, MessageKind};
+use crate::data::json::At;
+use crate::data::protocol::{Era, DEFAULT_PROTOCOL, STATELESS_PROTOCOL};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::fmt::{self, Write as _};
+
+/// What a server advertises.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Surface {
+    /// The capabilities it declares, as dotted paths: `tools`, `resources.subscribe`,
+    /// `logging`, ... (a member set to `false` is left out).
+    pub capabilities: BTreeSet<String>,
+    /// Its tools, in the order listed.
+    pub tools: Vec<Item>,
+    /// Its prompts.
+    pub prompts: Vec<Item>,
+    /// Its resources (URIs).
+    pub resources: Vec<String>,
+    /// Its resource templates (`uriTemplate`s).
+    pub templates: Vec<String>,
+    /// The listing methods whose answer had a `nextCursor`: only the first page is known.
+    pub truncated: BTreeSet<String>,
+}
+
+/// A tool or prompt and its arguments.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Item {
+    /// Its name.
+    pub name: String,
+    /// The arguments it requires.
+    pub required: Vec<String>,
+    /// The arguments it takes but does not require.
+    pub optional: Vec<String>,
+}
+
+impl Surface {
+    /// The surface the responses in `fixtures` show: the capabilities of `initialize` or
+    /// `server/discover`, and every listing's items (each name once, first seen first).
+    pub fn of(fixtures: &[&Fixture]) -> Surface {
+        let mut surface = Surface::default();
+        for fixture in fixtures {
+            let entries = fixture.entries();
+            for e in entries {
+                let Some(request) = e.answers() else {
+                    continue;
+                };
+                if e.direction() != Direction::ServerToClient {
+                    continue;
+                }
+                let Some(method) = entries[request].method() else {
+                    continue;
+                };
+                let message = e.message();
+                if let Some(result) = message.get("result") {
+                    surface.take(method, result);
+                }
+            }
+        }
+        surface
+    }
+
+    fn take(&mut self, method: &str, result: &Value) {
+        let list = |key: &str| result.get(key).and_then(Value::as_array).cloned();
+        match method {
+            "initialize" | "server/discover" => {
+                if let Some(caps) = result.get("capabilities") {
+                    capability_paths(caps, "", &mut self.capabilities);
+                }
+            }
+            "tools/list" => {
+                for tool in list("tools").unwrap_or_default() {
+                    let schema = tool.get("inputSchema");
+                    let required = strings(schema.and_then(|s| s.get("required")));
+                    let properties: Vec<String> = schema
+                        .and_then(|s| s.get("properties"))
+                        .and_then(Value::as_object)
+                        .map(|p| p.keys().cloned().collect())
+                        .unwrap_or_default();
+                    push_item(&mut self.tools, &tool, required, properties);
+                }
+            }
+            "prompts/list" => {
+                for prompt in list("prompts").unwrap_or_default() {
+                    let arguments = prompt
+                        .get("arguments")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default();
+                    let name_of =
+                        |a: &Value| a.get("name").and_then(Value::as_str).map(str::to_owned);
+                    let required = arguments
+                        .iter()
+                        .filter(|a| a.get("required") == Some(&Value::Bool(true)))
+                        .filter_map(name_of)
+                        .collect();
+                    let all = arguments.iter().filter_map(name_of).collect();
+                    push_item(&mut self.prompts, &prompt, required, all);
+                }
+            }
+            "resources/list" => {
+                for r in list("resources").unwrap_or_default() {
+                    push_unique(&mut self.resources, r.get("uri"));
+                }
+            }
+            "resources/templates/list" => {
+                for t in list("resourceTemplates").unwrap_or_default() {
+                    push_unique(&mut self.templates, t.get("uriTemplate"));
+                }
+            }
+            _ => return,
+        }
+        if result.get("nextCursor").is_some_and(|c| !c.is_null()) {
+            self.truncated.insert(method.to_owned());
+        }
+    }
+}
+
+/// The client messages that ask a server for its surface in `era`: the handshake (or
+/// `server/discover`) and the four listings, without answers. Replayed against a server
+/// (with re-recording, so that [`Report::recorded`](crate::Report::recorded) holds the
+/// answers), then read with [`Surface::of`]. A listing the server does not serve is
+/// answered with an error, which the surface leaves out.
+///
+/// `capabilities` are the client capabilities it declares: a server may advertise some
+/// tools only to a client that can answer their requests (server-everything lists
+/// `trigger-sampling-request` to a client with `sampling`). [`client_capabilities`] gives
+/// what the fixtures' clients declared.
+pub fn probe(era: Era, capabilities: &Value) -> Fixture {
+    let request = |method: &str, params: Value| {
+        json!({"direction": "client->server", "message":
+            {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": method, "params": params}})
+    };
+    let mut lines = Vec::new();
+    match era {
+        Era::Legacy => {
+            lines.push(request(
+                "initialize",
+                json!({"protocolVersion": DEFAULT_PROTOCOL, "capabilities": capabilities,
+                       "clientInfo": {"name": "mcp-replay-coverage", "version": env!("CARGO_PKG_VERSION")}}),
+            ));
+            lines.push(json!({"direction": "client->server", "message":
+                {"jsonrpc": "2.0", "method": "notifications/initialized"}}));
+        }
+        Era::Stateless => lines.push(request(
+            "server/discover",
+            json!({"_meta": {crate::data::protocol::meta::CLIENT_CAPABILITIES: capabilities}}),
+        )),
+    }
+    for method in [
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    ] {
+        lines.push(request(method, json!({})));
+    }
+    let mut text = String::new();
+    if era.is_stateless() {
+        text.push_str(&format!(
+            "{{\"mcp_replay\":1,\"protocol\":\"{STATELESS_PROTOCOL}\"}}\n"
+        ));
+    }
+    for line in lines {
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    Fixture::parse_named(&text, "<coverage probe>").expect("the probe is a valid fixture")
+}
+
+/// Every client capability the `initialize` requests (or a stateless request's `_meta`)
+/// of `fixtures` declare, merged: what [`probe`] should declare to see what their servers
+/// saw.
+pub fn client_capabilities(fixtures: &[&Fixture]) -> Value {
+    let mut merged = Value::Object(Default::default());
+    for fixture in fixtures {
+        for e in fixture.entries() {
+            if e.direction() != Direction::ClientToServer || e.kind() != MessageKind::Request {
+                continue;
+            }
+            let message = e.message();
+            let declared = match e.method() {
+                Some("initialize") => message.at(&["params", "capabilities"]),
+                _ => message
+                    .at(&["params", "_meta"])
+                    .and_then(|m| m.get(crate::data::protocol::meta::CLIENT_CAPABILITIES)),
+            };
+            if let Some(declared) = declared.filter(|d| d.is_object()) {
+                merge(&mut merged, declared);
+            }
+        }
+    }
+    merged
+}
+
+/// `from`'s members into `into`, objects merged member by member.
+fn merge(into: &mut Value, from: &Value) {
+    match (into, from) {
+        (Value::Object(into), Value::Object(from)) => {
+            for (key, value) in from {
+                match into.get_mut(key) {
+                    Some(slot) => merge(slot, value),
+                    None => {
+                        into.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        (slot, value) if slot.is_null() => *slot = value.clone(),
+        _ => {}
+    }
+}
+
+/// How one tool or prompt was exercised.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemUse {
+    /// Its name.
+    pub name: String,
+    /// Calls (`tools/call`) or gets (`prompts/get`) in the fixtures.
+    pub calls: usize,
+    /// Of them, answered with an error: a JSON-RPC error, or a tool result with
+    /// `isError: true`.
+    pub errors: usize,
+    /// The optional arguments some call passed.
+    pub optional_passed: Vec<String>,
+    /// The optional arguments no call passed.
+    pub optional_never: Vec<String>,
+}
+
+/// How one resource or template was exercised.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UriUse {
+    /// The URI, or the `uriTemplate`.
+    pub uri: String,
+    /// `resources/read` requests of it (of a URI the template matches).
+    pub reads: usize,
+}
+
+/// A capability the server declares, and whether the fixtures exercise it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapabilityUse {
+    /// Its dotted path (`resources.subscribe`).
+    pub capability: String,
+    /// The methods seen that use it (empty: not exercised, or nothing to say).
+    pub seen: Vec<String>,
+    /// Some method uses it (`false` for a capability no method stands for, such as
+    /// `tools.listChanged` without its notification).
+    pub exercised: bool,
+}
+
+/// The surface against what the fixtures exercise ([`Coverage::of`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coverage {
+    /// How many fixtures were read.
+    pub fixtures: usize,
+    /// Each advertised tool, in the surface's order, and then tools called but not
+    /// advertised.
+    pub tools: Vec<ItemUse>,
+    /// Each advertised prompt.
+    pub prompts: Vec<ItemUse>,
+    /// Each advertised resource.
+    pub resources: Vec<UriUse>,
+    /// Each advertised resource template.
+    pub templates: Vec<UriUse>,
+    /// Each declared capability.
+    pub capabilities: Vec<CapabilityUse>,
+    /// The client request methods seen, each once.
+    pub methods: BTreeSet<String>,
+    /// The notification kinds seen, as `client->server notifications/initialized`.
+    pub notifications: BTreeSet<String>,
+    /// The server-to-client request kinds seen (`sampling/createMessage`, ...).
+    pub server_requests: BTreeSet<String>,
+    /// Names the fixtures call or read that the surface does not advertise
+    /// (`tools/call missing_tool`).
+    pub not_advertised: BTreeSet<String>,
+    /// The surface's listings of which only a first page is known.
+    pub truncated: BTreeSet<String>,
+}
+
+/// Which methods stand for a capability.
+fn methods_of(capability: &str) -> &'static [&'static str] {
+    match capability {
+        "tools" => &["tools/list", "tools/call"],
+        "prompts" => &["prompts/list", "prompts/get"],
+        "resources" => &[
+            "resources/list",
+            "resources/read",
+            "resources/templates/list",
+        ],
+        "resources.subscribe" => &["resources/subscribe", "resources/unsubscribe"],
+        "resources.listChanged" => &["notifications/resources/list_changed"],
+        "tools.listChanged" => &["notifications/tools/list_changed"],
+        "prompts.listChanged" => &["notifications/prompts/list_changed"],
+        "logging" => &["logging/setLevel", "notifications/message"],
+        "completions" => &["completion/complete"],
+        "tasks" => &["tasks/get", "tasks/list", "tasks/result", "tasks/cancel"],
+        _ => &[],
+    }
+}
+
+impl Coverage {
+    /// `surface` against what `fixtures` exercise.
+    pub fn of(surface: &Surface, fixtures: &[&Fixture]) -> Coverage {
+        let mut seen = Seen::default();
+        for fixture in fixtures {
+            seen.read(fixture.entries());
+        }
+        let uses = |list: &[String], matches: fn(&str, &str) -> bool| {
+            list.iter()
+                .map(|uri| UriUse {
+                    uri: uri.clone(),
+                    reads: seen.reads.iter().filter(|r| matches(uri, r)).count(),
+                })
+                .collect()
+        };
+        Coverage {
+            fixtures: fixtures.len(),
+            tools: item_uses(&surface.tools, &seen.tool_calls),
+            prompts: item_uses(&surface.prompts, &seen.prompt_gets),
+            resources: uses(&surface.resources, |uri, read| uri == read),
+            templates: uses(&surface.templates, template_matches),
+            capabilities: seen.capability_uses(&surface.capabilities),
+            not_advertised: seen.not_advertised(surface),
+            methods: seen.methods,
+            notifications: seen.notifications,
+            server_requests: seen.server_requests,
+            truncated: surface.truncated.clone(),
+        }
+    }
+
+    /// `(exercised, advertised)`: tools called, prompts got, resources and templates read,
+    /// against how many the surface has.
+    pub fn counts(&self) -> (usize, usize) {
+        let items = self.tools.iter().chain(&self.prompts);
+        let uris = self.resources.iter().chain(&self.templates);
+        let done = items.clone().filter(|i| i.calls > 0).count()
+            + uris.clone().filter(|u| u.reads > 0).count();
+        (done, items.count() + uris.count())
+    }
+
+    /// The share of the surface exercised, in percent ([`counts`](Coverage::counts));
+    /// 100 when the surface is empty.
+    pub fn percent(&self) -> f64 {
+        match self.counts() {
+            (_, 0) => 100.0,
+            (done, all) => (done as f64 * 1000.0 / all as f64).round() / 10.0,
+        }
+    }
+
+    /// The coverage as JSON, for CI (`mcp-replay coverage --format json`; docs/cli.md).
+    pub fn to_json(&self) -> Value {
+        let item = |i: &ItemUse| {
+            json!({"name": i.name, "calls": i.calls, "errors": i.errors,
+                   "optional_passed": i.optional_passed, "optional_never": i.optional_never})
+        };
+        let uri = |u: &UriUse| json!({"uri": u.uri, "reads": u.reads});
+        let (done, all) = self.counts();
+        json!({
+            "mcp_replay_coverage": 1,
+            "fixtures": self.fixtures,
+            "percent": self.percent(),
+            "exercised": done,
+            "advertised": all,
+            "tools": self.tools.iter().map(item).collect::<Vec<_>>(),
+            "prompts": self.prompts.iter().map(item).collect::<Vec<_>>(),
+            "resources": self.resources.iter().map(uri).collect::<Vec<_>>(),
+            "resource_templates": self.templates.iter().map(uri).collect::<Vec<_>>(),
+            "capabilities": self.capabilities.iter().map(|c| json!({
+                "capability": c.capability, "exercised": c.exercised, "seen": c.seen})).collect::<Vec<_>>(),
+            "methods": self.methods,
+            "notifications": self.notifications,
+            "server_requests": self.server_requests,
+            "not_advertised": self.not_advertised,
+            "truncated": self.truncated,
+        })
+    }
+}
+
+/// The text for people: one block per kind, each item with what exercised it, then the
+/// methods seen and the share.
+impl fmt::Display for Coverage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        let width = self
+            .tools
+            .iter()
+            .chain(&self.prompts)
+            .map(|i| i.name.len())
+            .chain(
+                self.resources
+                    .iter()
+                    .chain(&self.templates)
+                    .map(|u| u.uri.len()),
+            )
+            .max()
+            .unwrap_or(0)
+            .min(48);
+        write_items(&mut out, "tools", "called", &self.tools, width);
+        write_items(&mut out, "prompts", "got", &self.prompts, width);
+        write_uris(&mut out, "resources", &self.resources, width);
+        write_uris(&mut out, "resource templates", &self.templates, width);
+        self.write_kinds(&mut out);
+        let (done, all) = self.counts();
+        let _ = write!(
+            out,
+            "coverage: {}% ({done} of {all} tools, prompts, resources and resource templates, in {} fixture{})",
+            self.percent(),
+            self.fixtures,
+            if self.fixtures == 1 { "" } else { "s" }
+        );
+        f.write_str(&out)
+    }
+}
+
+impl Coverage {
+    /// The capabilities, the methods, notification and server request kinds seen, and
+    /// what was exercised but not advertised.
+    fn write_kinds(&self, out: &mut String) {
+        if !self.capabilities.is_empty() {
+            let _ = writeln!(out, "capabilities:");
+            for c in &self.capabilities {
+                let how = match (c.exercised, methods_of(&c.capability).is_empty()) {
+                    (true, _) => format!("exercised ({})", c.seen.join(", ")),
+                    (false, false) => {
+                        format!("never exercised ({})", methods_of(&c.capability).join(", "))
+                    }
+                    (false, true) => "declared".to_owned(),
+                };
+                let _ = writeln!(out, "  {:24}  {how}", c.capability);
+            }
+        }
+        let list = |set: &BTreeSet<String>| match set.is_empty() {
+            true => "none".to_owned(),
+            false => set.iter().cloned().collect::<Vec<_>>().join(", "),
+        };
+        let _ = writeln!(out, "methods: {}", list(&self.methods));
+        let _ = writeln!(out, "notifications: {}", list(&self.notifications));
+        let _ = writeln!(out, "server requests: {}", list(&self.server_requests));
+        if !self.not_advertised.is_empty() {
+            let _ = writeln!(
+                out,
+                "exercised but not advertised: {}",
+                list(&self.not_advertised)
+            );
+        }
+        if !self.truncated.is_empty() {
+            let _ = writeln!(
+                out,
+                "only the first page of: {} (the surface may have more)",
+                list(&self.truncated)
+            );
+        }
+    }
+}
+
+/// `tools: 2 of 3 called`, then a line per tool (or prompt) with how it was exercised.
+fn write_items(out: &mut String, title: &str, verb: &str, items: &[ItemUse], width: usize) {
+    let done = items.iter().filter(|i| i.calls > 0).count();
+    let _ = writeln!(out, "{title}: {done} of {} {verb}", items.len());
+    for i in items {
+        let _ = write!(out, "  {:width$}  ", i.name);
+        if i.calls == 0 {
+            let _ = write!(out, "never {verb}");
+        } else {
+            let _ = write!(out, "{verb} {}", times(i.calls));
+            if i.errors > 0 {
+                let _ = write!(out, " ({} with an error)", i.errors);
+            } else if title == "tools" {
+                let _ = write!(out, " (never with an error)");
+            }
+        }
+        if !i.optional_never.is_empty() {
+            let _ = write!(
+                out,
+                "; optional never passed: {}",
+                i.optional_never.join(", ")
+            );
+        }
+        out.push('\n');
+    }
+}
+
+/// `resources: 1 of 2 read`, then a line per resource (or template).
+fn write_uris(out: &mut String, title: &str, uses: &[UriUse], width: usize) {
+    let done = uses.iter().filter(|u| u.reads > 0).count();
+    let _ = writeln!(out, "{title}: {done} of {} read", uses.len());
+    for u in uses {
+        let how = match u.reads {
+            0 => "never read".to_owned(),
+            n => format!("read {}", times(n)),
+        };
+        let _ = writeln!(out, "  {:width$}  {how}", u.uri);
+    }
+}
+
+fn times(n: usize) -> String {
+    if n == 1 {
+        "once".to_owned()
+    } else {
+        format!("{n} times")
+    }
+}
+
+/// What the fixtures exercise.
+#[derive(Default)]
+struct Seen {
+    /// `(tool, answered with an error, arguments passed)` per `tools/call`.
+    tool_calls: Vec<(String, bool, Vec<String>)>,
+    prompt_gets: Vec<(String, bool, Vec<String>)>,
+    reads: Vec<String>,
+    methods: BTreeSet<String>,
+    notifications: BTreeSet<String>,
+    server_requests: BTreeSet<String>,
+}
+
+impl Seen {
+    /// Each capability, and the methods seen that stand for it.
+    fn capability_uses(&self, capabilities: &BTreeSet<String>) -> Vec<CapabilityUse> {
+        capabilities
+            .iter()
+            .map(|c| {
+                let used: Vec<String> = methods_of(c)
+                    .iter()
+                    .filter(|m| {
+                        self.methods.contains(**m)
+                            || self.notifications.iter().any(|n| n.ends_with(**m))
+                    })
+                    .map(|m| (*m).to_owned())
+                    .collect();
+                CapabilityUse {
+                    capability: c.clone(),
+                    exercised: !used.is_empty(),
+                    seen: used,
+                }
+            })
+            .collect()
+    }
+
+    /// The tools, prompts and resources the fixtures use that `surface` does not have.
+    fn not_advertised(&self, surface: &Surface) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for (name, ..) in &self.tool_calls {
+            if !surface.tools.iter().any(|t| &t.name == name) {
+                out.insert(format!("tools/call {name}"));
+            }
+        }
+        for (name, ..) in &self.prompt_gets {
+            if !surface.prompts.iter().any(|p| &p.name == name) {
+                out.insert(format!("prompts/get {name}"));
+            }
+        }
+        for uri in &self.reads {
+            let known = surface.resources.contains(uri)
+                || surface.templates.iter().any(|t| template_matches(t, uri));
+            if !known {
+                out.insert(format!("resources/read {uri}"));
+            }
+        }
+        out
+    }
+
+    fn read(&mut self, entries: &[Entry]) {
+        // The answer to each request entry.
+        let mut answer = vec![None; entries.len()];
+        for (i, e) in entries.iter().enumerate() {
+            if let Some(r) = e.answers() {
+                answer[r] = Some(i);
+            }
+        }
+        for (i, e) in entries.iter().enumerate() {
+            let Some(method) = e.method() else {
+                continue;
+            };
+            match (e.kind(), e.direction()) {
+                (MessageKind::Notification, direction) => {
+                    self.notifications.insert(format!("{direction} {method}"));
+                    continue;
+                }
+                (MessageKind::Request, Direction::ServerToClient) => {
+                    self.server_requests.insert(method.to_owned());
+                    continue;
+                }
+                _ => {}
+            }
+            self.methods.insert(method.to_owned());
+            let message = e.message();
+            let params = message.get("params");
+            let field = |key: &str| params.and_then(|p| p.get(key));
+            let failed = answer[i].is_some_and(|a| {
+                let answer = entries[a].message();
+                answer.get("error").is_some()
+                    || answer.at(&["result", "isError"]) == Some(&Value::Bool(true))
+            });
+            let keys = |key: &str| -> Vec<String> {
+                field(key)
+                    .and_then(Value::as_object)
+                    .map(|o| o.keys().cloned().collect())
+                    .unwrap_or_default()
+            };
+            let name = field("name").and_then(Value::as_str).map(str::to_owned);
+            match (method, name) {
+                ("tools/call", Some(name)) => {
+                    self.tool_calls.push((name, failed, keys("arguments")))
+                }
+                ("prompts/get", Some(name)) => {
+                    self.prompt_gets.push((name, failed, keys("arguments")))
+                }
+                ("resources/read", _) => {
+                    if let Some(uri) = field("uri").and_then(Value::as_str) {
+                        self.reads.push(uri.to_owned());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// How each of `list` (tools or prompts) was used by `uses`: `(name, answered with an
+/// error, arguments passed)` per call.
+fn item_uses(list: &[Item], uses: &[(String, bool, Vec<String>)]) -> Vec<ItemUse> {
+    list.iter()
+        .map(|item| {
+            let mine: Vec<_> = uses.iter().filter(|(n, ..)| *n == item.name).collect();
+            let passed: BTreeSet<&String> =
+                mine.iter().flat_map(|(_, _, args)| args.iter()).collect();
+            let (optional_passed, optional_never) = item
+                .optional
+                .iter()
+                .filter(|a| !item.required.contains(a))
+                .cloned()
+                .partition(|a| passed.contains(a));
+            ItemUse {
+                name: item.name.clone(),
+                calls: mine.len(),
+                errors: mine.iter().filter(|(_, error, _)| *error).count(),
+                optional_passed,
+                optional_never,
+            }
+        })
+        .collect()
+}
+
+fn strings(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn push_item(list: &mut Vec<Item>, item: &Value, required: Vec<String>, all: Vec<String>) {
+    let Some(name) = item.get("name").and_then(Value::as_str) else {
+        return;
+    };
+    if list.iter().any(|i| i.name == name) {
+        return;
+    }
+    let optional = all.into_iter().filter(|a| !required.contains(a)).collect();
+    list.push(Item {
+        name: name.to_owned(),
+        required,
+        optional,
+    });
+}
+
+fn push_unique(list: &mut Vec<String>, value: Option<&Value>) {
+    if let Some(text) = value.and_then(Value::as_str) {
+        if !list.iter().any(|x| x == text) {
+            list.push(text.to_owned());
+        }
+    }
+}
+
+/// The declared capabilities as dotted paths: an object member is a capability, and its
+/// members that are `true` or objects are sub-capabilities (`resources.subscribe`).
+fn capability_paths(value: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    let Some(object) = value.as_object() else {
+        return;
+    };
+    for (key, v) in object {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match v {
+            Value::Bool(false) | Value::Null => {}
+            Value::Object(_) => {
+                out.insert(path.clone());
+                // One level deep: `resources.subscribe`, `tasks.requests`; not the shapes
+                // under experimental extensions.
+                if prefix.is_empty() && key != "experimental" && key != "extensions" {
+                    capability_paths(v, &path, out);
+                }
+            }
+            _ => {
+                out.insert(path);
+            }
+        }
+    }
+}
+
+/// Does `uri` match the RFC 6570 template `template`? Each `{...}` expression matches one
+/// or more characters (a `{+...}` or `{#...}` one also `/`), the rest literally.
+pub fn template_matches(template: &str, uri: &str) -> bool {
+    // The template as literal pieces and the expressions between them.
+    let mut pieces: Vec<(&str, bool)> = Vec::new(); // (literal before, expression reserved?)
+    let mut rest = template;
+    let mut tail = "";
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        let expression = &rest[open + 1..open + close];
+        let reserved = expression.starts_with('+') || expression.starts_with('#');
+        pieces.push((&rest[..open], reserved));
+        rest = &rest[open + close + 1..];
+        tail = rest;
+    }
+    if pieces.is_empty() {
+        return template == uri;
+    }
+    fn walk(pieces: &[(&str, bool)], tail: &str, uri: &str) -> bool {
+        let Some(((literal, reserved), more)) = pieces.split_first() else {
+            return uri == tail;
+        };
+        let Some(after) = uri.strip_prefix(literal) else {
+            return false;
+        };
+        // The expression takes 1..=n characters; the next literal (or the tail) follows.
+        (1..=after.len()).any(|n| {
+            after.is_char_boundary(n)
+                && (*reserved || !after[..n].contains('/'))
+                && walk(more, tail, &after[n..])
+        })
+    }
+    walk(&pieces, tail, uri)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(lines: &[Value]) -> Fixture {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        Fixture::parse(&text).unwrap()
+    }
+
+    fn c(method: &str, params: Value) -> Value {
+        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": method, "params": params}})
+    }
+
+    fn s(result: Value) -> Value {
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "result": result}})
+    }
+
+    fn error() -> Value {
+        json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "error": {"code": -32602, "message": "no"}}})
+    }
+
+    fn listing() -> Fixture {
+        fixture(&[
+            c(
+                "initialize",
+                json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}),
+            ),
+            s(
+                json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "s", "version": "1"},
+                "capabilities": {"tools": {"listChanged": true}, "resources": {"subscribe": true}, "logging": {}, "prompts": {}}}),
+            ),
+            c("tools/list", json!({})),
+            s(json!({"tools": [
+                {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {}, "loud": {}, "times": {}}, "required": ["text"]}},
+                {"name": "divide", "inputSchema": {"type": "object", "properties": {"a": {}, "b": {}}, "required": ["a", "b"]}},
+                {"name": "never", "inputSchema": {"type": "object"}}
+            ], "nextCursor": "2"})),
+            c("prompts/list", json!({})),
+            s(
+                json!({"prompts": [{"name": "greet", "arguments": [{"name": "who", "required": true}, {"name": "tone"}]}]}),
+            ),
+            c("resources/list", json!({})),
+            s(
+                json!({"resources": [{"uri": "file:///README", "name": "r"}, {"uri": "file:///LICENSE", "name": "l"}]}),
+            ),
+            c("resources/templates/list", json!({})),
+            s(
+                json!({"resourceTemplates": [{"uriTemplate": "issue://{id}", "name": "i"}, {"uriTemplate": "file:///{+path}", "name": "f"}]}),
+            ),
+        ])
+    }
+
+    #[test]
+    fn the_surface_comes_from_the_handshake_and_the_listings() {
+        let surface = Surface::of(&[&listing()]);
+        let names: Vec<&str> = surface.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["echo", "divide", "never"]);
+        assert_eq!(surface.tools[0].required, ["text"]);
+        assert_eq!(surface.tools[0].optional, ["loud", "times"]);
+        assert_eq!(surface.prompts[0].optional, ["tone"]);
+        assert_eq!(surface.resources, ["file:///README", "file:///LICENSE"]);
+        assert_eq!(surface.templates, ["issue://{id}", "file:///{+path}"]);
+        let caps: Vec<&str> = surface.capabilities.iter().map(String::as_str).collect();
+        assert_eq!(
+            caps,
+            [
+                "logging",
+                "prompts",
+                "resources",
+                "resources.subscribe",
+                "tools",
+                "tools.listChanged"
+            ]
+        );
+        assert!(surface.truncated.contains("tools/list"));
+    }
+
+    #[test]
+    fn calls_errors_optional_arguments_reads_and_kinds_are_counted() {
+        let session = fixture(&[
+            c(
+                "tools/call",
+                json!({"name": "echo", "arguments": {"text": "hi", "loud": true}}),
+            ),
+            s(json!({"content": []})),
+            c(
+                "tools/call",
+                json!({"name": "echo", "arguments": {"text": "hi"}}),
+            ),
+            s(json!({"content": [], "isError": true})),
+            c(
+                "tools/call",
+                json!({"name": "divide", "arguments": {"a": 1, "b": 0}}),
+            ),
+            error(),
+            c("tools/call", json!({"name": "gone", "arguments": {}})),
+            error(),
+            c("resources/read", json!({"uri": "issue://42"})),
+            s(json!({"contents": []})),
+            c("resources/read", json!({"uri": "file:///docs/a.md"})),
+            s(json!({"contents": []})),
+            c("logging/setLevel", json!({"level": "info"})),
+            s(json!({})),
+            json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": 1}}}),
+            json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "id": "<SERVER_REQUEST_ID:1>", "method": "roots/list"}}),
+            json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<SERVER_REQUEST_ID:1>", "result": {"roots": []}}}),
+        ]);
+        let surface = Surface::of(&[&listing()]);
+        let coverage = Coverage::of(&surface, &[&session]);
+        let echo = &coverage.tools[0];
+        assert_eq!((echo.calls, echo.errors), (2, 1));
+        assert_eq!(echo.optional_passed, ["loud"]);
+        assert_eq!(echo.optional_never, ["times"]);
+        assert_eq!((coverage.tools[1].calls, coverage.tools[1].errors), (1, 1));
+        assert_eq!(coverage.tools[2].calls, 0);
+        assert_eq!(coverage.resources[0].reads, 0);
+        assert_eq!(coverage.templates[0].reads, 1);
+        assert_eq!(coverage.templates[1].reads, 1);
+        assert!(coverage.not_advertised.contains("tools/call gone"));
+        assert!(coverage.server_requests.contains("roots/list"));
+        assert!(coverage
+            .notifications
+            .contains("server->client notifications/message"));
+        // echo, divide, 2 templates of 3 tools + 1 prompt + 2 resources + 2 templates.
+        assert_eq!(coverage.counts(), (4, 8));
+        assert_eq!(coverage.percent(), 50.0);
+        let logging = coverage
+            .capabilities
+            .iter()
+            .find(|c| c.capability == "logging")
+            .unwrap();
+        assert!(logging.exercised);
+        let subscribe = coverage
+            .capabilities
+            .iter()
+            .find(|c| c.capability == "resources.subscribe")
+            .unwrap();
+        assert!(!subscribe.exercised);
+        let text = coverage.to_string();
+        assert!(text.contains("tools: 2 of 3 called"), "{text}");
+        assert!(text.contains("optional never passed: times"), "{text}");
+        assert!(text.contains("coverage: 50% (4 of 8"), "{text}");
+        assert_eq!(coverage.to_json()["percent"], 50.0);
+    }
+
+    #[test]
+    fn templates_match_as_rfc_6570_simple_and_reserved_expansions() {
+        assert!(template_matches("issue://{id}", "issue://42"));
+        assert!(!template_matches("issue://{id}", "issue://"));
+        assert!(!template_matches("issue://{id}", "issue://4/2"));
+        assert!(template_matches("file:///{+path}", "file:///a/b.md"));
+        assert!(template_matches("demo://{a}/x/{b}", "demo://1/x/2"));
+        assert!(!template_matches("demo://{a}/x/{b}", "demo://1/y/2"));
+        assert!(template_matches("plain://one", "plain://one"));
+    }
+
+    #[test]
+    fn the_probe_asks_for_the_surface_in_either_era() {
+        let legacy = probe(Era::Legacy, &json!({}));
+        let methods: Vec<&str> = legacy.entries().iter().filter_map(Entry::method).collect();
+        assert_eq!(
+            methods,
+            [
+                "initialize",
+                "notifications/initialized",
+                "tools/list",
+                "prompts/list",
+                "resources/list",
+                "resources/templates/list"
+            ]
+        );
+        let stateless = probe(Era::Stateless, &json!({"sampling": {}}));
+        assert_eq!(stateless.era(), Era::Stateless);
+        assert_eq!(stateless.entries()[0].method(), Some("server/discover"));
+        let a = fixture(&[c(
+            "initialize",
+            json!({"capabilities": {"roots": {"listChanged": true}}}),
+        )]);
+        let b = fixture(&[c(
+            "initialize",
+            json!({"capabilities": {"sampling": {}, "roots": {}}}),
+        )]);
+        assert_eq!(
+            client_capabilities(&[&a, &b]),
+            json!({"roots": {"listChanged": true}, "sampling": {}})
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! The replay: feeds a fixture's client messages to a server, takes what the server sends
+//! as it comes, and judges it (the algorithm is in `docs/fixture-format.md`). The decisions
+//! are a synchronous core that does no I/O, driven by a thin async shell (as quinn-proto's
+//! `Connection` is driven by `quinn`). By file:
+//!
+//! - `session.rs`: the core: the phases of a session and its waits;
+//! - `incoming.rs`, `outgoing.rs`: what the core does with each message the server sends,
+//!   and what it sends (ids and identity filled in);
+//! - `conclude.rs`: the findings at the end, and the recording;
+//! - `shell.rs`: the I/O: the pipe, the one timer, the server task;
+//! - `causal.rs`: when each expected server message may arrive, and whose order it shares;
+//! - `align.rs`: the pairing of what arrived with what was expected (pure, no I/O);
+//! - `ledger.rs`: the live ids of the client requests sent;
+//! - `polls.rs`: a run of task polls judged by meaning (the walk of statuses, not the count);
+//! - `bind.rs`: the live values of the bound placeholders (values the server mints);
+//! - `expected.rs`: the fixture's messages, normalized on demand, and their comparison;
+//! - `trace.rs`: the `MCP_REPLAY_TRACE` output;
+//! - `picture.rs`, `timeline.rs`: the timeline of a session, for its picture (`html/`),
+//!   when asked for: recorded as it goes, resolved when it concludes;
+//! - `describe.rs`: how findings name entries and messages;
+//! - `serve.rs`: the public entry points.
+//!
+//! A client message is sent once what it causally needs has arrived: every response and
+//! server request the fixture has before it. A client's answer to a server request is sent
+//! as soon as that request arrives. Notifications are never waited for while the session
+//! runs: each is paired at the end, within its span, so a missing one costs no time; only
+//! unsolicited ones are waited for after the last client message. Then the server's input
+//! is closed and its output read to the end, so that what it writes late (a second answer,
+//! a message as it shuts down) is judged in every run, not only when it happened to be read
+//! in time.
+
+mod align;
+pub(crate) mod bind;
+mod causal;
+mod conclude;
+mod describe;
+mod expected;
+mod incoming;
+#[cfg(test)]
+mod interleavings;
+mod ledger;
+mod outcome;
+mod outgoing;
+mod picture;
+pub(crate) mod polls;
+mod script;
+mod serve;
+mod session;
+mod shell;
+#[cfg(test)]
+mod tests;
+mod timeline;
+pub(crate) mod trace;
+mod valid;
+mod waits;
+
+pub use outcome::{ServeOutput, ServerError};
+pub(crate) use outgoing::strip_json;
+pub use serve::{Replay, Serve};
+#[cfg(feature = "http")]
+pub(crate) use shell::run;
+
+#[cfg(feature = "internals")]
+use crate::data::fixture::{Entry, MessageKind};
+#[cfg(feature = "internals")]
+use crate::rules::Rules;
+#[cfg(feature = "internals")]
+use expected::Expected;
+#[cfg(feature = "internals")]
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasherDefault;
+
+/// Does the server message `line` (a response with any integer id, or a notification)
+/// match fixture entry `entry`? The driver's comparison of one message outside a session:
+/// the fast path for a response, else parse, normalize and compare. For the benchmarks.
+#[cfg(feature = "internals")]
+pub(crate) fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
+    let expected = Expected::new(std::slice::from_ref(entry), rules);
+    if entry.kind() == MessageKind::Response {
+        if let Some(defaults) = rules.defaults_only() {
+            if let Some(fast) = crate::normalize::fast::response(line, defaults.as_ref()) {
+                if expected.matches_text(0, &fast) {
+                    return true;
+                }
+            }
+        }
+    }
+    let Ok(mut actual) = serde_json::from_str::<Value>(line) else {
+        return false;
+    };
+    rules.normalize_server(&mut actual);
+    expected.pseudonymize(&mut actual);
+    expected.matches(0, &actual, entry.id())
+}
+
+/// A map keyed by entry indexes or live ids: small integers need no SipHash.
+pub(crate) type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
+type IntSet<K> = HashSet<K, BuildHasherDefault<IntHasher>>;
+
+/// The multiply-rotate hash of rustc's `FxHasher`, for integer keys.
+#[derive(Default)]
+pub(crate) struct IntHasher(u64);
+
+impl std::hash::Hasher for IntHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+}

@@ -1,0 +1,861 @@
+//! The replay session's core: every decision of a replay, and no I/O. It is given what
+//! arrived and the time ([`Session::handle`], [`Session::handle_timeout`]), says what to
+//! write next ([`Session::poll_transmit`]) and until when it waits
+//! ([`Session::poll_timeout`]), and concludes into a [`Report`] ([`Session::conclude`]).
+//! It owns no tokio type, no clock, no pipe and no task: the shell (`shell.rs`) does the
+//! I/O, and the tests drive it with scripted arrivals and instants.
+//!
+//! A session goes through its [`Phase`]s in order: the harness's own handshake when the
+//! fixture has none (`Setup`), the fixture's messages (`Feed`, with a [`Wait`] before each
+//! client message for what it causally needs), the wait after the last one, a last look at
+//! what already arrived (`Settle`), and reading the server's output to its end once its
+//! input is closed (`Drain`).
+
+use super::bind::Bindings;
+use super::causal::Model;
+use super::describe::{describe, ms};
+use super::expected::Expected;
+use super::ledger::{Ledger, SETUP_ID};
+use super::outcome::ServerError;
+use super::picture::Picture;
+use super::polls::Polls;
+use super::script::Script;
+use super::trace::Trace;
+use super::{IntMap, IntSet};
+use crate::analyses::validate::{Checker, ProtocolCheck};
+use crate::data::fixture::{Direction, Entry, Fixture, MessageKind};
+use crate::data::json::compact;
+use crate::data::json::At;
+use crate::engine::transport::Incoming;
+use crate::findings::report::{Mismatch, MismatchKind};
+use crate::lifecycle::record::StrayLines;
+use crate::options::Settings;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// What the session asks its shell to do with the server's input.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Transmit {
+    /// Write the line in the buffer given to [`Session::poll_transmit`] and flush it.
+    Line,
+    /// Close the server's input; then report [`Session::input_closed`].
+    CloseInput,
+}
+
+/// A queued transmit: a line (`None`: the close of the input), the fixture line it is, and
+/// what it is, for the finding of a failed write.
+struct Queued {
+    bytes: Option<Vec<u8>>,
+    line: Option<usize>,
+    what: What,
+}
+
+/// What a line written to the server is, named only when its write fails.
+#[derive(Debug)]
+pub(super) enum What {
+    /// Fixture entry `i`.
+    Entry(usize),
+    Text(String),
+}
+
+/// The harness's own handshake, in findings.
+const SETUP_WHAT: &str =
+    "the harness's `initialize` (session setup for a fixture without a handshake)";
+
+/// Why a write to the server failed.
+#[derive(Debug)]
+pub(crate) enum WriteError {
+    /// The server closed its input (the I/O error's text).
+    Closed(String),
+    /// The server did not read the line within the timeout.
+    Stuck,
+}
+
+/// How the server ended, as the shell saw it after the session: the facts the last
+/// findings are judged from.
+#[derive(Debug, Default)]
+pub(crate) struct Ending {
+    /// The server did not stop within this bound after its input closed.
+    pub stuck: Option<Duration>,
+    /// How a child process had to be stopped (a signal), if it had to.
+    pub forced: Option<String>,
+}
+
+/// A server notification or server request that arrived.
+#[derive(Debug)]
+pub(super) struct Arrival {
+    pub seq: u64,
+    pub kind: MessageKind,
+    /// Normalized.
+    pub message: Value,
+    /// The group it was taken into (`causal::Model::assign`).
+    pub group: Option<usize>,
+    /// For a server request: the want it was matched with when it came.
+    pub fixed: Option<usize>,
+    /// It claimed an expected message while the session ran (so that no wait is made for
+    /// that one); the pairing at the end is the alignment's.
+    pub claimed: bool,
+}
+
+/// What the recording of a replay holds, by its place in the session.
+pub(super) enum Rec<'f> {
+    Server(Value),
+    /// A response exactly the fixture's entry (once its id is the entry's label).
+    Entry(&'f Entry),
+    /// A client entry as sent: normalized with the client rules when the recording is
+    /// made (only then, and only when one is: most replays make none).
+    Sent(&'f Entry),
+    /// A notification or server request: `arrivals[i]`, labelled at the end.
+    Arrival(usize),
+}
+
+/// What the session waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Awaited {
+    /// The expected response entry (its request was sent).
+    Response(usize),
+    /// The answer to a request the fixture has no response line for: `(live, entry)`.
+    Answer(i64, usize),
+    /// An expected server request or unsolicited notification (a want); or one tied to a
+    /// request, which stops being awaited when that request is answered.
+    Want(usize),
+    /// A want tied to a request only because that request alone ran when it was recorded:
+    /// after the last client message, it is awaited until it or a stand-in came.
+    Loose(usize),
+    /// A run of task polls (`polls.rs`): awaited until the task reached the run's end.
+    Poll(usize),
+}
+
+/// Where the session is.
+#[derive(Debug)]
+enum Phase {
+    /// Nothing done yet.
+    Start,
+    /// The harness's own `initialize` was sent; its answer is awaited until `deadline`.
+    Setup { deadline: Instant },
+    /// Going through the fixture from entry `cursor` on.
+    Feed,
+    /// Waiting before a client message, or after the last one.
+    Waiting(Wait),
+    /// After the last wait: what already arrived is taken (the shell hands it over, then
+    /// calls `handle_timeout`), then the input is closed.
+    Settle { at: Instant },
+    /// The server's input is to be closed, once what is queued is written.
+    Close,
+    /// The input is closed: the output is read to its end, until `deadline` (set when the
+    /// shell reports the close).
+    Drain { deadline: Option<Instant> },
+    /// Nothing more to do but conclude.
+    Done,
+}
+
+/// One wait: until nothing in `awaited` (nor, with `unanswered`, a request the fixture has
+/// no response for) is still to come, or `deadline`.
+#[derive(Debug)]
+pub(super) struct Wait {
+    pub(super) awaited: Vec<Awaited>,
+    pub(super) unanswered: bool,
+    /// After the last client message.
+    pub(super) last: bool,
+    pub(super) deadline: Instant,
+    /// The client message entry to send when the wait is over (`None`: the last wait).
+    pub(super) then: Option<usize>,
+}
+
+/// Something to write to the server once the current event is taken.
+pub(super) enum Pending {
+    /// The client's answer line (entry) to a server request that came.
+    Answer(usize),
+    Refuse(Value),
+}
+
+/// One replay of one fixture: the state of the exchange and every decision about it.
+pub(crate) struct Session<'f> {
+    pub(super) fixture: &'f Fixture,
+    pub(super) settings: &'f Settings<'f>,
+    pub(super) model: Model<'f>,
+    pub(super) expected: Expected<'f>,
+    /// The tables of the fixture alone: who answers whom, which lines hold placeholders.
+    pub(super) script: Script,
+    phase: Phase,
+    /// The next fixture entry `Feed` looks at.
+    cursor: usize,
+    /// The responses and server requests the fixture has before the next client message.
+    before: Vec<Awaited>,
+    /// Lines to write, in order.
+    transmits: std::collections::VecDeque<Queued>,
+    /// The fixture line and name of the line handed out last (for the finding of its
+    /// failed write, which the shell reports before it polls again).
+    writing: Option<(Option<usize>, What)>,
+    /// Why the server ended, once the shell knows.
+    pub(super) server_outcome: Option<Result<(), ServerError>>,
+    /// The lines the server wrote that are not JSON-RPC messages.
+    pub(super) stray: StrayLines,
+    pub(super) notes: Vec<String>,
+    /// The folder placeholders the client messages sent were written with, and the folder
+    /// each stood for: a failing report says what the server was really sent.
+    pub(super) folders: Vec<(&'static str, String)>,
+    /// Set once the server's output closed (with the read error, if any).
+    pub(super) closed: Option<Option<String>>,
+    /// Set when the replay cannot go on (nothing more is sent).
+    pub(super) aborted: bool,
+    /// Sends and arrivals counted together: the session's clock for spans and order.
+    pub(super) seq: u64,
+    /// When the latest client message was sent (on the clock of `seq`).
+    pub(super) last_sent: u64,
+    pub(super) ledger: Ledger,
+    /// `(expected response entry, arrival)` of each response, for strict response order.
+    pub(super) response_order: Vec<(usize, u64)>,
+    /// Responses whose id fits no request, not yet explained: `(arrival, message)`.
+    pub(super) anomalies: Vec<(u64, Value)>,
+    pub(super) arrivals: Vec<Arrival>,
+    /// Per want: an equal arrival claimed it (or, for a server request, it was matched).
+    pub(super) claimed: Vec<bool>,
+    /// Per want: the replay stopped waiting for it.
+    pub(super) given_up: Vec<bool>,
+    /// Answers to server requests and refusals to send once the current event is taken.
+    pub(super) pending: Vec<Pending>,
+    /// The server's live id of each expected server request entry it was matched with.
+    pub(super) server_live: IntMap<usize, Value>,
+    /// The actual server request each matched expected server request entry was.
+    pub(super) server_request_seen: IntMap<usize, Value>,
+    pub(super) mismatches: Vec<Mismatch>,
+    /// Result differences whose contract changes are all in accepted classes.
+    pub(super) accepted: Vec<Mismatch>,
+    /// What the server really did, unless the settings say to compare only.
+    pub(super) recording: Option<Vec<(u64, Rec<'f>)>>,
+    pub(super) recordable: bool,
+    /// Reused for the bytes of each message written to the server.
+    pub(super) out: Vec<u8>,
+    pub(super) new_server_labels: usize,
+    /// The `requestState` of the latest `input_required` result, as the server wrote it.
+    pub(super) last_request_state: Option<Value>,
+    pub(super) trace: Trace,
+    /// The fixture entry each paired arrival was paired with (for the recording's labels).
+    pub(super) labels: IntMap<usize, usize>,
+    /// The live values of the bound placeholders (`<TASK_ID:n>`, `<CURSOR:n>`, ...).
+    pub(super) bindings: Bindings,
+    /// The fixture's runs of task polls, and where each is.
+    pub(super) polls: Polls,
+    /// The run whose next poll is due, and when.
+    pub(super) poll_due: Option<(usize, Instant)>,
+    /// The instant of the event being taken.
+    pub(super) now: Instant,
+    /// Checks what the server sends against the protocol's types, unless the settings
+    /// turn that off.
+    pub(super) checker: Option<Checker>,
+    /// The client `tools/call` entries that ask for a task (when checking).
+    pub(super) task_calls: IntSet<usize>,
+    /// Protocol violations the settings make warnings.
+    pub(super) warnings: Vec<Mismatch>,
+    /// The timeline of the session, kept only when the settings ask for it.
+    pub(super) picture: Option<Box<Picture>>,
+}
+
+impl<'f> Session<'f> {
+    /// A session of `fixture` with `settings` (resolved for this fixture), starting at
+    /// `now`.
+    pub(crate) fn new(fixture: &'f Fixture, settings: &'f Settings<'f>, now: Instant) -> Self {
+        let entries = fixture.entries();
+        let script = Script::of(fixture);
+        let rules = &*settings.rules;
+        let polls = Polls::of(entries);
+        let model = Model::new(fixture, settings, &polls);
+        let wants = model.wants.len();
+        let checker = (settings.protocol_check != ProtocolCheck::Off)
+            .then(|| Checker::for_session(fixture, settings.era));
+        let task_calls = match checker {
+            Some(_) => task_calls(entries),
+            None => IntSet::default(),
+        };
+        Session {
+            fixture,
+            settings,
+            model,
+            expected: Expected::new(entries, rules),
+            phase: Phase::Start,
+            cursor: 0,
+            before: Vec::new(),
+            transmits: std::collections::VecDeque::new(),
+            writing: None,
+            server_outcome: None,
+            stray: StrayLines::default(),
+            notes: Vec::new(),
+            folders: Vec::new(),
+            closed: None,
+            aborted: false,
+            seq: 0,
+            last_sent: 0,
+            ledger: Ledger::with_capacity(script.requests),
+            response_order: Vec::new(),
+            anomalies: Vec::new(),
+            arrivals: Vec::new(),
+            claimed: vec![false; wants],
+            given_up: vec![false; wants],
+            pending: Vec::new(),
+            server_live: IntMap::default(),
+            server_request_seen: IntMap::default(),
+            mismatches: Vec::new(),
+            accepted: Vec::new(),
+            recording: settings.record.then(Vec::new),
+            recordable: true,
+            out: Vec::new(),
+            new_server_labels: 0,
+            last_request_state: None,
+            trace: Trace::new(settings.trace, fixture.source(), now),
+            labels: IntMap::default(),
+            bindings: Bindings::minted_by(entries, &script.bound, Direction::ClientToServer),
+            script,
+            polls,
+            poll_due: None,
+            now,
+            checker,
+            task_calls,
+            warnings: Vec::new(),
+            picture: settings.timeline.then(|| Box::new(Picture::new(now))),
+        }
+    }
+
+    /// The next thing to do with the server's input, deciding as far as the session can
+    /// go without a new arrival; `None` when it must wait
+    /// ([`poll_timeout`](Self::poll_timeout)) or is done. For [`Transmit::Line`], the line
+    /// (without its newline) is in `buf`, which is written before the next call; a failed
+    /// write is reported with [`handle_write_error`](Self::handle_write_error). (`buf` is
+    /// swapped with the session's own buffer, as quinn-proto's `poll_transmit` writes into
+    /// the caller's: no line costs an allocation.)
+    pub(crate) fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Transmit> {
+        self.trace.at(now);
+        self.now = now;
+        if self.transmits.is_empty() {
+            self.advance(now);
+        }
+        let queued = self.transmits.pop_front()?;
+        self.writing = Some((queued.line, queued.what));
+        match queued.bytes {
+            Some(mut bytes) => {
+                std::mem::swap(buf, &mut bytes);
+                bytes.clear();
+                self.out = bytes;
+                Some(Transmit::Line)
+            }
+            None => Some(Transmit::CloseInput),
+        }
+    }
+
+    /// Until when the session waits for an arrival: at that instant, call
+    /// [`handle_timeout`](Self::handle_timeout). An instant already past (the settle step)
+    /// asks the shell to hand over what already arrived first. `None` once done, or while
+    /// the shell has yet to report the input closed.
+    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+        let phase = self.phase_timeout();
+        match (phase, self.poll_due) {
+            (Some(at), Some((_, due))) => Some(at.min(due)),
+            (None, Some((_, due))) if matches!(self.phase, Phase::Waiting(_)) => Some(due),
+            (phase, _) => phase,
+        }
+    }
+
+    /// Until when the phase waits.
+    fn phase_timeout(&self) -> Option<Instant> {
+        match &self.phase {
+            Phase::Setup { deadline } => Some(*deadline),
+            Phase::Waiting(wait) => Some(wait.deadline),
+            Phase::Settle { at } => Some(*at),
+            Phase::Drain { deadline } => *deadline,
+            Phase::Start | Phase::Feed | Phase::Close | Phase::Done => None,
+        }
+    }
+
+    /// Is there nothing left but to [`conclude`](Self::conclude)?
+    pub(crate) fn is_done(&self) -> bool {
+        matches!(self.phase, Phase::Done)
+    }
+
+    /// The time the session gives the server for each thing it needs (and each write).
+    pub(crate) fn timeout(&self) -> Duration {
+        self.settings.timeout
+    }
+
+    /// Does the session want to know why the server ended before it takes the close of its
+    /// output (it names the cause in a finding)? Not once the input is closed: then the
+    /// shell waits for the server anyway.
+    pub(crate) fn wants_server_outcome(&self) -> bool {
+        self.server_outcome.is_none() && !matches!(self.phase, Phase::Drain { .. } | Phase::Done)
+    }
+
+    /// How the server task ended, once the shell knows.
+    pub(crate) fn server_ended(&mut self, outcome: Result<(), ServerError>) {
+        self.server_outcome = Some(outcome);
+    }
+
+    /// The trace lines written since the last call.
+    pub(crate) fn take_trace(&self) -> String {
+        self.trace.take()
+    }
+
+    /// Takes one arrival from the server at `now`.
+    pub(crate) fn handle(&mut self, event: Incoming, now: Instant) {
+        self.trace.at(now);
+        self.now = now;
+        match self.phase {
+            Phase::Setup { .. } => self.handle_setup(event),
+            Phase::Drain { .. } => {
+                if self.aborted {
+                    // Nothing more is judged, but the output is read to its end.
+                    if let Some(picture) = &mut self.picture {
+                        picture.unjudged(now, &event, "read after the replay stopped: not judged");
+                    }
+                    if let Incoming::Closed(error) = event {
+                        self.closed.get_or_insert(error);
+                    }
+                } else {
+                    self.accept(event);
+                }
+                if self.closed.is_some() {
+                    self.phase = Phase::Done;
+                }
+            }
+            Phase::Settle { .. } => self.accept(event),
+            Phase::Waiting(_) | Phase::Start | Phase::Feed | Phase::Close => {
+                self.accept(event);
+                self.flush_pending();
+            }
+            Phase::Done => {}
+        }
+    }
+
+    /// The instant [`poll_timeout`](Self::poll_timeout) named came (or passed) with nothing
+    /// more arriving.
+    pub(crate) fn handle_timeout(&mut self, now: Instant) {
+        self.trace.at(now);
+        self.now = now;
+        if let Some((run, due)) = self.poll_due {
+            if now >= due {
+                self.poll_due = None;
+                if !self.aborted && self.polls.polling(run) {
+                    self.send(self.polls.runs[run].requests[0]);
+                }
+            }
+        }
+        match std::mem::replace(&mut self.phase, Phase::Feed) {
+            Phase::Setup { deadline } if now >= deadline => {
+                let what = SETUP_WHAT;
+                self.abort(Mismatch::new(
+                    MismatchKind::Timeout,
+                    None,
+                    format!("no response to {what} within {}", ms(self.settings.timeout)),
+                ));
+            }
+            Phase::Waiting(mut wait) if now >= wait.deadline => {
+                self.stand_in_anomalies(&wait.awaited, true);
+                wait.awaited.retain(|a| !self.arrived(*a));
+                self.timed_out(&wait.awaited, wait.last);
+                self.end_wait(wait.then, now);
+            }
+            Phase::Settle { .. } => {
+                self.flush_pending();
+                self.phase = Phase::Close;
+            }
+            Phase::Drain {
+                deadline: Some(deadline),
+            } if now >= deadline => {
+                self.phase = Phase::Done;
+            }
+            other => self.phase = other,
+        }
+    }
+
+    /// The shell closed the server's input at `now`; `child_grace` is the stop grace of a
+    /// child process the server runs in, if it does.
+    pub(crate) fn input_closed(&mut self, now: Instant, child_grace: Option<Duration>) {
+        self.trace.at(now);
+        self.trace.line("-> closed the server's input");
+        if let Some(picture) = &mut self.picture {
+            picture.closed(now, crate::findings::timeline::Side::Client);
+        }
+        let bound = self.drain_bound(child_grace);
+        self.phase = if self.closed.is_some() {
+            Phase::Done
+        } else {
+            Phase::Drain {
+                deadline: Some(now + bound),
+            }
+        };
+    }
+
+    /// How long the server may take to end once its input is closed: the timeout, or for
+    /// a child process that [`serve_command`](crate::engine::process::serve_command) runs, a moment
+    /// more than its stop sequence takes (it stops the child by itself).
+    pub(crate) fn drain_bound(&self, child_grace: Option<Duration>) -> Duration {
+        match child_grace {
+            Some(grace) => crate::engine::process::serve_bound(grace) + Duration::from_secs(1),
+            None => self.settings.timeout,
+        }
+    }
+
+    /// The last line handed out could not be written: the replay cannot go on.
+    pub(crate) fn handle_write_error(&mut self, error: WriteError, now: Instant) {
+        self.trace.at(now);
+        let (line, what) = self
+            .writing
+            .take()
+            .unwrap_or((None, What::Text(String::new())));
+        let what = self.describe_what(what);
+        self.transmits.retain(|t| t.bytes.is_none());
+        match error {
+            WriteError::Closed(e) => {
+                let why = self.close_reason();
+                self.abort(Mismatch::new(
+                    MismatchKind::ServerFailure,
+                    line,
+                    format!("could not send {what}: the server closed its input ({e}){why}"),
+                ));
+            }
+            WriteError::Stuck => self.abort(Mismatch::new(
+                MismatchKind::Timeout,
+                line,
+                format!(
+                    "the server did not read {what} within {}",
+                    ms(self.settings.timeout)
+                ),
+            )),
+        }
+    }
+
+    /// Goes as far as the session can without a new arrival: sends what is due, starts
+    /// and ends waits, and closes the input at the end.
+    fn advance(&mut self, now: Instant) {
+        while self.transmits.is_empty() {
+            match std::mem::replace(&mut self.phase, Phase::Feed) {
+                Phase::Start => {
+                    if self.needs_setup() {
+                        self.start_setup(now);
+                    }
+                }
+                Phase::Feed if self.aborted => self.phase = Phase::Close,
+                Phase::Feed => self.feed(now),
+                Phase::Waiting(wait) => match self.still_waiting(wait) {
+                    Ok(wait) => {
+                        self.phase = Phase::Waiting(wait);
+                        return;
+                    }
+                    Err(then) => self.end_wait(then, now),
+                },
+                Phase::Close => {
+                    self.transmits.push_back(Queued {
+                        bytes: None,
+                        line: None,
+                        what: What::Text(String::new()),
+                    });
+                    self.phase = Phase::Drain { deadline: None };
+                    return;
+                }
+                Phase::Setup { .. } if self.aborted => self.phase = Phase::Close,
+                other => {
+                    self.phase = other;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Does the fixture start without a handshake ([`needs_setup`])?
+    fn needs_setup(&self) -> bool {
+        needs_setup(self.fixture, self.settings)
+    }
+
+    /// Goes through the fixture until the next client message, which is sent once what it
+    /// causally needs has come (a [`Wait`]); after the last one, the last wait.
+    fn feed(&mut self, now: Instant) {
+        let entries = self.fixture.entries();
+        while let Some(entry) = entries.get(self.cursor) {
+            let i = self.cursor;
+            self.cursor += 1;
+            // A run of polls is one loop: its first poll is sent, and the answer to it
+            // awaited until the task got where the recording's last poll did.
+            if let Some(run) = self.polls.run_of(i) {
+                if self.polls.runs[run].responses[0] == Some(i) {
+                    self.before.push(Awaited::Poll(run));
+                }
+                if self.polls.stood_for(i) {
+                    continue;
+                }
+            }
+            match (entry.direction(), entry.kind()) {
+                (Direction::ServerToClient, MessageKind::Response) => {
+                    self.before.push(Awaited::Response(i))
+                }
+                (Direction::ServerToClient, MessageKind::Request) => self
+                    .before
+                    .push(Awaited::Want(self.model.want_of_entry[&i])),
+                // A request's own message, while it runs: a client message after it may
+                // be its consequence (a cancellation after the first progress).
+                (Direction::ServerToClient, MessageKind::Notification) => {
+                    let w = self.model.want_of_entry[&i];
+                    if self.model.wants[w].tie.is_some() {
+                        self.before.push(Awaited::Want(w));
+                    }
+                }
+                // Sent as soon as its server request comes.
+                (Direction::ClientToServer, MessageKind::Response) => {}
+                (Direction::ClientToServer, kind) => {
+                    // Every request deserves an answer: before a new request, the ones the
+                    // fixture has no response line for are awaited (not while `initialize`
+                    // runs: a client sends nothing then but `initialize`'s own answers).
+                    let unanswered = kind == MessageKind::Request || self.initialize_in_flight();
+                    self.phase = Phase::Waiting(Wait {
+                        awaited: std::mem::take(&mut self.before),
+                        unanswered,
+                        last: false,
+                        deadline: now + self.settings.timeout,
+                        then: Some(i),
+                    });
+                    return;
+                }
+            }
+        }
+        self.phase = Phase::Waiting(Wait {
+            awaited: self.the_rest(),
+            unanswered: true,
+            last: true,
+            deadline: now + self.settings.timeout,
+            then: None,
+        });
+    }
+
+    /// A wait is over: send the client message it came before, or after the last one,
+    /// settle.
+    fn end_wait(&mut self, then: Option<usize>, now: Instant) {
+        match then {
+            Some(i) => {
+                if !self.aborted {
+                    self.send(i);
+                }
+                self.phase = Phase::Feed;
+            }
+            None if self.aborted => self.phase = Phase::Close,
+            None => self.phase = Phase::Settle { at: now },
+        }
+    }
+
+    /// Sends the harness's own `initialize` (a legacy fixture without a handshake).
+    fn start_setup(&mut self, now: Instant) {
+        // Written as text, members in the order clients write them (a tree of this
+        // constant message, made, written and dropped, was a tenth of a one-call replay).
+        let mut line = std::mem::take(&mut self.out);
+        line.clear();
+        line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        line.extend_from_slice(itoa::Buffer::new().format(SETUP_ID).as_bytes());
+        line.extend_from_slice(br#","method":"initialize","params":{"capabilities":"#);
+        write_json(&mut line, &self.client_capabilities());
+        line.extend_from_slice(br#","clientInfo":"#);
+        write_json(&mut line, &self.client_info());
+        line.extend_from_slice(br#","protocolVersion":"#);
+        write_json(&mut line, &self.settings.protocol);
+        line.extend_from_slice(b"}}");
+        self.trace.line("-> `initialize` id 0 (session setup)");
+        self.write_bytes(line, None, What::Text(SETUP_WHAT.into()));
+        self.phase = Phase::Setup {
+            deadline: now + self.settings.timeout,
+        };
+    }
+
+    /// An arrival while the harness's own `initialize` runs: its answer ends the setup;
+    /// the server's own messages may come first (a request answered at once).
+    fn handle_setup(&mut self, event: Incoming) {
+        if let Incoming::Closed(error) = &event {
+            if let Some(picture) = &mut self.picture {
+                picture.closed(self.now, crate::findings::timeline::Side::Server);
+            }
+            self.closed.get_or_insert(error.clone());
+            let why = self.close_reason();
+            self.abort(Mismatch::new(
+                MismatchKind::ServerFailure,
+                None,
+                format!("the server closed the connection before answering {SETUP_WHAT}{why}"),
+            ));
+            return;
+        }
+        let Some(outcome) = setup_outcome(&event) else {
+            self.accept(event);
+            self.flush_pending();
+            return;
+        };
+        self.trace.line("<- response 0 (session setup)");
+        if let Some(picture) = &mut self.picture {
+            picture.unjudged(
+                self.now,
+                &event,
+                "the answer to the harness's session setup",
+            );
+        }
+        match &event {
+            Incoming::Response(fast) => self.check_fast(fast, true),
+            Incoming::Setup { text, is_error } => self.check_setup(text, *is_error),
+            Incoming::Message(message) => self.check_message(MessageKind::Response, message, true),
+            _ => {}
+        }
+        if let Err(response) = outcome {
+            self.abort(
+                Mismatch::new(
+                    MismatchKind::ServerFailure,
+                    None,
+                    format!(
+                        "the server refused {SETUP_WHAT}: {}",
+                        compact(&response["error"], 200)
+                    ),
+                )
+                .actual(&response),
+            );
+            return;
+        }
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        self.trace
+            .line("-> `notifications/initialized` (session setup)");
+        self.write(
+            &initialized,
+            None,
+            What::Text("the harness's `notifications/initialized`".into()),
+        );
+        self.phase = Phase::Feed;
+    }
+
+    /// The task being polled made progress: the wait for it starts anew.
+    pub(super) fn extend_wait(&mut self) {
+        if let Phase::Waiting(wait) = &mut self.phase {
+            if wait.awaited.iter().any(|a| matches!(a, Awaited::Poll(_))) {
+                wait.deadline = wait.deadline.max(self.now + self.settings.timeout);
+            }
+        }
+    }
+
+    /// Queues one message as its own line. `what` names the message in a finding, should
+    /// the write fail.
+    pub(super) fn write(&mut self, message: &Value, line: Option<usize>, what: What) {
+        let mut bytes = std::mem::take(&mut self.out);
+        bytes.clear();
+        write_json(&mut bytes, message);
+        self.write_bytes(bytes, line, what);
+    }
+
+    /// Queues one line (`bytes`, without its newline).
+    pub(super) fn write_bytes(&mut self, bytes: Vec<u8>, line: Option<usize>, what: What) {
+        if let Some(picture) = &mut self.picture {
+            let (entry, own) = match &what {
+                What::Entry(i) => (Some(*i), None),
+                What::Text(text) => (None, Some(text.as_str())),
+            };
+            picture.sent(self.now, &bytes, entry, own, self.seq);
+        }
+        self.transmits.push_back(Queued {
+            bytes: Some(bytes),
+            line,
+            what,
+        });
+    }
+
+    /// A queued line's name, for a finding.
+    fn describe_what(&self, what: What) -> String {
+        match what {
+            What::Entry(i) => {
+                let entry = &self.fixture.entries()[i];
+                format!("{} (fixture line {})", describe(entry), entry.line())
+            }
+            What::Text(text) => text,
+        }
+    }
+
+    /// Why the server ended, for messages about an early close: the panic or error of the
+    /// server task, when the shell knows it.
+    pub(super) fn close_reason(&self) -> String {
+        match &self.server_outcome {
+            Some(Err(why)) => format!("; {why}"),
+            _ => String::new(),
+        }
+    }
+
+    /// Writes the answers and refusals the last events asked for.
+    fn flush_pending(&mut self) {
+        while !self.pending.is_empty() {
+            for pending in std::mem::take(&mut self.pending) {
+                match pending {
+                    Pending::Answer(entry) => self.send(entry),
+                    Pending::Refuse(request) => self.refuse(&request),
+                }
+            }
+        }
+    }
+
+    pub(super) fn fail(&mut self, mismatch: Mismatch) {
+        if mismatch.kind.spoils_recording() {
+            self.recordable = false;
+        }
+        if self.trace.on() {
+            self.trace.line(format_args!(
+                "finding: {} {}",
+                mismatch.kind, mismatch.summary
+            ));
+        }
+        self.mismatches.push(mismatch);
+    }
+
+    pub(super) fn abort(&mut self, mismatch: Mismatch) {
+        self.fail(mismatch);
+        self.aborted = true;
+    }
+}
+
+/// Does `fixture` start without a handshake (in the legacy era, the harness then performs
+/// one)?
+pub(super) fn needs_setup(fixture: &Fixture, settings: &Settings<'_>) -> bool {
+    !settings.era.is_stateless()
+        && fixture
+            .entries()
+            .iter()
+            .find(|e| e.direction() == Direction::ClientToServer)
+            .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover")))
+}
+
+/// Is `event` the answer to the harness's own `initialize`: `Ok`, or the error response?
+fn setup_outcome(event: &Incoming) -> Option<Result<(), Value>> {
+    match event {
+        Incoming::Setup { text, is_error } => Some(if *is_error {
+            Err(serde_json::from_str(text).expect("the framer peeked at JSON"))
+        } else {
+            Ok(())
+        }),
+        Incoming::Response(fast) if fast.id == SETUP_ID => Some(if fast.is_error {
+            Err(serde_json::from_str(&fast.text).expect("the fast path writes JSON"))
+        } else {
+            Ok(())
+        }),
+        Incoming::Message(message)
+            if message.get("method").is_none()
+                && message.get("id").and_then(Value::as_i64) == Some(SETUP_ID) =>
+        {
+            Some(match message.get("error") {
+                Some(_) => Err(message.clone()),
+                None => Ok(()),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The client `tools/call` entries that ask for a task (`params.task`): their result is a
+/// `CreateTaskResult`.
+fn task_calls(entries: &[Entry]) -> IntSet<usize> {
+    static TASK: crate::data::needle::Needle = crate::data::needle::Needle::new("\"task\":");
+    entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.method() == Some("tools/call") && TASK.is_in(e.text()))
+        .filter(|(_, e)| e.message().at(&["params", "task"]).is_some())
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Appends `value` as JSON text.
+fn write_json(out: &mut Vec<u8>, value: &impl serde::Serialize) {
+    serde_json::to_writer(out, value).expect("a JSON value and a string always serialize");
+}

@@ -1,0 +1,385 @@
+//! What a failing report advises at its end: a pure function of its findings
+//! ([`advice`]), which the report only renders.
+//!
+//! - A changed result, params, notification, order, or a message missing or unexpected:
+//!   the server changed what it answers; if that is right, re-record the fixture.
+//! - A request the server now refuses where the fixture has its answer: a JSON-RPC error
+//!   where a result was recorded (an unknown tool, method or prompt, invalid params), or a
+//!   tool error, `isError: true`, that says the arguments were refused, where a tool
+//!   result was (how SDKs report invalid arguments: see [`REFUSED_ARGUMENTS`]). Re-recording
+//!   would pin the refusal. The client lines may be stale (a tool renamed, a required
+//!   argument added): edit the request's line, or check the server. Any other tool error
+//!   (`division by zero`) is a changed answer.
+//! - A timeout, a server failure, an id finding or stray output: nothing to re-record (a
+//!   re-recording refuses such a session: `Plan::conclude`); the finding says what is
+//!   wrong. What never came while a request that timed out ran is the timeout's doing.
+//!   Beside changed answers, they come first: the advice says so.
+//! - An `http` finding: the transport broke its contract, which a re-recording does not
+//!   change; it adds no advice.
+
+use crate::data::json::compact;
+use crate::findings::excerpt::WIDTH;
+use crate::findings::mismatch::{Mismatch, MismatchKind};
+use serde_json::Value;
+
+/// One piece of the advice at the end of a failing report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Advice {
+    /// Requests the server refuses where the fixture has their answer, in fixture order,
+    /// each once.
+    Refused(Vec<Refusal>),
+    /// The server changed what it answers: re-record the fixture if that is right.
+    Rerecord,
+    /// Changed answers, but also findings (these kinds) that a re-recording refuses: fix
+    /// those first, then re-record.
+    FixFirst(Vec<MismatchKind>),
+}
+
+/// A request the server refused where the fixture has its answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    /// The request's fixture line.
+    pub line: usize,
+    /// Its name: `tools/call add_note`.
+    pub request: String,
+    /// How it was refused: `error -32602 "tool not found"`, `a tool error "..."`.
+    pub how: String,
+}
+
+/// What the text of a tool error says when the server refused the call's arguments:
+/// rmcp's (3.11) `failed to deserialize parameters: missing field ...`, the TypeScript
+/// SDK's `MCP error -32602: Input validation error: ...` (an invalid-params error turned
+/// into a tool error), the Python SDK's pydantic `1 validation error for addArguments`.
+const REFUSED_ARGUMENTS: [&str; 3] = [
+    "failed to deserialize parameters",
+    "-32602",
+    "validation error for",
+];
+
+/// The advice for `mismatches`, each piece once: the refused requests, then re-recording
+/// (or what to fix before it).
+pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
+    let mut refused: Vec<Refusal> = Vec::new();
+    let mut changed = false;
+    let mut blockers: Vec<MismatchKind> = Vec::new();
+    // What never came while a request that timed out ran is the timeout's doing.
+    let timed_out: Vec<usize> = mismatches
+        .iter()
+        .filter(|m| m.kind() == MismatchKind::Timeout)
+        .filter_map(Mismatch::request_line)
+        .collect();
+    for m in mismatches {
+        if m.kind() == MismatchKind::Missing
+            && m.request_line().is_some_and(|q| timed_out.contains(&q))
+        {
+            continue;
+        }
+        if let Some(refusal) = refusal(m) {
+            if !refused.iter().any(|r| r.line == refusal.line) {
+                refused.push(refusal);
+            }
+            continue;
+        }
+        match m.kind() {
+            k if k.spoils_recording() => {
+                if !blockers.contains(&k) {
+                    blockers.push(k);
+                }
+            }
+            MismatchKind::Http => {}
+            _ => changed = true,
+        }
+    }
+    refused.sort_by_key(|r| r.line);
+    blockers.sort();
+    let mut out = Vec::new();
+    if !refused.is_empty() {
+        out.push(Advice::Refused(refused));
+    }
+    if changed {
+        out.push(if blockers.is_empty() {
+            Advice::Rerecord
+        } else {
+            Advice::FixFirst(blockers)
+        });
+    }
+    out
+}
+
+/// The refusal a *result* finding is, if it is one: the server answered with a JSON-RPC
+/// error, or a tool error, where the fixture has a result (a tool result).
+fn refusal(m: &Mismatch) -> Option<Refusal> {
+    if m.kind() != MismatchKind::Result {
+        return None;
+    }
+    let (line, request) = m.request.clone()?;
+    let (expected, actual) = (m.expected_message()?, m.actual_message()?);
+    let recorded = expected.get("result")?;
+    let how = if let Some(error) = actual.get("error") {
+        let code = error.get("code").map(|c| compact(c, 20));
+        let message = error.get("message").map(|t| compact(t, WIDTH));
+        match (code, message) {
+            (Some(code), Some(message)) => format!("error {code} {message}"),
+            (Some(code), None) => format!("error {code}"),
+            _ => format!("error {}", compact(error, WIDTH)),
+        }
+    } else {
+        let result = actual.get("result")?;
+        let failed = |r: &Value| r.get("isError") == Some(&Value::Bool(true));
+        if !failed(result) || failed(recorded) {
+            return None;
+        }
+        let text = result.pointer("/content/0/text").and_then(Value::as_str)?;
+        if !REFUSED_ARGUMENTS.iter().any(|m| text.contains(m)) {
+            return None;
+        }
+        format!("a tool error {}", compact(&Value::from(text), WIDTH))
+    };
+    Some(Refusal { line, request, how })
+}
+
+#[cfg(test)]
+mod should {
+    use super::*;
+    use serde_json::json;
+
+    /// A `tools/call` of `name` on fixture line `line`.
+    fn call(name: &str, line: usize) -> crate::data::fixture::Entry {
+        let filler = json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "method": "notifications/initialized"}});
+        let request = json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/call", "params": {"name": name}}});
+        let text: String = std::iter::repeat_n(&filler, line - 1)
+            .chain([&request])
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let fixture = crate::Fixture::parse(&text).unwrap();
+        let entry = fixture.entries().last().unwrap().clone();
+        assert_eq!(entry.line(), line);
+        entry
+    }
+
+    fn answered(
+        line: usize,
+        name: &str,
+        recorded: serde_json::Value,
+        now: serde_json::Value,
+    ) -> Mismatch {
+        Mismatch::new(MismatchKind::Result, Some(line + 1), "differs")
+            .request(&call(name, line))
+            .compare(
+                &json!({"jsonrpc": "2.0", "id": 1, "result": recorded}),
+                &now,
+            )
+    }
+
+    fn text(t: &str) -> serde_json::Value {
+        json!({"content": [{"type": "text", "text": t}]})
+    }
+
+    fn found(kind: MismatchKind) -> Mismatch {
+        Mismatch::new(kind, Some(3), "found")
+    }
+
+    #[test]
+    fn fit_the_advice_to_the_findings() {
+        let changed = || {
+            answered(
+                1,
+                "add",
+                text("3"),
+                json!({"jsonrpc": "2.0", "id": 1, "result": text("4")}),
+            )
+        };
+        let unknown_tool = || {
+            answered(
+                1,
+                "add_note",
+                text("ok"),
+                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "tool not found"}}),
+            )
+        };
+        let missing_argument = || {
+            answered(
+                3,
+                "lookup_issue",
+                text("Issue 42: example"),
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "failed to deserialize parameters: missing field `owner`"}], "isError": true}}),
+            )
+        };
+        let no_method = || {
+            answered(
+                5,
+                "x",
+                json!({}),
+                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}),
+            )
+        };
+        let refused = |line: usize, request: &str, how: &str| Refusal {
+            line,
+            request: request.into(),
+            how: how.into(),
+        };
+        let table: Vec<(&str, Vec<Mismatch>, Vec<Advice>)> = vec![
+            ("a changed result", vec![changed()], vec![Advice::Rerecord]),
+            (
+                "changed params, order, missing and unexpected messages: once",
+                vec![
+                    found(MismatchKind::Params),
+                    found(MismatchKind::NotificationOrder),
+                    found(MismatchKind::Missing),
+                    found(MismatchKind::Unexpected),
+                    found(MismatchKind::Method),
+                ],
+                vec![Advice::Rerecord],
+            ),
+            (
+                "an unknown tool",
+                vec![unknown_tool()],
+                vec![Advice::Refused(vec![refused(
+                    1,
+                    "tools/call add_note",
+                    "error -32602 \"tool not found\"",
+                )])],
+            ),
+            (
+                "a missing required argument (rmcp: a tool error)",
+                vec![missing_argument()],
+                vec![Advice::Refused(vec![refused(
+                    3,
+                    "tools/call lookup_issue",
+                    "a tool error \"failed to deserialize parameters: missing field `owner`\"",
+                )])],
+            ),
+            (
+                "method not found",
+                vec![no_method()],
+                vec![Advice::Refused(vec![refused(
+                    5,
+                    "tools/call x",
+                    "error -32601 \"Method not found\"",
+                )])],
+            ),
+            (
+                "another tool error where a result was recorded: changed, not refused",
+                vec![answered(
+                    1,
+                    "divide",
+                    text("0.5"),
+                    json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "division by zero"}], "isError": true}}),
+                )],
+                vec![Advice::Rerecord],
+            ),
+            (
+                "the TypeScript SDK's invalid arguments",
+                vec![answered(
+                    2,
+                    "add",
+                    text("5"),
+                    json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "MCP error -32602: Input validation error: Invalid arguments for tool add"}], "isError": true}}),
+                )],
+                vec![Advice::Refused(vec![refused(
+                    2,
+                    "tools/call add",
+                    "a tool error \"MCP error -32602: Input validation error: Invalid arguments for tool add\"",
+                )])],
+            ),
+            (
+                "a tool error recorded, another one now: changed, not refused",
+                vec![answered(
+                    1,
+                    "divide",
+                    json!({"content": [], "isError": true}),
+                    json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "no"}], "isError": true}}),
+                )],
+                vec![Advice::Rerecord],
+            ),
+            (
+                "an error recorded, a result now: changed",
+                vec![Mismatch::new(MismatchKind::Result, Some(2), "differs")
+                    .request(&call("t", 1))
+                    .compare(
+                        &json!({"id": 1, "error": {"code": -32602, "message": "no"}}),
+                        &json!({"id": 1, "result": {}}),
+                    )],
+                vec![Advice::Rerecord],
+            ),
+            (
+                "a timeout alone: nothing",
+                vec![found(MismatchKind::Timeout)],
+                vec![],
+            ),
+            (
+                "a timeout and what never came while its request ran: nothing",
+                vec![
+                    found(MismatchKind::Missing).request(&call("work", 1)),
+                    found(MismatchKind::Timeout).request(&call("work", 1)),
+                ],
+                vec![],
+            ),
+            (
+                "a timeout and what never came while another request ran: fix first",
+                vec![
+                    found(MismatchKind::Missing).request(&call("other", 2)),
+                    found(MismatchKind::Timeout).request(&call("work", 1)),
+                ],
+                vec![Advice::FixFirst(vec![MismatchKind::Timeout])],
+            ),
+            (
+                "a server failure, an id finding, stray output: nothing",
+                vec![
+                    found(MismatchKind::ServerFailure),
+                    found(MismatchKind::Id),
+                    found(MismatchKind::StrayOutput),
+                ],
+                vec![],
+            ),
+            (
+                "an http finding: nothing",
+                vec![found(MismatchKind::Http)],
+                vec![],
+            ),
+            (
+                "mixed: each piece once, refusals first, in line order",
+                vec![
+                    changed(),
+                    no_method(),
+                    unknown_tool(),
+                    unknown_tool(),
+                    found(MismatchKind::Params),
+                    found(MismatchKind::Http),
+                ],
+                vec![
+                    Advice::Refused(vec![
+                        refused(1, "tools/call add_note", "error -32602 \"tool not found\""),
+                        refused(5, "tools/call x", "error -32601 \"Method not found\""),
+                    ]),
+                    Advice::Rerecord,
+                ],
+            ),
+            (
+                "changes beside what a re-recording refuses: fix that first",
+                vec![
+                    found(MismatchKind::Timeout),
+                    changed(),
+                    found(MismatchKind::StrayOutput),
+                    found(MismatchKind::Timeout),
+                ],
+                vec![Advice::FixFirst(vec![
+                    MismatchKind::Timeout,
+                    MismatchKind::StrayOutput,
+                ])],
+            ),
+            (
+                "a refusal beside a timeout: only the refusal",
+                vec![unknown_tool(), found(MismatchKind::Timeout)],
+                vec![Advice::Refused(vec![refused(
+                    1,
+                    "tools/call add_note",
+                    "error -32602 \"tool not found\"",
+                )])],
+            ),
+        ];
+        for (case, mismatches, want) in table {
+            assert_eq!(advice(&mismatches), want, "{case}");
+        }
+    }
+}

@@ -1,0 +1,524 @@
+//! One finding of a replay ([`Mismatch`]) and its kinds ([`MismatchKind`]): what differs,
+//! where, and the diff that shows it. The report ([`Report`](crate::Report)) collects them;
+//! the advice (`advice.rs`) reads them. Neither is imported here.
+
+use crate::analyses::contract::{Change, Class};
+use crate::data::json::{
+    compact, differences, differences_in, listing_of, pair_items, pretty_lines, Difference, Line,
+    Listing,
+};
+use crate::findings::excerpt::{excerpts, WIDTH};
+use crate::normalize::secrets::{mask_text, mask_under, mask_value};
+use serde_json::Value;
+use std::fmt::{self, Write as _};
+
+/// The kinds of findings, each reported under its own name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum MismatchKind {
+    /// A message arrived where a message with another method was expected.
+    Method,
+    /// A notification or server request has the expected method but other params.
+    Params,
+    /// A response to the right request has another result (result vs error counts here).
+    Result,
+    /// A response whose id matches no request in flight, has the wrong type, or answers twice.
+    Id,
+    /// The expected notifications or server requests arrived, in another order.
+    NotificationOrder,
+    /// An expected message never came.
+    Missing,
+    /// A message came that the fixture does not expect.
+    Unexpected,
+    /// The server did not answer (or read) within the timeout; names what was awaited.
+    Timeout,
+    /// The server panicked, closed early, wrote a line that is not JSON-RPC, or failed setup.
+    ServerFailure,
+    /// Over Streamable HTTP: the transport broke its contract (a status, a content type,
+    /// the session header, malformed SSE), whatever the MCP messages were.
+    Http,
+    /// The server wrote lines on stdout that are not JSON-RPC messages (a banner, logs):
+    /// one finding for all of them, unless the fixture allows them (header
+    /// `"allow_stray_output": true`). For `mcp-replay serve`: the client did, on its stdin.
+    StrayOutput,
+    /// A message the server sent is not valid MCP: it does not fit the protocol's type
+    /// for its method and era ([`validate`](crate::analyses::validate)). Named by JSON path and rule,
+    /// apart from any drift from the recording.
+    Protocol,
+}
+
+impl MismatchKind {
+    /// Every kind, in the order a report sorts them. The documentation's tables of kinds
+    /// (lib.rs, docs/fixture-format.md, docs/cli.md's JSON report) list each one; a test
+    /// checks it.
+    pub const ALL: [MismatchKind; 12] = [
+        MismatchKind::Method,
+        MismatchKind::Params,
+        MismatchKind::Result,
+        MismatchKind::Id,
+        MismatchKind::NotificationOrder,
+        MismatchKind::Missing,
+        MismatchKind::Unexpected,
+        MismatchKind::Timeout,
+        MismatchKind::ServerFailure,
+        MismatchKind::Http,
+        MismatchKind::StrayOutput,
+        MismatchKind::Protocol,
+    ];
+
+    /// Whether a session with a finding of this kind cannot be trusted as a recording: a
+    /// timeout, a server failure or an id finding (the server's replies are not what it
+    /// does), stray output (the fixture would hide it). Such a session is not re-recorded,
+    /// and the advice is to fix the server first. The one place this is decided.
+    pub fn spoils_recording(self) -> bool {
+        matches!(
+            self,
+            MismatchKind::Timeout
+                | MismatchKind::ServerFailure
+                | MismatchKind::Id
+                | MismatchKind::StrayOutput
+        )
+    }
+
+    /// Why a session with a finding of this kind was not re-recorded, and what to do:
+    /// `None` for a kind that does not [spoil a recording](MismatchKind::spoils_recording).
+    pub fn why_not_rerecorded(self) -> Option<&'static str> {
+        match self {
+            MismatchKind::StrayOutput => Some(
+                "the server writes lines on stdout that are not JSON-RPC messages. Fix the \
+                 server, or allow them explicitly with \"allow_stray_output\": true in the \
+                 fixture header (then re-record).",
+            ),
+            MismatchKind::Timeout | MismatchKind::ServerFailure | MismatchKind::Id => Some(
+                "a timeout, id or server failure means the server's replies cannot be \
+                 trusted as a recording. Fix the server first.",
+            ),
+            _ => None,
+        }
+    }
+
+    /// The name used in reports: `method`, `params`, `result`, `id`, `notification order`,
+    /// `missing`, `unexpected`, `timeout`, `server failure`, `http`, `stray output`,
+    /// `protocol`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MismatchKind::Method => "method",
+            MismatchKind::Params => "params",
+            MismatchKind::Result => "result",
+            MismatchKind::Id => "id",
+            MismatchKind::NotificationOrder => "notification order",
+            MismatchKind::Missing => "missing",
+            MismatchKind::Unexpected => "unexpected",
+            MismatchKind::Timeout => "timeout",
+            MismatchKind::ServerFailure => "server failure",
+            MismatchKind::Http => "http",
+            MismatchKind::StrayOutput => "stray output",
+            MismatchKind::Protocol => "protocol",
+        }
+    }
+}
+
+impl fmt::Display for MismatchKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One finding of a replay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    pub(crate) kind: MismatchKind,
+    pub(crate) line: Option<usize>,
+    pub(crate) summary: String,
+    pub(crate) expected: Option<Value>,
+    pub(crate) actual: Option<Value>,
+    pub(crate) differences: Vec<Difference>,
+    pub(crate) changes: Vec<Change>,
+    /// The client request it concerns: its fixture line (see [`Mismatch::request_line`])
+    /// and its name (`tools/call add_note`).
+    pub(crate) request: Option<(usize, String)>,
+    /// When it happened, as the summary says it (`while `tools/call x` (line 1) ran`,
+    /// `after the last message`): with the kind and the method, what makes findings alike.
+    pub(crate) during: Option<String>,
+    /// For the response to a listing request: its items, paired by key in the differences
+    /// and the diff.
+    pub(crate) listing: Option<Listing>,
+}
+
+impl Mismatch {
+    pub(crate) fn new(kind: MismatchKind, line: Option<usize>, summary: impl Into<String>) -> Self {
+        Mismatch {
+            kind,
+            line,
+            summary: summary.into(),
+            expected: None,
+            actual: None,
+            differences: Vec::new(),
+            changes: Vec::new(),
+            request: None,
+            during: None,
+            listing: None,
+        }
+    }
+
+    /// Names the client request the finding concerns.
+    pub(crate) fn request(mut self, entry: &crate::data::fixture::Entry) -> Self {
+        self.request = Some((entry.line(), entry.request_name()));
+        self
+    }
+
+    /// Says when it happened, as the summary says it.
+    pub(crate) fn during(mut self, when: impl Into<String>) -> Self {
+        self.during = Some(when.into());
+        self
+    }
+
+    /// Attaches the expected and actual messages; their differences are computed here.
+    pub(crate) fn compare(mut self, expected: &Value, actual: &Value) -> Self {
+        self.differences = differences(expected, actual);
+        self.expected = Some(expected.clone());
+        self.actual = Some(actual.clone());
+        self
+    }
+
+    /// [`compare`](Mismatch::compare) for the response to a `method` request: the items of
+    /// a listing (`tools/list`, ...) paired by key before they are compared.
+    pub(crate) fn compare_response(
+        mut self,
+        method: &str,
+        expected: &Value,
+        actual: &Value,
+    ) -> Self {
+        self.listing = listing_of(method);
+        self.differences = differences_in(expected, actual, self.listing);
+        self.expected = Some(expected.clone());
+        self.actual = Some(actual.clone());
+        self
+    }
+
+    pub(crate) fn expected(mut self, expected: &Value) -> Self {
+        self.expected = Some(expected.clone());
+        self
+    }
+
+    pub(crate) fn actual(mut self, actual: &Value) -> Self {
+        self.actual = Some(actual.clone());
+        self
+    }
+
+    /// Which kind of finding this is.
+    pub fn kind(&self) -> MismatchKind {
+        self.kind
+    }
+
+    /// The fixture line of the expected message it concerns, if any.
+    pub fn line(&self) -> Option<usize> {
+        self.line
+    }
+
+    /// The fixture line of the client request this finding concerns, if any: the request
+    /// a response answers (or was awaited for), or the one that ran when a notification
+    /// came or was expected. For a response the server refused, the line to look at.
+    pub fn request_line(&self) -> Option<usize> {
+        self.request.as_ref().map(|(line, _)| *line)
+    }
+
+    /// One sentence: what was expected and what happened.
+    pub fn summary(&self) -> &str {
+        &self.summary
+    }
+
+    /// The expected message (ids as the fixture writes them), when there is one.
+    pub fn expected_message(&self) -> Option<&Value> {
+        self.expected.as_ref()
+    }
+
+    /// The actual message (ids normalized to the fixture's labels), when there is one.
+    pub fn actual_message(&self) -> Option<&Value> {
+        self.actual.as_ref()
+    }
+
+    /// The JSON paths where expected and actual differ (for method, params, result and id).
+    pub fn differences(&self) -> &[Difference] {
+        &self.differences
+    }
+
+    /// For a changed result of a listing or description (`tools/list`, `initialize`, ...):
+    /// each change and its contract class ([`contract`](crate::analyses::contract)); else empty.
+    pub fn changes(&self) -> &[Change] {
+        &self.changes
+    }
+
+    /// One line per contract change under the finding, most severe first (as
+    /// [`contract::changes`](crate::analyses::contract::changes) gives them; sorted again in case
+    /// they were set otherwise): breaking and unknown in red.
+    fn write_changes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Paint {
+            red, dim, reset, ..
+        } = Paint::of(f);
+        let mut changes: Vec<&Change> = self.changes.iter().collect();
+        changes.sort_by_key(|c| std::cmp::Reverse(c.class));
+        for change in changes {
+            let color = match change.class {
+                Class::Breaking | Class::Unknown => red,
+                Class::Compatible | Class::Cosmetic => dim,
+            };
+            write!(f, "\n    {color}{change}{reset}")?;
+        }
+        Ok(())
+    }
+
+    /// The most severe class among [`changes`](Mismatch::changes), if any.
+    pub fn class(&self) -> Option<Class> {
+        self.changes.iter().map(|c| c.class).max()
+    }
+}
+
+/// ANSI styles of a report written with `{:#}`; all empty for plain text.
+struct Paint {
+    bold: &'static str,
+    red: &'static str,
+    green: &'static str,
+    dim: &'static str,
+    reset: &'static str,
+}
+
+impl Paint {
+    fn of(f: &fmt::Formatter<'_>) -> Paint {
+        if f.alternate() {
+            Paint {
+                bold: "\x1b[1m",
+                red: "\x1b[31m",
+                green: "\x1b[32m",
+                dim: "\x1b[2m",
+                reset: "\x1b[0m",
+            }
+        } else {
+            Paint {
+                bold: "",
+                red: "",
+                green: "",
+                dim: "",
+                reset: "",
+            }
+        }
+    }
+}
+
+/// `{}` plain text; `{:#}` the same text with ANSI colors (expected in red, actual in
+/// green, the finding in bold), for a terminal. What the secret scanner would refuse to
+/// write into a fixture is masked, `ghp_…[masked: github-pat]`.
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.masked().render(f)
+    }
+}
+
+impl Mismatch {
+    /// This finding with every secret the scanner knows masked in what a report shows of
+    /// it: the summary, the messages, the differences (their paths too), the changes. A
+    /// report prints what the server sent, and CI logs are read by many; the scanner only
+    /// guards the fixture files. [`Mismatch::actual_message`] keeps the message as it came.
+    pub(crate) fn masked(&self) -> Mismatch {
+        let values = |d: &Difference| {
+            let key = last_key(&d.path);
+            let mask = |v: &Value| mask_under(key.as_deref(), v);
+            Difference {
+                path: mask_text(&d.path).into_owned(),
+                expected: d.expected.as_ref().map(mask),
+                actual: d.actual.as_ref().map(mask),
+            }
+        };
+        Mismatch {
+            kind: self.kind,
+            line: self.line,
+            summary: mask_text(&self.summary).into_owned(),
+            expected: self.expected.as_ref().map(mask_value),
+            actual: self.actual.as_ref().map(mask_value),
+            differences: self.differences.iter().map(values).collect(),
+            changes: self
+                .changes
+                .iter()
+                .map(|c| Change {
+                    class: c.class,
+                    description: mask_text(&c.description).into_owned(),
+                    path: mask_text(&c.path).into_owned(),
+                })
+                .collect(),
+            request: self
+                .request
+                .as_ref()
+                .map(|(line, name)| (*line, mask_text(name).into_owned())),
+            during: self.during.as_deref().map(|d| mask_text(d).into_owned()),
+            listing: self.listing,
+        }
+    }
+
+    fn render(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Paint {
+            bold,
+            red,
+            green,
+            dim,
+            reset,
+        } = Paint::of(f);
+        match self.line {
+            Some(line) => write!(
+                f,
+                "{bold}{} at fixture line {line}{reset}: {}",
+                self.kind, self.summary
+            )?,
+            None => write!(f, "{bold}{}{reset}: {}", self.kind, self.summary)?,
+        }
+        self.write_changes(f)?;
+        if !self.differences.is_empty() {
+            // The changes above name every difference: the paths would repeat them.
+            let paths = if self.changes.is_empty() {
+                &self.differences[..]
+            } else {
+                &[]
+            };
+            for d in paths {
+                write!(f, "\n    at {}", d.path)?;
+                if let (Some(Value::String(e)), Some(Value::String(a))) = (&d.expected, &d.actual) {
+                    // Around the first difference, with carets under what differs.
+                    let [e, a] = excerpts(e, a, WIDTH);
+                    write!(
+                        f,
+                        "\n      expected: {red}{}\n                {}{reset}\
+                         \n      actual:   {green}{}\n                {}{reset}",
+                        e.text, e.marks, a.text, a.marks
+                    )?;
+                    continue;
+                }
+                let show = |v: &Option<Value>| {
+                    v.as_ref()
+                        .map_or("(absent)".to_owned(), |v| compact(v, WIDTH))
+                };
+                write!(
+                    f,
+                    "\n      expected: {red}{}{reset}\n      actual:   {green}{}{reset}",
+                    show(&d.expected),
+                    show(&d.actual)
+                )?;
+            }
+            if let (Some(e), Some(a)) = (&self.expected, &self.actual) {
+                let diff = line_diff(e, a, self.listing);
+                if !diff.is_empty() {
+                    f.write_str("\n    diff (- expected, + actual):")?;
+                    for line in diff.lines() {
+                        let color = match line.as_bytes().first() {
+                            Some(b'-') => red,
+                            Some(b'+') => green,
+                            _ => dim,
+                        };
+                        write!(f, "\n    {color}{line}{reset}")?;
+                    }
+                }
+            }
+        } else {
+            if let Some(e) = &self.expected {
+                write!(f, "\n    expected: {red}{}{reset}", compact(e, 300))?;
+            }
+            if let Some(a) = &self.actual {
+                write!(f, "\n    actual:   {green}{}{reset}", compact(a, 300))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The object key a difference's `path` ends with (`.a.password`, `.h["x-api-key"]`), if
+/// it ends with one rather than an index.
+fn last_key(path: &str) -> Option<String> {
+    if path.ends_with("\"]") {
+        // A quoted key: the last `["` after which the rest is one JSON string.
+        return path
+            .rmatch_indices("[\"")
+            .find_map(|(i, _)| serde_json::from_str::<String>(&path[i + 1..path.len() - 1]).ok());
+    }
+    if path.ends_with(']') {
+        return None;
+    }
+    path.rsplit('.')
+        .next()
+        .filter(|k| !k.is_empty())
+        .map(str::to_owned)
+}
+
+/// A unified line diff of two messages pretty-printed, with a little context. The items
+/// of a `listing` are paired by key first, the actual ones put in the expected order: a
+/// line of one item never pairs with a line of another, so a renamed item is its lines
+/// removed and the new one's added, and items that only moved show no line.
+/// Kept short however large the messages: lines are cut at 160 characters and the diff
+/// at 60 lines (the JSON paths above it name every difference anyway).
+fn line_diff(expected: &Value, actual: &Value, listing: Option<Listing>) -> String {
+    const MAX_LINES: usize = 60;
+    const MAX_LINE: usize = 160;
+    let order = listing.and_then(|l| {
+        let items = |v: &Value| {
+            l.path
+                .iter()
+                .try_fold(v, |v, k| v.get(k))
+                .and_then(Value::as_array)
+                .cloned()
+        };
+        let rows = pair_items(&items(expected)?, &items(actual)?, l.key)?;
+        Some(rows.iter().filter_map(|r| r.1).collect::<Vec<usize>>())
+    });
+    let old = pretty_lines(expected, listing, None);
+    let new = pretty_lines(actual, listing, order.as_deref());
+    // A listing item's lines compare without their comma, which depends on its place.
+    let key = |(tag, text): &Line| -> (Option<String>, String) {
+        let text = match tag {
+            Some(_) => text.trim_end_matches(','),
+            None => text,
+        };
+        (tag.clone(), text.to_owned())
+    };
+    let (old_keys, new_keys): (Vec<_>, Vec<_>) =
+        (old.iter().map(key).collect(), new.iter().map(key).collect());
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old_keys, &new_keys);
+    let mut out = String::new();
+    let mut lines = 0;
+    for group in similar::group_diff_ops(ops, 2) {
+        for op in group {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            let changes: Vec<(char, &str)> = match tag {
+                similar::DiffTag::Equal => new_range.map(|j| (' ', new[j].1.as_str())).collect(),
+                similar::DiffTag::Delete => old_range.map(|i| ('-', old[i].1.as_str())).collect(),
+                similar::DiffTag::Insert => new_range.map(|j| ('+', new[j].1.as_str())).collect(),
+                similar::DiffTag::Replace => old_range
+                    .map(|i| ('-', old[i].1.as_str()))
+                    .chain(new_range.map(|j| ('+', new[j].1.as_str())))
+                    .collect(),
+            };
+            for (sign, text) in changes {
+                if lines == MAX_LINES {
+                    out.push_str("  ... (diff cut)\n");
+                    return out;
+                }
+                lines += 1;
+                if text.chars().count() > MAX_LINE {
+                    let cut: String = text.chars().take(MAX_LINE).collect();
+                    let _ = writeln!(out, "{sign} {cut}…");
+                } else {
+                    let _ = writeln!(out, "{sign} {text}");
+                }
+            }
+        }
+        out.push_str("  ...\n");
+    }
+    out
+}
+
+impl Mismatch {
+    /// What makes findings alike, so that a report shows many of them as one item: the
+    /// kind, the method of the message (a notification or a server request; responses
+    /// are never alike), and when it happened (the request it ran under).
+    pub(crate) fn alike(&self) -> Option<(MismatchKind, &str, Option<&str>)> {
+        let message = self.actual.as_ref().or(self.expected.as_ref())?;
+        let method = message.get("method")?.as_str()?;
+        Some((self.kind, method, self.during.as_deref()))
+    }
+}

@@ -1,0 +1,7 @@
+//! The fixture lifecycle room: how fixtures are written. Update modes and atomic writes,
+//! recordings turned into fixtures, and imports from other tools' recordings.
+//! (docs/ARCHITECTURE.md, "The runtime, by room".)
+
+pub mod mcporter;
+pub mod record;
+pub mod update;
