@@ -1,7 +1,7 @@
 //! The picture of a session (docs/cli.md, "A picture of a session"): `replay --html` and
 //! `MCP_REPLAY_HTML` against the demo server, passing and failing, and pages that cannot be
 //! written. The page itself (well-formed, nothing loaded, every message, the findings
-//! marked, secrets masked) is tested without a runtime in mcp-replay/src/html/tests.rs;
+//! marked, secrets masked) is tested without a runtime in mcp-replay/src/findings/html/tests.rs;
 //! scripts/html-screenshot.sh renders it in Chromium.
 
 mod command;
