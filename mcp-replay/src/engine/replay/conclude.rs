@@ -22,16 +22,16 @@ impl<'f> Session<'f> {
             Some(picture) => Some(Box::new(self.timeline(*picture, self.now))),
             None => None,
         };
-        let changed = !self.mismatches.is_empty() || !self.accepted.is_empty();
+        let changed = self.findings.changed();
         let recorded = match self.recording.take() {
             Some(_) if self.settings.record_on_change && !changed => None,
-            Some(events) if self.recordable => self.recorded(events),
+            Some(events) if self.findings.recordable() => self.recorded(events),
             _ => None,
         };
-        self.trace.end(self.mismatches.len());
-        if !self.mismatches.is_empty() {
+        self.trace.end(self.findings.mismatches.len());
+        if !self.findings.mismatches.is_empty() {
             for (placeholder, folder) in &self.folders {
-                self.notes.push(format!(
+                self.findings.notes.push(format!(
                     "{placeholder} in the client messages was sent as {folder} (the folder \
                      placeholders: docs/normalization.md)"
                 ));
@@ -41,10 +41,10 @@ impl<'f> Session<'f> {
             source: self.fixture.source().to_owned(),
             test: None,
             rerecord: None,
-            mismatches: self.mismatches,
-            accepted: self.accepted,
+            mismatches: self.findings.mismatches,
+            accepted: self.findings.accepted,
             warnings: self.warnings,
-            notes: self.notes,
+            notes: self.findings.notes,
             recorded,
             timeline,
         }
@@ -105,7 +105,8 @@ impl<'f> Session<'f> {
             self.fail(m);
         }
         // Findings in fixture order; those without a line (unexpected messages) last.
-        self.mismatches
+        self.findings
+            .mismatches
             .sort_by_key(|m| m.line.unwrap_or(usize::MAX));
         if let Some(recording) = &mut self.recording {
             recording.sort_by_key(|(seq, _)| *seq);
@@ -396,7 +397,8 @@ impl<'f> Session<'f> {
         let settings = self.settings;
         if let Some(description) = self.stray.describe("the server", "stdout") {
             if settings.allow_stray_output {
-                self.notes
+                self.findings
+                    .notes
                     .push(format!("{description} (allowed by \"allow_stray_output\")"));
             } else {
                 self.fail(Mismatch::new(
@@ -432,10 +434,10 @@ impl<'f> Session<'f> {
                     ),
                 ));
             } else {
-                self.notes.push(forced);
+                self.findings.notes.push(forced);
             }
         }
-        let already = self.mismatches.iter().any(|m| {
+        let already = self.findings.mismatches.iter().any(|m| {
             m.kind == MismatchKind::ServerFailure && m.summary.contains("closed the connection")
         });
         if let Some(Err(why)) = self.server_outcome.clone() {

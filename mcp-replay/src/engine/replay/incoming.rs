@@ -308,7 +308,7 @@ impl<'f> Session<'f> {
                     m.summary
                 ));
             }
-            self.accepted.push(m);
+            self.findings.accepted.push(m);
             return;
         }
         self.fail(m);

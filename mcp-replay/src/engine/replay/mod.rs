@@ -35,6 +35,7 @@ mod causal;
 mod conclude;
 mod describe;
 mod expected;
+mod findings;
 mod incoming;
 #[cfg(test)]
 mod interleavings;

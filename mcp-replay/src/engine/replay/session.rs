@@ -15,6 +15,7 @@ use super::bind::Bindings;
 use super::causal::Model;
 use super::describe::{describe, ms};
 use super::expected::Expected;
+use super::findings::Findings;
 use super::ledger::{Ledger, SETUP_ID};
 use super::outcome::ServerError;
 use super::picture::Picture;
@@ -191,7 +192,6 @@ pub(crate) struct Session<'f> {
     pub(super) server_outcome: Option<Result<(), ServerError>>,
     /// The lines the server wrote that are not JSON-RPC messages.
     pub(super) stray: StrayLines,
-    pub(super) notes: Vec<String>,
     /// The folder placeholders the client messages sent were written with, and the folder
     /// each stood for: a failing report says what the server was really sent.
     pub(super) folders: Vec<(&'static str, String)>,
@@ -219,12 +219,11 @@ pub(crate) struct Session<'f> {
     pub(super) server_live: IntMap<usize, Value>,
     /// The actual server request each matched expected server request entry was.
     pub(super) server_request_seen: IntMap<usize, Value>,
-    pub(super) mismatches: Vec<Mismatch>,
-    /// Result differences whose contract changes are all in accepted classes.
-    pub(super) accepted: Vec<Mismatch>,
+    /// What the session found ([`Findings`]: findings, accepted changes, notes, and
+    /// whether the recording is spoiled).
+    pub(super) findings: Findings,
     /// What the server really did, unless the settings say to compare only.
     pub(super) recording: Option<Vec<(u64, Rec<'f>)>>,
-    pub(super) recordable: bool,
     /// Reused for the bytes of each message written to the server.
     pub(super) out: Vec<u8>,
     pub(super) new_server_labels: usize,
@@ -280,7 +279,6 @@ impl<'f> Session<'f> {
             writing: None,
             server_outcome: None,
             stray: StrayLines::default(),
-            notes: Vec::new(),
             folders: Vec::new(),
             closed: None,
             aborted: false,
@@ -295,10 +293,8 @@ impl<'f> Session<'f> {
             pending: Vec::new(),
             server_live: IntMap::default(),
             server_request_seen: IntMap::default(),
-            mismatches: Vec::new(),
-            accepted: Vec::new(),
+            findings: Findings::default(),
             recording: settings.record.then(Vec::new),
-            recordable: true,
             out: Vec::new(),
             new_server_labels: 0,
             last_request_state: None,
@@ -787,16 +783,13 @@ impl<'f> Session<'f> {
     }
 
     pub(super) fn fail(&mut self, mismatch: Mismatch) {
-        if mismatch.kind.spoils_recording() {
-            self.recordable = false;
-        }
         if self.trace.on() {
             self.trace.line(format_args!(
                 "finding: {} {}",
                 mismatch.kind, mismatch.summary
             ));
         }
-        self.mismatches.push(mismatch);
+        self.findings.push(mismatch);
     }
 
     pub(super) fn abort(&mut self, mismatch: Mismatch) {

@@ -157,7 +157,7 @@ impl Session<'_> {
             .collect();
         let mut missing: Vec<Missing> = Vec::new();
         let mut claimed = vec![false; events.len()];
-        for (k, m) in self.mismatches.iter().enumerate() {
+        for (k, m) in self.findings.mismatches.iter().enumerate() {
             if let Some(&e) = m.line.as_ref().and_then(|l| index_of_line.get(l)) {
                 let mut found = false;
                 for event in events.iter_mut().filter(|ev| ev.entry == Some(e)) {

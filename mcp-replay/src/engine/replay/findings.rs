@@ -1,0 +1,38 @@
+//! What a session found, as one owner: its findings, the result differences the accepted
+//! contract classes let through, its notes, and whether what the server did can still be
+//! written as a fixture. Part of the core: no runtime, no clock.
+
+use crate::findings::report::Mismatch;
+
+/// The findings of one session, and the one rule of what spoils its recording: a finding
+/// whose kind [spoils a recording](crate::MismatchKind::spoils_recording).
+#[derive(Debug, Default)]
+pub(super) struct Findings {
+    /// Every finding, in the order the session made them.
+    pub(super) mismatches: Vec<Mismatch>,
+    /// Result differences whose contract changes are all in accepted classes.
+    pub(super) accepted: Vec<Mismatch>,
+    /// What is worth knowing but no finding, one sentence each.
+    pub(super) notes: Vec<String>,
+    /// A finding spoiled the recording.
+    spoiled: bool,
+}
+
+impl Findings {
+    /// Adds `mismatch`, noting whether it spoils the recording.
+    pub(super) fn push(&mut self, mismatch: Mismatch) {
+        self.spoiled |= mismatch.kind().spoils_recording();
+        self.mismatches.push(mismatch);
+    }
+
+    /// Whether what the server did can still be written as a fixture.
+    pub(super) fn recordable(&self) -> bool {
+        !self.spoiled
+    }
+
+    /// Whether the server did anything other than what the fixture says (a finding, or an
+    /// accepted contract change).
+    pub(super) fn changed(&self) -> bool {
+        !self.mismatches.is_empty() || !self.accepted.is_empty()
+    }
+}
