@@ -263,6 +263,48 @@ mod should {
     }
 
     #[test]
+    fn expand_each_knob_to_one_builder_call_and_the_check_to_its_variant() {
+        let out = expanded(
+            quote!(
+                "a",
+                rules = my::rules,
+                protocol = "2026-07-28",
+                protocol_check = "warn",
+                allow_stray_output,
+                mock_server
+            ),
+            quote! {
+                #[tokio::test]
+                async fn a(transport: Transport) {
+                    drop(transport);
+                }
+            },
+        );
+        let expected = quote! {
+            #[tokio::test]
+            async fn a() {
+                if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::harness::Test::new(
+                    ::core::env!("CARGO_MANIFEST_DIR"),
+                    "a",
+                    ::core::concat!(::core::module_path!(), "::", ::core::stringify!(a)),
+                )
+                .rules(my::rules as fn() -> ::mcp_replay::Rules)
+                .protocol("2026-07-28")
+                .protocol_check(::mcp_replay::ProtocolCheck::Warn)
+                .allow_stray_output()
+                .client(|transport: Transport| async move {
+                    drop(transport);
+                })
+                .await
+                {
+                    ::core::panic!("{}", __mcp_replay_failure)
+                }
+            }
+        };
+        assert_eq!(out, expected.to_string());
+    }
+
+    #[test]
     fn give_back_the_item_unchanged_followed_by_every_error() {
         let item = quote! {
             #[tokio::test]
