@@ -11,7 +11,7 @@ use std::time::Duration;
 /// `"timeout"` take this form.
 ///
 /// ```
-/// use mcp_replay::harness::parse_duration;
+/// use mcp_replay::_support::parse_duration;
 /// use std::time::Duration;
 ///
 /// assert_eq!(parse_duration("700ms"), Ok(Duration::from_millis(700)));

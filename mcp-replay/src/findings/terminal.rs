@@ -8,7 +8,7 @@
 /// command of a failed replay, `mcp-replay accept PATH`) quote each argument with it.
 ///
 /// ```
-/// use mcp_replay::harness::shell_quote;
+/// use mcp_replay::_support::shell_quote;
 /// assert_eq!(shell_quote("fixtures/echo.jsonl"), "fixtures/echo.jsonl");
 /// assert_eq!(shell_quote("my fixtures/$HOME.jsonl"), "'my fixtures/$HOME.jsonl'");
 /// assert_eq!(shell_quote("it's"), r"'it'\''s'");
