@@ -5,8 +5,8 @@
 #   scripts/bench.sh --quick    # a smoke run: small inputs, few repetitions; not for figures
 #   BENCH_LARGE=1 scripts/bench.sh   # also callgrind at N = 10 000 (several more minutes)
 #
-#   1. builds the release binaries `mcp-replay` (mcp-replay-cli) and `demo-server` (the demo
-#      package, demo/) that the whole-process case runs;
+#   1. builds the release binaries `mcp-replay` (mcp-replay-cli) and `demo-server` (the root
+#      package, mcp-replay-tests, from demo/src/bin/) that the whole-process case runs;
 #   2. `cargo bench --bench replay`: in-process overhead, per-test fixed cost, normalization
 #      and comparison throughput, memory, whole process; each figure a ratio (or difference)
 #      of two sides within that one run, medians of interleaved repetitions;
@@ -46,7 +46,7 @@ machine() {
 }
 
 echo "== build (release)" >&2
-cargo build --release -p mcp-replay-cli --bin mcp-replay -p mcp-replay-demo --bin demo-server >&2
+cargo build --release -p mcp-replay-cli --bin mcp-replay -p mcp-replay-tests --bin demo-server >&2
 bench=$(cargo bench --bench replay --no-run 2>&1 | sed -n 's/.*Executable benches\/replay\.rs (\(.*\))$/\1/p' | tail -1)
 [[ -x "$bench" ]] || {
     echo "bench.sh: could not find the bench binary (cargo bench --bench replay --no-run)" >&2
@@ -90,7 +90,7 @@ I[norm-floor]=$(ir norm-floor --case norm-floor)
 initialize='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"mcp-replay","version":"0.1.0"},"protocolVersion":"2025-11-25"}}'
 call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup_issue","arguments":{"owner":"demo","repo":"sample","number":42}}}'
 printf '%s\n' "$call" | valgrind --tool=callgrind --callgrind-out-file="$out/cg.serve.out" \
-    "$target/release/mcp-replay" serve demo/fixtures/lookup_issue.jsonl >"$out/cg.serve.log" 2>&1
+    "$target/release/mcp-replay" serve fixtures/lookup_issue.jsonl >"$out/cg.serve.log" 2>&1
 I[serve]=$(sed -n 's/^totals: *//p' "$out/cg.serve.out")
 
 top() { # FILE N [REGEX]: the top N inclusive functions (matching REGEX), noise cut
@@ -125,14 +125,14 @@ top() { # FILE N [REGEX]: the top N inclusive functions (matching REGEX), noise 
         printf "| per call, N = 100 to 1000 | %s | %s | %.2fx |\n", k(hm), k(rm), hm / rm
         printf "| harness beyond raw, per call (N = 1 to 100 / 100 to 1000) | %s / %s | | |\n", k(hc - rc), k(hm - rm)
         print ""
-        print "| fixed cost, demo/fixtures/lookup_issue.jsonl (load + replay vs raw) | harness | raw client | difference |"
+        print "| fixed cost, fixtures/lookup_issue.jsonl (load + replay vs raw) | harness | raw client | difference |"
         print "|---|---:|---:|---:|"
         printf "| first in the process (cold) | %s | %s | %s |\n", m(fhc), m(frc), m(fhc - frc)
         printf "| warm | %s | %s | %s |\n", k(fhw), k(frw), k(fhw - frw)
         print ""
         printf "Case 3, the server lines of 1 MB of fixture: normalize + compare %s, floor (from_str + to_string of the same lines) %s: floor/harness %.2fx (goal >= 0.5x).\n", m(nh), m(nf), nf / nh
         print ""
-        printf "`mcp-replay serve demo/fixtures/lookup_issue.jsonl` answering one call, whole process: %s instructions.\n", m(serve)
+        printf "`mcp-replay serve fixtures/lookup_issue.jsonl` answering one call, whole process: %s instructions.\n", m(serve)
     }'
     echo
     echo "### Top inclusive functions: harness, N = 100, warm ($out/cg.harness.100.out)"
@@ -174,10 +174,10 @@ if [[ -x /usr/bin/time ]]; then
         echo '```text'
         printf 'serve:            '
         printf '%s\n' "$call" | /usr/bin/time -f '%e s  %M KB max RSS' \
-            "$target/release/mcp-replay" serve demo/fixtures/lookup_issue.jsonl 2>&1 >/dev/null | tail -1
+            "$target/release/mcp-replay" serve fixtures/lookup_issue.jsonl 2>&1 >/dev/null | tail -1
         printf 'replay:           '
         /usr/bin/time -f '%e s  %M KB max RSS' "$target/release/mcp-replay" replay \
-            demo/fixtures/lookup_issue.jsonl -- "$target/release/demo-server" 2>&1 >/dev/null | tail -1
+            fixtures/lookup_issue.jsonl -- "$target/release/demo-server" 2>&1 >/dev/null | tail -1
         printf 'demo-server:      '
         printf '%s\n' "$initialize" '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$call" |
             /usr/bin/time -f '%e s  %M KB max RSS' "$target/release/demo-server" 2>&1 >/dev/null | tail -1

@@ -108,7 +108,7 @@ for need in "$NODE22" "$SUITE" "$PY" "$EVERYTHING"; do
   [ -e "$need" ] || { echo "conformance-corpus: $need is missing: run 'bash peers/install.sh'" >&2; exit 1; }
 done
 echo "==> cargo build (mcp-replay, demo-server)" >&2
-(cd "$ROOT" && cargo build --quiet -p mcp-replay-cli -p mcp-replay-demo --bin mcp-replay --bin demo-server)
+(cd "$ROOT" && cargo build --quiet -p mcp-replay-cli -p mcp-replay-tests --bin mcp-replay --bin demo-server)
 
 server_command() { # SERVER PORT: the server's command line, one word a line
   case "$1" in

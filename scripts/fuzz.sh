@@ -93,10 +93,10 @@ SEEDS="$WORK/seeds"
 rm -rf "$SEEDS"
 mkdir -p "${targets[@]/#/$SEEDS/}"
 shopt -s nullglob globstar
-fixtures=("$ROOT"/demo/fixtures/*.jsonl "$ROOT"/{demo,mcp-replay}/tests/fixtures/**/*.jsonl
+fixtures=("$ROOT"/fixtures/*.jsonl "$ROOT"/{,mcp-replay/}tests/fixtures/**/*.jsonl
     "$ROOT"/docs/examples/*.jsonl)
 recordings=("$ROOT"/mcp-replay/tests/fixtures/mcporter/*.ndjson)
-rulefiles=("$ROOT"/{demo,mcp-replay}/tests/fixtures/**/*.rules.json)
+rulefiles=("$ROOT"/{,mcp-replay/}tests/fixtures/**/*.rules.json)
 
 # Every line of the given files, one file each (with \n and with \r\n).
 split_lines() {

@@ -24,16 +24,16 @@ if [[ -z $chromium ]]; then
 fi
 target=$(realpath "${CARGO_TARGET_DIR:-target}")
 echo "== build" >&2
-cargo build -p mcp-replay-cli --bin mcp-replay -p mcp-replay-demo --bin demo-server >&2
+cargo build -p mcp-replay-cli --bin mcp-replay -p mcp-replay-tests --bin demo-server >&2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The fixtures: the bundled one, and the drifted copy (replayed from $work, so that the
 # pages name them fixtures/NAME.jsonl).
 mkdir "$work/fixtures"
-cp demo/fixtures/count_up_progress.jsonl "$work/fixtures/count_up.jsonl"
+cp fixtures/count_up_progress.jsonl "$work/fixtures/count_up.jsonl"
 sed -e 's/step 2 of 3/step two of three/' -e 's/counted to 3/counted to three/' \
-    demo/fixtures/count_up_progress.jsonl |
+    fixtures/count_up_progress.jsonl |
     awk 'NR == 6 { print "{\"direction\":\"server->client\",\"message\":{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":{\"event\":\"count_up\",\"done\":true},\"level\":\"debug\",\"logger\":\"demo\"}}}" } { print }' \
         >"$work/fixtures/count_up_drifted.jsonl"
 

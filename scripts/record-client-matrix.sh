@@ -5,13 +5,13 @@
 #   scripts/record-client-matrix.sh [--out DIR] [--check N] [CLIENT...]
 #
 # CLIENT is python (peers/python/tour_client.py --tour everything), ts
-# (peers/node/tour_client.mjs --tour everything) or rmcp (the demo package's tour-client);
+# (peers/node/tour_client.mjs --tour everything) or rmcp (the tour-client binary, demo/src/bin/);
 # default: all three. For each, the client runs with
 #
 #   mcp-replay record -o DIR/CLIENT.jsonl -- node .../server-everything/dist/index.js stdio
 #
 # as its server command; the fixture is the session the proxy saw and DIR/CLIENT.observed
-# the client's stdout (its observations, one JSON line each). demo/tests/client_matrix.rs
+# the client's stdout (its observations, one JSON line each). tests/client_matrix.rs
 # serves each fixture back to its client with `mcp-replay serve` and expects the same
 # observations.
 #
@@ -19,7 +19,7 @@
 # server N more times (--check N, default 3; 0 skips) without the proxy, and each run's
 # stdout must equal DIR/CLIENT.observed; a difference is printed and the script fails.
 #
-# DIR defaults to demo/tests/fixtures/matrix. Builds the CLI and tour-client first (into
+# DIR defaults to tests/fixtures/matrix. Builds the CLI and tour-client first (into
 # CARGO_TARGET_DIR or <repo>/target). Needs the peers: `bash peers/install.sh`. The client's
 # stderr (with the server's and the recorder's) goes to this script's stderr.
 set -euo pipefail
@@ -27,7 +27,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-OUT="demo/tests/fixtures/matrix"
+OUT="tests/fixtures/matrix"
 CHECK=3
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -47,9 +47,9 @@ for need in "$PY" "$EVERYTHING" peers/node/node_modules/@modelcontextprotocol/sd
   [ -e "$need" ] || { echo "record-client-matrix: $need is missing: run 'bash peers/install.sh'" >&2; exit 1; }
 done
 
-echo "==> cargo build -p mcp-replay-cli; cargo build -p mcp-replay-demo --bin tour-client" >&2
+echo "==> cargo build -p mcp-replay-cli; cargo build -p mcp-replay-tests --bin tour-client" >&2
 cargo build --quiet -p mcp-replay-cli
-cargo build --quiet -p mcp-replay-demo --bin tour-client
+cargo build --quiet -p mcp-replay-tests --bin tour-client
 BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug"
 MCP_REPLAY="$BIN/mcp-replay"
 SERVER=(node "$EVERYTHING" stdio)

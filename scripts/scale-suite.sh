@@ -147,7 +147,7 @@ doctest = false
 
 [dev-dependencies]
 mcp-replay = { path = "$REPO/mcp-replay" }
-mcp-replay-demo = { path = "$REPO/demo", default-features = false }
+mcp-replay-demo = { path = "$REPO/demo" }
 $(for name in $(printf '%s\n' "${!DEPS[@]}" | sort); do echo "$name = ${DEPS[$name]}"; done)
 
 # Only the generated tests themselves: no debuginfo (half the compile time, an 80 MB
@@ -325,7 +325,7 @@ for ((i = 0; i < N; i++)); do
     # Contiguous chunks: tests/scale_0.rs holds the first N/FILES tests, and so on.
     file="$OUT/gen/scale_$((i * FILES / N)).rs"
     if ((kind == 2)); then
-        # As in demo/tests/demo_fixtures.rs: multi-thread runtime, `?` in a Result body.
+        # As in tests/demo_fixtures.rs: multi-thread runtime, `?` in a Result body.
         cat >>"$file" <<EOF
 
 #[mcp_fixture("$name")]

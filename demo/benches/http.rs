@@ -297,7 +297,7 @@ fn proxy(quick: bool) {
         .flatten()
         .find(|d| d.join("mcp-replay").exists() && d.join("demo-server").exists())
     else {
-        println!("\n## 2. The recording proxy: SKIPPED, build the binaries first: cargo build --release -p mcp-replay-cli -p mcp-replay-demo --bins");
+        println!("\n## 2. The recording proxy: SKIPPED, build the binaries first: cargo build --release --bin mcp-replay --bin demo-server");
         return;
     };
     let dir = std::env::temp_dir().join(format!("mcp-replay-http-bench-{}", std::process::id()));

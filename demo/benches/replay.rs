@@ -267,8 +267,12 @@ fn runtime() -> Runtime {
         .expect("runtime")
 }
 
+/// The repository's root, where the bundled fixtures are (`fixtures/`).
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the demo is in the workspace")
+        .to_owned()
 }
 
 fn machine() -> String {
@@ -362,7 +366,7 @@ fn macro_once(rt: &Runtime) -> Duration {
     timed(|| {
         rt.block_on(async {
             mcp_replay::harness::Test::new(
-                env!("CARGO_MANIFEST_DIR"),
+                concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
                 "lookup_issue",
                 "bench::lookup_issue",
             )

@@ -1,7 +1,7 @@
 //! Replays the bundled fixtures against the bundled demo server and prints the report.
 //!
 //! ```text
-//! cargo run --example demo                      # every demo/fixtures/*.jsonl
+//! cargo run --example demo                      # every fixtures/*.jsonl
 //! cargo run --example demo -- path/to/x.jsonl   # the named fixtures
 //! ```
 //!
@@ -10,14 +10,18 @@
 use mcp_replay::{Fixture, Rules};
 use mcp_replay_demo::DemoServer;
 use rmcp::ServiceExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let mut paths: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
     if paths.is_empty() {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        // The bundled fixtures, at the repository's root.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("the demo is in the workspace")
+            .join("fixtures");
         match std::fs::read_dir(&dir) {
             Ok(entries) => paths = entries.filter_map(Result::ok).map(|e| e.path()).collect(),
             Err(e) => {

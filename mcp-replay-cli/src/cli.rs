@@ -24,7 +24,7 @@ Exit status (the most severe applies: 2 over 1 over 0):
 #[derive(Debug, Parser)]
 #[command(
     name = "mcp-replay",
-    // Also when it runs under another file name (the demo package's copy for its tests).
+    // Also when it runs under another file name (the root package's copy for its tests).
     bin_name = "mcp-replay",
     version,
     about,

@@ -2,9 +2,9 @@
 //! language, import mcporter recordings, lint and compare fixtures, and serve a fixture to
 //! a client.
 //!
-//! The command is this library's [`main`] (src/main.rs calls it), so that the demo package
-//! can build the same command under another file name for its tests; the library is no
-//! public API.
+//! The command is this library's [`main`] (src/main.rs calls it), so that the root package
+//! (the repository's end-to-end tests) can build the same command under another file name
+//! for its tests; the library is no public API.
 //!
 //! - `cli.rs`: the command line, the subcommands and the exit status rule every help
 //!   states; `error.rs`: how a subcommand ends (an `Outcome`, or an `Error` of a kind)

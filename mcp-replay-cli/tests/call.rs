@@ -1,7 +1,7 @@
 //! `mcp-replay call` end to end: the command acts as the client of a server started as a
 //! child process (servers that fail, and the Node and Python peers), writes the fixture,
 //! and `mcp-replay replay` runs it green against the same server. The tests against the
-//! demo servers are in demo/tests/call.rs.
+//! demo servers are in the root's tests/call.rs.
 
 mod common;
 

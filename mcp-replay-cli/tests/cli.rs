@@ -1,11 +1,11 @@
 //! The `mcp-replay` command end to end: what needs no server of ours (`check`, `import`,
 //! `serve`, help and completions, servers that fail). The replays and recordings against the
-//! demo server are in demo/tests/cli.rs.
+//! demo server are in the root's tests/cli.rs.
 
 mod common;
 
 use common::cli::{check_in, run_with_input, INITIALIZE, JOB};
-use common::{demo_dir, mcp_replay, text, workspace};
+use common::{mcp_replay, text, workspace};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -70,7 +70,7 @@ fn import_writes_one_fixture_per_server() {
 
 #[test]
 fn serve_plays_a_fixture_to_a_client_on_stdio_and_fails_on_a_divergence() {
-    let fixture = demo_dir().join("fixtures/lookup_issue.jsonl");
+    let fixture = workspace().join("fixtures/lookup_issue.jsonl");
     let call = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"lookup_issue","arguments":{"owner":"demo","repo":"sample","number":42}}}"#;
     let mut ok = mcp_replay();
     ok.arg("serve").arg(&fixture);
@@ -147,7 +147,7 @@ fn check_finds_a_server_message_that_is_not_valid_mcp() {
 fn check_names_every_problem_and_accept_reject_handle_pending_files() {
     let dir = temp_dir("check");
     common::cargo_project(&dir, &[]);
-    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     std::fs::write(dir.join("good.jsonl"), &good).unwrap();
     std::fs::write(dir.join("good.jsonl.new"), &good).unwrap();
     std::fs::write(dir.join("broken.jsonl"), "{\"direction\":\n").unwrap();
@@ -321,7 +321,7 @@ fn record_keeps_what_was_recorded_when_the_server_dies_mid_session() {
 
 #[test]
 fn replay_says_why_a_server_never_ran_or_ended_at_once_in_words() {
-    let fixture = demo_dir().join("fixtures/lookup_issue.jsonl");
+    let fixture = workspace().join("fixtures/lookup_issue.jsonl");
     // Never started: the command's error, as call and record say it; no report, no
     // re-record advice.
     let output = mcp_replay()
@@ -362,7 +362,7 @@ fn replay_says_why_a_server_never_ran_or_ended_at_once_in_words() {
 fn check_counts_each_finding_once_as_a_problem_or_a_warning() {
     let dir = temp_dir("check-counts");
     common::cargo_project(&dir, &[]);
-    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     std::fs::write(dir.join("one.jsonl"), &good).unwrap();
     std::fs::write(dir.join("two.jsonl"), &good).unwrap();
     std::fs::write(dir.join("one.jsonl.new"), &good).unwrap();
@@ -397,7 +397,7 @@ fn check_counts_each_finding_once_as_a_problem_or_a_warning() {
 fn check_unreferenced_warns_rejects_or_deletes_and_deletes_nothing_a_test_names() {
     let dir = temp_dir("check-unreferenced");
     common::cargo_project(&dir, &["named"]);
-    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     for name in ["named.jsonl", "gone.jsonl", "gone.jsonl.new", "also.jsonl"] {
         std::fs::write(dir.join(name), &good).unwrap();
     }
@@ -443,7 +443,7 @@ fn check_unreferenced_warns_rejects_or_deletes_and_deletes_nothing_a_test_names(
 fn check_reports_a_file_named_twice_once() {
     let dir = temp_dir("check-twice");
     common::cargo_project(&dir, &["one"]);
-    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     std::fs::write(dir.join("one.jsonl"), &good).unwrap();
     std::fs::write(dir.join("one.jsonl.new"), &good).unwrap();
     for args in [
@@ -467,7 +467,7 @@ fn check_reports_a_file_named_twice_once() {
 
 #[test]
 fn check_looks_for_unreferenced_fixtures_only_in_a_cargo_project() {
-    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     // Outside any Cargo project (the system's temporary folder): no test to search, so no
     // fixture is called unreferenced.
     let outside =

@@ -7,8 +7,8 @@
 //!
 //! Here: every server-side recording of server-everything and the Python server replays
 //! green against a fresh server (the demo server's are replayed by
-//! `demo/tests/conformance.rs`, where its binary is); `serve --http` of each server-side
-//! recording of a scenario the live server passed passes the suite's same scenario (the
+//! the root's `tests/conformance.rs`, where its binary is); `serve --http` of each
+//! server-side recording of a scenario the live server passed passes the suite's same scenario (the
 //! mapping of `results.tsv`); each client recording,
 //! served, gives its client the same output and exit status as the live scenario; and the
 //! proxy passes a foreign `Host` through (the suite's `dns-rebinding-protection`).

@@ -1,14 +1,14 @@
 //! The command over Streamable HTTP against real servers: `replay --url` (with `-- SERVER`
 //! started and waited for), `record --listen --upstream` with the Python SDK's HTTP
 //! client, and the errors of a URL nothing listens on. The tests against the rmcp demo
-//! server are in demo/tests/http.rs.
+//! server are in the root's tests/http.rs.
 
 mod common;
 
 use common::http::{
     free_port, record_python_session, record_session, replay_over_http, times, url, Ran,
 };
-use common::{demo_dir, mcp_replay, peer, temp_dir, text};
+use common::{mcp_replay, peer, temp_dir, text, workspace};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -68,7 +68,7 @@ fn a_url_nothing_listens_on_is_exit_2_naming_it() {
     let port = free_port();
     let output = mcp_replay()
         .args(["replay"])
-        .arg(demo_dir().join("fixtures/count_up_progress.jsonl"))
+        .arg(workspace().join("fixtures/count_up_progress.jsonl"))
         .args(["--url", &url(port)])
         .output()
         .expect("mcp-replay runs");

@@ -1,11 +1,11 @@
 //! Machine-readable output (`--format json`, `--junit FILE`) of `check` and `diff`, and
 //! `diff`'s exit statuses, end to end. `replay`'s, against the demo server, are in
-//! demo/tests/output.rs.
+//! the root's tests/output.rs.
 
 mod common;
 
 use common::output::{document, junit};
-use common::{demo_dir, mcp_replay, text};
+use common::{mcp_replay, text, workspace};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -14,7 +14,7 @@ use std::process::{Command, Output};
 fn check_json_lists_the_problems_per_fixture_and_junit_a_case_per_file() {
     let dir = temp_dir("check");
     common::cargo_project(&dir, &[]);
-    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     std::fs::write(dir.join("good.jsonl"), &good).unwrap();
     std::fs::write(dir.join("good.jsonl.new"), &good).unwrap();
     std::fs::write(dir.join("broken.jsonl"), "{\"direction\":\n").unwrap();
@@ -80,7 +80,7 @@ fn check_json_lists_the_problems_per_fixture_and_junit_a_case_per_file() {
 /// `fixtures/lookup_issue.jsonl` with the tool's answer changed: a finding with no contract
 /// class.
 fn changed_tool_result(dir: &Path) -> PathBuf {
-    let old = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let old = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     let new = dir.join("lookup_issue.jsonl");
     std::fs::write(&new, old.replace("Issue 42: example", "Issue 42: renamed")).unwrap();
     new
@@ -88,7 +88,7 @@ fn changed_tool_result(dir: &Path) -> PathBuf {
 
 fn diff(args: &[&str]) -> Output {
     mcp_replay()
-        .current_dir(demo_dir())
+        .current_dir(workspace())
         .arg("diff")
         .args(args)
         .output()
@@ -185,7 +185,7 @@ fn diff_reads_rev_path_with_git_show() {
     let repo = dir.join("repo");
     std::fs::create_dir_all(repo.join("fixtures")).unwrap();
     std::fs::copy(
-        demo_dir().join("fixtures/lookup_issue.jsonl"),
+        workspace().join("fixtures/lookup_issue.jsonl"),
         repo.join("fixtures/lookup_issue.jsonl"),
     )
     .unwrap();
@@ -243,7 +243,7 @@ fn diff_reads_rev_path_with_git_show() {
 #[test]
 fn diff_of_a_tool_added_to_tools_list() {
     let dir = temp_dir("diff-tools-list");
-    let old = demo_dir().join("fixtures/handshake_and_tools_list.jsonl");
+    let old = workspace().join("fixtures/handshake_and_tools_list.jsonl");
     let lines: Vec<String> = std::fs::read_to_string(&old)
         .unwrap()
         .lines()
@@ -311,7 +311,7 @@ fn diff_of_a_tool_added_to_tools_list() {
 #[test]
 fn diff_names_breaking_the_most_severe_class_when_an_unknown_change_follows_it() {
     let dir = temp_dir("diff-breaking-unknown");
-    let old = demo_dir().join("fixtures/handshake_and_tools_list.jsonl");
+    let old = workspace().join("fixtures/handshake_and_tools_list.jsonl");
     // `initialize` (line 2) answers another protocol version: breaking; a tool of
     // `tools/list` (line 5) gains `_meta`: unknown. Breaking comes first, unknown last.
     let lines: Vec<String> = std::fs::read_to_string(&old)

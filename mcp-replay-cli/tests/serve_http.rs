@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{demo_dir, temp_dir, text, tour_client, HttpServe};
+use common::{temp_dir, text, tour_client, workspace, HttpServe};
 use std::process::Command;
 
 fn runs() -> usize {
@@ -22,7 +22,7 @@ fn runs() -> usize {
 }
 
 fn matrix(name: &str) -> String {
-    let path = demo_dir().join("tests/fixtures/matrix").join(name);
+    let path = workspace().join("tests/fixtures/matrix").join(name);
     path.display().to_string()
 }
 

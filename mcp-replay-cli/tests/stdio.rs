@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{demo_dir, mcp_replay, temp_dir, text};
+use common::{mcp_replay, temp_dir, text, workspace};
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -21,7 +21,7 @@ const LIMIT: Duration = Duration::from_secs(30);
 
 /// `python3 tests/servers/edge_server.py ARGS`, as the words after `--`.
 fn edge(args: &[&str]) -> Vec<String> {
-    let script = demo_dir().join("tests/servers/edge_server.py");
+    let script = workspace().join("tests/servers/edge_server.py");
     ["python3".to_owned(), script.display().to_string()]
         .into_iter()
         .chain(args.iter().map(|a| a.to_string()))
@@ -29,7 +29,7 @@ fn edge(args: &[&str]) -> Vec<String> {
 }
 
 fn seed() -> PathBuf {
-    demo_dir().join("fixtures/lookup_issue.jsonl")
+    workspace().join("fixtures/lookup_issue.jsonl")
 }
 
 /// Runs `command` with `input` written line by line (with small pauses, as a client

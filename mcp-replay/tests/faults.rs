@@ -15,7 +15,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 fn seed() -> Run {
     Fixture::load(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../demo/fixtures/lookup_issue.jsonl"
+        "/../fixtures/lookup_issue.jsonl"
     ))
     .unwrap()
     .with_timeout(Duration::from_millis(500))

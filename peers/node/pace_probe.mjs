@@ -5,7 +5,7 @@
 //   node peers/node/pace_probe.mjs play [--gap MS] FIXTURE
 //
 // The first form (the probe) runs each client N times (default 20) for each gap (default
-// 0,1,2,5 ms) against `pace_probe.mjs play --gap MS demo/tests/fixtures/matrix/<client>.jsonl`,
+// 0,1,2,5 ms) against `pace_probe.mjs play --gap MS tests/fixtures/matrix/<client>.jsonl`,
 // the client's own recording (scripts/record-client-matrix.sh), and prints a table: how
 // many of the recording's progress notifications reached the client's progress callback,
 // run by run. For the TypeScript tour client that is its progress lines minus the ones it
@@ -103,7 +103,7 @@ function clientCommand(name) {
 
 function runOnce(name, gap) {
   const [program, args] = clientCommand(name);
-  const fixture = join(REPO, "demo/tests/fixtures/matrix", `${name}.jsonl`);
+  const fixture = join(REPO, "tests/fixtures/matrix", `${name}.jsonl`);
   const server = [process.execPath, fileURLToPath(import.meta.url), "play", "--gap", String(gap), fixture];
   return new Promise((done) => {
     const child = spawn(program, [...args, "--", ...server], { stdio: ["ignore", "pipe", "pipe"] });
@@ -122,7 +122,7 @@ function runOnce(name, gap) {
 async function probe({ runs, gaps, clients }) {
   const rows = [];
   for (const name of clients) {
-    const fixture = readFileSync(join(REPO, "demo/tests/fixtures/matrix", `${name}.jsonl`), "utf8");
+    const fixture = readFileSync(join(REPO, "tests/fixtures/matrix", `${name}.jsonl`), "utf8");
     const recorded = (fixture.match(/"method":"notifications\/progress"/g) ?? []).length;
     for (const gap of gaps) {
       const counts = [];

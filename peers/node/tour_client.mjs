@@ -23,7 +23,7 @@
 // Every event is one compact JSON line on stdout ("initialize", "result", "progress", "log",
 // "notification", "server-request"), every object inside it with its keys sorted: a fixture
 // stores messages with sorted keys, so a session served from one prints what the live one
-// did (demo/tests/client_matrix.rs compares them). Exit status 0 on success; 1 on any error (to
+// did (tests/client_matrix.rs compares them). Exit status 0 on success; 1 on any error (to
 // stderr): spawn failure, JSON-RPC error, timeout, closed connection, or a tool result with
 // isError.
 //

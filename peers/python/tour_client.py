@@ -127,7 +127,7 @@ def emit(obj: dict[str, Any]) -> None:
     """One event line: its own keys in the order written, every object inside them sorted.
 
     (A fixture stores messages with sorted keys, so a session served from one prints what
-    the live one did: demo/tests/client_matrix.rs compares them.)"""
+    the live one did: tests/client_matrix.rs compares them.)"""
     line = {key: _sorted(value) for key, value in obj.items()}
     sys.stdout.write(json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n")
     sys.stdout.flush()

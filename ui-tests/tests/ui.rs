@@ -12,4 +12,4 @@ fn ui() {
 }
 
 // trybuild builds pass cases as binaries, where `#[tokio::test]` functions are compiled
-// out; the same usages are type-checked and run for real in demo/tests/demo_fixtures.rs.
+// out; the same usages are type-checked and run for real in tests/demo_fixtures.rs.

@@ -132,7 +132,7 @@ pub fn whole_process(quick: bool) {
     if !replay_bin.exists() || !demo_bin.exists() {
         println!(
             "\n## 5. Whole process: SKIPPED, build them first: \
-             cargo build --release -p mcp-replay-cli --bin mcp-replay -p mcp-replay-demo --bin demo-server"
+             cargo build --release --bin mcp-replay --bin demo-server"
         );
         return;
     }

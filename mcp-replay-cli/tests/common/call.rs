@@ -1,4 +1,5 @@
-//! What both halves of the `call` tests (tests/call.rs here, demo/tests/call.rs) use.
+//! What both halves of the `call` tests (tests/call.rs here, the root's tests/call.rs)
+//! use.
 
 use super::{mcp_replay, text};
 use std::path::Path;

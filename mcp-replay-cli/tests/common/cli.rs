@@ -1,4 +1,5 @@
-//! What both halves of the end-to-end tests (tests/cli.rs here, demo/tests/cli.rs) use.
+//! What both halves of the end-to-end tests (tests/cli.rs here, the root's tests/cli.rs)
+//! use.
 
 use super::{mcp_replay, text};
 use std::io::Write;

@@ -1,5 +1,5 @@
-//! What both halves of the Streamable HTTP tests (tests/http.rs here, demo/tests/http.rs)
-//! use.
+//! What both halves of the Streamable HTTP tests (tests/http.rs here, the root's
+//! tests/http.rs) use.
 
 use super::{mcp_replay, peer, text};
 use std::path::Path;

@@ -1,8 +1,8 @@
 //! What the command's integration tests share: the binary, temporary folders, output
 //! text and the external peers; and, one module each, what the two halves of a test file
 //! share (`call`, `cli`, `http`, `output`): the tests of the command that need the demo
-//! server are in the demo package (demo/tests/), which includes this module from there
-//! (demo/tests/command/mod.rs).
+//! server are in the root package's tests (the repository's tests/), which include this
+//! module from there (tests/command/mod.rs).
 #![allow(dead_code)] // Each test file uses its own part.
 
 pub mod call;
@@ -13,8 +13,8 @@ pub mod output;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The `mcp-replay` binary under test: this package's own, or the same command as the demo
-/// package builds it for its tests (`mcp-replay-for-tests`, demo/src/bin/).
+/// The `mcp-replay` binary under test: this package's own, or the same command as the root
+/// package builds it for its tests (`mcp-replay-for-tests`; its source is in demo/src/bin/).
 pub fn mcp_replay() -> Command {
     Command::new(MCP_REPLAY)
 }
@@ -29,18 +29,15 @@ pub const MCP_REPLAY: &str = match option_env!("CARGO_BIN_EXE_mcp-replay") {
     },
 };
 
-/// The repository's root.
+/// The repository's root: the bundled fixtures (`fixtures/`), the test fixtures
+/// (`tests/fixtures/`) and the test servers (`tests/servers/`). It is this package's folder
+/// for the root package's tests and its parent for the command's (mcp-replay-cli/).
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").is_file())
         .expect("the crate is in the workspace")
         .to_owned()
-}
-
-/// The demo package's folder (`demo/`): the bundled fixtures (`fixtures/`), the test
-/// fixtures (`tests/fixtures/`) and the test servers (`tests/servers/`).
-pub fn demo_dir() -> PathBuf {
-    workspace().join("demo")
 }
 
 /// A fresh, empty folder for one test (`prefix-name-pid`).

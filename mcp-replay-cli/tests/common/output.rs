@@ -1,5 +1,5 @@
 //! What both halves of the machine-readable output tests (tests/output.rs here,
-//! demo/tests/output.rs) use.
+//! the root's tests/output.rs) use.
 
 use super::text;
 use serde_json::Value;

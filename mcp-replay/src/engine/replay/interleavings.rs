@@ -4,7 +4,7 @@
 //! requests anywhere in their span, each after a random pause), and every replay is green;
 //! then one mutation at a time gives exactly one finding of the right kind.
 //!
-//! It runs over the fixtures of the repository (`demo/fixtures/`, `demo/tests/fixtures/`,
+//! It runs over the fixtures of the repository (`fixtures/`, `tests/fixtures/`,
 //! and the recordings of real servers and clients in `mcp-replay/tests/fixtures/`). A
 //! failure names the fixture and the seed.
 
@@ -377,8 +377,8 @@ fn fixtures() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut out = Vec::new();
     let mut dirs = vec![
-        root.join("demo/fixtures"),
-        root.join("demo/tests/fixtures"),
+        root.join("fixtures"),
+        root.join("tests/fixtures"),
         root.join("mcp-replay/tests/fixtures/everything"),
         root.join("mcp-replay/tests/fixtures/python"),
         root.join("mcp-replay/tests/fixtures/real"),

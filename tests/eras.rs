@@ -1,7 +1,7 @@
 //! The same fixtures in both protocol eras: the legacy handshake (2025-11-25) and the
 //! stateless 2026-07-28 revision, where every request carries its identity in `_meta`.
 
-#[path = "../../mcp-replay/tests/common/mod.rs"]
+#[path = "../mcp-replay/tests/common/mod.rs"]
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};

@@ -4,7 +4,7 @@
 
 mod command;
 
-use command::{demo_dir, demo_server, mcp_replay, temp_dir, text, workspace};
+use command::{demo_server, mcp_replay, temp_dir, text, workspace};
 
 use std::path::Path;
 use std::process::Command;
@@ -44,7 +44,7 @@ fn case(name: &'static str, args: &[&str], code: i32, written: Option<&Path>) ->
 fn a_closed_stdout_ends_the_output_quietly_and_the_command_does_its_job() {
     let dir = temp_dir("closed-stdout", "all");
     let demo = demo_server().display().to_string();
-    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     let drifted = dir.join("drifted.jsonl");
     std::fs::write(
         &drifted,
@@ -117,7 +117,7 @@ fn a_closed_stdout_ends_the_output_quietly_and_the_command_does_its_job() {
     let mut wrong = Vec::new();
     for case in cases {
         let mut command = mcp_replay();
-        command.current_dir(demo_dir()).args(&case.args);
+        command.current_dir(workspace()).args(&case.args);
         let (code, err) = with_stdout_closed(command);
         let lost = case.written.as_ref().filter(|f| !f.is_file());
         if err.contains("panicked") || code != Some(case.code) || lost.is_some() {

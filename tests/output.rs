@@ -4,7 +4,7 @@
 mod command;
 
 use command::output::{document, junit};
-use command::{demo_dir, demo_server, mcp_replay, text, workspace};
+use command::{demo_server, mcp_replay, text, workspace};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Output;
@@ -16,7 +16,7 @@ fn replay_drifted_and_a_passing_fixture(extra: &[&str]) -> Output {
         .args(extra)
         .args([
             "docs/examples/drifted.jsonl",
-            "demo/fixtures/lookup_issue.jsonl",
+            "fixtures/lookup_issue.jsonl",
             "missing/none.jsonl",
             "--",
         ])
@@ -156,7 +156,7 @@ fn replay_junit_loads_in_a_junit_parser_with_a_failure_per_failing_fixture() {
         names,
         [
             "docs/examples/drifted.jsonl",
-            "demo/fixtures/lookup_issue.jsonl",
+            "fixtures/lookup_issue.jsonl",
             "missing/none.jsonl"
         ]
     );
@@ -215,7 +215,7 @@ fn a_token_the_server_leaks_is_masked_in_the_text_the_json_the_junit_and_the_tra
     let token = ["ghp_", "a1B2c3D4e5F6g7H8i9J0", "kLmNoPqRsTuVwXyZ"].concat();
     let replay = |format: &str| {
         mcp_replay()
-            .current_dir(demo_dir())
+            .current_dir(workspace())
             .args(["replay", "--trace", "--format", format, "--junit"])
             .arg(&file)
             .args(["fixtures/job_status.jsonl", "--", "sh", "-c"])

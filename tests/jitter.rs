@@ -11,7 +11,7 @@
 //! must tolerate that. A failing run prints its seed: `JitterServer::with_seed(SEED)`
 //! (in process) or `demo-server jitter SEED` (stdio) draws the same delays again.
 
-#[path = "../../mcp-replay/tests/common/mod.rs"]
+#[path = "../mcp-replay/tests/common/mod.rs"]
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};

@@ -8,7 +8,7 @@ mod command;
 use command::http::{
     free_port, record_python_session, replay_over_http, times, url, wait_for, Ran,
 };
-use command::{demo_dir, demo_server, mcp_replay, temp_dir, text};
+use command::{demo_server, mcp_replay, temp_dir, text, workspace};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -26,7 +26,7 @@ fn demo_over_http(port: u16, mode: Option<&str>) -> Vec<String> {
 
 #[test]
 fn the_bundled_fixtures_replay_over_http_against_the_rmcp_demo_server_in_each_mode() {
-    let fixtures: Vec<std::path::PathBuf> = std::fs::read_dir(demo_dir().join("fixtures"))
+    let fixtures: Vec<std::path::PathBuf> = std::fs::read_dir(workspace().join("fixtures"))
         .expect("the bundled fixtures")
         .map(|e| e.expect("an entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
@@ -42,7 +42,7 @@ fn the_bundled_fixtures_replay_over_http_against_the_rmcp_demo_server_in_each_mo
 #[test]
 fn a_changed_answer_over_http_is_a_result_finding_and_exit_1() {
     let dir = temp_dir("http", "changed");
-    let original = std::fs::read_to_string(demo_dir().join("fixtures/count_up_progress.jsonl"))
+    let original = std::fs::read_to_string(workspace().join("fixtures/count_up_progress.jsonl"))
         .expect("the bundled fixture");
     let changed = dir.join("count_up_progress.jsonl");
     std::fs::write(

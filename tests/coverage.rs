@@ -1,5 +1,5 @@
 //! What the bundled fixtures cover of the demo server, in process: the server's surface
-//! asked by `coverage::probe` (in both eras), against `demo/fixtures/*.jsonl`.
+//! asked by `coverage::probe` (in both eras), against `fixtures/*.jsonl`.
 
 use mcp_replay::coverage::{probe, Coverage, Surface};
 use mcp_replay::protocol::Era;

@@ -2,7 +2,7 @@
 //! (mcp-replay-cli/tests/common, `mcp_replay()` there runs this package's
 //! `mcp-replay-for-tests`), and the demo server's binary.
 
-#[path = "../../../mcp-replay-cli/tests/common/mod.rs"]
+#[path = "../../mcp-replay-cli/tests/common/mod.rs"]
 mod shared;
 
 pub use shared::*;

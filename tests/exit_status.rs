@@ -9,7 +9,7 @@
 
 mod command;
 
-use command::{demo_dir, demo_server, mcp_replay, temp_dir, workspace};
+use command::{demo_server, mcp_replay, temp_dir, workspace};
 
 use std::io::Write as _;
 use std::path::Path;
@@ -71,7 +71,7 @@ fn token() -> String {
 
 /// The files the rows read, in `dir`.
 fn files(dir: &Path) {
-    let good = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl")).unwrap();
+    let good = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl")).unwrap();
     let put = |name: &str, text: &str| {
         let path = dir.join(name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

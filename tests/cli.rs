@@ -4,14 +4,14 @@
 mod command;
 
 use command::cli::{check_in, run_with_input, INITIALIZE, JOB};
-use command::{demo_dir, demo_server, mcp_replay, text, workspace};
+use command::{demo_server, mcp_replay, text, workspace};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 #[test]
 fn replay_passes_the_bundled_fixtures_and_prints_the_summary() {
-    let ws = demo_dir();
+    let ws = workspace();
     let output = mcp_replay()
         .current_dir(&ws)
         .args([
@@ -487,7 +487,7 @@ fn the_commands_a_failed_replay_suggests_run_as_shown_in_a_shell() {
     let dir = temp_dir("quote").join("my $HOME 'fixtures'");
     std::fs::create_dir_all(&dir).unwrap();
     let fixture = dir.join("lookup.jsonl");
-    let drifted = std::fs::read_to_string(demo_dir().join("fixtures/lookup_issue.jsonl"))
+    let drifted = std::fs::read_to_string(workspace().join("fixtures/lookup_issue.jsonl"))
         .unwrap()
         .replace("Issue 42: example", "Issue 42: old text");
     std::fs::write(&fixture, &drifted).unwrap();
@@ -590,7 +590,7 @@ fn temp_dir(name: &str) -> PathBuf {
 /// or read from the fixtures alone; text, JSON, and `--fail-under`.
 #[test]
 fn coverage_shows_what_the_bundled_fixtures_exercise_of_the_demo_server() {
-    let ws = demo_dir();
+    let ws = workspace();
     let fixtures: Vec<String> = [
         "lookup_issue",
         "count_up_progress",

@@ -2,7 +2,7 @@
 //! determinism, `new` files, refusals, missing and malformed fixtures.
 
 // The runtime's scripted test servers (mcp-replay/tests/common), shared with its own tests.
-#[path = "../../mcp-replay/tests/common/mod.rs"]
+#[path = "../mcp-replay/tests/common/mod.rs"]
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};

@@ -285,7 +285,7 @@ async fn show_the_changes_under_the_finding_most_severe_first() {
 /// edited by hand.
 #[test]
 fn classify_server_everything_tool_list_edits() {
-    let text = include_str!("../../mcp-replay/tests/fixtures/real/everything_ts_client.jsonl");
+    let text = include_str!("../mcp-replay/tests/fixtures/real/everything_ts_client.jsonl");
     let line = text
         .lines()
         .find(|l| l.contains(r#""result":{"tools":["#))

@@ -2,7 +2,7 @@
 //! placeholders, recordings are byte-identical, secrets are never written or loaded.
 
 // The runtime's scripted test servers (mcp-replay/tests/common), shared with its own tests.
-#[path = "../../mcp-replay/tests/common/mod.rs"]
+#[path = "../mcp-replay/tests/common/mod.rs"]
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};

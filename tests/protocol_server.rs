@@ -4,7 +4,7 @@
 //! cancellation; list_changed), and for each feature a changed fixture that yields the
 //! expected finding kind.
 
-#[path = "../../mcp-replay/tests/common/mod.rs"]
+#[path = "../mcp-replay/tests/common/mod.rs"]
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};

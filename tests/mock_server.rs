@@ -3,7 +3,7 @@
 // Sampling and roots are deprecated by SEP-2577 but still part of the legacy era we pin.
 #![allow(deprecated)]
 
-#[path = "../../mcp-replay/tests/common/mod.rs"]
+#[path = "../mcp-replay/tests/common/mod.rs"]
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};
@@ -523,7 +523,7 @@ async fn an_rmcp_client_in_the_stateless_era_sends_the_param_headers_the_mock_ch
     use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
     let fixture = Fixture::load(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../mcp-replay/tests/fixtures/http_param_headers.jsonl"
+        "/mcp-replay/tests/fixtures/http_param_headers.jsonl"
     ))
     .unwrap();
     let (front, mock) = fixture.mock().http();

@@ -6,7 +6,7 @@
 
 mod command;
 
-use command::{demo_dir, demo_server, mcp_replay, temp_dir, text};
+use command::{demo_server, mcp_replay, temp_dir, text, workspace};
 use mcp_replay::harness::{page_name, Test, HTML_ENV};
 use mcp_replay::update::UpdateMode;
 use mcp_replay::Transport;
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 /// The bundled count_up fixture, and a copy whose result the server no longer gives.
 fn fixtures(dir: &Path) -> (PathBuf, PathBuf) {
-    let bundled = std::fs::read_to_string(demo_dir().join("fixtures/count_up_progress.jsonl"))
+    let bundled = std::fs::read_to_string(workspace().join("fixtures/count_up_progress.jsonl"))
         .expect("the bundled fixture");
     let pass = dir.join("count_up.jsonl");
     let fail = dir.join("count_up_drifted.jsonl");

@@ -216,7 +216,7 @@ fn every_rust_example_in_the_docs_is_here() {
         .collect::<Vec<_>>()
         .join("\n");
     // The repository's root, where the READMEs and `docs/` are.
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let root = env!("CARGO_MANIFEST_DIR");
     let mut docs: Vec<String> = READMES.iter().map(|d| d.to_string()).collect();
     for entry in std::fs::read_dir(format!("{root}/docs")).unwrap() {
         let path = entry.unwrap().path();
@@ -251,7 +251,7 @@ fn every_rust_example_in_the_docs_is_here() {
 /// runs: `.ci/run` has it as a line of its own after `# The README's test command`.
 #[test]
 fn ci_runs_the_readmes_test_command() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let root = env!("CARGO_MANIFEST_DIR");
     let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
     let block: Vec<&str> = readme
         .lines()
@@ -282,7 +282,7 @@ fn ci_runs_the_readmes_test_command() {
 /// docs/cli.md, and the crate's front page. A new kind that one of them misses fails here.
 #[test]
 fn every_mismatch_kind_is_in_every_table_of_kinds() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let root = env!("CARGO_MANIFEST_DIR");
     let read = |file: &str| std::fs::read_to_string(format!("{root}/{file}")).unwrap();
     let format = read("docs/fixture-format.md");
     let cli = read("docs/cli.md");

@@ -40,7 +40,7 @@ fn repo() -> &'static Path {
 }
 
 /// The `mcp-replay` command, as this package builds it for its tests
-/// (`mcp-replay-for-tests`, src/bin/).
+/// (`mcp-replay-for-tests`, demo/src/bin/).
 fn mcp_replay() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_mcp-replay-for-tests"))
 }

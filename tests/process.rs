@@ -1,7 +1,7 @@
 //! Servers that run as child processes over stdio (`serve_command`), including the
 //! failures only a process has: an exit status and a signal.
 
-#[path = "../../mcp-replay/tests/common/mod.rs"]
+#[path = "../mcp-replay/tests/common/mod.rs"]
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};

@@ -1,7 +1,7 @@
 //! For every mismatch kind, a deliberately changed server produces exactly that kind.
 
 // The runtime's scripted test servers (mcp-replay/tests/common), shared with its own tests.
-#[path = "../../mcp-replay/tests/common/mod.rs"]
+#[path = "../mcp-replay/tests/common/mod.rs"]
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};
