@@ -112,12 +112,20 @@ impl Test {
 
     /// The plan this test runs in `mode`.
     pub fn plan(&self, mode: UpdateMode) -> Plan {
-        let mut plan = Plan::new(self.path(), mode);
-        plan.workspace = resolve::workspace_root(Path::new(self.manifest_dir));
-        plan.test = Some(self.test_path.to_owned());
-        plan.options = self.options.clone();
-        plan.rules = self.rules.map(|f| f());
-        plan
+        Plan {
+            path: self.path(),
+            test: Some(self.test_path.to_owned()),
+            rerecord: None,
+            // From the crate's root, found once (Plan::new would look from the fixture's
+            // folder first: the same root, one more walk up the tree a test).
+            workspace: resolve::workspace_root(Path::new(self.manifest_dir)),
+            options: self.options.clone(),
+            rules: self.rules.map(|f| f()),
+            mode,
+            terminal: false,
+            html: crate::env::html(),
+            page: None,
+        }
     }
 
     /// Replays the fixture against the server `serve` runs on the in-process transport.
