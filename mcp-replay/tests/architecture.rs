@@ -19,9 +19,10 @@ const MAX_FILE_LINES: usize = 1_000;
 /// The files of the replay's and the mock's cores: pure decisions, driven by a shell that
 /// owns the runtime and the clock. A name without `.rs` that is a folder stands for every
 /// file in it.
-const CORE: [&str; 12] = [
+const CORE: [&str; 13] = [
     "engine/replay/session",
     "engine/replay/findings",
+    "engine/replay/requests",
     "engine/replay/script",
     "engine/replay/incoming",
     "engine/replay/outgoing",

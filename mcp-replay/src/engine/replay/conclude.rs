@@ -378,8 +378,8 @@ impl<'f> Session<'f> {
 
     fn new_server_label(&mut self) -> Value {
         loop {
-            self.new_server_labels += 1;
-            let label = json!(format!("<SERVER_REQUEST_ID:{}>", self.new_server_labels));
+            self.requests.new_labels += 1;
+            let label = json!(format!("<SERVER_REQUEST_ID:{}>", self.requests.new_labels));
             let taken = self.fixture.entries().iter().any(|e| {
                 e.direction() == Direction::ServerToClient
                     && e.id()

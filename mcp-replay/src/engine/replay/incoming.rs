@@ -3,7 +3,8 @@
 //! request is matched with an expected one and answered from the recording, or refused.
 
 use super::describe::{describe_request, relabel};
-use super::session::{Arrival, Pending, Rec, Session};
+use super::requests::Pending;
+use super::session::{Arrival, Rec, Session};
 use crate::analyses::contract::{self, Change, Class, CONTRACT_METHODS};
 use crate::data::fixture::MessageKind;
 use crate::data::json::json_eq;
@@ -420,8 +421,8 @@ impl<'f> Session<'f> {
                 // The server polls a task the client runs more often than it did when
                 // recorded: the task has not moved on from the recorded last answer.
                 let request = entries[answer].answers().expect("correlated at parse time");
-                self.server_live.insert(request, message["id"].clone());
-                self.pending.push(Pending::Answer(answer));
+                self.requests.live.insert(request, message["id"].clone());
+                self.requests.pending.push(Pending::Answer(answer));
                 self.trace.received(
                     message,
                     format_args!(
@@ -433,7 +434,7 @@ impl<'f> Session<'f> {
                 return (Some(self.model.wants[w].group), Some(w));
             }
             self.trace.received(message, "not expected: refused");
-            self.pending.push(Pending::Refuse(message.clone()));
+            self.requests.pending.push(Pending::Refuse(message.clone()));
             return (None, None);
         };
         let entry = self.model.wants[w].entry;
@@ -443,11 +444,11 @@ impl<'f> Session<'f> {
                 .bind_from(self.expected.message(entry), message);
         }
         self.claimed[w] = true;
-        self.server_live.insert(entry, message["id"].clone());
-        self.server_request_seen.insert(entry, message.clone());
+        self.requests.live.insert(entry, message["id"].clone());
+        self.requests.seen.insert(entry, message.clone());
         let answer = self.script.answer_of.get(&entry).copied();
         if let Some(answer) = answer {
-            self.pending.push(Pending::Answer(answer));
+            self.requests.pending.push(Pending::Answer(answer));
         }
         self.trace.received(
             message,
@@ -467,7 +468,8 @@ impl<'f> Session<'f> {
             return None;
         }
         let entries = self.fixture.entries();
-        self.server_request_seen
+        self.requests
+            .seen
             .iter()
             .filter(|(entry, seen)| {
                 entries[**entry].method() == Some(method)
@@ -565,7 +567,8 @@ impl<'f> Session<'f> {
         };
         let entries = self.fixture.entries();
         if let Some((entry, _)) = self
-            .server_live
+            .requests
+            .live
             .iter()
             .find(|(_, live)| crate::data::json::json_eq(live, &id))
         {

@@ -3,7 +3,9 @@
 //! are a synchronous core that does no I/O, driven by a thin async shell (as quinn-proto's
 //! `Connection` is driven by `quinn`). By file:
 //!
-//! - `session.rs`: the core: the phases of a session and its waits;
+//! - `session.rs`: the core: the phases of a session and its waits; its state in owners:
+//!   `script.rs` (the tables of the fixture alone), `findings.rs` (what it found, and the
+//!   one rule of what spoils a recording), `requests.rs` (the server's own requests);
 //! - `incoming.rs`, `outgoing.rs`: what the core does with each message the server sends,
 //!   and what it sends (ids and identity filled in);
 //! - `conclude.rs`: the findings at the end, and the recording;
@@ -18,7 +20,8 @@
 //! - `picture.rs`, `timeline.rs`: the timeline of a session, for its picture (`html/`),
 //!   when asked for: recorded as it goes, resolved when it concludes;
 //! - `describe.rs`: how findings name entries and messages;
-//! - `serve.rs`: the public entry points.
+//! - `serve.rs`: the public entry point, [`Replay`], and the erased serve closure,
+//!   [`Serve`].
 //!
 //! A client message is sent once what it causally needs has arrived: every response and
 //! server request the fixture has before it. A client's answer to a server request is sent
@@ -44,6 +47,7 @@ mod outcome;
 mod outgoing;
 mod picture;
 pub(crate) mod polls;
+mod requests;
 mod script;
 mod serve;
 mod session;

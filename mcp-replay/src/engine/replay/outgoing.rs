@@ -43,7 +43,7 @@ impl Session<'_> {
                 let request = entry
                     .answers()
                     .expect("responses are correlated at parse time");
-                match self.server_live.get(&request) {
+                match self.requests.live.get(&request) {
                     Some(live) => message["id"] = live.clone(),
                     // The server request never came: that is already a finding.
                     None => return,
@@ -180,7 +180,7 @@ impl Session<'_> {
         let Some(handler) = self.settings.handler.as_ref() else {
             return;
         };
-        let Some(actual_request) = self.server_request_seen.get(&request) else {
+        let Some(actual_request) = self.requests.seen.get(&request) else {
             return;
         };
         let Some(answer) = handler.call(actual_request) else {

@@ -20,6 +20,7 @@ use super::ledger::{Ledger, SETUP_ID};
 use super::outcome::ServerError;
 use super::picture::Picture;
 use super::polls::Polls;
+use super::requests::{Pending, ServerRequests};
 use super::script::Script;
 use super::trace::Trace;
 use super::{IntMap, IntSet};
@@ -163,13 +164,6 @@ pub(super) struct Wait {
     pub(super) then: Option<usize>,
 }
 
-/// Something to write to the server once the current event is taken.
-pub(super) enum Pending {
-    /// The client's answer line (entry) to a server request that came.
-    Answer(usize),
-    Refuse(Value),
-}
-
 /// One replay of one fixture: the state of the exchange and every decision about it.
 pub(crate) struct Session<'f> {
     pub(super) fixture: &'f Fixture,
@@ -213,12 +207,9 @@ pub(crate) struct Session<'f> {
     pub(super) claimed: Vec<bool>,
     /// Per want: the replay stopped waiting for it.
     pub(super) given_up: Vec<bool>,
-    /// Answers to server requests and refusals to send once the current event is taken.
-    pub(super) pending: Vec<Pending>,
-    /// The server's live id of each expected server request entry it was matched with.
-    pub(super) server_live: IntMap<usize, Value>,
-    /// The actual server request each matched expected server request entry was.
-    pub(super) server_request_seen: IntMap<usize, Value>,
+    /// The server's own requests ([`ServerRequests`]: which expected one each was, the
+    /// answers to send, the labels of new ones).
+    pub(super) requests: ServerRequests,
     /// What the session found ([`Findings`]: findings, accepted changes, notes, and
     /// whether the recording is spoiled).
     pub(super) findings: Findings,
@@ -226,7 +217,6 @@ pub(crate) struct Session<'f> {
     pub(super) recording: Option<Vec<(u64, Rec<'f>)>>,
     /// Reused for the bytes of each message written to the server.
     pub(super) out: Vec<u8>,
-    pub(super) new_server_labels: usize,
     /// The `requestState` of the latest `input_required` result, as the server wrote it.
     pub(super) last_request_state: Option<Value>,
     pub(super) trace: Trace,
@@ -290,13 +280,10 @@ impl<'f> Session<'f> {
             arrivals: Vec::new(),
             claimed: vec![false; wants],
             given_up: vec![false; wants],
-            pending: Vec::new(),
-            server_live: IntMap::default(),
-            server_request_seen: IntMap::default(),
+            requests: ServerRequests::default(),
             findings: Findings::default(),
             recording: settings.record.then(Vec::new),
             out: Vec::new(),
-            new_server_labels: 0,
             last_request_state: None,
             trace: Trace::new(settings.trace, fixture.source(), now),
             labels: IntMap::default(),
@@ -772,8 +759,8 @@ impl<'f> Session<'f> {
 
     /// Writes the answers and refusals the last events asked for.
     fn flush_pending(&mut self) {
-        while !self.pending.is_empty() {
-            for pending in std::mem::take(&mut self.pending) {
+        while !self.requests.pending.is_empty() {
+            for pending in std::mem::take(&mut self.requests.pending) {
                 match pending {
                     Pending::Answer(entry) => self.send(entry),
                     Pending::Refuse(request) => self.refuse(&request),
