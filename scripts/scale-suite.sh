@@ -197,6 +197,10 @@ differing=""
 if workspace_features=$(cd "$REPO" && tree_features --workspace --locked 2>"$OUT/logs/tree.log"); then
     for _pass in 1 2 3; do
         write_manifest
+        # The repo's lock again each pass: a pass's `cargo tree` drops the packages its graph
+        # lacks, and a crate pinned in the next pass (hyper-util) would then resolve their
+        # newest version (hyper) instead of the repo's.
+        cp "$REPO/Cargo.lock" "$OUT/Cargo.lock"
         scale_features=$(tree_features "${manifest[@]}" 2>"$OUT/logs/tree.log") ||
             die "cargo tree failed for the generated crate: $(tail -n 5 "$OUT/logs/tree.log")"
         # Registry packages of the scale build whose features differ from the workspace's.
