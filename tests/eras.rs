@@ -143,20 +143,6 @@ fn spec_of(dir: &Path, protocol: Option<&'static str>, test: &'static str) -> Te
     }
 }
 
-/// The attribute's run of `test` in `mode` against `serve`.
-async fn run_in<F, Fut, O>(
-    test: mcp_replay::harness::Test,
-    mode: UpdateMode,
-    serve: F,
-) -> Result<(), mcp_replay::harness::Failure>
-where
-    F: FnOnce(Transport) -> Fut + Send,
-    Fut: std::future::Future<Output = O> + Send + 'static,
-    O: mcp_replay::ServeOutput,
-{
-    test.mode(mode).serve(serve).await
-}
-
 fn client_lines(text: &str) -> String {
     text.lines()
         .filter(|l| l.contains("\"client->server\""))
@@ -176,13 +162,17 @@ async fn one_fixture_re_records_in_one_era_and_passes_unchanged_in_the_other() {
         let dir = temp_dir(first.unwrap_or("legacy"));
         let path = dir.join("fixtures/list_and_read.jsonl");
         std::fs::write(&path, client_lines(&bundled_text)).unwrap();
-        run_in(spec(&dir, first), UpdateMode::Always, serve)
+        spec(&dir, first)
+            .mode(UpdateMode::Always)
+            .serve(serve)
             .await
             .unwrap();
         let recorded = std::fs::read_to_string(&path).unwrap();
         assert_eq!(recorded, bundled_text, "recorded in {first:?}");
         let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
-        run_in(spec(&dir, then), UpdateMode::Always, serve)
+        spec(&dir, then)
+            .mode(UpdateMode::Always)
+            .serve(serve)
             .await
             .unwrap_or_else(|e| panic!("{then:?}: {e}"));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), recorded);
@@ -194,7 +184,7 @@ async fn one_fixture_re_records_in_one_era_and_passes_unchanged_in_the_other() {
         // And in a later run, compare only, in either era.
         for era in [first, then] {
             let compare = spec_of(&dir, era, "eras::a_later_run");
-            run_in(compare, UpdateMode::No, serve).await.unwrap();
+            compare.mode(UpdateMode::No).serve(serve).await.unwrap();
         }
     }
 }
@@ -211,8 +201,10 @@ async fn both_eras_re_record_one_stale_fixture_at_once() {
     let path = dir.join("fixtures/list_and_read.jsonl");
     std::fs::write(&path, &stale).unwrap();
     let (legacy, stateless) = tokio::join!(
-        run_in(spec(&dir, None), UpdateMode::Always, serve),
-        run_in(spec(&dir, Some("2026-07-28")), UpdateMode::Always, serve),
+        spec(&dir, None).mode(UpdateMode::Always).serve(serve),
+        spec(&dir, Some("2026-07-28"))
+            .mode(UpdateMode::Always)
+            .serve(serve),
     );
     legacy.unwrap();
     stateless.unwrap();
@@ -232,10 +224,12 @@ async fn eras_that_cannot_share_a_fixture_fail_the_update_run_naming_both_tests(
     std::fs::write(&path, client_lines(&bundled("list_and_read.jsonl"))).unwrap();
     let legacy = spec(&dir, None).rules(version_1);
     let stateless = spec(&dir, Some("2026-07-28")).rules(version_1);
-    run_in(legacy, UpdateMode::Always, serve).await.unwrap();
+    legacy.mode(UpdateMode::Always).serve(serve).await.unwrap();
     let recorded = std::fs::read_to_string(&path).unwrap();
     assert!(recorded.contains("-32002") && !recorded.contains("ttlMs"));
-    let failure = run_in(stateless, UpdateMode::Always, serve)
+    let failure = stateless
+        .mode(UpdateMode::Always)
+        .serve(serve)
         .await
         .unwrap_err()
         .to_string();

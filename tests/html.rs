@@ -208,20 +208,6 @@ fn spec(dir: &Path, name: &'static str, test_path: &'static str) -> Test {
     .dir(".")
 }
 
-/// The attribute's run of `test` in `mode` against `serve`.
-async fn run_in<F, Fut, O>(
-    test: mcp_replay::harness::Test,
-    mode: UpdateMode,
-    serve: F,
-) -> Result<(), mcp_replay::harness::Failure>
-where
-    F: FnOnce(Transport) -> Fut + Send,
-    Fut: std::future::Future<Output = O> + Send + 'static,
-    O: mcp_replay::ServeOutput,
-{
-    test.mode(mode).serve(serve).await
-}
-
 /// The only test of this file that sets the variable (the others run the command, which
 /// does not read it).
 #[tokio::test]
@@ -230,20 +216,16 @@ async fn mcp_fixture_tests_write_their_pages_where_mcp_replay_html_says() {
     fixtures(&dir);
     let pages = dir.join("pages");
     std::env::set_var(HTML_ENV, &pages);
-    run_in(
-        spec(&dir, "count_up", "html::passes"),
-        UpdateMode::No,
-        serve_demo,
-    )
-    .await
-    .expect("the bundled fixture passes");
-    let failure = run_in(
-        spec(&dir, "count_up_drifted", "html::fails"),
-        UpdateMode::No,
-        serve_demo,
-    )
-    .await
-    .expect_err("the drifted fixture fails");
+    spec(&dir, "count_up", "html::passes")
+        .mode(UpdateMode::No)
+        .serve(serve_demo)
+        .await
+        .expect("the bundled fixture passes");
+    let failure = spec(&dir, "count_up_drifted", "html::fails")
+        .mode(UpdateMode::No)
+        .serve(serve_demo)
+        .await
+        .expect_err("the drifted fixture fails");
     std::env::remove_var(HTML_ENV);
     let passed = pages.join(page_name("html::passes"));
     let failed = pages.join("html.fails.html");

@@ -36,20 +36,6 @@ fn spec(dir: &Path, name: &'static str) -> Test {
     )
 }
 
-/// The attribute's run of `test` in `mode` against `serve`.
-async fn run_in<F, Fut, O>(
-    test: mcp_replay::harness::Test,
-    mode: UpdateMode,
-    serve: F,
-) -> Result<(), mcp_replay::harness::Failure>
-where
-    F: FnOnce(Transport) -> Fut + Send,
-    Fut: std::future::Future<Output = O> + Send + 'static,
-    O: mcp_replay::ServeOutput,
-{
-    test.mode(mode).serve(serve).await
-}
-
 async fn serve(server: DemoServer, transport: Transport) {
     let running = server.serve(transport).await.unwrap();
     let _ = running.waiting().await;
@@ -62,18 +48,18 @@ async fn recording_a_dynamic_tool_twice_gives_the_same_bytes_and_no_raw_value() 
         let dir = temp_dir(&format!("twice-{run}"));
         let path = dir.join("fixtures/job.jsonl");
         std::fs::write(&path, JOB_STATUS).unwrap();
-        run_in(spec(&dir, "job"), UpdateMode::Always, |t| {
-            serve(DemoServer::default(), t)
-        })
-        .await
-        .unwrap();
+        spec(&dir, "job")
+            .mode(UpdateMode::Always)
+            .serve(|t| serve(DemoServer::default(), t))
+            .await
+            .unwrap();
         recordings.push(std::fs::read_to_string(&path).unwrap());
         // The recording now passes as it is.
-        run_in(spec(&dir, "job"), UpdateMode::No, |t| {
-            serve(DemoServer::default(), t)
-        })
-        .await
-        .unwrap();
+        spec(&dir, "job")
+            .mode(UpdateMode::No)
+            .serve(|t| serve(DemoServer::default(), t))
+            .await
+            .unwrap();
     }
     assert_eq!(recordings[0], recordings[1]);
     let text = &recordings[0];
@@ -102,12 +88,12 @@ async fn a_recording_that_holds_a_token_is_refused_and_the_old_file_stays() {
     let dir = temp_dir("leaky");
     let path = dir.join("fixtures/job.jsonl");
     std::fs::write(&path, JOB_STATUS).unwrap();
-    let failure = run_in(spec(&dir, "job"), UpdateMode::Always, |t| {
-        serve(DemoServer::leaky(), t)
-    })
-    .await
-    .unwrap_err()
-    .to_string();
+    let failure = spec(&dir, "job")
+        .mode(UpdateMode::Always)
+        .serve(|t| serve(DemoServer::leaky(), t))
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(
         failure.starts_with(&format!(
             "refusing to write {}: line 2: .result.content[0].text holds",
@@ -140,12 +126,12 @@ async fn a_committed_fixture_with_a_planted_aws_key_fails_naming_rule_and_path()
     .unwrap()
     .replace("Issue 42: example", &format!("Issue 42: deploy with {key}"));
     std::fs::write(dir.join("fixtures/lookup.jsonl"), &planted).unwrap();
-    let failure = run_in(spec(&dir, "lookup"), UpdateMode::No, |t| {
-        serve(DemoServer::default(), t)
-    })
-    .await
-    .unwrap_err()
-    .to_string();
+    let failure = spec(&dir, "lookup")
+        .mode(UpdateMode::No)
+        .serve(|t| serve(DemoServer::default(), t))
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(
         failure.contains("lookup.jsonl:2: .result.content[0].text holds what looks like a secret"),
         "{failure}"

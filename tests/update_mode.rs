@@ -7,7 +7,7 @@ mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};
 
-use mcp_replay::harness::{Failure, Test};
+use mcp_replay::harness::Test;
 use mcp_replay::update::{write_fixture, UpdateMode, Written};
 use mcp_replay::{Fixture, Transport};
 use mcp_replay_demo::DemoServer;
@@ -37,15 +37,6 @@ fn spec_of(dir: &Path, name: &'static str, timeout_ms: Option<u64>, test: &'stat
         Some(ms) => test.timeout_ms(ms),
         None => test,
     }
-}
-
-/// The attribute's run of `test` in `mode` against `serve`.
-async fn run_in<F, Fut>(test: Test, mode: UpdateMode, serve: F) -> Result<(), Failure>
-where
-    F: FnOnce(Transport) -> Fut + Send,
-    Fut: std::future::Future<Output = ()> + Send + 'static,
-{
-    test.mode(mode).serve(serve).await
 }
 
 async fn serve_demo(transport: Transport) {
@@ -81,7 +72,9 @@ async fn a_fixture_with_no_message_fails_naming_the_file_in_every_mode() {
         let path = put(&dir, &format!("{name}.jsonl"), text);
         for mode in [UpdateMode::No, UpdateMode::Always, UpdateMode::New] {
             let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
-            let failure = run_in(spec(&dir, name, None), mode, serve_demo)
+            let failure = spec(&dir, name, None)
+                .mode(mode)
+                .serve(serve_demo)
                 .await
                 .expect_err("an empty fixture pins nothing: it must not pass");
             assert!(
@@ -95,7 +88,9 @@ async fn a_fixture_with_no_message_fails_naming_the_file_in_every_mode() {
     }
     // A fixture of client lines only is what re-recording starts from.
     let path = put(&dir, "client.jsonl", &client_lines("lookup_issue.jsonl"));
-    run_in(spec(&dir, "client", None), UpdateMode::Always, serve_demo)
+    spec(&dir, "client", None)
+        .mode(UpdateMode::Always)
+        .serve(serve_demo)
         .await
         .unwrap();
     assert!(std::fs::read_to_string(&path)
@@ -118,7 +113,9 @@ async fn always_records_from_client_lines_and_twice_gives_the_same_bytes() {
             "count.jsonl",
             &client_lines("count_up_progress.jsonl"),
         );
-        run_in(spec(&dir, "count", None), UpdateMode::Always, serve_demo)
+        spec(&dir, "count", None)
+            .mode(UpdateMode::Always)
+            .serve(serve_demo)
             .await
             .unwrap();
         recordings.push(std::fs::read_to_string(&path).unwrap());
@@ -188,7 +185,9 @@ async fn always_rewrites_a_drifted_fixture_and_the_test_passes() {
     .unwrap()
     .replace("Issue 42: example", "Issue 42: old text");
     let path = put(&dir, "lookup.jsonl", &drifted);
-    let failure = run_in(spec(&dir, "lookup", None), UpdateMode::No, serve_demo)
+    let failure = spec(&dir, "lookup", None)
+        .mode(UpdateMode::No)
+        .serve(serve_demo)
         .await
         .unwrap_err()
         .to_string();
@@ -203,12 +202,16 @@ async fn always_rewrites_a_drifted_fixture_and_the_test_passes() {
         "compare mode never writes"
     );
 
-    run_in(spec(&dir, "lookup", None), UpdateMode::Always, serve_demo)
+    spec(&dir, "lookup", None)
+        .mode(UpdateMode::Always)
+        .serve(serve_demo)
         .await
         .unwrap();
     let rewritten = std::fs::read_to_string(&path).unwrap();
     assert!(rewritten.contains("Issue 42: example") && !rewritten.contains("old text"));
-    run_in(spec(&dir, "lookup", None), UpdateMode::No, serve_demo)
+    spec(&dir, "lookup", None)
+        .mode(UpdateMode::No)
+        .serve(serve_demo)
         .await
         .unwrap();
 }
@@ -218,7 +221,9 @@ async fn new_writes_a_pending_file_beside_the_fixture_and_fails_with_the_accept_
     let dir = temp_dir("new");
     let lines = client_lines("divide_by_zero.jsonl");
     let path = put(&dir, "divide.jsonl", &lines);
-    let failure = run_in(spec(&dir, "divide", None), UpdateMode::New, serve_demo)
+    let failure = spec(&dir, "divide", None)
+        .mode(UpdateMode::New)
+        .serve(serve_demo)
         .await
         .unwrap_err()
         .to_string();
@@ -256,7 +261,10 @@ async fn an_unchanged_server_writes_nothing_in_every_mode() {
     let pending = dir.join("fixtures/divide.jsonl.new");
     std::fs::write(&pending, "stale\n").unwrap();
     for mode in [UpdateMode::No, UpdateMode::Always, UpdateMode::New] {
-        let outcome = run_in(spec(&dir, "divide", None), mode, serve_demo).await;
+        let outcome = spec(&dir, "divide", None)
+            .mode(mode)
+            .serve(serve_demo)
+            .await;
         assert!(outcome.is_ok(), "{mode:?}: {outcome:?}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), bundled, "{mode:?}");
         if mode == UpdateMode::New {
@@ -275,12 +283,12 @@ async fn a_replay_that_timed_out_is_never_written() {
     let dir = temp_dir("timeout");
     let lines = client_lines("lookup_issue.jsonl");
     let path = put(&dir, "silent.jsonl", &lines);
-    let failure = run_in(spec(&dir, "silent", Some(100)), UpdateMode::Always, |t| {
-        common::scripted(t, |_| vec![])
-    })
-    .await
-    .unwrap_err()
-    .to_string();
+    let failure = spec(&dir, "silent", Some(100))
+        .mode(UpdateMode::Always)
+        .serve(|t| common::scripted(t, |_| vec![]))
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(
         failure.contains("timeout at fixture line") || failure.contains("timeout:"),
         "{failure}"
@@ -292,7 +300,9 @@ async fn a_replay_that_timed_out_is_never_written() {
 #[tokio::test]
 async fn a_missing_fixture_says_how_to_create_and_record_it() {
     let dir = temp_dir("missing");
-    let failure = run_in(spec(&dir, "nothing_here", None), UpdateMode::No, serve_demo)
+    let failure = spec(&dir, "nothing_here", None)
+        .mode(UpdateMode::No)
+        .serve(serve_demo)
         .await
         .unwrap_err()
         .to_string();
@@ -308,14 +318,12 @@ async fn a_missing_fixture_says_how_to_create_and_record_it() {
         failure.contains("MCP_FIXTURE_UPDATE=1 cargo test some_test"),
         "{failure}"
     );
-    let failure = run_in(
-        spec(&dir, "nothing_here", None),
-        UpdateMode::Always,
-        serve_demo,
-    )
-    .await
-    .unwrap_err()
-    .to_string();
+    let failure = spec(&dir, "nothing_here", None)
+        .mode(UpdateMode::Always)
+        .serve(serve_demo)
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(
         failure.contains("A fixture starts from its client lines"),
         "{failure}"
@@ -333,7 +341,9 @@ async fn a_malformed_fixture_names_file_line_and_column() {
             client_lines("lookup_issue.jsonl")
         ),
     );
-    let failure = run_in(spec(&dir, "bad", None), UpdateMode::No, serve_demo)
+    let failure = spec(&dir, "bad", None)
+        .mode(UpdateMode::No)
+        .serve(serve_demo)
         .await
         .unwrap_err()
         .to_string();
@@ -385,8 +395,8 @@ async fn two_tests_of_one_fixture_re_record_it_once() {
     let first = spec_of(&dir, "shared", None, "update_mode::first");
     let second = spec_of(&dir, "shared", None, "update_mode::second");
     let (a, b) = tokio::join!(
-        run_in(first, UpdateMode::Always, serve_demo),
-        run_in(second, UpdateMode::Always, serve_demo),
+        first.mode(UpdateMode::Always).serve(serve_demo),
+        second.mode(UpdateMode::Always).serve(serve_demo),
     );
     a.unwrap();
     b.unwrap();
@@ -416,10 +426,12 @@ async fn two_tests_of_one_fixture_that_get_different_answers_are_a_clear_error()
         let path = put(&dir, "shared.jsonl", &client_lines("lookup_issue.jsonl"));
         let first = spec_of(&dir, "shared", None, "update_mode::first");
         let second = spec_of(&dir, "shared", None, "update_mode::second");
-        let owner = run_in(first, mode, serve_demo).await;
+        let owner = first.mode(mode).serve(serve_demo).await;
         assert_eq!(owner.is_ok(), mode == UpdateMode::Always, "{owner:?}");
         let written = std::fs::read_to_string(&path).unwrap();
-        let failure = run_in(second, mode, serve_other)
+        let failure = second
+            .mode(mode)
+            .serve(serve_other)
             .await
             .unwrap_err()
             .to_string();
@@ -458,11 +470,9 @@ async fn concurrent_re_recordings_of_different_fixtures_do_not_interfere() {
     }
     let runs = names.iter().map(|name| {
         let test = Box::leak(format!("update_mode::{name}").into_boxed_str());
-        run_in(
-            spec_of(&dir, name, None, test),
-            UpdateMode::Always,
-            serve_demo,
-        )
+        spec_of(&dir, name, None, test)
+            .mode(UpdateMode::Always)
+            .serve(serve_demo)
     });
     for outcome in futures_join_all(runs).await {
         outcome.unwrap();
@@ -509,7 +519,7 @@ async fn futures_join_all<F: std::future::Future>(
     out.into_iter().map(|o| o.unwrap()).collect()
 }
 
-/// The attribute's path (`run_in`, what `#[mcp_fixture]` expands to) and the API's
+/// The attribute's path (`harness::Test`, what `#[mcp_fixture]` expands to) and the API's
 /// (`harness::Plan::run`) give the same result on the same fixture folder: the folder's
 /// rules file applies to both (the bare `Fixture::replay` reads none), a drifted server
 /// fails both with the same text, and update mode re-records through both.
@@ -535,7 +545,9 @@ async fn the_attribute_and_plan_run_behave_the_same_on_one_folder() {
         plan
     };
     // The folder's rules file pins the text to <TEXT>: green both ways.
-    run_in(spec(&dir, "issue", None), UpdateMode::No, serve_demo)
+    spec(&dir, "issue", None)
+        .mode(UpdateMode::No)
+        .serve(serve_demo)
         .await
         .unwrap();
     assert_eq!(
@@ -548,7 +560,9 @@ async fn the_attribute_and_plan_run_behave_the_same_on_one_folder() {
 
     // Without the rules file a changed text fails both, with the same report.
     std::fs::remove_file(dir.join("fixtures/mcp-replay.rules.json")).unwrap();
-    let attribute = run_in(spec(&dir, "issue", None), UpdateMode::No, serve_demo)
+    let attribute = spec(&dir, "issue", None)
+        .mode(UpdateMode::No)
+        .serve(serve_demo)
         .await
         .unwrap_err();
     let api = plan(UpdateMode::No).run(serve_demo).await.unwrap_err();
@@ -565,7 +579,9 @@ async fn the_attribute_and_plan_run_behave_the_same_on_one_folder() {
     assert!(std::fs::read_to_string(&path)
         .unwrap()
         .contains("Issue 42: example"));
-    run_in(spec(&dir, "issue", None), UpdateMode::No, serve_demo)
+    spec(&dir, "issue", None)
+        .mode(UpdateMode::No)
+        .serve(serve_demo)
         .await
         .unwrap();
 }
