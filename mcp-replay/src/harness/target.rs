@@ -145,7 +145,7 @@ async fn replay_command(
     line: String,
 ) -> Result<Report, Failure> {
     use crate::engine::process::{serve_command, start_error};
-    let (not_started, told) = tokio::sync::oneshot::channel();
+    let (not_started, mut told) = tokio::sync::oneshot::channel();
     let serve = Serve::new(move |transport| async move {
         let ended = serve_command(transport, &mut command).await;
         CommandEnded(ended.map_err(|e| match start_error(&e) {
@@ -161,7 +161,9 @@ async fn replay_command(
         }))
     });
     let report = fixture.replay_erased(rules, options, serve).await;
-    match told.await {
+    // A start error is sent before the server task ends, and the replay has waited for that
+    // end: asked, not awaited, so a task still running can never hold the replay here.
+    match told.try_recv() {
         Ok(message) => Err(Failure::ServerDidNotStart(message)),
         Err(_) => Ok(report),
     }
