@@ -263,7 +263,46 @@ impl Sightings {
                 seen.note(*direction, key, s, &mut client_first);
             }
         }
+        seen.parts();
         seen
+    }
+
+    /// Part and whole, one decision: an echoed value that holds a token the server also
+    /// sent elsewhere (a URI `crm://customers/cus_8f3a2c1d9e0b` whose id stands in
+    /// `"created customer cus_8f3a2c1d9e0b"`) is bound by that token, so the whole is
+    /// written around the placeholder (`crm://customers/<MINTED:1>`) in every message, and
+    /// a replay, which binds by template, decides the same way.
+    fn parts(&mut self) {
+        for e in 0..self.echoed.len() {
+            let whole = self.echoed[e].clone();
+            let part = tokens(&whole).find(|t| {
+                *t != whole
+                    && t.len() >= MIN_MINTED
+                    && t.bytes().any(|b| b.is_ascii_digit())
+                    && self
+                        .from_server
+                        .iter()
+                        .any(|(v, _)| *v != whole && v.contains(t))
+            });
+            let Some(part) = part.map(str::to_owned) else {
+                continue;
+            };
+            if self.echoed.contains(&part) {
+                self.echoed[e] = String::new();
+                continue;
+            }
+            // The part takes the place of the first server string that holds it.
+            let at = self
+                .from_server
+                .iter()
+                .position(|(v, _)| v.contains(&part))
+                .expect("found above");
+            if !self.from_server.iter().any(|(v, _)| *v == part) {
+                self.from_server.insert(at, (part.clone(), None));
+            }
+            self.echoed[e] = part;
+        }
+        self.echoed.retain(|e| !e.is_empty());
     }
 
     /// Notes one string `s` sent in `direction` under `key`; `client_first`: the strings
@@ -284,7 +323,13 @@ impl Sightings {
                 }
             }
             Direction::ClientToServer => {
-                let minted = self.from_server.iter().find(|(v, _)| client_sends(&s, v));
+                // The smallest value the client's string holds: the part, where it
+                // sends a whole built around it.
+                let minted = self
+                    .from_server
+                    .iter()
+                    .filter(|(v, _)| client_sends(&s, v))
+                    .min_by_key(|(v, _)| v.len());
                 match minted {
                     Some((v, _)) if !self.echoed.contains(v) => self.echoed.push(v.clone()),
                     Some(_) => {}
@@ -357,6 +402,12 @@ fn describes_the_server(message: &Value) -> bool {
 /// Is `key` one of the protocol's handles (`taskId`, `nextCursor`, `cursor`)?
 fn is_handle_key(key: &str) -> bool {
     KINDS.iter().any(|(_, keys)| keys.contains(&key))
+}
+
+/// The tokens of `s`: its longest runs of letters, digits, `_`, `-` and `.`.
+fn tokens(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .filter(|t| !t.is_empty())
 }
 
 /// Does the client string `s` send back the server's value `v`: the whole string, or

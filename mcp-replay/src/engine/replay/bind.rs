@@ -10,6 +10,11 @@ use serde_json::Value;
 #[derive(Debug, Default)]
 pub(crate) struct Bindings {
     live: Vec<(String, String)>,
+    /// Other spellings of a live value that a message may already hold: the pseudonym the
+    /// session gave a personal value before it was bound (an e-mail address the server
+    /// logged before it returned it), so that [`unbind`](Bindings::unbind) writes it back
+    /// as its placeholder too.
+    aliases: Vec<(String, String)>,
 }
 
 impl Bindings {
@@ -48,12 +53,30 @@ impl Bindings {
                 }
             }
         }
-        Bindings { live }
+        Bindings {
+            live,
+            aliases: Vec::new(),
+        }
     }
 
     /// How many placeholders are bound.
     pub(crate) fn len(&self) -> usize {
         self.live.len()
+    }
+
+    /// The bindings made after the first `from` of them: `(placeholder, live value)`.
+    pub(crate) fn since(&self, from: usize) -> impl Iterator<Item = (&str, &str)> {
+        self.live[from.min(self.live.len())..]
+            .iter()
+            .map(|(p, v)| (p.as_str(), v.as_str()))
+    }
+
+    /// `alias` is another spelling of `placeholder`'s live value in the session's messages
+    /// (its pseudonym): [`unbind`](Bindings::unbind) writes it back as the placeholder too.
+    pub(crate) fn alias(&mut self, placeholder: &str, alias: String) {
+        if !self.aliases.iter().any(|(_, a)| *a == alias) {
+            self.aliases.push((placeholder.to_owned(), alias));
+        }
     }
 
     /// The live value of `placeholder`, once bound.
@@ -115,7 +138,7 @@ impl Bindings {
         }
         match message {
             Value::String(s) => {
-                for (placeholder, live) in &self.live {
+                for (placeholder, live) in self.live.iter().chain(&self.aliases) {
                     if s == live {
                         *s = placeholder.clone();
                         return;

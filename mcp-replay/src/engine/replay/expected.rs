@@ -49,6 +49,24 @@ impl<'a> Expected<'a> {
         }
     }
 
+    /// The pseudonym the session gives `value`, if it is personal data, without numbering
+    /// anything (a probe on a copy of the session's table): the spelling a message that
+    /// came before `value` was bound may hold it in.
+    pub fn pseudonym_of(&self, value: &str) -> Option<String> {
+        if self.scope.is_empty() || !self.scope.may_touch(value) {
+            return None;
+        }
+        let mut probe = Value::String(value.to_owned());
+        self.pseudonyms
+            .borrow()
+            .clone()
+            .apply(&mut probe, self.scope, true);
+        match probe {
+            Value::String(s) if s != value => Some(s),
+            _ => None,
+        }
+    }
+
     /// Counts the pseudonyms of a client message the harness sent (and numbers the
     /// values an older fixture's message holds), so that the server's next value gets the
     /// number the recording gave it.

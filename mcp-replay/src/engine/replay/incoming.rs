@@ -24,6 +24,16 @@ impl<'f> Session<'f> {
         let bound = self.bindings.len();
         self.take(event);
         if self.bindings.len() > bound {
+            // A personal value bound now may have come before, in a message the session
+            // wrote with its pseudonym: that spelling is the placeholder's too.
+            let aliases: Vec<(String, String)> = self
+                .bindings
+                .since(bound)
+                .filter_map(|(p, live)| Some((p.to_owned(), self.expected.pseudonym_of(live)?)))
+                .collect();
+            for (placeholder, alias) in aliases {
+                self.bindings.alias(&placeholder, alias);
+            }
             self.reclaim_arrivals();
         }
     }

@@ -1,0 +1,234 @@
+"""A CRM-like MCP test server (stdio, the standard library only, no SDK) that does at once
+what real servers do with values a fixture cannot pin:
+
+- `tools/list` in pages of two behind opaque cursors, new in every run (a cursor it did
+  not hand out in this run is an error);
+- a customer id minted per run with a shape, `cus_<12 hex>`, and the customer's resource
+  URI built from it, `crm://customers/<id>` (a `resource_link` in the result);
+- the customer's owner, an e-mail address the client never sent (personal data), which
+  the client later sends back;
+- a timestamp (`createdAt`);
+- a progress notification naming the minted id, when the client asks for progress, and
+  a log message naming the id and the owner, before the result.
+
+Tools (five, three pages):
+  create_customer(name)        -> text "created customer <id>", a resource_link to its
+                                  URI, structuredContent {id, uri, name, owner, createdAt}
+  get_customer(id)             -> text "<name>, owned by <owner>"; an unknown id is a
+                                  tool error "no customer <id>"
+  customers_by_owner(owner)    -> structuredContent {"customers": [ids...]}
+  archive_customer(id)         -> text "archived <id>" (a client need not call it)
+  ping_crm()                   -> text "pong"
+Resources: resources/read of a customer's URI -> its record as JSON.
+
+Variant: `--variant changed` makes `get_customer` answer "<name> (owner <owner>)".
+
+Usage: python3 crm_server.py [--variant default|changed]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import secrets
+import sys
+from typing import Any
+
+OWNER = "dana.whitfield@northwind-traders.com"
+PAGE = 2
+TOOLS = [
+    {
+        "name": "create_customer",
+        "description": "Create a customer; returns its new id and URI.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"],
+        },
+    },
+    {
+        "name": "get_customer",
+        "description": "A customer by id.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"id": {"type": "string"}},
+            "required": ["id"],
+        },
+    },
+    {
+        "name": "customers_by_owner",
+        "description": "The ids of an owner's customers.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"owner": {"type": "string"}},
+            "required": ["owner"],
+        },
+    },
+    {
+        "name": "archive_customer",
+        "description": "Archive a customer.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"id": {"type": "string"}},
+            "required": ["id"],
+        },
+    },
+    {
+        "name": "ping_crm",
+        "description": "Is the CRM up?",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
+]
+
+
+class Crm:
+    def __init__(self, variant: str) -> None:
+        self.variant = variant
+        self.customers: dict[str, dict[str, Any]] = {}
+        self.cursors: dict[str, int] = {}
+
+    def handle(self, message: dict[str, Any]) -> None:
+        method = message.get("method")
+        if "id" not in message or method is None:
+            return  # a notification, or an answer: nothing to do
+        params = message.get("params") or {}
+        try:
+            result = self.dispatch(method, params)
+        except RpcError as e:
+            send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": e.code, "message": e.text}})
+            return
+        send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    def dispatch(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "initialize":
+            return {
+                "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+                "capabilities": {"tools": {}, "resources": {}, "logging": {}},
+                "serverInfo": {"name": "mcp-replay-crm", "version": "1.0.0"},
+            }
+        if method == "ping":
+            return {}
+        if method == "tools/list":
+            return self.tools_page(params.get("cursor"))
+        if method == "tools/call":
+            return self.call(params)
+        if method == "resources/read":
+            customer = self.by_uri(params.get("uri", ""))
+            return {
+                "contents": [
+                    {"uri": customer["uri"], "mimeType": "application/json", "text": json.dumps(customer)}
+                ]
+            }
+        raise RpcError(-32601, f"no method {method}")
+
+    def tools_page(self, cursor: str | None) -> dict[str, Any]:
+        if cursor is None:
+            start = 0
+        elif cursor in self.cursors:
+            start = self.cursors.pop(cursor)
+        else:
+            raise RpcError(-32602, f"stale cursor {cursor}")
+        page: dict[str, Any] = {"tools": TOOLS[start : start + PAGE]}
+        if start + PAGE < len(TOOLS):
+            next_cursor = secrets.token_urlsafe(12)
+            self.cursors[next_cursor] = start + PAGE
+            page["nextCursor"] = next_cursor
+        return page
+
+    def call(self, params: dict[str, Any]) -> dict[str, Any]:
+        name = params.get("name")
+        args = params.get("arguments") or {}
+        token = (params.get("_meta") or {}).get("progressToken")
+        if name == "create_customer":
+            cid = f"cus_{secrets.token_hex(6)}"
+            customer = {
+                "id": cid,
+                "uri": f"crm://customers/{cid}",
+                "name": args.get("name", ""),
+                "owner": OWNER,
+                "createdAt": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            }
+            self.customers[cid] = customer
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/message",
+                    "params": {"level": "info", "logger": "crm", "data": f"{cid} assigned to {OWNER}"},
+                }
+            )
+            if token is not None:
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "method": "notifications/progress",
+                        "params": {"progressToken": token, "progress": 1, "total": 1, "message": f"indexed {cid}"},
+                    }
+                )
+            return {
+                "content": [
+                    {"type": "text", "text": f"created customer {cid}"},
+                    {
+                        "type": "resource_link",
+                        "uri": customer["uri"],
+                        "name": customer["name"],
+                        "mimeType": "application/json",
+                    },
+                ],
+                "structuredContent": customer,
+            }
+        if name == "get_customer":
+            customer = self.customers.get(args.get("id", ""))
+            if customer is None:
+                return tool_error(f"no customer {args.get('id')}")
+            if self.variant == "changed":
+                return text(f"{customer['name']} (owner {customer['owner']})")
+            return text(f"{customer['name']}, owned by {customer['owner']}")
+        if name == "customers_by_owner":
+            ids = [c["id"] for c in self.customers.values() if c["owner"] == args.get("owner")]
+            return {"content": [{"type": "text", "text": json.dumps(ids)}], "structuredContent": {"customers": ids}}
+        if name == "archive_customer":
+            return text(f"archived {args.get('id')}")
+        if name == "ping_crm":
+            return text("pong")
+        raise RpcError(-32602, f"no tool {name}")
+
+    def by_uri(self, uri: str) -> dict[str, Any]:
+        for customer in self.customers.values():
+            if customer["uri"] == uri:
+                return customer
+        raise RpcError(-32002, f"no resource {uri}")
+
+
+class RpcError(Exception):
+    def __init__(self, code: int, text: str) -> None:
+        super().__init__(text)
+        self.code = code
+        self.text = text
+
+
+def text(s: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": s}]}
+
+
+def tool_error(s: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": s}], "isError": True}
+
+
+def send(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", choices=("default", "changed"), default="default")
+    args = parser.parse_args()
+    crm = Crm(args.variant)
+    for line in sys.stdin:
+        if line.strip():
+            crm.handle(json.loads(line))
+
+
+if __name__ == "__main__":
+    main()
