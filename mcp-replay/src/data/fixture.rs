@@ -388,6 +388,23 @@ impl Fixture {
         Ok(self)
     }
 
+    /// The fixture with `new` shapes of bound values added to its header's `"shapes"`
+    /// (`normalize/shape.rs`); unchanged when there are none.
+    pub(crate) fn with_shapes(self, new: Vec<(String, String)>) -> Result<Fixture, Error> {
+        if new.is_empty() {
+            return Ok(self);
+        }
+        let map: Map<String, Value> = self
+            .header
+            .shapes
+            .iter()
+            .cloned()
+            .chain(new)
+            .map(|(placeholder, value)| (placeholder, Value::String(value)))
+            .collect();
+        self.with_header_key("shapes", Value::Object(map))
+    }
+
     /// The canonical JSONL text of this fixture: deterministic key order, one message a
     /// line, a trailing newline. Writing a parsed fixture back gives the same bytes.
     pub fn to_jsonl(&self) -> String {

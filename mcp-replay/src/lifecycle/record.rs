@@ -63,7 +63,7 @@ pub fn fixture_from_exchange(
     }
     // The protocol's handles before normalization: a UUID task id stays a handle.
     let (_, pinned) = rules.minted_and_pinned(&out);
-    crate::normalize::bound::label_handles(&mut out, &pinned);
+    let mut found = crate::normalize::bound::label_handles(&mut out, &pinned);
     for (direction, message) in &mut out {
         match direction {
             Direction::ClientToServer => rules.normalize_client(message),
@@ -71,11 +71,16 @@ pub fn fixture_from_exchange(
         }
     }
     let (bound, pinned) = rules.minted_and_pinned(&out);
-    crate::normalize::bound::label_minted(&mut out, &bound, &pinned);
+    found.extend(crate::normalize::bound::label_minted(
+        &mut out, &bound, &pinned,
+    ));
     // Personal data last, numbered over the whole exchange: a value the server minted
     // and the client sent back is already bound.
     rules.pseudonymize_exchange(&mut out);
-    Fixture::empty(source).with_messages(out)
+    let shapes = crate::normalize::shape::shapes_of(&found, &[]);
+    Fixture::empty(source)
+        .with_messages(out)?
+        .with_shapes(shapes)
 }
 
 fn distinct_tokens(messages: &[(Direction, Value)]) -> usize {

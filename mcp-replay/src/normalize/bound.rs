@@ -125,7 +125,12 @@ pub(crate) fn bound_in(s: &str) -> Vec<(usize, usize)> {
 /// normalizer would blank (an rmcp task id is a UUID, which would become `<UUID>` and could
 /// no longer be sent back). Numbered by first appearance, on either side (a task the client
 /// runs for the server has the client's id). `pinned`: values rules keep as they are.
-pub(crate) fn label_handles(messages: &mut [(Direction, Value)], pinned: &[String]) {
+/// Returns what it replaced, `(value, placeholder)` each, for their shapes
+/// (`normalize/shape.rs`).
+pub(crate) fn label_handles(
+    messages: &mut [(Direction, Value)],
+    pinned: &[String],
+) -> Vec<(String, String)> {
     let mut found: Vec<(String, String)> = Vec::new();
     let mut counts = [0usize; KINDS.len()];
     for (_, message) in messages.iter() {
@@ -150,12 +155,13 @@ pub(crate) fn label_handles(messages: &mut [(Direction, Value)], pinned: &[Strin
         }
     }
     if found.is_empty() {
-        return;
+        return found;
     }
     found.sort_by_key(|(value, _)| std::cmp::Reverse(value.len()));
     for (_, message) in messages.iter_mut() {
         replace_all(message, &found);
     }
+    found
 }
 
 /// Writes each value the server minted as a bound placeholder, everywhere in `messages`
@@ -167,15 +173,16 @@ pub(crate) fn label_handles(messages: &mut [(Direction, Value)], pinned: &[Strin
 /// appearance; deterministic.
 ///
 /// `bound` and `pinned`: the strings rules name as minted, or as not
-/// ([`Rules::bind`](crate::Rules::bind), [`Rules::pin`](crate::Rules::pin)).
+/// ([`Rules::bind`](crate::Rules::bind), [`Rules::pin`](crate::Rules::pin)). Returns what
+/// it replaced, `(value, placeholder)` each.
 pub(crate) fn label_minted(
     messages: &mut [(Direction, Value)],
     bound: &[String],
     pinned: &[String],
-) {
+) -> Vec<(String, String)> {
     let mut found = minted(messages, bound, pinned);
     if found.is_empty() {
-        return;
+        return found;
     }
     // After the handles `label_handles` numbered, by kind.
     let mut taken = [0usize; KINDS.len()];
@@ -206,6 +213,7 @@ pub(crate) fn label_minted(
     for (_, message) in messages.iter_mut() {
         replace_all(message, &found);
     }
+    found
 }
 
 /// The values to bind, with their placeholders, longest value first (so that one value

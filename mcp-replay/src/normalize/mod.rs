@@ -39,6 +39,7 @@ mod placeholder;
 pub mod rules;
 pub(crate) mod secrets;
 pub(crate) mod selector;
+pub(crate) mod shape;
 
 // What the replay and the mock name besides the modules above.
 pub(crate) use defaults::IDENTITY_META;

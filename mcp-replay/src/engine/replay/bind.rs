@@ -25,10 +25,15 @@ impl Bindings {
     /// player mints it: it is bound at once to the fixed value
     /// [`served`](crate::normalize::bound::served) gives it, and the other side's echo is
     /// compared against that.
+    ///
+    /// `shapes`: the fixture header's shapes of its bound values; a placeholder that has
+    /// one is bound to it (a value of the recorded value's shape), the others to the
+    /// plain served form.
     pub(crate) fn minted_by(
         entries: &[crate::data::fixture::Entry],
         bound: &[bool],
         side: crate::data::fixture::Direction,
+        shapes: &[(String, String)],
     ) -> Bindings {
         let mut seen: Vec<&str> = Vec::new();
         let mut live = Vec::new();
@@ -47,8 +52,11 @@ impl Bindings {
                     && (side == crate::data::fixture::Direction::ServerToClient
                         || entry.kind() == crate::data::fixture::MessageKind::Response);
                 if mints {
-                    let value =
-                        crate::normalize::bound::served(placeholder).expect("a bound placeholder");
+                    let value = match shapes.iter().find(|(p, _)| p == placeholder) {
+                        Some((_, shape)) => shape.clone(),
+                        None => crate::normalize::bound::served(placeholder)
+                            .expect("a bound placeholder"),
+                    };
                     live.push((placeholder.to_owned(), value));
                 }
             }

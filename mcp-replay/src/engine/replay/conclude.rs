@@ -364,15 +364,21 @@ impl<'f> Session<'f> {
         // The fixture's own `"bind"` and `"pin"` are in the settings' rules.
         let rules = &self.settings.rules;
         let (bound, pinned) = rules.minted_and_pinned(&messages);
-        crate::normalize::bound::label_handles(&mut messages, &pinned);
-        crate::normalize::bound::label_minted(&mut messages, &bound, &pinned);
+        let mut found = crate::normalize::bound::label_handles(&mut messages, &pinned);
+        found.extend(crate::normalize::bound::label_minted(
+            &mut messages,
+            &bound,
+            &pinned,
+        ));
         rules.pseudonymize_exchange(&mut messages);
         if messages.iter().map(|(_, m)| m).eq(before.iter()) {
             return fixture;
         }
+        let shapes = crate::normalize::shape::shapes_of(&found, &fixture.header().shapes);
         fixture
             .without_entries()
             .with_messages(messages)
+            .and_then(|labelled| labelled.with_shapes(shapes))
             .unwrap_or(fixture)
     }
 

@@ -287,7 +287,12 @@ impl<'f> Session<'f> {
             last_request_state: None,
             trace: Trace::new(settings.trace, fixture.source(), now),
             labels: IntMap::default(),
-            bindings: Bindings::minted_by(entries, &script.bound, Direction::ClientToServer),
+            bindings: Bindings::minted_by(
+                entries,
+                &script.bound,
+                Direction::ClientToServer,
+                &fixture.header().shapes,
+            ),
             script,
             polls,
             poll_due: None,

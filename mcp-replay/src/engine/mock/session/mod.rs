@@ -157,7 +157,19 @@ impl<'f> Mock<'f> {
             written: None,
             last: now,
             done: false,
-            bindings: Bindings::default(),
+            // The server's values are the mock's to mint: each bound at once to its shape
+            // (or the plain served form), so the client gets the same value everywhere,
+            // inside strings and URIs too, and its echo reads back as the placeholder.
+            bindings: Bindings::minted_by(
+                fixture.entries(),
+                &fixture
+                    .entries()
+                    .iter()
+                    .map(|e| crate::normalize::bound::has_bound(e.text()))
+                    .collect::<Vec<_>>(),
+                Direction::ServerToClient,
+                &fixture.header().shapes,
+            ),
             polls: Polls::of(fixture.entries()),
             skipped: HashSet::new(),
         };
