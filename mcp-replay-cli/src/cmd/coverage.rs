@@ -6,7 +6,7 @@
 use crate::args::{positive_time, Format, RulesArg, ServerArg};
 use crate::error::{Error, Outcome};
 use crate::out::{outln, print_json};
-use mcp_replay::coverage::{client_capabilities, probe, Coverage, Surface};
+use mcp_replay::coverage::{client_capabilities, probe, probe_next, Coverage, Surface};
 use mcp_replay::protocol::Era;
 use mcp_replay::{Fixture, Options, Rules};
 use std::path::PathBuf;
@@ -48,7 +48,7 @@ pub(crate) const AFTER_HELP: &str = concat!(
     "  mcp-replay coverage --format json --fail-under 80 fixtures/*.jsonl -- ./server   (CI)\n",
     "\n",
     "Without a server, the surface is what the fixtures' own answers to initialize (or\n",
-    "server/discover) and the listings say. Only a listing's first page is read.\n",
+    "server/discover) and the listings say, every page of them.\n",
     "Exit 0, or 1 below --fail-under; 2 on a usage or input error, or a server that\n",
     "could not be asked."
 );
@@ -112,15 +112,23 @@ async fn ask(
             "give --url or a server command after --, not both",
         ));
     }
-    let target = crate::live::target(args.url.as_ref(), &args.server);
-    let report = match target.replay(&fixture, rules, &options).await {
-        Ok(report) => report,
-        Err(failure) => return Err(Error::server(failure)),
-    };
-    match report.recorded() {
-        Some(recorded) => Ok(Surface::of(&[recorded])),
-        None => Err(Error::server(format!(
-            "could not ask the server for its surface:\n{report}"
-        ))),
+    // A listing in pages: the probe again with the next page's request, until none has
+    // more (each round a new session, the cursors the server gives in it).
+    let mut fixture = fixture;
+    loop {
+        let target = crate::live::target(args.url.as_ref(), &args.server);
+        let report = match target.replay(&fixture, rules, &options).await {
+            Ok(report) => report,
+            Err(failure) => return Err(Error::server(failure)),
+        };
+        let Some(recorded) = report.recorded() else {
+            return Err(Error::server(format!(
+                "could not ask the server for its surface:\n{report}"
+            )));
+        };
+        match probe_next(recorded) {
+            Some(next) => fixture = next,
+            None => return Ok(Surface::of(&[recorded])),
+        }
     }
 }

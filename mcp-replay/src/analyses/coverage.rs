@@ -8,8 +8,10 @@
 //! `initialize` (or `server/discover`) and the listings ([`Surface::of`]), or the live
 //! server, asked by the [`probe`] fixture (`mcp-replay coverage -- SERVER` replays it; in a
 //! test, [`probe`] and [`Fixture::replay`](crate::Fixture::replay) over the in-process
-//! server). Only a listing's first page is read: a listing with a `nextCursor` is marked
-//! [`Surface::truncated`].
+//! server). A listing in pages is followed to its end: [`probe_next`] asks for the next
+//! page of each listing whose last answer had a `nextCursor`, with the cursor the server
+//! gave in the same run (a bound placeholder, `<CURSOR:n>`); a listing still in pages is
+//! marked [`Surface::truncated`].
 //!
 //! ```
 //! use mcp_replay::coverage::{Coverage, Surface};
@@ -51,9 +53,21 @@ pub struct Surface {
     pub resources: Vec<String>,
     /// Its resource templates (`uriTemplate`s).
     pub templates: Vec<String>,
-    /// The listing methods whose answer had a `nextCursor`: only the first page is known.
+    /// The listing methods whose last answer had a `nextCursor`: the pages after it are
+    /// not known.
     pub truncated: BTreeSet<String>,
 }
+
+/// The listing methods, with the key of their items.
+const LISTINGS: [(&str, &str); 4] = [
+    ("tools/list", "tools"),
+    ("prompts/list", "prompts"),
+    ("resources/list", "resources"),
+    ("resources/templates/list", "resourceTemplates"),
+];
+
+/// At most this many pages of one listing are asked for.
+pub const MAX_PAGES: usize = 100;
 
 /// A tool or prompt and its arguments.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -144,6 +158,8 @@ impl Surface {
         }
         if result.get("nextCursor").is_some_and(|c| !c.is_null()) {
             self.truncated.insert(method.to_owned());
+        } else {
+            self.truncated.remove(method);
         }
     }
 }
@@ -179,12 +195,7 @@ pub fn probe(era: Era, capabilities: &Value) -> Fixture {
             json!({"_meta": {crate::data::protocol::meta::CLIENT_CAPABILITIES: capabilities}}),
         )),
     }
-    for method in [
-        "tools/list",
-        "prompts/list",
-        "resources/list",
-        "resources/templates/list",
-    ] {
+    for (method, _) in LISTINGS {
         lines.push(request(method, json!({})));
     }
     let mut text = String::new();
@@ -198,6 +209,54 @@ pub fn probe(era: Era, capabilities: &Value) -> Fixture {
         text.push('\n');
     }
     Fixture::parse_named(&text, "<coverage probe>").expect("the probe is a valid fixture")
+}
+
+/// The probe after `recorded`, the re-recording of the previous one ([`probe`] first):
+/// `recorded` again, and a request for the next page of each listing whose last answer
+/// had a `nextCursor`, its cursor the bound placeholder that answer holds (so the replay
+/// sends the cursor the server gave in the same run). `None` when every listing is
+/// complete, or has had [`MAX_PAGES`] pages.
+///
+/// ```
+/// use mcp_replay::coverage::probe_next;
+/// use mcp_replay::Fixture;
+///
+/// let first = Fixture::parse(concat!(
+///     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list","params":{}}}"#, "\n",
+///     r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[],"nextCursor":"<CURSOR:1>"}}}"#, "\n",
+/// )).unwrap();
+/// let next = probe_next(&first).unwrap();
+/// assert!(next.to_jsonl().ends_with(
+///     r#""method":"tools/list","params":{"cursor":"<CURSOR:1>"}}}"#.to_owned() + "\n"
+/// ));
+/// ```
+pub fn probe_next(recorded: &Fixture) -> Option<Fixture> {
+    let entries = recorded.entries();
+    let mut more = Vec::new();
+    for (method, _) in LISTINGS {
+        let answers: Vec<Value> = entries
+            .iter()
+            .filter(|e| e.direction() == Direction::ServerToClient)
+            .filter(|e| e.answers().and_then(|r| entries[r].method()) == Some(method))
+            .map(|e| e.message())
+            .collect();
+        let cursor = answers.last().and_then(|m| m.at(&["result", "nextCursor"]));
+        if let Some(cursor) = cursor.filter(|c| !c.is_null()) {
+            if answers.len() < MAX_PAGES {
+                more.push(json!({"direction": "client->server", "message": {"jsonrpc": "2.0",
+                    "id": "<REQUEST_ID>", "method": method, "params": {"cursor": cursor}}}));
+            }
+        }
+    }
+    if more.is_empty() {
+        return None;
+    }
+    let mut text = recorded.to_jsonl();
+    for line in more {
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    Fixture::parse_named(&text, "<coverage probe>").ok()
 }
 
 /// Every client capability the `initialize` requests (or a stateless request's `_meta`)
@@ -305,7 +364,7 @@ pub struct Coverage {
     /// Names the fixtures call or read that the surface does not advertise
     /// (`tools/call missing_tool`).
     pub not_advertised: BTreeSet<String>,
-    /// The surface's listings of which only a first page is known.
+    /// The surface's listings whose pages after the last one read are not known.
     pub truncated: BTreeSet<String>,
 }
 
@@ -478,7 +537,7 @@ impl Coverage {
         if !self.truncated.is_empty() {
             let _ = writeln!(
                 out,
-                "only the first page of: {} (the surface may have more)",
+                "not every page of: {} (the surface may have more)",
                 list(&self.truncated)
             );
         }

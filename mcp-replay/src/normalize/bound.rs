@@ -132,7 +132,9 @@ pub(crate) fn label_handles(
     pinned: &[String],
 ) -> Vec<(String, String)> {
     let mut found: Vec<(String, String)> = Vec::new();
-    let mut counts = [0usize; KINDS.len()];
+    // After the placeholders the messages hold already (a re-recording's new page
+    // after the fixture's `<CURSOR:1>` is `<CURSOR:2>`).
+    let mut counts = taken(messages);
     for (_, message) in messages.iter() {
         let mut strings = Vec::new();
         strings_of(message, None, &mut strings);
@@ -164,6 +166,29 @@ pub(crate) fn label_handles(
     found
 }
 
+/// The highest number of each kind of bound placeholder in `messages` (0: none).
+fn taken(messages: &[(Direction, Value)]) -> [usize; KINDS.len()] {
+    let mut taken = [0usize; KINDS.len()];
+    for (_, message) in messages.iter() {
+        let text = message.to_string();
+        if !has_bound(&text) {
+            continue;
+        }
+        for (start, end) in bound_in(&text) {
+            let (name, n) = text[start + 1..end - 1]
+                .split_once(':')
+                .expect("a bound placeholder");
+            if let (Some(kind), Ok(n)) = (
+                KINDS.iter().position(|(k, _)| *k == name),
+                n.parse::<usize>(),
+            ) {
+                taken[kind] = taken[kind].max(n);
+            }
+        }
+    }
+    taken
+}
+
 /// Writes each value the server minted as a bound placeholder, everywhere in `messages`
 /// (normalized already, in exchange order): the values of the protocol's handle keys
 /// (`taskId`: `<TASK_ID:n>`, `nextCursor`/`cursor`: `<CURSOR:n>`), any other string of
@@ -185,21 +210,7 @@ pub(crate) fn label_minted(
         return found;
     }
     // After the handles `label_handles` numbered, by kind.
-    let mut taken = [0usize; KINDS.len()];
-    for (_, message) in messages.iter() {
-        let text = message.to_string();
-        for (start, end) in bound_in(&text) {
-            let (name, n) = text[start + 1..end - 1]
-                .split_once(':')
-                .expect("a bound placeholder");
-            if let (Some(kind), Ok(n)) = (
-                KINDS.iter().position(|(k, _)| *k == name),
-                n.parse::<usize>(),
-            ) {
-                taken[kind] = taken[kind].max(n);
-            }
-        }
-    }
+    let taken = taken(messages);
     if taken.iter().any(|&n| n > 0) {
         for (_, placeholder) in &mut found {
             let (name, n) = placeholder[1..placeholder.len() - 1]
