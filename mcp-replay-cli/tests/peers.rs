@@ -142,6 +142,105 @@ fn a_server_that_mints_ids_and_cursors_replays_green_against_its_unchanged_self(
     assert!(err.contains(": ok"), "{err}");
 }
 
+/// A server that combines what real sessions combine (tools in pages behind per-run
+/// cursors, a minted `cus_<hex>` id inside a resource URI, an owner's e-mail the client
+/// sends back, a timestamp, progress and a log naming the id), recorded through the proxy
+/// from a real client SDK: the fixture holds none of the recorded values, replays green
+/// 20 times in a row, re-records byte for byte, serves the same client so that it prints
+/// what it printed live (ids, URIs and e-mail addresses of their shapes), and `coverage`
+/// reads every page.
+fn a_session_of_minted_ids_uris_pages_and_an_echoed_email(client: &str) {
+    let dir = temp_dir(client);
+    let (client, server) = (peer(client), peer("python-crm-server"));
+    let fixture = dir.join("crm.jsonl").display().to_string();
+    let live = run(&cat(&[&client, &["--".into()], &server]));
+    let (live_out, err) = text(&live);
+    assert!(live.status.success(), "{live_out}{err}");
+    assert!(live_out.contains(r#""owner_is_email":true"#), "{live_out}");
+
+    let record = run(&through_proxy(&client, &fixture, &server));
+    let (out, err) = text(&record);
+    assert!(record.status.success(), "{out}{err}");
+    assert_eq!(out, live_out, "the client saw the same through the proxy");
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        !written.contains("northwind"),
+        "no recorded e-mail: {written}"
+    );
+    let ids = written.matches("cus_").count();
+    let synthetic = written.matches("cus_000000000001").count();
+    assert_eq!(
+        ids, synthetic,
+        "no recorded id, only the shape's: {written}"
+    );
+    for kept in [
+        r#""uri":"crm://customers/<MINTED:1>""#,
+        r#""owner":"<MINTED:2>""#,
+        r#""shapes":{"<MINTED:1>":"cus_000000000001","<MINTED:2>":"minted2@example.invalid"}"#,
+        r#""params":{"cursor":"<CURSOR:2>"}"#,
+    ] {
+        assert!(written.contains(kept), "{kept} in {written}");
+    }
+
+    let twenty: Vec<String> = std::iter::repeat_n(fixture.clone(), 20).collect();
+    let green = run(&replay(&twenty, &server));
+    let (out, err) = text(&green);
+    assert!(green.status.success(), "{out}{err}");
+    assert!(out.contains("20 passed, 0 failed"), "{out}");
+
+    let update = cat(&[
+        &[
+            mcp_replay(),
+            "replay".into(),
+            "--update".into(),
+            fixture.clone(),
+        ],
+        &["--".into()],
+        &server,
+    ]);
+    let again = run(&update);
+    assert!(again.status.success(), "{}", text(&again).0);
+    let rewritten = std::fs::read_to_string(&fixture).unwrap();
+    assert_eq!(rewritten, written, "re-recording the unchanged server");
+
+    let served = run(&cat(&[
+        &client,
+        &["--".into(), mcp_replay(), "serve".into(), fixture.clone()],
+    ]));
+    let (out, err) = text(&served);
+    assert!(served.status.success(), "{out}{err}");
+    assert_eq!(out, live_out, "the mock gives the client what it saw live");
+
+    let changed = cat(&[&server, &["--variant".into(), "changed".into()]]);
+    let red = run(&replay(std::slice::from_ref(&fixture), &changed));
+    let (out, _) = text(&red);
+    assert_eq!(red.status.code(), Some(1), "{out}");
+    assert!(out.contains("1 mismatch (1 result)"), "{out}");
+    assert!(out.contains(r#""text": "Ada (owner <MINTED:2>)""#), "{out}");
+
+    let coverage = cat(&[
+        &[mcp_replay(), "coverage".into(), fixture],
+        &["--".into()],
+        &server,
+    ]);
+    let probed = run(&coverage);
+    let (out, err) = text(&probed);
+    assert!(probed.status.success(), "{out}{err}");
+    assert!(out.contains("tools: 3 of 5 called"), "{out}");
+    assert!(out.contains("ping_crm"), "{out}");
+    assert!(!out.contains("not every page"), "{out}");
+}
+
+#[test]
+fn minted_ids_uris_pages_and_an_echoed_email_with_the_python_sdk_client() {
+    a_session_of_minted_ids_uris_pages_and_an_echoed_email("python-crm-client");
+}
+
+#[test]
+fn minted_ids_uris_pages_and_an_echoed_email_with_the_typescript_sdk_client() {
+    a_session_of_minted_ids_uris_pages_and_an_echoed_email("ts-crm-client");
+}
+
 #[test]
 fn a_real_client_runs_offline_against_mcp_replay_serve() {
     let client = peer("python-client");

@@ -33,6 +33,7 @@ import datetime
 import json
 import secrets
 import sys
+import time
 from typing import Any
 
 OWNER = "dana.whitfield@northwind-traders.com"
@@ -165,6 +166,7 @@ class Crm:
                         "params": {"progressToken": token, "progress": 1, "total": 1, "message": f"indexed {cid}"},
                     }
                 )
+                time.sleep(0.02)  # the indexing: a client reads the progress before the result
             return {
                 "content": [
                     {"type": "text", "text": f"created customer {cid}"},

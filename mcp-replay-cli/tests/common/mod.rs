@@ -85,6 +85,9 @@ pub fn peer(which: &str) -> Vec<String> {
         "python-modern-client" => mcp_replay_peers::python("modern_client.py"),
         "python-notes-server" => mcp_replay_peers::python("notes_server.py"),
         "python-notes-client" => mcp_replay_peers::python("notes_client.py"),
+        "python-crm-server" => mcp_replay_peers::python("crm_server.py"),
+        "python-crm-client" => mcp_replay_peers::python("crm_client.py"),
+        "ts-crm-client" => mcp_replay_peers::node("crm_client.mjs"),
         "everything" => mcp_replay_peers::everything(),
         other => panic!("unknown peer {other}"),
     }

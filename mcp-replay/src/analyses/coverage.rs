@@ -243,8 +243,10 @@ pub fn probe_next(recorded: &Fixture) -> Option<Fixture> {
         let cursor = answers.last().and_then(|m| m.at(&["result", "nextCursor"]));
         if let Some(cursor) = cursor.filter(|c| !c.is_null()) {
             if answers.len() < MAX_PAGES {
-                more.push(json!({"direction": "client->server", "message": {"jsonrpc": "2.0",
-                    "id": "<REQUEST_ID>", "method": method, "params": {"cursor": cursor}}}));
+                more.push(
+                    json!({"direction": "client->server", "message": {"jsonrpc": "2.0",
+                    "id": "<REQUEST_ID>", "method": method, "params": {"cursor": cursor}}}),
+                );
             }
         }
     }
