@@ -226,6 +226,7 @@ impl Options {
             strict_response_order: header.strict_response_order,
             unordered: header.unordered.clone(),
             accept: header.accept.clone(),
+            shapes: header.shapes.clone(),
             protocol_check: self
                 .protocol_check
                 .or(header.protocol_check)
@@ -270,6 +271,9 @@ pub(crate) struct Settings<'r> {
     pub protocol_check: ProtocolCheck,
     /// Keep the timeline of the session, for its picture.
     pub timeline: bool,
+    /// The header's shapes of its bound values (`normalize/shape.rs`): what the side that
+    /// minted each is played with.
+    pub shapes: Vec<(String, String)>,
 }
 
 impl Settings<'_> {

@@ -432,7 +432,17 @@ fn tokens(s: &str) -> impl Iterator<Item = &str> {
 /// Does the client string `s` send back the server's value `v`: the whole string, or
 /// within it when `v` is long enough not to be there by chance?
 fn client_sends(s: &str, v: &str) -> bool {
-    s == v || (v.chars().count() >= MIN_MINTED && s.contains(v))
+    s == v || (v.chars().count() >= MIN_MINTED && holds_token(s, v))
+}
+
+/// Does `s` hold `v` with no letter or digit right before or after it: `cus_8f3a2c1d9e0b`
+/// in `crm://customers/cus_8f3a2c1d9e0b`, not `customer` in `customers`.
+fn holds_token(s: &str, v: &str) -> bool {
+    s.match_indices(v).any(|(at, _)| {
+        let before = s[..at].chars().next_back();
+        let after = s[at + v.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric()) && !after.is_some_and(|c| c.is_alphanumeric())
+    })
 }
 
 /// Every string leaf of `value`, with the object key it stands under.

@@ -49,18 +49,22 @@ impl<'a> Expected<'a> {
         }
     }
 
-    /// The pseudonym the session gives `value`, if it is personal data, without numbering
-    /// anything (a probe on a copy of the session's table): the spelling a message that
-    /// came before `value` was bound may hold it in.
+    /// The pseudonym the session has given `value` already, if it is personal data that a
+    /// message before now held (a probe on a copy of the session's table, which numbers
+    /// nothing): the spelling a message that came before `value` was bound holds it in.
     pub fn pseudonym_of(&self, value: &str) -> Option<String> {
         if self.scope.is_empty() || !self.scope.may_touch(value) {
             return None;
         }
+        let table = self.pseudonyms.borrow();
+        let mut probe_table = table.clone();
         let mut probe = Value::String(value.to_owned());
-        self.pseudonyms
-            .borrow()
-            .clone()
-            .apply(&mut probe, self.scope, true);
+        probe_table.apply(&mut probe, self.scope, true);
+        // A value the session had not numbered yet got a new number in the probe: no
+        // message holds that pseudonym for it.
+        if probe_table != *table {
+            return None;
+        }
         match probe {
             Value::String(s) if s != value => Some(s),
             _ => None,

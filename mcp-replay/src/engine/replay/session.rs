@@ -291,7 +291,7 @@ impl<'f> Session<'f> {
                 entries,
                 &script.bound,
                 Direction::ClientToServer,
-                &fixture.header().shapes,
+                &settings.shapes,
             ),
             script,
             polls,

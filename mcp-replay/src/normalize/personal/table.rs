@@ -97,7 +97,7 @@ impl Scope<'_> {
 /// `<CUSTOMER:2>`) is left alone, and one met on the wire counts, so the next value gets a
 /// higher number: a replay that sends the fixture's client messages numbers what the
 /// server sends as the recording did.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Table {
     last: HashMap<String, u64>,
     numbers: HashMap<(String, String), u64>,

@@ -168,7 +168,7 @@ impl<'f> Mock<'f> {
                     .map(|e| crate::normalize::bound::has_bound(e.text()))
                     .collect::<Vec<_>>(),
                 Direction::ServerToClient,
-                &fixture.header().shapes,
+                &settings.shapes,
             ),
             polls: Polls::of(fixture.entries()),
             skipped: HashSet::new(),
