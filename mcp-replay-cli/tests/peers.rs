@@ -218,7 +218,10 @@ fn a_session_of_minted_ids_uris_pages_and_an_echoed_email(client: &str) {
     let (out, _) = text(&red);
     assert_eq!(red.status.code(), Some(1), "{out}");
     assert!(out.contains("1 mismatch (1 result)"), "{out}");
-    assert!(out.contains(r#""text": "Ada (owner <MINTED:2>)""#), "{out}");
+    assert!(
+        out.contains(r#""text": "Ada (owner <MINTED:2>, manager Grace Hopper)""#),
+        "{out}"
+    );
 
     let coverage = cat(&[
         &[mcp_replay(), "coverage".into(), fixture],
@@ -241,6 +244,76 @@ fn minted_ids_uris_pages_and_an_echoed_email_with_the_python_sdk_client() {
 #[test]
 fn minted_ids_uris_pages_and_an_echoed_email_with_the_typescript_sdk_client() {
     a_session_of_minted_ids_uris_pages_and_an_echoed_email("ts-crm-client");
+}
+
+/// A name the server holds (its account manager), recorded with a values file that lists
+/// it: the fixture says `<PERSON:1>`; it replays green with the values file and without it
+/// (the pseudonym is bound to what the server sends where the fixture has it), and a
+/// re-recording without the file, which is what a failure's advice says to run, keeps the
+/// pseudonym and never writes the name.
+#[test]
+fn a_value_a_values_file_replaced_stays_replaced_with_or_without_the_file() {
+    let (client, server) = (peer("python-crm-client"), peer("python-crm-server"));
+    let dir = temp_dir("crm-values");
+    let values = dir.join("values.txt");
+    std::fs::write(&values, "[person]\nGrace Hopper\n").unwrap();
+    let values = values.display().to_string();
+    let fixture = dir.join("crm.jsonl").display().to_string();
+    let proxy = [
+        "--".into(),
+        mcp_replay(),
+        "record".into(),
+        "--redact-values".into(),
+        values.clone(),
+        "-o".into(),
+        fixture.clone(),
+        "--".into(),
+    ];
+    let record = run(&cat(&[&client, &proxy, &server]));
+    assert!(record.status.success(), "{}", text(&record).1);
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert!(!written.contains("Grace"), "{written}");
+    assert!(written.contains(r#""manager":"<PERSON:1>""#), "{written}");
+
+    let five: Vec<String> = std::iter::repeat_n(fixture.clone(), 5).collect();
+    let with_file = cat(&[
+        &[
+            mcp_replay(),
+            "replay".into(),
+            "--redact-values".into(),
+            values,
+        ],
+        &five,
+        &["--".into()],
+        &server,
+    ]);
+    for replay in [with_file, replay(&five, &server)] {
+        let green = run(&replay);
+        let (out, err) = text(&green);
+        assert!(green.status.success(), "{out}{err}");
+        assert!(out.contains("5 passed, 0 failed"), "{out}");
+    }
+
+    // A changed server, re-recorded without the values file: the new answer is written,
+    // the name is not.
+    let changed = cat(&[&server, &["--variant".into(), "changed".into()]]);
+    let update = cat(&[
+        &[
+            mcp_replay(),
+            "replay".into(),
+            "--update".into(),
+            fixture.clone(),
+        ],
+        &["--".into()],
+        &changed,
+    ]);
+    let rewrite = run(&update);
+    let (out, err) = text(&rewrite);
+    assert!(rewrite.status.success(), "{out}{err}");
+    let rewritten = std::fs::read_to_string(&fixture).unwrap();
+    assert_ne!(rewritten, written, "the changed answer is written");
+    assert!(!rewritten.contains("Grace"), "{rewritten}");
+    assert!(rewritten.contains("<PERSON:1>"), "{rewritten}");
 }
 
 #[test]

@@ -6,22 +6,26 @@ what real servers do with values a fixture cannot pin:
 - a customer id minted per run with a shape, `cus_<12 hex>`, and the customer's resource
   URI built from it, `crm://customers/<id>` (a `resource_link` in the result);
 - the customer's owner, an e-mail address the client never sent (personal data), which
-  the client later sends back;
+  the client later sends back, and its account manager, a person's name the server assigns
+  (`Grace Hopper`, a value a values file may list);
 - a timestamp (`createdAt`);
 - a progress notification naming the minted id, when the client asks for progress, and
   a log message naming the id and the owner, before the result.
 
 Tools (five, three pages):
   create_customer(name)        -> text "created customer <id>", a resource_link to its
-                                  URI, structuredContent {id, uri, name, owner, createdAt}
-  get_customer(id)             -> text "<name>, owned by <owner>"; an unknown id is a
+                                  URI, structuredContent {id, uri, name, owner, manager,
+                                  createdAt}
+  get_customer(id)             -> text "<name>, owned by <owner>, managed by <manager>"; an
+                                  unknown id is a
                                   tool error "no customer <id>"
   customers_by_owner(owner)    -> structuredContent {"customers": [ids...]}
   archive_customer(id)         -> text "archived <id>" (a client need not call it)
   ping_crm()                   -> text "pong"
 Resources: resources/read of a customer's URI -> its record as JSON.
 
-Variant: `--variant changed` makes `get_customer` answer "<name> (owner <owner>)".
+Variant: `--variant changed` makes `get_customer` answer "<name> (owner <owner>, manager
+<manager>)".
 
 Usage: python3 crm_server.py [--variant default|changed]
 """
@@ -37,6 +41,7 @@ import time
 from typing import Any
 
 OWNER = "dana.whitfield@northwind-traders.com"
+MANAGER = "Grace Hopper"  # the account manager the server assigns: a name a values file may list
 PAGE = 2
 TOOLS = [
     {
@@ -148,6 +153,7 @@ class Crm:
                 "uri": f"crm://customers/{cid}",
                 "name": args.get("name", ""),
                 "owner": OWNER,
+                "manager": MANAGER,
                 "createdAt": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             }
             self.customers[cid] = customer
@@ -184,8 +190,8 @@ class Crm:
             if customer is None:
                 return tool_error(f"no customer {args.get('id')}")
             if self.variant == "changed":
-                return text(f"{customer['name']} (owner {customer['owner']})")
-            return text(f"{customer['name']}, owned by {customer['owner']}")
+                return text(f"{customer['name']} (owner {customer['owner']}, manager {customer['manager']})")
+            return text(f"{customer['name']}, owned by {customer['owner']}, managed by {customer['manager']}")
         if name == "customers_by_owner":
             ids = [c["id"] for c in self.customers.values() if c["owner"] == args.get("owner")]
             return {"content": [{"type": "text", "text": json.dumps(ids)}], "structuredContent": {"customers": ids}}

@@ -11,13 +11,14 @@ use serde_json::{Map, Value};
 /// The newest version of the default rules. A fixture header's `"rules": N` pins an older
 /// one, so fixtures recorded before the defaults grew keep passing. Version 2 added
 /// `cache-hints` and `resource-not-found-code`, version 3 the categories of personal data
-/// (`email`, `phone`, `ipv4`, `ipv6`, `payment-card`, `iban`; see [`DEFAULT_RULES`]).
-pub const RULES_VERSION: u64 = 3;
+/// (`email`, `phone`, `ipv4`, `ipv6`, `payment-card`, `iban`), version 4 `server-identity`
+/// (see [`DEFAULT_RULES`]).
+pub const RULES_VERSION: u64 = 4;
 
 /// The default rules, by name, with the version of the defaults that added each and what
 /// it does. A fixture whose header pins `"rules": N` gets the rules added in versions up
 /// to `N` (`docs/normalization.md`, "Versions").
-pub const DEFAULT_RULES: [(&str, u64, &str); 17] = [
+pub const DEFAULT_RULES: [(&str, u64, &str); 18] = [
     ("is-error-default", 1, "drops `result.isError: false`, MCP's default for tool results"),
     (
         "result-type-default",
@@ -60,6 +61,13 @@ pub const DEFAULT_RULES: [(&str, u64, &str); 17] = [
          `<CLIENT_INFO>` and `<PROTOCOL_VERSION>`; capabilities stay (servers behave by them)",
     ),
     ("session-id", 1, "the value of any `Mcp-Session-Id` key becomes `<SESSION_ID>`"),
+    (
+        "server-identity",
+        4,
+        "in server results: the `io.modelcontextprotocol/serverInfo` key of a result's `_meta` \
+         (a 2026-07-28 server may name itself and its version in every result) becomes \
+         `<SERVER_INFO>`, as the client identity does; `server/discover` keeps it (its contract)",
+    ),
     (
         "ids",
         1,
@@ -346,6 +354,15 @@ pub(crate) fn is_session_id_key(key: &str) -> bool {
     key.eq_ignore_ascii_case("mcp-session-id")
 }
 
+/// The `_meta` key under which a 2026-07-28 server names itself (and its version), which
+/// the `server-identity` rule writes as [`SERVER_INFO`] in every result but
+/// `server/discover`'s (the protocol's `meta::SERVER_INFO`; normalization imports nothing
+/// of the protocol's room).
+pub(crate) const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
+
+/// What the `server-identity` rule writes; the mock serves [`SERVED_SERVER_INFO`] for it.
+pub(crate) const SERVER_INFO: &str = "<SERVER_INFO>";
+
 /// The `_meta` keys of the 2026-07-28 era that carry client identity, with placeholders.
 pub const IDENTITY_META: [(&str, &str); 3] = [
     ("io.modelcontextprotocol/clientInfo", "<CLIENT_INFO>"),
@@ -363,6 +380,10 @@ pub const IDENTITY_META: [(&str, &str); 3] = [
 /// wrote, beside the folders (`<WORKSPACE>`, `<HOME>`, `<TMP>`, this machine's): a fixed,
 /// valid value of the shape it stands for, the same in every run, which the same rules
 /// normalize back to the placeholder when the client sends it again.
+/// What a served recording gives a client for [`SERVER_INFO`]: a server's name and version
+/// (an object, as the protocol has it), the same in every run.
+pub(crate) const SERVED_SERVER_INFO: (&str, &str) = ("mcp-replay-mock", "0.0.0");
+
 pub const SERVED_VALUES: [(&str, &str); 3] = [
     ("<TIMESTAMP>", "2026-01-01T00:00:00.000Z"),
     ("<UUID>", "00000000-0000-4000-8000-000000000000"),
@@ -399,6 +420,7 @@ mod should {
                 ("paths", 1),
                 ("client-identity", 1),
                 ("session-id", 1),
+                ("server-identity", 4),
                 ("ids", 1),
                 ("email", 3),
                 ("phone", 3),

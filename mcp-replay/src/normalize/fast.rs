@@ -20,7 +20,9 @@
 //! general path (`parse`, `normalize_server`, `write_message`) gives; the `fast_path` fuzz
 //! target checks the same on arbitrary lines.
 
-use super::defaults::{is_session_id_key, rewritten_code, Defaults, RESULT_RULES, TASK_KEY};
+use super::defaults::{
+    is_session_id_key, rewritten_code, Defaults, RESULT_RULES, SERVER_INFO_META, TASK_KEY,
+};
 use super::general::normalize_str;
 use super::paths::Paths;
 use crate::data::json::{write_members, Shape, Tree, MESSAGE_KEY_ORDER};
@@ -98,6 +100,10 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
         {
             return None;
         }
+        // So is a server's identity in a result's `_meta` (`server-identity`).
+        if defaults.is_some_and(|d| d.in_force("server-identity")) && names_the_server(result) {
+            return None;
+        }
     }
     let text_blocks = matches!(result, Some(Node::Object(result)) if text_blocks_only(result));
     let mut text = String::with_capacity(line.len());
@@ -159,6 +165,14 @@ fn apply_result_and_error_rules(members: &mut [(Cow<'_, str>, Node<'_>)], defaul
             }
         }
     }
+}
+
+/// Does this `result` name its server in `_meta` (and is it not `server/discover`'s)?
+fn names_the_server(result: &[(Cow<'_, str>, Node<'_>)]) -> bool {
+    !result.iter().any(|(k, _)| k == "supportedVersions") && result.iter().any(|(k, v)| {
+        k == "_meta"
+            && matches!(v, Node::Object(meta) if meta.iter().any(|(m, _)| m == SERVER_INFO_META))
+    })
 }
 
 /// Is this (sorted) `result` a tool result of text blocks alone: `content` an array of

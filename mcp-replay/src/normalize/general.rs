@@ -9,7 +9,7 @@
 
 use super::defaults::{
     is_session_id_key, rewritten_code, Defaults, IDENTITY_META, REQUEST_STATE, RESULT_RULES,
-    SERVED_VALUES,
+    SERVED_SERVER_INFO, SERVED_VALUES, SERVER_INFO, SERVER_INFO_META,
 };
 use super::paths::Paths;
 use super::placeholder::is_placeholder;
@@ -39,6 +39,9 @@ pub(crate) fn normalize_server(message: &mut Value, defaults: &Defaults) {
             if defaults.in_force(rule.name) {
                 rule.apply(result);
             }
+        }
+        if defaults.in_force("server-identity") {
+            server_identity(result);
         }
     }
     if defaults.in_force("resource-not-found-code") {
@@ -79,6 +82,21 @@ pub(crate) fn normalize_client(message: &mut Value, defaults: &Defaults) {
         }
     }
     normalize_values(message, paths);
+}
+
+/// The `server-identity` rule on a `result` (not `server/discover`'s, which has
+/// `supportedVersions`).
+fn server_identity(result: &mut Map<String, Value>) {
+    if result.contains_key("supportedVersions") {
+        return;
+    }
+    if let Some(info) = result
+        .get_mut("_meta")
+        .and_then(Value::as_object_mut)
+        .and_then(|meta| meta.get_mut(SERVER_INFO_META))
+    {
+        *info = Value::String(SERVER_INFO.into());
+    }
 }
 
 fn identity_meta(meta: &mut Map<String, Value>) {
@@ -147,6 +165,10 @@ pub(crate) fn concretize(message: &mut Value, paths: &Paths) {
         }
     }
     match message {
+        Value::String(s) if s == SERVER_INFO => {
+            let (name, version) = SERVED_SERVER_INFO;
+            *message = serde_json::json!({"name": name, "version": version});
+        }
         Value::String(s) => {
             if let Some(out) = one(s, paths) {
                 *s = out;
@@ -212,6 +234,38 @@ mod should {
         let mut v = v;
         normalize_server(&mut v, &Defaults::example(version));
         v
+    }
+
+    #[test]
+    fn write_a_servers_identity_in_a_results_meta_from_version_4_but_discovers() {
+        let info = json!({"name": "crm", "version": "2.0.1"});
+        let listed = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [],
+            "_meta": {"io.modelcontextprotocol/serverInfo": info, "other": 1}}});
+        assert_eq!(
+            server(listed.clone()),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [],
+                "_meta": {"io.modelcontextprotocol/serverInfo": "<SERVER_INFO>", "other": 1}}})
+        );
+        // Another release of the same server is the same fixture line.
+        let mut next = listed.clone();
+        next["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["version"] = json!("2.1.0");
+        assert_eq!(server(next), server(listed.clone()));
+        // `server/discover` names the server as its contract; version 3 kept it everywhere.
+        let discover = json!({"result": {"supportedVersions": ["2026-07-28"],
+            "_meta": {"io.modelcontextprotocol/serverInfo": info}}});
+        assert_eq!(server(discover.clone()), discover);
+        assert_eq!(server_at(3, listed.clone()), listed);
+        // The fast path leaves such a line to this one, and agrees.
+        let line = listed.to_string();
+        assert!(crate::normalize::fast::response(&line, Some(&Defaults::example(4))).is_none());
+        assert_eq!(crate::normalize::fast::agrees_with_general(&line), Ok(()));
+        // A served recording gives the client an identity of the protocol's shape.
+        let mut served = server(listed);
+        concretize(&mut served, &Defaults::example(4).paths);
+        assert_eq!(
+            served["result"]["_meta"]["io.modelcontextprotocol/serverInfo"],
+            json!({"name": "mcp-replay-mock", "version": "0.0.0"})
+        );
     }
 
     #[test]

@@ -15,6 +15,9 @@ pub(crate) struct Bindings {
     /// logged before it returned it), so that [`unbind`](Bindings::unbind) writes it back
     /// as its placeholder too.
     aliases: Vec<(String, String)>,
+    /// Binds the pseudonyms of a user's values (`<CUSTOMER:1>`) instead of the bound
+    /// placeholders ([`Bindings::pseudonyms`]).
+    pseudonyms: bool,
 }
 
 impl Bindings {
@@ -63,7 +66,29 @@ impl Bindings {
         }
         Bindings {
             live,
-            aliases: Vec::new(),
+            ..Bindings::default()
+        }
+    }
+
+    /// Bindings of the pseudonyms a user's values, patterns and selectors wrote
+    /// (`<CUSTOMER:1>`, `<VALUE:2>`; `normalize/personal/`): a replay without the values
+    /// file (or with it, before its own pass) binds each to the value the server sends
+    /// where the fixture has it, so the comparison holds, a re-recording writes the
+    /// pseudonym again and never the value, and a client line that sends it back sends
+    /// the live value. One the server has not sent is sent as written.
+    pub(crate) fn pseudonyms() -> Bindings {
+        Bindings {
+            pseudonyms: true,
+            ..Bindings::default()
+        }
+    }
+
+    /// The placeholders of this kind of binding in `s`.
+    fn placeholders_in(&self, s: &str) -> Vec<(usize, usize)> {
+        if self.pseudonyms {
+            crate::normalize::personal::pseudonyms_in(s)
+        } else {
+            bound_in(s)
         }
     }
 
@@ -104,7 +129,7 @@ impl Bindings {
     pub(crate) fn bind_from(&mut self, expected: &Value, actual: &mut Value) {
         match (expected, actual) {
             (Value::String(e), Value::String(a)) => {
-                let Some(values) = match_template(e, a) else {
+                let Some(values) = match_template_at(&self.placeholders_in(e), e, a) else {
                     return;
                 };
                 let agrees = values
@@ -173,7 +198,7 @@ impl Bindings {
     fn substitute_into(&self, value: &mut Value, unbound: &mut Vec<String>) {
         match value {
             Value::String(s) => {
-                let found = bound_in(s);
+                let found = self.placeholders_in(s);
                 if found.is_empty() {
                     return;
                 }
@@ -207,12 +232,15 @@ impl Bindings {
     }
 }
 
-/// The values the placeholders of `template` take in `actual`, when `actual` is the
+/// The values the placeholders of `template` (at `found`) take in `actual`, when `actual` is the
 /// template with each placeholder replaced by a non-empty value: `None` when the template
 /// has no bound placeholder or the text around them differs. Each value runs to the first
 /// place the literal text after it matches.
-fn match_template(template: &str, actual: &str) -> Option<Vec<(String, String)>> {
-    let found = bound_in(template);
+fn match_template_at(
+    found: &[(usize, usize)],
+    template: &str,
+    actual: &str,
+) -> Option<Vec<(String, String)>> {
     if found.is_empty() {
         return None;
     }
@@ -237,6 +265,12 @@ fn match_template(template: &str, actual: &str) -> Option<Vec<(String, String)>>
         rest = after;
     }
     Some(values)
+}
+
+/// [`match_template_at`] of the bound placeholders of `template`.
+#[cfg(test)]
+fn match_template(template: &str, actual: &str) -> Option<Vec<(String, String)>> {
+    match_template_at(&bound_in(template), template, actual)
 }
 
 #[cfg(test)]

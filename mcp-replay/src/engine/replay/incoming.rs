@@ -114,10 +114,16 @@ impl<'f> Session<'f> {
     /// message is normalized: a live task id may look like what the normalizer blanks (an
     /// rmcp task id is a UUID), and then it could no longer be told apart or sent back.
     fn bind_raw(&mut self, kind: MessageKind, message: &mut Value) {
-        if !self.script.any_bound {
+        let (bound, named) = (self.script.any_bound, self.script.any_named);
+        if !bound && !named {
             return;
         }
-        self.bindings.unbind(message);
+        if bound {
+            self.bindings.unbind(message);
+        }
+        if named {
+            self.pseudonyms.unbind(message);
+        }
         if kind != MessageKind::Response {
             return;
         }
@@ -127,9 +133,14 @@ impl<'f> Session<'f> {
             .and_then(|live| self.ledger.get(live))
             .filter(|sent| self.polls.run_of(sent.entry).is_none())
             .and_then(|sent| self.script.response_of_request.get(&sent.entry).copied());
-        if let Some(r) = r.filter(|&r| self.script.bound[r]) {
-            let expected = self.expected.message(r);
-            self.bindings.bind_from(expected, message);
+        let Some(r) = r else {
+            return;
+        };
+        if self.script.bound[r] {
+            self.bindings.bind_from(self.expected.message(r), message);
+        }
+        if self.script.named[r] {
+            self.pseudonyms.bind_from(self.expected.message(r), message);
         }
     }
 
@@ -190,7 +201,7 @@ impl<'f> Session<'f> {
         if self.settings.strict_response_order {
             self.response_order.push((r, seq));
         }
-        if self.script.bound[r] {
+        if self.script.bound[r] || self.script.named[r] {
             self.take_minting_response(r, live, response.into_tree());
             return;
         }
@@ -213,15 +224,20 @@ impl<'f> Session<'f> {
         self.record(seq, Rec::Server(actual));
     }
 
-    /// A response the fixture has bound placeholders in (expected response entry `r`,
-    /// sent as `live`): the values the server mints bound where the fixture has their
-    /// placeholders, then compared.
+    /// A response the fixture has bound placeholders or a user's pseudonyms in (expected
+    /// response entry `r`, sent as `live`): the values the server mints, and the values a
+    /// user named, bound where the fixture has their placeholders, then compared.
     fn take_minting_response(&mut self, r: usize, live: i64, message: Value) {
         let entries = self.fixture.entries();
         let mut actual = relabel(message, entries[r].id());
         self.bindings
             .bind_from(self.expected.message(r), &mut actual);
         self.bindings.unbind(&mut actual);
+        if self.script.named[r] {
+            self.pseudonyms
+                .bind_from(self.expected.message(r), &mut actual);
+            self.pseudonyms.unbind(&mut actual);
+        }
         self.trace.line(format_args!(
             "<- response {live}: line {}, values it minted bound",
             entries[r].line()

@@ -74,6 +74,10 @@ impl Session<'_> {
     fn fill_in(&mut self, index: usize, message: &mut Value) {
         let fixture = self.fixture;
         let entry = &fixture.entries()[index];
+        if self.script.named[index] {
+            // One the server has not sent is the client's own: sent as written.
+            self.pseudonyms.substitute(message);
+        }
         if self.script.bound[index] {
             for placeholder in self.bindings.substitute(message) {
                 self.fail(

@@ -23,6 +23,13 @@ pub(super) struct Script {
     pub(super) filled: Vec<bool>,
     /// Some fixture entry holds a bound placeholder.
     pub(super) any_bound: bool,
+    /// Per fixture entry: it holds a pseudonym of a user's value (`<CUSTOMER:1>`,
+    /// `normalize/personal/`), which the session binds as [`Bindings::pseudonyms`] says.
+    ///
+    /// [`Bindings::pseudonyms`]: super::bind::Bindings::pseudonyms
+    pub(super) named: Vec<bool>,
+    /// Some fixture entry holds one.
+    pub(super) any_named: bool,
     /// Client request entries that a later client `notifications/cancelled` cancels.
     pub(super) cancelled_later: IntSet<usize>,
 }
@@ -48,13 +55,23 @@ impl Script {
             })
             .count();
         // One scan of each line for both (a bound placeholder is filled in too).
-        let (bound, filled): (Vec<bool>, Vec<bool>) = entries
+        let (bound, mut filled): (Vec<bool>, Vec<bool>) = entries
             .iter()
             .map(|e| {
                 crate::normalize::starts_either(e.text(), &crate::normalize::bound::STARTS, &FILLED)
             })
             .unzip();
+        let named: Vec<bool> = entries
+            .iter()
+            .map(|e| !crate::normalize::personal::pseudonyms_in(e.text()).is_empty())
+            .collect();
+        // A client line that sends a pseudonym back sends the live value, once bound.
+        for (filled, named) in filled.iter_mut().zip(&named) {
+            *filled |= named;
+        }
         Script {
+            any_named: named.contains(&true),
+            named,
             response_of_request,
             answer_of,
             requests,

@@ -224,6 +224,9 @@ pub(crate) struct Session<'f> {
     pub(super) labels: IntMap<usize, usize>,
     /// The live values of the bound placeholders (`<TASK_ID:n>`, `<CURSOR:n>`, ...).
     pub(super) bindings: Bindings,
+    /// The pseudonyms of a user's values, bound to what the server sent where the fixture
+    /// has them (`Bindings::pseudonyms`).
+    pub(super) pseudonyms: Bindings,
     /// The fixture's runs of task polls, and where each is.
     pub(super) polls: Polls,
     /// The run whose next poll is due, and when.
@@ -293,6 +296,7 @@ impl<'f> Session<'f> {
                 Direction::ClientToServer,
                 &settings.shapes,
             ),
+            pseudonyms: Bindings::pseudonyms(),
             script,
             polls,
             poll_due: None,

@@ -33,6 +33,42 @@ pub(crate) use table::{categories_on, is_protocol_key, Own, Scope, Table};
 pub(crate) use values::kind_name;
 pub use values::{Denied, DenyList, Values, DENY_VALUES_ENV, REDACT_VALUES_ENV};
 
+/// The pseudonym placeholders in `s` that a user's values, patterns and selectors write
+/// (`<CUSTOMER:1>`, `<VALUE:2>`), in order, as `(start, end)` byte ranges: `<NAME:n>` of
+/// capitals, digits and `_`, but for the harness's own numbered placeholders (request ids,
+/// progress tokens and the bound kinds of `normalize/bound.rs`).
+pub(crate) fn pseudonyms_in(s: &str) -> Vec<(usize, usize)> {
+    const OWN: [&str; 3] = ["REQUEST_ID", "SERVER_REQUEST_ID", "PROGRESS_TOKEN"];
+    let mut out = Vec::new();
+    for (i, _) in s.match_indices('<') {
+        let rest = &s.as_bytes()[i + 1..];
+        let name = rest
+            .iter()
+            .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'_')
+            .count();
+        if name == 0 || !rest[0].is_ascii_uppercase() || rest.get(name) != Some(&b':') {
+            continue;
+        }
+        let digits = rest[name + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if digits == 0 || rest.get(name + 1 + digits) != Some(&b'>') {
+            continue;
+        }
+        let kind = &s[i + 1..i + 1 + name];
+        if OWN.contains(&kind)
+            || crate::normalize::bound::KINDS
+                .iter()
+                .any(|(k, _)| *k == kind)
+        {
+            continue;
+        }
+        out.push((i, i + 1 + name + 1 + digits + 1));
+    }
+    out
+}
+
 /// The categories of personal data, by their rule names: each a default rule that
 /// [`Rules::without`](crate::Rules::without) turns off.
 pub const CATEGORIES: [&str; 6] = ["email", "phone", "ipv4", "ipv6", "payment-card", "iban"];
