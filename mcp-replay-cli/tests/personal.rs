@@ -115,7 +115,10 @@ fn a_replay_against_a_server_that_echoes_the_pseudonyms_stays_green() {
     std::fs::remove_file(dir.join("mcp-replay.rules.json")).unwrap();
     let output = replay(dir.join("lookup.jsonl"), &[]);
     assert!(output.status.success(), "{:?}", text(&output));
-    let output = replay(dir.join("lookup.jsonl"), &[std::ffi::OsStr::new("--update")]);
+    let output = replay(
+        dir.join("lookup.jsonl"),
+        &[std::ffi::OsStr::new("--update")],
+    );
     assert!(output.status.success(), "{:?}", text(&output));
     let rewritten = std::fs::read_to_string(dir.join("lookup.jsonl")).unwrap();
     assert!(!rewritten.contains("Acme"), "{rewritten}");

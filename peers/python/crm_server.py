@@ -43,6 +43,7 @@ from typing import Any
 OWNER = "dana.whitfield@northwind-traders.com"
 MANAGER = "Grace Hopper"  # the account manager the server assigns: a name a values file may list
 PAGE = 2
+SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26"]
 TOOLS = [
     {
         "name": "create_customer",
@@ -109,7 +110,10 @@ class Crm:
     def dispatch(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "initialize":
             return {
-                "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+                # The versions it speaks; a client asking for another gets its latest.
+                "protocolVersion": params.get("protocolVersion")
+                if params.get("protocolVersion") in SUPPORTED
+                else SUPPORTED[0],
                 "capabilities": {"tools": {}, "resources": {}, "logging": {}},
                 "serverInfo": {"name": "mcp-replay-crm", "version": "1.0.0"},
             }
