@@ -85,6 +85,14 @@ impl Step {
         }
     }
 
+    /// A listing (`tools/list`, ...), which may come in pages.
+    pub(crate) fn is_listing(&self) -> bool {
+        matches!(
+            self,
+            Step::ListTools | Step::ListResources | Step::ListPrompts | Step::ListResourceTemplates
+        )
+    }
+
     /// `tools/call echo`, `resources/read file:///x`, `tools/list`.
     pub(crate) fn describe(&self) -> String {
         match self {
@@ -613,9 +621,56 @@ impl Client {
             ));
         }
         outln!("{}\n", pretty(&shown));
+        if !stateless && step.is_listing() {
+            self.next_pages(n, step, &response, &mut problems).await?;
+        }
         Ok(problems)
     }
+
+    /// The pages after the first of listing step `n` (its answer `first`), each asked with
+    /// the cursor the one before gave and printed, up to [`MAX_PAGES`] in all: what a
+    /// client that reads the whole listing sends, so the fixture holds every page.
+    async fn next_pages(
+        &mut self,
+        n: usize,
+        step: &Step,
+        first: &Value,
+        problems: &mut Vec<String>,
+    ) -> Result<(), Stop> {
+        let cursor_of = |r: &Value| {
+            r.pointer("/result/nextCursor")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let mut cursor = cursor_of(first);
+        let mut page = 1;
+        while let Some(c) = cursor.take().filter(|_| page < MAX_PAGES) {
+            page += 1;
+            eprintln!(
+                "mcp-replay call: step {n}: {}, page {page}",
+                step.describe()
+            );
+            let next = self
+                .request(step.method(), Some(json!({"cursor": c})))
+                .await?;
+            if let Some(error) = next.get("error") {
+                problems.push(format!(
+                    "step {n} (`{}` page {page}) got a JSON-RPC error: {}",
+                    step.describe(),
+                    compact(error)
+                ));
+                outln!("{}\n", pretty(&json!({"error": error})));
+                break;
+            }
+            outln!("{}\n", pretty(&next["result"]));
+            cursor = cursor_of(&next);
+        }
+        Ok(())
+    }
 }
+
+/// At most this many pages of one listing are asked for.
+const MAX_PAGES: usize = 100;
 
 /// The handshake (or discovery) and the steps; each step's answer printed to stdout.
 /// `Ok` with the problems to report (a JSON-RPC error, a step that could not complete),

@@ -236,6 +236,44 @@ fn a_session_of_minted_ids_uris_pages_and_an_echoed_email(client: &str) {
     assert!(!out.contains("not every page"), "{out}");
 }
 
+/// `call --list-tools` reads a listing in pages to its end, as a client does: the fixture
+/// holds each page, its cursors bound, and replays green against the unchanged server.
+#[test]
+fn call_lists_every_page_and_the_fixture_replays_green() {
+    let server = peer("python-crm-server");
+    let dir = temp_dir("crm-call");
+    let fixture = dir.join("list.jsonl").display().to_string();
+    let call = cat(&[
+        &[
+            mcp_replay(),
+            "call".into(),
+            "-o".into(),
+            fixture.clone(),
+            "--list-tools".into(),
+        ],
+        &["--".into()],
+        &server,
+    ]);
+    let called = run(&call);
+    let (out, err) = text(&called);
+    assert!(called.status.success(), "{out}{err}");
+    assert!(out.contains("ping_crm"), "the last page is printed: {out}");
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert_eq!(
+        written.matches(r#""method":"tools/list""#).count(),
+        3,
+        "{written}"
+    );
+    assert!(
+        written.contains(r#""params":{"cursor":"<CURSOR:2>"}"#),
+        "{written}"
+    );
+    let five: Vec<String> = std::iter::repeat_n(fixture, 5).collect();
+    let green = run(&replay(&five, &server));
+    let (out, err) = text(&green);
+    assert!(green.status.success(), "{out}{err}");
+}
+
 #[test]
 fn minted_ids_uris_pages_and_an_echoed_email_with_the_python_sdk_client() {
     a_session_of_minted_ids_uris_pages_and_an_echoed_email("python-crm-client");

@@ -141,6 +141,11 @@ impl Checker {
                 fill_dropped_defaults(request.method, &mut filled);
                 imp::result(self.era, request, Source::Tree(&filled), result_type)
             }
+            (Era::Legacy, _) if self.normalized && names_the_server(result) => {
+                let mut filled = message.clone();
+                fill_server_info(&mut filled);
+                imp::result(self.era, request, Source::Tree(&filled), result_type)
+            }
             _ => imp::result(self.era, request, Source::Tree(message), result_type),
         }
     }
@@ -190,6 +195,7 @@ fn is_task_method(method: &str) -> bool {
 /// (`normalize/defaults.rs`), put back at a value the schema allows, so that checking a
 /// fixture does not report what normalization took out.
 fn fill_dropped_defaults(method: &str, message: &mut Value) {
+    fill_server_info(message);
     let Some(result) = message.get_mut("result").and_then(Value::as_object_mut) else {
         return;
     };
@@ -211,6 +217,28 @@ fn fill_dropped_defaults(method: &str, message: &mut Value) {
             .or_insert_with(|| "public".into());
         result.entry("ttlMs").or_insert_with(|| 0.into());
     }
+}
+
+/// The server's identity the `server-identity` rule wrote in a result's `_meta`
+/// (`<SERVER_INFO>`), put back as the object the mock serves for it.
+fn fill_server_info(message: &mut Value) {
+    if let Some(info) = message
+        .pointer_mut("/result/_meta")
+        .and_then(|meta| meta.get_mut(crate::normalize::SERVER_INFO_META))
+        .filter(|info| info.as_str() == Some(crate::normalize::SERVER_INFO))
+    {
+        let (name, version) = crate::normalize::SERVED_SERVER_INFO;
+        *info = serde_json::json!({"name": name, "version": version});
+    }
+}
+
+/// Does this `result` name its server as the `server-identity` rule writes it?
+fn names_the_server(result: &Value) -> bool {
+    result
+        .get("_meta")
+        .and_then(|meta| meta.get(crate::normalize::SERVER_INFO_META))
+        .and_then(Value::as_str)
+        == Some(crate::normalize::SERVER_INFO)
 }
 
 /// Every violation in what `fixture`'s server sends: `(fixture line, violation)`.
