@@ -354,6 +354,38 @@ fn a_value_a_values_file_replaced_stays_replaced_with_or_without_the_file() {
     assert!(rewritten.contains("<PERSON:1>"), "{rewritten}");
 }
 
+/// The client's order: the Python SDK client answers the server's `roots/list` late and
+/// calls the next tool meanwhile, and the server, finding no roots at that call, asks
+/// again. Recorded five times through the proxy, each recording replays 20 of 20 green:
+/// the replay sends the call before the answer, as the client did (answering at once made
+/// it `1 result, 1 missing` every time).
+#[test]
+fn a_session_whose_server_depends_on_the_clients_order_replays_green() {
+    let (client, server) = (peer("python-order-client"), peer("python-order-server"));
+    let dir = temp_dir("order");
+    for take in 1..=5 {
+        let fixture = dir.join(format!("order{take}.jsonl")).display().to_string();
+        let record = run(&through_proxy(&client, &fixture, &server));
+        let (out, err) = text(&record);
+        assert!(record.status.success(), "{out}{err}");
+        assert!(out.contains("no roots yet; asked again"), "{out}");
+        let written = std::fs::read_to_string(&fixture).unwrap();
+        let call = written.find(r#""name":"get_roots""#).unwrap();
+        let answer = written
+            .find(r#""id":"<SERVER_REQUEST_ID:1>","result""#)
+            .unwrap();
+        assert!(call < answer, "the client sent the call first: {written}");
+        let mut replay_all = vec![mcp_replay(), "replay".into(), "-j".into(), "4".into()];
+        replay_all.extend(std::iter::repeat_n(fixture, 20));
+        replay_all.push("--".into());
+        replay_all.extend(server.iter().cloned());
+        let green = run(&replay_all);
+        let (out, err) = text(&green);
+        assert!(green.status.success(), "recording {take}: {out}{err}");
+        assert!(out.contains("20 passed, 0 failed"), "{out}");
+    }
+}
+
 #[test]
 fn a_real_client_runs_offline_against_mcp_replay_serve() {
     let client = peer("python-client");

@@ -88,6 +88,8 @@ pub fn peer(which: &str) -> Vec<String> {
         "python-crm-server" => mcp_replay_peers::python("crm_server.py"),
         "python-crm-client" => mcp_replay_peers::python("crm_client.py"),
         "ts-crm-client" => mcp_replay_peers::node("crm_client.mjs"),
+        "python-order-server" => mcp_replay_peers::python("order_server.py"),
+        "python-order-client" => mcp_replay_peers::python("order_client.py"),
         "everything" => mcp_replay_peers::everything(),
         other => panic!("unknown peer {other}"),
     }

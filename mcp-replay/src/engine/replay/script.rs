@@ -63,7 +63,7 @@ impl Script {
             .unzip();
         let named: Vec<bool> = entries
             .iter()
-            .map(|e| !crate::normalize::personal::pseudonyms_in(e.text()).is_empty())
+            .map(|e| crate::normalize::personal::has_pseudonym(e.text()))
             .collect();
         // A client line that sends a pseudonym back sends the live value, once bound.
         for (filled, named) in filled.iter_mut().zip(&named) {

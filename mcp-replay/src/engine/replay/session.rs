@@ -164,6 +164,10 @@ pub(super) struct Wait {
     pub(super) then: Option<usize>,
 }
 
+/// How long at most an answer to a server request is held back for the client lines
+/// recorded before it ([`Session::flush_pending`]); a quarter of the timeout if that is less.
+const HOLD: Duration = Duration::from_millis(250);
+
 /// One replay of one fixture: the state of the exchange and every decision about it.
 pub(crate) struct Session<'f> {
     pub(super) fixture: &'f Fixture,
@@ -231,6 +235,9 @@ pub(crate) struct Session<'f> {
     pub(super) polls: Polls,
     /// The run whose next poll is due, and when.
     pub(super) poll_due: Option<(usize, Instant)>,
+    /// An answer to a server request held back until the client lines recorded before it
+    /// may go ([`flush_pending`](Session::flush_pending)), and until when at most.
+    held_until: Option<Instant>,
     /// The instant of the event being taken.
     pub(super) now: Instant,
     /// Checks what the server sends against the protocol's types, unless the settings
@@ -300,6 +307,7 @@ impl<'f> Session<'f> {
             script,
             polls,
             poll_due: None,
+            held_until: None,
             now,
             checker,
             task_calls,
@@ -339,7 +347,10 @@ impl<'f> Session<'f> {
     /// asks the shell to hand over what already arrived first. `None` once done, or while
     /// the shell has yet to report the input closed.
     pub(crate) fn poll_timeout(&self) -> Option<Instant> {
-        let phase = self.phase_timeout();
+        let phase = match (self.phase_timeout(), self.held_until) {
+            (Some(at), Some(held)) => Some(at.min(held)),
+            (at, held) => at.or(held),
+        };
         match (phase, self.poll_due) {
             (Some(at), Some((_, due))) => Some(at.min(due)),
             (None, Some((_, due))) if matches!(self.phase, Phase::Waiting(_)) => Some(due),
@@ -428,6 +439,9 @@ impl<'f> Session<'f> {
                     self.send(self.polls.runs[run].requests[0]);
                 }
             }
+        }
+        if self.held_until.is_some_and(|until| now >= until) {
+            self.flush_pending();
         }
         match std::mem::replace(&mut self.phase, Phase::Feed) {
             Phase::Setup { deadline } if now >= deadline => {
@@ -766,13 +780,67 @@ impl<'f> Session<'f> {
         }
     }
 
-    /// Writes the answers and refusals the last events asked for.
+    /// Writes the answers and refusals the last events asked for. An answer goes in the
+    /// client's order: after the client lines recorded before it, which go first once they
+    /// may. While one of them still waits, the answer is held back: the recording says the
+    /// server sent what it waits for without the answer. Held [`HOLD`] at most (a server
+    /// that now waits for the answer would otherwise stop the session): then the answer
+    /// goes first, and the trace says so.
     fn flush_pending(&mut self) {
         while !self.requests.pending.is_empty() {
-            for pending in std::mem::take(&mut self.requests.pending) {
+            let mut queue = std::mem::take(&mut self.requests.pending).into_iter();
+            while let Some(pending) = queue.next() {
                 match pending {
-                    Pending::Answer(entry) => self.send(entry),
+                    Pending::Answer(entry) => {
+                        if let Some(held) = self.line_held_before(entry) {
+                            let until = *self
+                                .held_until
+                                .get_or_insert(self.now + HOLD.min(self.settings.timeout / 4));
+                            if self.now < until && !self.aborted {
+                                let later = std::mem::take(&mut self.requests.pending);
+                                self.requests.pending =
+                                    std::iter::once(pending).chain(queue).chain(later).collect();
+                                return;
+                            }
+                            if self.trace.on() {
+                                let entries = self.fixture.entries();
+                                self.trace.line(format_args!(
+                                    "-> the answer (line {}) goes before line {}, recorded \
+                                     before it, which still waits",
+                                    entries[entry].line(),
+                                    entries[held].line()
+                                ));
+                            }
+                        }
+                        self.held_until = None;
+                        self.send(entry)
+                    }
                     Pending::Refuse(request) => self.refuse(&request),
+                }
+            }
+        }
+    }
+
+    /// Sends the client lines recorded before answer entry `answer` that the feed holds and
+    /// whose wait is over now, in order; the first one whose wait is not over, if any.
+    fn line_held_before(&mut self, answer: usize) -> Option<usize> {
+        let now = self.now;
+        loop {
+            match std::mem::replace(&mut self.phase, Phase::Feed) {
+                Phase::Feed if !self.aborted => self.feed(now),
+                Phase::Waiting(wait) if wait.then.is_some_and(|line| line < answer) => {
+                    match self.still_waiting(wait) {
+                        Err(then) => self.end_wait(then, now),
+                        Ok(wait) => {
+                            let held = wait.then;
+                            self.phase = Phase::Waiting(wait);
+                            return held;
+                        }
+                    }
+                }
+                other => {
+                    self.phase = other;
+                    return None;
                 }
             }
         }

@@ -11,6 +11,8 @@ use crate::rules::Rules;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
+mod order;
+
 const LIST: &str = concat!(
     r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"c","version":"1"},"protocolVersion":"2025-11-25"}}}"#,
     "\n",
