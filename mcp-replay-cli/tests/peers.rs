@@ -383,6 +383,15 @@ fn a_session_whose_server_depends_on_the_clients_order_replays_green() {
         let (out, err) = text(&green);
         assert!(green.status.success(), "recording {take}: {out}{err}");
         assert!(out.contains("20 passed, 0 failed"), "{out}");
+        // The mirror image: the mock serves the same client what it saw live.
+        let live_out = text(&record).0;
+        let served = run(&cat(&[
+            &client,
+            &["--".into(), mcp_replay(), "serve".into(), replay_all[4].clone()],
+        ]));
+        let (out, err) = text(&served);
+        assert!(served.status.success(), "{out}{err}");
+        assert_eq!(out, live_out, "recording {take}, served");
     }
 }
 
