@@ -629,3 +629,61 @@ async fn force_rewrites_a_passing_fixture_in_the_canonical_form_and_always_does_
         Verdict::Passed
     );
 }
+
+/// A server that now refuses a call the fixture has a success for (here, the client line
+/// names a tool the server does not have): a re-recording would pin the refusal, so no
+/// mode but `force` writes it, and the failure says why and what to do.
+#[tokio::test]
+async fn a_refusal_over_a_recorded_success_is_never_written_but_with_force() {
+    let dir = temp_dir("refusal");
+    let stale = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap()
+    .replace(r#""name":"lookup_issue""#, r#""name":"lookup_issues""#);
+    let path = put(&dir, "stale.jsonl", &stale);
+    for mode in [UpdateMode::Always, UpdateMode::New] {
+        let failure = spec(&dir, "stale", None)
+            .mode(mode)
+            .serve(serve_demo)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(failure.contains("NOT re-recorded"), "{failure}");
+        assert!(failure.contains("pin the refusal"), "{failure}");
+        assert!(failure.contains("MCP_FIXTURE_UPDATE=force"), "{failure}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), stale, "{mode:?}");
+        assert!(!dir.join("stale.jsonl.new").exists(), "{mode:?}");
+    }
+    spec(&dir, "stale", None)
+        .mode(UpdateMode::Force)
+        .serve(serve_demo)
+        .await
+        .unwrap();
+    let forced = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        forced.contains(r#""error""#),
+        "force writes the refusal: {forced}"
+    );
+}
+
+/// Client lines that send a minted value's placeholder no server line binds: the server
+/// gets the placeholder itself, and what it answers to it is no recording of the session.
+#[tokio::test]
+async fn a_placeholder_sent_as_written_is_never_recorded() {
+    let dir = temp_dir("placeholder");
+    let lines =
+        client_lines("lookup_issue.jsonl").replace(r#""repo":"sample""#, r#""repo":"<MINTED:1>""#);
+    let path = put(&dir, "unbound.jsonl", &lines);
+    let failure = spec(&dir, "unbound", None)
+        .mode(UpdateMode::Always)
+        .serve(serve_demo)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(failure.contains("sent as written"), "{failure}");
+    assert!(failure.contains("NOT re-recorded"), "{failure}");
+    assert!(failure.contains("\"bind\" selector"), "{failure}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), lines);
+}

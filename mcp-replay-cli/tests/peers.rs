@@ -387,7 +387,12 @@ fn a_session_whose_server_depends_on_the_clients_order_replays_green() {
         let live_out = text(&record).0;
         let served = run(&cat(&[
             &client,
-            &["--".into(), mcp_replay(), "serve".into(), replay_all[4].clone()],
+            &[
+                "--".into(),
+                mcp_replay(),
+                "serve".into(),
+                replay_all[4].clone(),
+            ],
         ]));
         let (out, err) = text(&served);
         assert!(served.status.success(), "{out}{err}");

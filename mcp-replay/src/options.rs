@@ -43,6 +43,7 @@ pub struct Options {
     trace: Option<bool>,
     compare_only: bool,
     record_on_change: bool,
+    record_spoiled: bool,
     pace: Option<Duration>,
     timing: Option<Arc<(Timing, f64)>>,
     handler: Option<ServerRequestHandler>,
@@ -118,6 +119,15 @@ impl Options {
     /// [`without_recording`](Options::without_recording).
     pub fn record_on_change(mut self) -> Options {
         self.record_on_change = true;
+        self
+    }
+
+    /// Makes the recorded fixture ([`Report::recorded`](crate::Report::recorded)) even when
+    /// a finding spoils it ([`Mismatch::why_not_rerecorded`](crate::Mismatch::why_not_rerecorded)):
+    /// what `MCP_FIXTURE_UPDATE=force` writes. Without effect after
+    /// [`without_recording`](Options::without_recording).
+    pub fn record_spoiled(mut self) -> Options {
+        self.record_spoiled = true;
         self
     }
 
@@ -217,6 +227,7 @@ impl Options {
             trace: self.trace.unwrap_or_else(crate::env::trace),
             record: !self.compare_only,
             record_on_change: self.record_on_change,
+            record_spoiled: self.record_spoiled,
             handler: self.handler.clone(),
             pace: self.pace.or(header.pace).unwrap_or(Fixture::DEFAULT_PACE),
             timing: self.timing.clone(),
@@ -252,6 +263,8 @@ pub(crate) struct Settings<'r> {
     pub record: bool,
     /// Make the recorded fixture only when something changed ([`Options::record_on_change`]).
     pub record_on_change: bool,
+    /// Make the recorded fixture even when a finding spoils it (`MCP_FIXTURE_UPDATE=force`).
+    pub record_spoiled: bool,
     pub handler: Option<ServerRequestHandler>,
     /// The mock's pause between messages written together.
     pub pace: Duration,

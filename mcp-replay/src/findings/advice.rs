@@ -49,11 +49,18 @@ pub(crate) struct Refusal {
 /// What the text of a tool error says when the server refused the call's arguments:
 /// rmcp's (3.11) `failed to deserialize parameters: missing field ...`, the TypeScript
 /// SDK's `MCP error -32602: Input validation error: ...` (an invalid-params error turned
-/// into a tool error), the Python SDK's pydantic `1 validation error for addArguments`.
-const REFUSED_ARGUMENTS: [&str; 3] = [
+/// into a tool error), the Python SDK's pydantic `1 validation error for addArguments`;
+/// serde's own words, which every serde-based Rust SDK passes on (rust-mcp-sdk,
+/// rust-mcp-filesystem: ``missing field `name` ``, ``unknown field `x` ``,
+/// `invalid type: string "a", expected u32`), and tower-mcp's `Invalid input: ...`.
+const REFUSED_ARGUMENTS: [&str; 7] = [
     "failed to deserialize parameters",
     "-32602",
     "validation error for",
+    "missing field `",
+    "unknown field `",
+    "invalid type: ",
+    "Invalid input",
 ];
 
 /// The advice for `mismatches`, each piece once: the refused requests, then re-recording
@@ -104,6 +111,11 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
         });
     }
     out
+}
+
+/// Is `m` a refusal where the fixture has a success ([`refusal`])?
+pub(crate) fn is_refusal(m: &Mismatch) -> bool {
+    refusal(m).is_some()
 }
 
 /// The refusal a *result* finding is, if it is one: the server answered with a JSON-RPC

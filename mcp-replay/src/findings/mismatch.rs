@@ -77,10 +77,12 @@ impl MismatchKind {
                 | MismatchKind::ServerFailure
                 | MismatchKind::Id
                 | MismatchKind::StrayOutput
+                | MismatchKind::Protocol
         )
     }
 
-    /// Why a session with a finding of this kind was not re-recorded, and what to do:
+    /// Why a session with a finding of this kind was not re-recorded, and what to do
+    /// (a finding may have a reason of its own: [`Mismatch::why_not_rerecorded`]):
     /// `None` for a kind that does not [spoil a recording](MismatchKind::spoils_recording).
     pub fn why_not_rerecorded(self) -> Option<&'static str> {
         match self {
@@ -88,6 +90,11 @@ impl MismatchKind {
                 "the server writes lines on stdout that are not JSON-RPC messages. Fix the \
                  server, or allow them explicitly with \"allow_stray_output\": true in the \
                  fixture header (then re-record).",
+            ),
+            MismatchKind::Protocol => Some(
+                "the server sent a message that is not valid MCP, which a re-recording would \
+                 pin as the contract. Fix the server, or let such messages through with \
+                 protocol_check = \"warn\" (then re-record).",
             ),
             MismatchKind::Timeout | MismatchKind::ServerFailure | MismatchKind::Id => Some(
                 "a timeout, id or server failure means the server's replies cannot be \
@@ -124,6 +131,11 @@ impl fmt::Display for MismatchKind {
     }
 }
 
+/// Why a refusal where the fixture has a success is not re-recorded.
+const REFUSAL_PINNED: &str = "the server refused a request the fixture has an answer for, \
+     and a re-recording would pin the refusal over the recorded success. The client line may \
+     be stale (a tool renamed, a required argument added): edit it, or fix the server.";
+
 /// One finding of a replay.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mismatch {
@@ -143,6 +155,9 @@ pub struct Mismatch {
     /// For the response to a listing request: its items, paired by key in the differences
     /// and the diff.
     pub(crate) listing: Option<Listing>,
+    /// Why a re-recording cannot fix this finding, where its kind alone does not say so
+    /// (a placeholder sent as written).
+    pub(crate) unrecordable: Option<&'static str>,
 }
 
 impl Mismatch {
@@ -158,7 +173,25 @@ impl Mismatch {
             request: None,
             during: None,
             listing: None,
+            unrecordable: None,
         }
+    }
+
+    /// This finding is one a re-recording cannot fix, for `why` (what to do instead).
+    pub(crate) fn unrecordable(mut self, why: &'static str) -> Self {
+        self.unrecordable = Some(why);
+        self
+    }
+
+    /// Does this finding keep the session from being written as a fixture (without
+    /// `MCP_FIXTURE_UPDATE=force`)? Its kind's [`spoils_recording`](MismatchKind::spoils_recording),
+    /// a refusal where the fixture has a success (re-recording would pin the refusal), or
+    /// a reason of its own. `Some` says why, and what to do.
+    pub fn why_not_rerecorded(&self) -> Option<&'static str> {
+        self.kind
+            .why_not_rerecorded()
+            .or(self.unrecordable)
+            .or_else(|| crate::findings::advice::is_refusal(self).then_some(REFUSAL_PINNED))
     }
 
     /// Names the client request the finding concerns.
@@ -351,6 +384,7 @@ impl Mismatch {
                 .map(|(line, name)| (*line, mask_text(name).into_owned())),
             during: self.during.as_deref().map(|d| mask_text(d).into_owned()),
             listing: self.listing,
+            unrecordable: self.unrecordable,
         }
     }
 

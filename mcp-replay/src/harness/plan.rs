@@ -93,7 +93,8 @@ impl Plan {
             // A passing test writes nothing in `new` (the default outside CI): no copy of
             // its exchange is made for it.
             UpdateMode::New => options = options.record_on_change(),
-            UpdateMode::Always | UpdateMode::Force => {}
+            UpdateMode::Always => {}
+            UpdateMode::Force => options = options.record_spoiled(),
         }
         if self.html.is_some() || self.page.is_some() {
             options = options.timeline(true);
@@ -245,18 +246,33 @@ impl Plan {
             };
         }
         let text = render(report, self.terminal);
-        let Some(recorded) = report.recorded() else {
-            // Stray output first: its advice (allow it) differs from the others' (fix it).
-            let mut kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
-            kinds.sort_by_key(|k| *k != crate::MismatchKind::StrayOutput);
-            let why = kinds
-                .iter()
-                .find_map(|k| k.why_not_rerecorded())
-                .or(crate::MismatchKind::Timeout.why_not_rerecorded())
-                .unwrap_or_default();
-            let why = format!("The fixture was NOT re-recorded: {why}");
-            return Err(Failure::NotRerecorded(format!("{text}\n\n{why}")));
+        // Stray output first: its advice (allow it) differs from the others' (fix it).
+        let mut spoiling: Vec<&crate::Mismatch> = report
+            .mismatches()
+            .iter()
+            .filter(|m| m.why_not_rerecorded().is_some())
+            .collect();
+        spoiling.sort_by_key(|m| m.kind() != crate::MismatchKind::StrayOutput);
+        let why = spoiling.first().and_then(|m| m.why_not_rerecorded());
+        let recorded = match report.recorded() {
+            Some(recorded) if why.is_none() || mode == UpdateMode::Force => recorded,
+            _ => {
+                let why = why
+                    .or(crate::MismatchKind::Timeout.why_not_rerecorded())
+                    .unwrap_or_default();
+                let why = format!(
+                    "The fixture was NOT re-recorded: {why}\n(MCP_FIXTURE_UPDATE=force writes it anyway.)"
+                );
+                return Err(Failure::NotRerecorded(format!("{text}\n\n{why}")));
+            }
         };
+        if let Some(why) = why {
+            eprintln!(
+                "mcp-replay: {}: re-recorded with MCP_FIXTURE_UPDATE=force although {}",
+                self.path.display(),
+                why.trim_end_matches('.')
+            );
+        }
         match write_fixture(recorded, &self.path, mode)? {
             Written::Unchanged(_) => Ok(Verdict::Passed),
             Written::Updated(p) => Ok(Verdict::Rerecorded(p)),

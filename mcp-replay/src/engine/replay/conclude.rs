@@ -25,7 +25,9 @@ impl<'f> Session<'f> {
         let changed = self.findings.changed();
         let recorded = match self.recording.take() {
             Some(_) if self.settings.record_on_change && !changed => None,
-            Some(events) if self.findings.recordable() => self.recorded(events),
+            Some(events) if self.findings.recordable() || self.settings.record_spoiled => {
+                self.recorded(events)
+            }
             _ => None,
         };
         self.trace.end(self.findings.mismatches.len());

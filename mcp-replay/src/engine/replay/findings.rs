@@ -21,7 +21,7 @@ pub(super) struct Findings {
 impl Findings {
     /// Adds `mismatch`, noting whether it spoils the recording.
     pub(super) fn push(&mut self, mismatch: Mismatch) {
-        self.spoiled |= mismatch.kind().spoils_recording();
+        self.spoiled |= mismatch.why_not_rerecorded().is_some();
         self.mismatches.push(mismatch);
     }
 

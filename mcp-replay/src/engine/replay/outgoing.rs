@@ -91,7 +91,8 @@ impl Session<'_> {
                             entry.line()
                         ),
                     )
-                    .request(entry),
+                    .request(entry)
+                    .unrecordable(PLACEHOLDER_SENT),
                 );
             }
         }
@@ -333,3 +334,10 @@ fn add_identity_meta(message: &mut Value) {
         }
     }
 }
+
+/// Why a session that sent a bound placeholder as written is not re-recorded.
+const PLACEHOLDER_SENT: &str = "a client line sent a placeholder of a value the server \
+     mints before any server line bound it, so the server got the placeholder itself and \
+     its answer to it would be recorded. Bind the value where the server sends it (a \
+     \"bind\" selector in the header or the rules file, docs/fixture-format.md), or give \
+     the client line the value.";
