@@ -400,6 +400,65 @@ fn a_session_whose_server_depends_on_the_clients_order_replays_green() {
     }
 }
 
+/// The fixture-first journey of the README for a create-then-read session: client lines
+/// from `call --client-only`, the second reading back what the first created with
+/// `<MINTED:1>`, then a re-recording: the placeholder is bound to the id the server minted
+/// in the answer before it, the recording writes it as `<MINTED:1>` in that answer too,
+/// and the first plain runs after it are green.
+#[test]
+fn client_lines_that_read_back_a_created_id_record_and_replay_green() {
+    let server = peer("python-crm-server");
+    let dir = temp_dir("crm-client-first");
+    let fixture = dir.join("create_read.jsonl").display().to_string();
+    let call = cat(&[
+        &[
+            mcp_replay(),
+            "call".into(),
+            "-o".into(),
+            fixture.clone(),
+            "--client-only".into(),
+            "--tool".into(),
+            "create_customer".into(),
+            "name=Ada".into(),
+            "--tool".into(),
+            "get_customer".into(),
+            "id=<MINTED:1>".into(),
+        ],
+        &["--".into()],
+        &server,
+    ]);
+    let called = run(&call);
+    assert!(called.status.success(), "{}", text(&called).1);
+    let update = cat(&[
+        &[
+            mcp_replay(),
+            "replay".into(),
+            "--update".into(),
+            fixture.clone(),
+        ],
+        &["--".into()],
+        &server,
+    ]);
+    let recorded = run(&update);
+    let (out, err) = text(&recorded);
+    assert!(recorded.status.success(), "{out}{err}");
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        written.contains(r#""structuredContent":{"createdAt":"<TIMESTAMP>","id":"<MINTED:1>""#),
+        "{written}"
+    );
+    assert!(
+        written.contains(r#""text":"Ada, owned by"#),
+        "the read found it: {written}"
+    );
+    assert!(!written.contains("no customer"), "{written}");
+    let five: Vec<String> = std::iter::repeat_n(fixture, 5).collect();
+    let green = run(&replay(&five, &server));
+    let (out, err) = text(&green);
+    assert!(green.status.success(), "{out}{err}");
+    assert!(out.contains("5 passed, 0 failed"), "{out}");
+}
+
 #[test]
 fn a_real_client_runs_offline_against_mcp_replay_serve() {
     let client = peer("python-client");

@@ -6,7 +6,7 @@
 //! - A request the server now refuses where the fixture has its answer: a JSON-RPC error
 //!   where a result was recorded (an unknown tool, method or prompt, invalid params), or a
 //!   tool error, `isError: true`, that says the arguments were refused, where a tool
-//!   result was (how SDKs report invalid arguments: see [`REFUSED_ARGUMENTS`]). Re-recording
+//!   result was (how SDKs report invalid arguments: see [`Mismatch::refusal`]). Re-recording
 //!   would pin the refusal. The client lines may be stale (a tool renamed, a required
 //!   argument added): edit the request's line, or check the server. Any other tool error
 //!   (`division by zero`) is a changed answer.
@@ -17,10 +17,7 @@
 //! - An `http` finding: the transport broke its contract, which a re-recording does not
 //!   change; it adds no advice.
 
-use crate::data::json::compact;
-use crate::findings::excerpt::WIDTH;
-use crate::findings::mismatch::{Mismatch, MismatchKind};
-use serde_json::Value;
+use crate::findings::mismatch::{Mismatch, MismatchKind, Refusal};
 
 /// One piece of the advice at the end of a failing report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,34 +31,6 @@ pub(crate) enum Advice {
     /// those first, then re-record.
     FixFirst(Vec<MismatchKind>),
 }
-
-/// A request the server refused where the fixture has its answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Refusal {
-    /// The request's fixture line.
-    pub line: usize,
-    /// Its name: `tools/call add_note`.
-    pub request: String,
-    /// How it was refused: `error -32602 "tool not found"`, `a tool error "..."`.
-    pub how: String,
-}
-
-/// What the text of a tool error says when the server refused the call's arguments:
-/// rmcp's (3.11) `failed to deserialize parameters: missing field ...`, the TypeScript
-/// SDK's `MCP error -32602: Input validation error: ...` (an invalid-params error turned
-/// into a tool error), the Python SDK's pydantic `1 validation error for addArguments`;
-/// serde's own words, which every serde-based Rust SDK passes on (rust-mcp-sdk,
-/// rust-mcp-filesystem: ``missing field `name` ``, ``unknown field `x` ``,
-/// `invalid type: string "a", expected u32`), and tower-mcp's `Invalid input: ...`.
-const REFUSED_ARGUMENTS: [&str; 7] = [
-    "failed to deserialize parameters",
-    "-32602",
-    "validation error for",
-    "missing field `",
-    "unknown field `",
-    "invalid type: ",
-    "Invalid input",
-];
 
 /// The advice for `mismatches`, each piece once: the refused requests, then re-recording
 /// (or what to fix before it).
@@ -81,7 +50,7 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
         {
             continue;
         }
-        if let Some(refusal) = refusal(m) {
+        if let Some(refusal) = m.refusal() {
             if !refused.iter().any(|r| r.line == refusal.line) {
                 refused.push(refusal);
             }
@@ -111,43 +80,6 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
         });
     }
     out
-}
-
-/// Is `m` a refusal where the fixture has a success ([`refusal`])?
-pub(crate) fn is_refusal(m: &Mismatch) -> bool {
-    refusal(m).is_some()
-}
-
-/// The refusal a *result* finding is, if it is one: the server answered with a JSON-RPC
-/// error, or a tool error, where the fixture has a result (a tool result).
-fn refusal(m: &Mismatch) -> Option<Refusal> {
-    if m.kind() != MismatchKind::Result {
-        return None;
-    }
-    let (line, request) = m.request.clone()?;
-    let (expected, actual) = (m.expected_message()?, m.actual_message()?);
-    let recorded = expected.get("result")?;
-    let how = if let Some(error) = actual.get("error") {
-        let code = error.get("code").map(|c| compact(c, 20));
-        let message = error.get("message").map(|t| compact(t, WIDTH));
-        match (code, message) {
-            (Some(code), Some(message)) => format!("error {code} {message}"),
-            (Some(code), None) => format!("error {code}"),
-            _ => format!("error {}", compact(error, WIDTH)),
-        }
-    } else {
-        let result = actual.get("result")?;
-        let failed = |r: &Value| r.get("isError") == Some(&Value::Bool(true));
-        if !failed(result) || failed(recorded) {
-            return None;
-        }
-        let text = result.pointer("/content/0/text").and_then(Value::as_str)?;
-        if !REFUSED_ARGUMENTS.iter().any(|m| text.contains(m)) {
-            return None;
-        }
-        format!("a tool error {}", compact(&Value::from(text), WIDTH))
-    };
-    Some(Refusal { line, request, how })
 }
 
 #[cfg(test)]

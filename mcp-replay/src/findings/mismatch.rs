@@ -191,7 +191,7 @@ impl Mismatch {
         self.kind
             .why_not_rerecorded()
             .or(self.unrecordable)
-            .or_else(|| crate::findings::advice::is_refusal(self).then_some(REFUSAL_PINNED))
+            .or_else(|| self.refusal().is_some().then_some(REFUSAL_PINNED))
     }
 
     /// Names the client request the finding concerns.
@@ -554,5 +554,67 @@ impl Mismatch {
         let message = self.actual.as_ref().or(self.expected.as_ref())?;
         let method = message.get("method")?.as_str()?;
         Some((self.kind, method, self.during.as_deref()))
+    }
+}
+
+/// A request the server refused where the fixture has its answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    /// The request's fixture line.
+    pub line: usize,
+    /// Its name: `tools/call add_note`.
+    pub request: String,
+    /// How it was refused: `error -32602 "tool not found"`, `a tool error "..."`.
+    pub how: String,
+}
+
+/// What the text of a tool error says when the server refused the call's arguments:
+/// rmcp's (3.11) `failed to deserialize parameters: missing field ...`, the TypeScript
+/// SDK's `MCP error -32602: Input validation error: ...` (an invalid-params error turned
+/// into a tool error), the Python SDK's pydantic `1 validation error for addArguments`;
+/// serde's own words, which every serde-based Rust SDK passes on (rust-mcp-sdk,
+/// rust-mcp-filesystem: ``missing field `name` ``, ``unknown field `x` ``,
+/// `invalid type: string "a", expected u32`), and tower-mcp's `Invalid input: ...`.
+const REFUSED_ARGUMENTS: [&str; 7] = [
+    "failed to deserialize parameters",
+    "-32602",
+    "validation error for",
+    "missing field `",
+    "unknown field `",
+    "invalid type: ",
+    "Invalid input",
+];
+
+impl Mismatch {
+    /// The refusal a *result* finding is, if it is one: the server answered with a JSON-RPC
+    /// error, or a tool error, where the fixture has a result (a tool result).
+    pub(crate) fn refusal(&self) -> Option<Refusal> {
+        if self.kind() != MismatchKind::Result {
+            return None;
+        }
+        let (line, request) = self.request.clone()?;
+        let (expected, actual) = (self.expected_message()?, self.actual_message()?);
+        let recorded = expected.get("result")?;
+        let how = if let Some(error) = actual.get("error") {
+            let code = error.get("code").map(|c| compact(c, 20));
+            let message = error.get("message").map(|t| compact(t, WIDTH));
+            match (code, message) {
+                (Some(code), Some(message)) => format!("error {code} {message}"),
+                (Some(code), None) => format!("error {code}"),
+                _ => format!("error {}", compact(error, WIDTH)),
+            }
+        } else {
+            let result = actual.get("result")?;
+            let failed = |r: &Value| r.get("isError") == Some(&Value::Bool(true));
+            if !failed(result) || failed(recorded) {
+                return None;
+            }
+            let text = result.pointer("/content/0/text").and_then(Value::as_str)?;
+            if !REFUSED_ARGUMENTS.iter().any(|m| text.contains(m)) {
+                return None;
+            }
+            format!("a tool error {}", compact(&Value::from(text), WIDTH))
+        };
+        Some(Refusal { line, request, how })
     }
 }

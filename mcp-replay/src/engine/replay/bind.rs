@@ -112,6 +112,19 @@ impl Bindings {
         }
     }
 
+    /// Binds `placeholder` to `live` (a value a client line's placeholder was found to
+    /// stand for), unless it is bound already.
+    pub(crate) fn bind(&mut self, placeholder: &str, live: String) {
+        if self.get(placeholder).is_none() {
+            self.live.push((placeholder.to_owned(), live));
+        }
+    }
+
+    /// Is `value` the live value of a bound placeholder?
+    pub(crate) fn is_live(&self, value: &str) -> bool {
+        self.live.iter().any(|(_, v)| v == value)
+    }
+
     /// The live value of `placeholder`, once bound.
     pub(crate) fn get(&self, placeholder: &str) -> Option<&str> {
         self.live

@@ -312,7 +312,14 @@ impl<'f> Session<'f> {
         let labels = std::mem::take(&mut self.labels);
         for (_, rec) in events {
             match rec {
-                Rec::Server(message) => recorder.push(Direction::ServerToClient, &message),
+                Rec::Server(mut message) => {
+                    // A value a client line's placeholder was bound to after its answer
+                    // came (a client-first fixture) is that placeholder in the answer too.
+                    if self.script.client_first {
+                        self.bindings.unbind(&mut message);
+                    }
+                    recorder.push(Direction::ServerToClient, &message)
+                }
                 Rec::Entry(entry) => recorder.push_entry(entry),
                 Rec::Sent(entry) => {
                     let mut sent = entry.message();

@@ -158,6 +158,13 @@ impl<'f> Session<'f> {
         };
         let sent = *self.ledger.get(live).expect("checked above");
         let entries = self.fixture.entries();
+        if self.script.client_first {
+            let tree = match &response {
+                Response::Fast(fast) => serde_json::from_str(&fast.text).ok(),
+                Response::Tree(tree) => Some(tree.clone()),
+            };
+            self.last_answer = tree;
+        }
         if sent.given_up {
             self.trace.received(
                 &response.into_tree(),

@@ -79,7 +79,12 @@ impl Session<'_> {
             self.pseudonyms.substitute(message);
         }
         if self.script.bound[index] {
-            for placeholder in self.bindings.substitute(message) {
+            let mut unbound = self.bindings.substitute(message);
+            if !unbound.is_empty() && self.script.client_first {
+                unbound.retain(|placeholder| !self.bind_from_answer(placeholder, entry.line()));
+                let _ = self.bindings.substitute(message);
+            }
+            for placeholder in unbound {
                 self.fail(
                     Mismatch::new(
                         MismatchKind::Missing,
@@ -333,6 +338,72 @@ fn add_identity_meta(message: &mut Value) {
             meta.entry(key).or_insert_with(|| json!(placeholder));
         }
     }
+}
+
+impl Session<'_> {
+    /// Binds `placeholder`, which client line `line` sends before any server line has it,
+    /// to the value the answer before it minted: a string the rules' `bind` selectors
+    /// match there, else the first new string under a key named `id` (or ending in it) of
+    /// its `structuredContent`, else the first new id-like token (a digit, six characters
+    /// or more) of its text. Whether one was found; the trace names it.
+    fn bind_from_answer(&mut self, placeholder: &str, line: usize) -> bool {
+        let Some(answer) = self.last_answer.as_ref() else {
+            return false;
+        };
+        let taken = |v: &str| self.bindings.is_live(v);
+        let by_rule = {
+            let (bound, _) = self
+                .settings
+                .rules
+                .minted_and_pinned(&[(Direction::ServerToClient, answer.clone())]);
+            bound.into_iter().find(|v| !taken(v))
+        };
+        let found = by_rule
+            .or_else(|| id_in(answer.pointer("/result/structuredContent"), &taken))
+            .or_else(|| token_in(answer.pointer("/result/content"), &taken));
+        let Some(value) = found else {
+            return false;
+        };
+        if self.trace.on() {
+            self.trace.line(format_args!(
+                "   {placeholder} of line {line} bound to {value:?}, minted in the answer before it"
+            ));
+        }
+        self.bindings.bind(placeholder, value);
+        true
+    }
+}
+
+/// The first string under a key `id` (or ending in `id`/`Id`) in `value`, not `taken`.
+fn id_in(value: Option<&Value>, taken: &dyn Fn(&str) -> bool) -> Option<String> {
+    match value? {
+        Value::Object(map) => {
+            let named = map.iter().find_map(|(k, v)| {
+                let id = k == "id" || k.ends_with("Id") || k.ends_with("_id");
+                v.as_str().filter(|s| id && !s.is_empty() && !taken(s))
+            });
+            named
+                .map(str::to_owned)
+                .or_else(|| map.values().find_map(|v| id_in(Some(v), taken)))
+        }
+        Value::Array(items) => items.iter().find_map(|v| id_in(Some(v), taken)),
+        _ => None,
+    }
+}
+
+/// The first token of six characters or more with a digit in the texts of `content`, not
+/// `taken`.
+fn token_in(content: Option<&Value>, taken: &dyn Fn(&str) -> bool) -> Option<String> {
+    content?
+        .as_array()?
+        .iter()
+        .filter_map(|block| block.get("text")?.as_str())
+        .flat_map(|text| {
+            text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        })
+        .map(|t| t.trim_end_matches('.'))
+        .find(|t| t.len() >= 6 && t.bytes().any(|b| b.is_ascii_digit()) && !taken(t))
+        .map(str::to_owned)
 }
 
 /// Why a session that sent a bound placeholder as written is not re-recorded.

@@ -23,6 +23,10 @@ pub(super) struct Script {
     pub(super) filled: Vec<bool>,
     /// Some fixture entry holds a bound placeholder.
     pub(super) any_bound: bool,
+    /// A client request sends a bound placeholder no server line before it has (a
+    /// fixture of client lines, `call --client-only`): the session keeps the latest answer,
+    /// to bind it from (`Session::bind_from_answer`).
+    pub(super) client_first: bool,
     /// Per fixture entry: it holds a pseudonym of a user's value (`<CUSTOMER:1>`,
     /// `normalize/personal/`), which the session binds as [`Bindings::pseudonyms`] says.
     ///
@@ -70,6 +74,7 @@ impl Script {
             *filled |= named;
         }
         Script {
+            client_first: client_first(entries, &bound),
             any_named: named.contains(&true),
             named,
             response_of_request,
@@ -111,3 +116,24 @@ const FILLED: [&str; 10] = [
     "<HOME>",
     "<TMP>",
 ];
+
+/// Does a client request send a bound placeholder that no server line before it has?
+fn client_first(entries: &[crate::data::fixture::Entry], bound: &[bool]) -> bool {
+    let mut served: Vec<&str> = Vec::new();
+    for (entry, _) in entries.iter().zip(bound).filter(|(_, b)| **b) {
+        let text = entry.text();
+        let placeholders = crate::normalize::bound::bound_in(text)
+            .into_iter()
+            .map(|(start, end)| &text[start..end]);
+        match (entry.direction(), entry.kind()) {
+            (Direction::ServerToClient, _) => served.extend(placeholders),
+            (Direction::ClientToServer, MessageKind::Request) => {
+                if placeholders.clone().any(|p| !served.contains(&p)) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}

@@ -238,6 +238,10 @@ pub(crate) struct Session<'f> {
     /// An answer to a server request held back until the client lines recorded before it
     /// may go ([`flush_pending`](Session::flush_pending)), and until when at most.
     held_until: Option<Instant>,
+    /// The latest response, as it came, when the fixture is client-first
+    /// ([`Script::client_first`](super::script::Script)): what a client line's placeholder
+    /// may be bound from.
+    pub(super) last_answer: Option<Value>,
     /// The instant of the event being taken.
     pub(super) now: Instant,
     /// Checks what the server sends against the protocol's types, unless the settings
@@ -308,6 +312,7 @@ impl<'f> Session<'f> {
             polls,
             poll_due: None,
             held_until: None,
+            last_answer: None,
             now,
             checker,
             task_calls,
