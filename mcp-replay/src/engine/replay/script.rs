@@ -127,10 +127,10 @@ fn client_first(entries: &[crate::data::fixture::Entry], bound: &[bool]) -> bool
             .map(|(start, end)| &text[start..end]);
         match (entry.direction(), entry.kind()) {
             (Direction::ServerToClient, _) => served.extend(placeholders),
-            (Direction::ClientToServer, MessageKind::Request) => {
-                if placeholders.clone().any(|p| !served.contains(&p)) {
-                    return true;
-                }
+            (Direction::ClientToServer, MessageKind::Request)
+                if placeholders.clone().any(|p| !served.contains(&p)) =>
+            {
+                return true;
             }
             _ => {}
         }
