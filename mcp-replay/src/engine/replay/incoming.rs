@@ -158,13 +158,7 @@ impl<'f> Session<'f> {
         };
         let sent = *self.ledger.get(live).expect("checked above");
         let entries = self.fixture.entries();
-        if self.script.client_first {
-            let tree = match &response {
-                Response::Fast(fast) => serde_json::from_str(&fast.text).ok(),
-                Response::Tree(tree) => Some(tree.clone()),
-            };
-            self.last_answer = tree;
-        }
+        self.keep_answer(&response);
         if sent.given_up {
             self.trace.received(
                 &response.into_tree(),
@@ -229,6 +223,17 @@ impl<'f> Session<'f> {
         let actual = relabel(response.into_tree(), entries[r].id());
         self.compare_response(r, &actual);
         self.record(seq, Rec::Server(actual));
+    }
+
+    /// Keeps `response` as the latest answer, for a client-first fixture
+    /// (`Session::last_answer`): what the next client line's placeholder may be bound from.
+    fn keep_answer(&mut self, response: &Response) {
+        if self.script.client_first {
+            self.last_answer = match response {
+                Response::Fast(fast) => serde_json::from_str(&fast.text).ok(),
+                Response::Tree(tree) => Some(tree.clone()),
+            };
+        }
     }
 
     /// A response the fixture has bound placeholders or a user's pseudonyms in (expected
