@@ -5,7 +5,8 @@
 //! with a shape (`cus_<hex>`, `note-<hex>`, `ord_<hex>`), resource URIs built around them
 //! that the client sends back whole, owners' e-mail addresses (personal data) that the
 //! client sends back or not, a log line naming an owner before the result does, progress
-//! naming the id, a timestamp, and a tool listing in pages behind per-run cursors. A raw
+//! naming the id, a timestamp, a tool listing in pages behind per-run cursors, and a
+//! create that runs as a task (the Tasks extension), polled until it completes. A raw
 //! JSON-RPC server plays it in process with new values in every run; a scripted client
 //! drives it and writes what it saw as shapes, never values.
 //!
@@ -42,6 +43,9 @@ struct Create {
     by_owner: bool,
     /// List the tools (in pages) before it.
     list_first: bool,
+    /// Create it as a task (the Tasks extension): a task id minted per run, polled with
+    /// `tasks/get` until it completes with the result.
+    task: bool,
 }
 
 fn create() -> impl Strategy<Value = Create> {
@@ -53,9 +57,10 @@ fn create() -> impl Strategy<Value = Create> {
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
+        any::<bool>(),
     )
         .prop_map(
-            |(prefix, owner, progress, log, by_uri, by_owner, list_first)| Create {
+            |(prefix, owner, progress, log, by_uri, by_owner, list_first, task)| Create {
                 prefix,
                 owner,
                 progress,
@@ -63,6 +68,7 @@ fn create() -> impl Strategy<Value = Create> {
                 by_uri,
                 by_owner,
                 list_first,
+                task,
             },
         )
 }
@@ -89,6 +95,8 @@ async fn serve(io: impl AsyncRead + AsyncWrite + Send + 'static, page: usize) {
     let mut lines = BufReader::new(read).lines();
     let mut customers: Vec<Value> = Vec::new();
     let mut cursors: Vec<(String, usize)> = Vec::new();
+    // Tasks: id, polls so far, the result it completes with (at its second poll).
+    let mut tasks: Vec<(String, u32, Value)> = Vec::new();
     while let Ok(Some(line)) = lines.next_line().await {
         let message: Value = serde_json::from_str(&line).expect("a JSON line");
         let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) else {
@@ -98,7 +106,8 @@ async fn serve(io: impl AsyncRead + AsyncWrite + Send + 'static, page: usize) {
         let mut out = Vec::new();
         let result = match method {
             "initialize" => json!({"protocolVersion": params["protocolVersion"],
-                "capabilities": {"tools": {}, "resources": {}, "logging": {}},
+                "capabilities": {"tools": {}, "resources": {}, "logging": {},
+                    "extensions": {"io.modelcontextprotocol/tasks": {}}},
                 "serverInfo": {"name": "generated-crm", "version": "1.0.0"}}),
             "tools/list" => {
                 let start = match params["cursor"].as_str() {
@@ -124,6 +133,27 @@ async fn serve(io: impl AsyncRead + AsyncWrite + Send + 'static, page: usize) {
                     result["nextCursor"] = json!(cursor);
                 }
                 result
+            }
+            "tasks/get" => {
+                let task_id = params["taskId"].as_str().unwrap_or_default();
+                match tasks.iter_mut().find(|(t, _, _)| t == task_id) {
+                    Some((task, polls, done)) => {
+                        *polls += 1;
+                        let mut status = json!({"taskId": task, "pollIntervalMs": 10,
+                            "ttlMs": 60000, "status": "working"});
+                        if *polls >= 2 {
+                            status["status"] = json!("completed");
+                            status["result"] = done.clone();
+                        }
+                        status
+                    }
+                    None => {
+                        out.push(json!({"jsonrpc": "2.0", "id": id,
+                            "error": {"code": -32602, "message": format!("no task {task_id}")}}));
+                        send(&mut write, &out).await;
+                        continue;
+                    }
+                }
             }
             "resources/read" => {
                 let uri = params["uri"].as_str().unwrap_or_default();
@@ -153,9 +183,17 @@ async fn serve(io: impl AsyncRead + AsyncWrite + Send + 'static, page: usize) {
                                 "params": {"progressToken": token, "progress": 1, "message": format!("indexed {cid}")}}));
                         }
                         customers.push(customer.clone());
-                        json!({"content": [{"type": "text", "text": format!("created {cid}")},
+                        let done = json!({"content": [{"type": "text", "text": format!("created {cid}")},
                             {"type": "resource_link", "uri": customer["uri"], "name": "customer"}],
-                            "structuredContent": customer})
+                            "structuredContent": customer});
+                        if args["task"] == true {
+                            let task = format!("task-{}", hex(8));
+                            tasks.push((task.clone(), 0, done));
+                            json!({"taskId": task, "status": "working", "resultType": "task",
+                                "pollIntervalMs": 10, "ttlMs": 60000})
+                        } else {
+                            done
+                        }
                     }
                     Some("get") => match customers.iter().find(|c| c["id"] == args["id"]) {
                         Some(c) => json!({"content": [{"type": "text",
@@ -265,7 +303,8 @@ async fn client(
     ask!(
         call(
             "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            json!({"protocolVersion": "2025-11-25",
+            "capabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
             "clientInfo": {"name": "generated", "version": "1"}})
         ),
         notes
@@ -296,12 +335,28 @@ async fn client(
             seen.push(format!("tools {names:?}"));
         }
         let mut params = json!({"name": "create", "arguments": {"prefix": PREFIXES[c.prefix],
-            "team": c.owner, "log": c.log}});
+            "team": c.owner, "log": c.log, "task": c.task}});
         if c.progress {
             params["_meta"] = json!({"progressToken": format!("p{}", seen.len())});
         }
         notes.clear();
-        let created = ask!(call("tools/call", params), notes);
+        let mut created = ask!(call("tools/call", params), notes);
+        if created["result"]["resultType"] == "task" {
+            let task = created["result"]["taskId"].clone();
+            let mut polls = 0;
+            let done = loop {
+                polls += 1;
+                let status = ask!(call("tasks/get", json!({"taskId": task})), notes);
+                if status["result"]["status"] == "completed" || polls > 10 {
+                    break status;
+                }
+            };
+            seen.push(format!(
+                "task {} polled {polls} times",
+                shape(task.as_str().unwrap_or_default())
+            ));
+            created = json!({"result": done["result"]["result"].clone()});
+        }
         let customer = &created["result"]["structuredContent"];
         let (id, uri, owner) = (
             customer["id"].as_str().unwrap_or_default().to_owned(),

@@ -127,12 +127,29 @@ impl<'f> Session<'f> {
         if kind != MessageKind::Response {
             return;
         }
-        let r = message
+        let sent = message
             .get("id")
             .and_then(Value::as_i64)
             .and_then(|live| self.ledger.get(live))
-            .filter(|sent| self.polls.run_of(sent.entry).is_none())
-            .and_then(|sent| self.script.response_of_request.get(&sent.entry).copied());
+            .copied();
+        let r = sent.and_then(|sent| match self.polls.run_of(sent.entry) {
+            // A poll's answer: bound against the run's recorded answer of the same status
+            // (its last, for the result a completed task carries), as it came: a value it
+            // holds first (the owner's e-mail in the task's result) must not be bound to
+            // its pseudonym.
+            Some(run) => self.polls.runs[run]
+                .responses
+                .iter()
+                .rev()
+                .flatten()
+                .copied()
+                .find(|&r| {
+                    self.script.bound[r]
+                        && self.expected.message(r).at(&["result", "status"])
+                            == message.at(&["result", "status"])
+                }),
+            None => self.script.response_of_request.get(&sent.entry).copied(),
+        });
         let Some(r) = r else {
             return;
         };
