@@ -670,4 +670,16 @@ fn coverage_shows_what_the_bundled_fixtures_exercise_of_the_demo_server() {
     let (out, err) = text(&over_http);
     assert!(over_http.status.success(), "{out}{err}");
     assert!(out.contains("coverage: 71.4% (5 of 7"), "{out}");
+
+    // A folder counts the fixtures below it, as `check` reads them: the bundled folder's
+    // seven and the three of fixtures/tasks.
+    let mut folder = mcp_replay();
+    folder
+        .current_dir(&ws)
+        .args(["coverage", "fixtures", "--"])
+        .arg(demo_server());
+    let folder = folder.output().unwrap();
+    let (out, err) = text(&folder);
+    assert!(folder.status.success(), "{out}{err}");
+    assert!(out.contains("in 10 fixtures)"), "{out}");
 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 /// `mcp-replay coverage`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The fixtures whose exchanges count
+    /// The fixtures whose exchanges count (a folder: the .jsonl fixtures below it)
     #[arg(required = true, value_name = "FIXTURE")]
     pub fixtures: Vec<PathBuf>,
     /// Ask the server at URL (Streamable HTTP) for its surface
@@ -63,10 +63,30 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         }
     }
     let rules = args.rules.own()?.unwrap_or_default();
+    // A folder counts the `.jsonl` fixtures below it, as `check` reads them.
     let mut fixtures = Vec::new();
-    for path in &args.fixtures {
-        let fixture = Fixture::load(path).map_err(Error::input)?;
-        fixtures.push(fixture);
+    for given in crate::files::roots(&args.fixtures)? {
+        let paths = if given.is_dir() {
+            crate::files::walk(std::slice::from_ref(&given))
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                .collect()
+        } else {
+            vec![given]
+        };
+        for path in paths {
+            fixtures.push(Fixture::load(&path).map_err(Error::input)?);
+        }
+    }
+    if fixtures.is_empty() {
+        return Err(Error::input(format!(
+            "no fixture (*.jsonl) in {}",
+            args.fixtures
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
     }
     let refs: Vec<&Fixture> = fixtures.iter().collect();
     let era = match &args.protocol {
