@@ -124,6 +124,14 @@ impl Report {
 
 /// `{}` plain text; `{:#}` with ANSI colors for a terminal (see
 /// [`harness::color_wanted`](crate::_support::color_wanted)).
+/// What a handshake refused as an unknown method says: the server may speak the stateless
+/// era only.
+pub(crate) const ONLY_STATELESS: &str =
+    "\n    (a server that does not know `initialize` may speak \
+     protocol 2026-07-28 only, which has no handshake: replay in that era with \
+     \"protocol\": \"2026-07-28\" in the fixture's header, `protocol = \"2026-07-28\"` on \
+     the attribute, or `--protocol 2026-07-28`)";
+
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_ok() {
@@ -189,6 +197,9 @@ impl Report {
                         "\n    edit line {} (`{}`: {}), or check the server",
                         r.line, r.request, r.how
                     );
+                    if r.request == "initialize" && r.how.starts_with("error -32601") {
+                        text.push_str(ONLY_STATELESS);
+                    }
                 }
                 text
             }

@@ -712,8 +712,13 @@ impl<'f> Session<'f> {
                     MismatchKind::ServerFailure,
                     None,
                     format!(
-                        "the server refused {SETUP_WHAT}: {}",
-                        compact(&response["error"], 200)
+                        "the server refused {SETUP_WHAT}: {}{}",
+                        compact(&response["error"], 200),
+                        if response.pointer("/error/code") == Some(&json!(-32601)) {
+                            crate::findings::report::ONLY_STATELESS
+                        } else {
+                            ""
+                        }
                     ),
                 )
                 .actual(&response),

@@ -257,6 +257,28 @@ fn a_fixture_without_a_handshake_gets_the_harness_s_own_first() {
     assert!(s.end().is_ok());
 }
 
+/// A server of protocol 2026-07-28 only knows no `initialize`: the refusal says which era
+/// to replay in.
+#[test]
+fn a_setup_refused_as_an_unknown_method_suggests_the_stateless_era() {
+    let fixture = Fixture::parse(BARE).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    s.sent();
+    s.at(1).arrive(json!({"jsonrpc": "2.0", "id": 0,
+        "error": {"code": -32601, "message": "Method not found: initialize"}}));
+    assert_eq!(s.sent(), [json!("<close>")]);
+    let report = s.end();
+    assert_eq!(kinds(&report), [MismatchKind::ServerFailure]);
+    let summary = report.mismatches()[0].summary();
+    assert!(
+        summary.contains("the server refused the harness's `initialize`"),
+        "{summary}"
+    );
+    assert!(summary.contains("`--protocol 2026-07-28`"), "{summary}");
+}
+
 #[test]
 fn an_unanswered_setup_times_out_naming_it_and_nothing_more_is_sent() {
     let fixture = Fixture::parse(BARE).unwrap();
