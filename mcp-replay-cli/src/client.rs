@@ -236,6 +236,8 @@ pub(crate) struct Client {
     identity: Option<Map<String, Value>>,
     /// The lines the server wrote that are not JSON-RPC messages (left out).
     pub(crate) stray: StrayLines,
+    /// Each step's answer as printed, for a later step's `@K:.PATH` ([`refer`]).
+    results: Vec<Value>,
 }
 
 impl Client {
@@ -267,6 +269,7 @@ impl Client {
             identity: None,
             answers,
             stray: StrayLines::default(),
+            results: Vec::new(),
         };
         Ok((child, client))
     }
@@ -624,6 +627,7 @@ impl Client {
         if !stateless && step.is_listing() {
             self.next_pages(n, step, &response, &mut problems).await?;
         }
+        self.results.push(shown);
         Ok(problems)
     }
 
@@ -689,9 +693,61 @@ pub(crate) async fn run_session(
     }
     let mut problems = Vec::new();
     for (n, step) in steps.iter().enumerate() {
-        problems.extend(client.run_step(n + 1, step, stateless).await?);
+        let mut step = step.clone();
+        if let Some(arguments) = step.arguments_mut() {
+            refer(n + 1, arguments, &client.results)?;
+        }
+        problems.extend(client.run_step(n + 1, &step, stateless).await?);
     }
     Ok(problems)
+}
+
+/// Step `n`'s arguments with each `@K:.PATH` (a whole string value) replaced by the value
+/// at `PATH` of step `K`'s answer (`answers[K - 1]`, as printed: the result, or
+/// `{"error": ...}`): `id=@1:.structuredContent.id` reads back what step 1 created. A step
+/// not run yet, or a path that is not there, stops the session naming it.
+fn refer(n: usize, arguments: &mut Map<String, Value>, answers: &[Value]) -> Result<(), Stop> {
+    for (key, value) in arguments.iter_mut() {
+        let Some(reference) = value.as_str().and_then(|s| s.strip_prefix('@')) else {
+            continue;
+        };
+        let Some((step, path)) = reference.split_once(':') else {
+            continue;
+        };
+        let Ok(k) = step.parse::<usize>() else {
+            continue;
+        };
+        let answer = answers.get(k.wrapping_sub(1)).ok_or_else(|| {
+            Stop(format!(
+                "step {n}: {key}=@{reference} names step {k}, which has not run before it"
+            ))
+        })?;
+        let found = path_in(answer, path).ok_or_else(|| {
+            Stop(format!(
+                "step {n}: {key}=@{reference}: step {k}'s answer has nothing at {path}"
+            ))
+        })?;
+        *value = found.clone();
+    }
+    Ok(())
+}
+
+/// The value at a path such as `.structuredContent.items[0].id` in `value`.
+fn path_in<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
+    let mut at = value;
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (key, indexes) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if !key.is_empty() {
+            at = at.get(key)?;
+        }
+        for index in indexes.split('[').filter(|i| !i.is_empty()) {
+            at = at.get(index.strip_suffix(']')?.parse::<usize>().ok()?)?;
+        }
+    }
+    Some(at)
 }
 
 /// What [`finish`] hands back: the client (its exchange), a problem to report, and how

@@ -459,6 +459,54 @@ fn client_lines_that_read_back_a_created_id_record_and_replay_green() {
     assert!(out.contains("5 passed, 0 failed"), "{out}");
 }
 
+/// `call` names an earlier answer's value in a later step (`id=@1:.structuredContent.id`):
+/// the recording binds it, so the fixture replays green; a step not run yet is refused.
+#[test]
+fn call_reads_back_what_an_earlier_step_created() {
+    let server = peer("python-crm-server");
+    let dir = temp_dir("crm-refer");
+    let fixture = dir.join("refer.jsonl").display().to_string();
+    let call = |fixture: &str, steps: &[&str]| {
+        let head = [mcp_replay(), "call".into(), "-o".into(), fixture.to_owned()];
+        let steps: Vec<String> = steps.iter().map(|s| s.to_string()).collect();
+        run(&cat(&[&head, &steps, &["--".into()], &server]))
+    };
+    let called = call(
+        &fixture,
+        &[
+            "--tool",
+            "create_customer",
+            "name=Ada",
+            "--tool",
+            "get_customer",
+            "id=@1:.structuredContent.id",
+        ],
+    );
+    let (out, err) = text(&called);
+    assert!(called.status.success(), "{out}{err}");
+    assert!(out.contains("Ada, owned by"), "{out}");
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        written.contains(r#""arguments":{"id":"<MINTED:1>"}"#),
+        "{written}"
+    );
+    let three: Vec<String> = std::iter::repeat_n(fixture, 3).collect();
+    let green = run(&replay(&three, &server));
+    assert!(green.status.success(), "{}", text(&green).0);
+    let early = call(
+        &dir.join("early.jsonl").display().to_string(),
+        &["--tool", "get_customer", "id=@2:.id"],
+    );
+    assert_ne!(early.status.code(), Some(0));
+    assert!(
+        text(&early)
+            .1
+            .contains("names step 2, which has not run before it"),
+        "{}",
+        text(&early).1
+    );
+}
+
 #[test]
 fn a_real_client_runs_offline_against_mcp_replay_serve() {
     let client = peer("python-client");
