@@ -37,6 +37,17 @@ fn through_proxy(client: &[String], fixture: &str, server: &[String]) -> Vec<Str
     cat(&[client, &proxy, server])
 }
 
+/// `mcp-replay replay --update FIXTURE -- SERVER`: a re-recording.
+fn rerecord(fixture: &str, server: &[String]) -> Vec<String> {
+    let head = [
+        mcp_replay(),
+        "replay".into(),
+        "--update".into(),
+        fixture.to_owned(),
+    ];
+    cat(&[&head, &["--".into()], server])
+}
+
 /// `mcp-replay replay --timeout 10000 FIXTURES... -- SERVER`.
 fn replay(fixtures: &[String], server: &[String]) -> Vec<String> {
     let head = [
@@ -190,16 +201,7 @@ fn a_session_of_minted_ids_uris_pages_and_an_echoed_email(client: &str) {
     assert!(green.status.success(), "{out}{err}");
     assert!(out.contains("20 passed, 0 failed"), "{out}");
 
-    let update = cat(&[
-        &[
-            mcp_replay(),
-            "replay".into(),
-            "--update".into(),
-            fixture.clone(),
-        ],
-        &["--".into()],
-        &server,
-    ]);
+    let update = rerecord(&fixture, &server);
     let again = run(&update);
     assert!(again.status.success(), "{}", text(&again).0);
     let rewritten = std::fs::read_to_string(&fixture).unwrap();
@@ -335,16 +337,7 @@ fn a_value_a_values_file_replaced_stays_replaced_with_or_without_the_file() {
     // A changed server, re-recorded without the values file: the new answer is written,
     // the name is not.
     let changed = cat(&[&server, &["--variant".into(), "changed".into()]]);
-    let update = cat(&[
-        &[
-            mcp_replay(),
-            "replay".into(),
-            "--update".into(),
-            fixture.clone(),
-        ],
-        &["--".into()],
-        &changed,
-    ]);
+    let update = rerecord(&fixture, &changed);
     let rewrite = run(&update);
     let (out, err) = text(&rewrite);
     assert!(rewrite.status.success(), "{out}{err}");
@@ -429,16 +422,7 @@ fn client_lines_that_read_back_a_created_id_record_and_replay_green() {
     ]);
     let called = run(&call);
     assert!(called.status.success(), "{}", text(&called).1);
-    let update = cat(&[
-        &[
-            mcp_replay(),
-            "replay".into(),
-            "--update".into(),
-            fixture.clone(),
-        ],
-        &["--".into()],
-        &server,
-    ]);
+    let update = rerecord(&fixture, &server);
     let recorded = run(&update);
     let (out, err) = text(&recorded);
     assert!(recorded.status.success(), "{out}{err}");
