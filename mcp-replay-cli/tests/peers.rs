@@ -206,6 +206,16 @@ fn a_session_of_minted_ids_uris_pages_and_an_echoed_email(client: &str) {
     assert!(again.status.success(), "{}", text(&again).0);
     let rewritten = std::fs::read_to_string(&fixture).unwrap();
     assert_eq!(rewritten, written, "re-recording the unchanged server");
+    assert!(
+        written.contains(r#""io.modelcontextprotocol/serverInfo":"<SERVER_INFO>""#),
+        "{written}"
+    );
+
+    // The next release names another version in every result: still green.
+    let released = cat(&[&server, &["--release".into(), "1.0.1".into()]]);
+    let next = run(&replay(std::slice::from_ref(&fixture), &released));
+    let (out, err) = text(&next);
+    assert!(next.status.success(), "{out}{err}");
 
     let served = run(&cat(&[
         &client,

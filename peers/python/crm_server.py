@@ -24,6 +24,10 @@ Tools (five, three pages):
   ping_crm()                   -> text "pong"
 Resources: resources/read of a customer's URI -> its record as JSON.
 
+Every `tools/call` and `resources/read` result names the server and its release in
+`_meta["io.modelcontextprotocol/serverInfo"]`, as a 2026-07-28 server does; `--release X`
+sets the version it names (1.0.0 by default).
+
 Variant: `--variant changed` makes `get_customer` answer "<name> (owner <owner>, manager
 <manager>)".
 
@@ -90,8 +94,9 @@ TOOLS = [
 
 
 class Crm:
-    def __init__(self, variant: str) -> None:
+    def __init__(self, variant: str, release: str) -> None:
         self.variant = variant
+        self.release = release
         self.customers: dict[str, dict[str, Any]] = {}
         self.cursors: dict[str, int] = {}
 
@@ -105,6 +110,10 @@ class Crm:
         except RpcError as e:
             send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": e.code, "message": e.text}})
             return
+        if method in ("tools/call", "resources/read"):
+            # As a 2026-07-28 server does (rust-mcp-sdk 2.0): its name and release in
+            # every result.
+            result["_meta"] = {"io.modelcontextprotocol/serverInfo": {"name": "mcp-replay-crm", "version": self.release}}
         send({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
     def dispatch(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -235,8 +244,9 @@ def send(message: dict[str, Any]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", choices=("default", "changed"), default="default")
+    parser.add_argument("--release", default="1.0.0", help="the version it names in every result")
     args = parser.parse_args()
-    crm = Crm(args.variant)
+    crm = Crm(args.variant, args.release)
     for line in sys.stdin:
         if line.strip():
             crm.handle(json.loads(line))
