@@ -424,7 +424,7 @@ fn is_handle_key(key: &str) -> bool {
 }
 
 /// The tokens of `s`: its longest runs of letters, digits, `_`, `-` and `.`.
-fn tokens(s: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn tokens(s: &str) -> impl Iterator<Item = &str> {
     s.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
         .filter(|t| !t.is_empty())
 }

@@ -398,9 +398,7 @@ fn token_in(content: Option<&Value>, taken: &dyn Fn(&str) -> bool) -> Option<Str
         .as_array()?
         .iter()
         .filter_map(|block| block.get("text")?.as_str())
-        .flat_map(|text| {
-            text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        })
+        .flat_map(crate::normalize::bound::tokens)
         .map(|t| t.trim_end_matches('.'))
         .find(|t| t.len() >= 6 && t.bytes().any(|b| b.is_ascii_digit()) && !taken(t))
         .map(str::to_owned)

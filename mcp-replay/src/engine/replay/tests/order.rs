@@ -45,6 +45,21 @@ fn done(label: &str, text: &str) -> String {
     )
 }
 
+/// Call `a`, during which the server asks for the roots and answers `a` without them; the
+/// client then calls `b`, and answers the roots request after it.
+fn a_then_b() -> String {
+    [
+        INIT.to_owned(),
+        call("<REQUEST_ID:2>", "a"),
+        roots_request("<SERVER_REQUEST_ID:1>"),
+        done("<REQUEST_ID:2>", "a done"),
+        call("<REQUEST_ID:3>", "b"),
+        roots_answer("<SERVER_REQUEST_ID:1>"),
+        done("<REQUEST_ID:3>", "b done"),
+    ]
+    .concat()
+}
+
 /// Plays the handshake of [`INIT`]; what goes out with `notifications/initialized`.
 fn handshake(s: &mut Script<'_>) -> Vec<Value> {
     let init = s.sent();
@@ -115,16 +130,7 @@ fn an_answer_waits_for_the_client_lines_recorded_before_it_that_may_go_now() {
 /// then goes first; the trace says so, and the session passes.
 #[test]
 fn an_answer_goes_first_when_a_line_before_it_waits_on_the_server() {
-    let text = [
-        INIT.to_owned(),
-        call("<REQUEST_ID:2>", "a"),
-        roots_request("<SERVER_REQUEST_ID:1>"),
-        done("<REQUEST_ID:2>", "a done"),
-        call("<REQUEST_ID:3>", "b"),
-        roots_answer("<SERVER_REQUEST_ID:1>"),
-        done("<REQUEST_ID:3>", "b done"),
-    ]
-    .concat();
+    let text = a_then_b();
     let fixture = Fixture::parse(&text).unwrap();
     let rules = Rules::default();
     let settings = Options::new()
@@ -174,16 +180,7 @@ fn an_answer_goes_first_when_a_line_before_it_waits_on_the_server() {
 /// response came and the line went.
 #[test]
 fn an_answer_is_held_until_the_line_before_it_may_go() {
-    let text = [
-        INIT.to_owned(),
-        call("<REQUEST_ID:2>", "a"),
-        roots_request("<SERVER_REQUEST_ID:1>"),
-        done("<REQUEST_ID:2>", "a done"),
-        call("<REQUEST_ID:3>", "b"),
-        roots_answer("<SERVER_REQUEST_ID:1>"),
-        done("<REQUEST_ID:3>", "b done"),
-    ]
-    .concat();
+    let text = a_then_b();
     let fixture = Fixture::parse(&text).unwrap();
     let rules = Rules::default();
     let settings = settings(&fixture, &rules);
