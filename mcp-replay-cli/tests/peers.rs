@@ -453,6 +453,60 @@ fn client_lines_that_read_back_a_created_id_record_and_replay_green() {
     assert!(out.contains("5 passed, 0 failed"), "{out}");
 }
 
+/// Values that change every run and that the client never sends back (an id minted per
+/// run in a sentence, a list in another order each run), found when recording: `call` and
+/// a re-recording of client lines replay what they recorded once more against a fresh
+/// server and pin what differed, so that the first plain runs after them are green.
+#[test]
+fn values_that_change_every_run_are_pinned_when_recording() {
+    let server = cat(&[&peer("python-crm-server"), &["--per-run".into()]]);
+    let dir = temp_dir("crm-per-run");
+    let called_fixture = dir.join("called.jsonl").display().to_string();
+    let rerecorded = dir.join("rerecorded.jsonl").display().to_string();
+    let steps = |fixture: &str, client_only: bool| {
+        let mut argv = vec![mcp_replay(), "call".into(), "-o".into(), fixture.to_owned()];
+        if client_only {
+            argv.push("--client-only".into());
+        }
+        argv.extend(["--tool".into(), "ping_crm".into()]);
+        cat(&[&argv, &["--".into()], &server])
+    };
+    let called = run(&steps(&called_fixture, false));
+    let (out, err) = text(&called);
+    assert!(called.status.success(), "{out}{err}");
+    assert!(
+        err.contains("a second run of the unchanged server differed"),
+        "{err}"
+    );
+    let client_only = run(&steps(&rerecorded, true));
+    assert!(client_only.status.success(), "{}", text(&client_only).1);
+    let update = run(&rerecord(&rerecorded, &server));
+    let (out, err) = text(&update);
+    assert!(update.status.success(), "{out}{err}");
+    for fixture in [&called_fixture, &rerecorded] {
+        let written = std::fs::read_to_string(fixture).unwrap();
+        assert!(
+            written.contains(r#""text":"pong from <MINTED:1>""#),
+            "{written}"
+        );
+        assert!(
+            written.contains(r#""sort":[".result.structuredContent.regions"]"#),
+            "{written}"
+        );
+        assert!(
+            written.contains(
+                r#""regions":["af-south","ap-east","ap-south","eu-north","eu-west","sa-east","us-east","us-west"]"#
+            ),
+            "{written}"
+        );
+        let twenty: Vec<String> = std::iter::repeat_n(fixture.clone(), 20).collect();
+        let green = run(&replay(&twenty, &server));
+        let (out, err) = text(&green);
+        assert!(green.status.success(), "{out}{err}");
+        assert!(out.contains("20 passed, 0 failed"), "{out}");
+    }
+}
+
 /// `call` names an earlier answer's value in a later step (`id=@1:.structuredContent.id`):
 /// the recording binds it, so the fixture replays green; a step not run yet is refused.
 #[test]

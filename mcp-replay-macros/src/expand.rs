@@ -48,7 +48,7 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
         Some(transport) if fixture.mock_server => {
             (quote!(client), serve_closure(fixture, transport))
         }
-        Some(transport) => (quote!(serve), serve_closure(fixture, transport)),
+        Some(transport) => (quote!(serve_each), serve_closure(fixture, transport)),
         // With `http`, the body makes the service the fixture replays against.
         None => (quote!(http), typed_body(fixture)),
     };
@@ -170,7 +170,7 @@ mod should {
                     "lookup_issue",
                     ::core::concat!(::core::module_path!(), "::", ::core::stringify!(lookup_issue)),
                 )
-                .serve(|transport: Transport| async move {
+                .serve_each(|transport: Transport| async move {
                     let server = DemoServer::default().serve(transport).await.unwrap();
                     let _ = server.waiting().await;
                 })
@@ -210,7 +210,7 @@ mod should {
                     "a",
                     ::core::concat!(::core::module_path!(), "::", ::core::stringify!(a)),
                 )
-                .serve(|mut t: mcp_replay::Transport| async move {
+                .serve_each(|mut t: mcp_replay::Transport| async move {
                     drop(t);
                 })
                 .await
@@ -245,7 +245,7 @@ mod should {
                 )
                 .dir("tests/fixtures")
                 .timeout_ms(500u64)
-                .serve(|transport: Transport| async move {
+                .serve_each(|transport: Transport| async move {
                     let __mcp_replay_out: Result<(), String> = (async move {
                         serve(transport).await?;
                         Ok(())

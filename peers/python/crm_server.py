@@ -28,16 +28,21 @@ Every `tools/call` and `resources/read` result names the server and its release 
 `_meta["io.modelcontextprotocol/serverInfo"]`, as a 2026-07-28 server does; `--release X`
 sets the version it names (1.0.0 by default).
 
+`--per-run` adds what changes from one run to the next without the client sending it
+back: `ping_crm` answers "pong from at-<8 hex>" (an id minted per run) with
+structuredContent {"regions": [...]} in another order in every run.
+
 Variant: `--variant changed` makes `get_customer` answer "<name> (owner <owner>, manager
 <manager>)".
 
-Usage: python3 crm_server.py [--variant default|changed]
+Usage: python3 crm_server.py [--variant default|changed] [--release X] [--per-run]
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import random
 import json
 import secrets
 import sys
@@ -94,9 +99,10 @@ TOOLS = [
 
 
 class Crm:
-    def __init__(self, variant: str, release: str) -> None:
+    def __init__(self, variant: str, release: str, per_run: bool = False) -> None:
         self.variant = variant
         self.release = release
+        self.per_run = per_run
         self.customers: dict[str, dict[str, Any]] = {}
         self.cursors: dict[str, int] = {}
 
@@ -211,6 +217,13 @@ class Crm:
         if name == "archive_customer":
             return text(f"archived {args.get('id')}")
         if name == "ping_crm":
+            if self.per_run:
+                # Eight: the same order twice in a row is one chance in 40320.
+                regions = ["eu-west", "eu-north", "us-east", "us-west", "ap-south", "ap-east", "sa-east", "af-south"]
+                random.shuffle(regions)
+                result = text(f"pong from at-{secrets.token_hex(4)}")
+                result["structuredContent"] = {"regions": regions}
+                return result
             return text("pong")
         raise RpcError(-32602, f"no tool {name}")
 
@@ -245,8 +258,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", choices=("default", "changed"), default="default")
     parser.add_argument("--release", default="1.0.0", help="the version it names in every result")
+    parser.add_argument("--per-run", action="store_true", help="values and an order that change every run")
     args = parser.parse_args()
-    crm = Crm(args.variant, args.release)
+    crm = Crm(args.variant, args.release, args.per_run)
     for line in sys.stdin:
         if line.strip():
             crm.handle(json.loads(line))

@@ -376,7 +376,11 @@ pub(crate) async fn run(args: Args, matches: &ArgMatches) -> Result<Outcome, Err
             ));
         }
     }
-    let fixture = build_fixture(exchange, &rules, &output, &args)?;
+    let mut fixture = build_fixture(exchange, &rules, &output, &args)?;
+    if !args.client_only {
+        fixture =
+            crate::capture::settled(fixture, &server, &rules, Some(args.timeout), "call").await;
+    }
     write_fixture(&fixture, &args.output, UpdateMode::Always).map_err(Error::output)?;
     let what = if args.client_only {
         "the client's side: re-record the server's with `mcp-replay replay --update`"

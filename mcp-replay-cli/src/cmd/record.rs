@@ -131,6 +131,9 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         server_to_client.abort();
     }
     let saved = write_capture(&capture, &outputs(&args), &rules);
+    if saved.is_ok() {
+        settle_written(&args, &rules).await?;
+    }
     match how.describe(STOP_GRACE) {
         // Its status is the signal's: the recording is whole, and how it stopped is a note.
         Some(note) => {
@@ -141,6 +144,25 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         }
         None => outcome_of(status, saved),
     }
+}
+
+/// The written fixture replayed once more against a fresh server, with what that run gave
+/// otherwise pinned ([`crate::capture::settled`]), written again when that changed it.
+async fn settle_written(args: &Args, rules: &mcp_replay::Rules) -> Result<(), Error> {
+    let Ok(fixture) = mcp_replay::Fixture::load(&args.output) else {
+        return Ok(());
+    };
+    let settled =
+        crate::capture::settled(fixture.clone(), &args.server, rules, None, "record").await;
+    if settled.to_jsonl() != fixture.to_jsonl() {
+        mcp_replay::update::write_fixture(
+            &settled,
+            &args.output,
+            mcp_replay::update::UpdateMode::Always,
+        )
+        .map_err(Error::output)?;
+    }
+    Ok(())
 }
 
 /// Copies bytes unchanged, flushing each read, and tees complete lines into the capture.

@@ -148,7 +148,7 @@ pub struct Fixture {
 impl crate::rules::Rules {
     /// These rules as `fixture`'s header shapes them: at the version it pins (`"rules": N`,
     /// what it was written with), which wins over any other, with its `"bind"` and `"pin"`
-    /// added. What every replay, mock, re-recording and command of the fixture uses,
+    /// added, and its `"sort"`. What every replay, mock, re-recording and command of the fixture uses,
     /// however it was started. Here and not in `normalize/rules/`, so that the normalizer
     /// imports no fixture type.
     pub(crate) fn for_fixture(
@@ -156,7 +156,12 @@ impl crate::rules::Rules {
         fixture: &Fixture,
     ) -> std::borrow::Cow<'_, crate::rules::Rules> {
         let header = fixture.header();
-        self.as_pinned(header.rules_version, &header.bind, &header.pin)
+        self.as_pinned(
+            header.rules_version,
+            &header.bind,
+            &header.pin,
+            &header.sort,
+        )
     }
 }
 
@@ -403,6 +408,26 @@ impl Fixture {
             .map(|(placeholder, value)| (placeholder, Value::String(value)))
             .collect();
         self.with_header_key("shapes", Value::Object(map))
+    }
+
+    /// The fixture with the shapes of the values `found` bound (`(value, placeholder)`
+    /// each) and the selectors `sorts` added to its header's `"shapes"` and `"sort"`: what
+    /// a recording's second run pinned (`lifecycle/per_run.rs`).
+    pub(crate) fn with_pinned(
+        self,
+        found: &[(String, String)],
+        sorts: &[String],
+    ) -> Result<Fixture, Error> {
+        let shapes = crate::normalize::shape::shapes_of(found, &self.header.shapes);
+        let mut all = self.header.sort.clone();
+        all.extend(sorts.iter().cloned());
+        all.sort();
+        all.dedup();
+        let fixture = self.with_shapes(shapes)?;
+        if sorts.is_empty() {
+            return Ok(fixture);
+        }
+        fixture.with_header_key("sort", all.into())
     }
 
     /// The canonical JSONL text of this fixture: deterministic key order, one message a

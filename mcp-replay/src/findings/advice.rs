@@ -14,10 +14,16 @@
 //!   re-recording refuses such a session: `Plan::conclude`); the finding says what is
 //!   wrong. What never came while a request that timed out ran is the timeout's doing.
 //!   Beside changed answers, they come first: the advice says so.
+//! - A changed result or params where everything that differs looks minted per run (an
+//!   opaque token of the same shape, `at-5caaf2fb` now `at-9d1e77a0`; a list in another
+//!   order; [`PerRun::looks_per_run`]): a re-recording would pin one run's value and fail
+//!   the next; the advice names the path and the rule that pins it (`bind`, `sort`,
+//!   `accept`), not a re-recording.
 //! - An `http` finding: the transport broke its contract, which a re-recording does not
 //!   change; it adds no advice.
 
 use crate::findings::mismatch::{Mismatch, MismatchKind, Refusal};
+use crate::normalize::per_run::PerRun;
 
 /// One piece of the advice at the end of a failing report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +31,9 @@ pub(crate) enum Advice {
     /// Requests the server refuses where the fixture has their answer, in fixture order,
     /// each once.
     Refused(Vec<Refusal>),
+    /// Findings (their fixture line, what differed) where everything that differs looks
+    /// minted per run: pin it with a rule, not a re-recording.
+    PerRun(Vec<(usize, PerRun)>),
     /// The server changed what it answers: re-record the fixture if that is right.
     Rerecord,
     /// Changed answers, but also findings (these kinds) that a re-recording refuses: fix
@@ -36,6 +45,7 @@ pub(crate) enum Advice {
 /// (or what to fix before it).
 pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
     let mut refused: Vec<Refusal> = Vec::new();
+    let mut per_run: Vec<(usize, PerRun)> = Vec::new();
     let mut changed = false;
     let mut blockers: Vec<MismatchKind> = Vec::new();
     // What never came while a request that timed out ran is the timeout's doing.
@@ -56,6 +66,10 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
             }
             continue;
         }
+        if let Some(found) = looks_per_run(m) {
+            per_run.push((m.line().unwrap_or_default(), found));
+            continue;
+        }
         match m.kind() {
             k if k.spoils_recording() => {
                 if !blockers.contains(&k) {
@@ -72,6 +86,9 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
     if !refused.is_empty() {
         out.push(Advice::Refused(refused));
     }
+    if !per_run.is_empty() {
+        out.push(Advice::PerRun(per_run));
+    }
     if changed {
         out.push(if blockers.is_empty() {
             Advice::Rerecord
@@ -80,6 +97,16 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
         });
     }
     out
+}
+
+/// What a changed result or params differs in, when all of it looks minted per run.
+fn looks_per_run(m: &Mismatch) -> Option<PerRun> {
+    if !matches!(m.kind(), MismatchKind::Result | MismatchKind::Params) {
+        return None;
+    }
+    let mut found = PerRun::default();
+    found.add(m.expected_message()?, m.actual_message()?, "");
+    found.looks_per_run().then_some(found)
 }
 
 #[cfg(test)]
@@ -244,6 +271,55 @@ mod should {
                         &json!({"id": 1, "error": {"code": -32602, "message": "no"}}),
                         &json!({"id": 1, "result": {}}),
                     )],
+                vec![Advice::Rerecord],
+            ),
+            (
+                "a clock-minted id in a sentence: a rule, not a re-recording",
+                vec![answered(
+                    1,
+                    "stamp",
+                    text("stamped at-5caaf2fb"),
+                    json!({"jsonrpc": "2.0", "id": 1, "result": text("stamped at-9d1e77a0")}),
+                )],
+                vec![Advice::PerRun(vec![(2, {
+                    let mut p = PerRun::default();
+                    p.add(
+                        &json!({"jsonrpc": "2.0", "id": 1, "result": text("stamped at-5caaf2fb")}),
+                        &json!({"jsonrpc": "2.0", "id": 1, "result": text("stamped at-9d1e77a0")}),
+                        "",
+                    );
+                    assert_eq!(
+                        p.pairs,
+                        vec![(
+                            ".result.content[0].text".to_owned(),
+                            "at-5caaf2fb".to_owned(),
+                            "at-9d1e77a0".to_owned()
+                        )]
+                    );
+                    p
+                })])],
+            ),
+            (
+                "a list in another order: sort it",
+                vec![answered(
+                    1,
+                    "regions",
+                    json!({"regions": ["eu", "us"]}),
+                    json!({"jsonrpc": "2.0", "id": 1, "result": {"regions": ["us", "eu"]}}),
+                )],
+                vec![Advice::PerRun(vec![(2, PerRun {
+                    sorts: vec![".result.regions".into()],
+                    ..PerRun::default()
+                })])],
+            ),
+            (
+                "a changed word beside a changed id: re-record",
+                vec![answered(
+                    1,
+                    "stamp",
+                    text("stamped at-5caaf2fb"),
+                    json!({"jsonrpc": "2.0", "id": 1, "result": text("stamp at-9d1e77a0")}),
+                )],
                 vec![Advice::Rerecord],
             ),
             (

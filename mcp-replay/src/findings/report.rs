@@ -203,6 +203,30 @@ impl Report {
                 }
                 text
             }
+            Advice::PerRun(found) => {
+                let mut text = String::from(
+                    "What differs looks minted per run, which a re-recording would pin as one \
+                     run's value: pin it with a rule in the fixture's header or the folder's \
+                     rules file (docs/normalization.md, \"Values that change between runs\").",
+                );
+                for (line, per_run) in found {
+                    for (path, recorded, now) in &per_run.pairs {
+                        let _ = write!(
+                            text,
+                            "\n    line {line}, {path} (`{recorded}`, now `{now}`): \
+                             \"bind\": [\"{path}\"]"
+                        );
+                    }
+                    for path in &per_run.sorts {
+                        let _ = write!(
+                            text,
+                            "\n    line {line}, {path} came in another order: \"sort\": \
+                             [\"{path}\"] (a listing: or \"accept\": [\"cosmetic\"])"
+                        );
+                    }
+                }
+                text
+            }
             Advice::Rerecord => format!(
                 "If the new behaviour is right, re-record the fixture:\n    {}",
                 self.rerecord_command()

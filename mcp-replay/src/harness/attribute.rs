@@ -128,7 +128,9 @@ impl Test {
         }
     }
 
-    /// Replays the fixture against the server `serve` runs on the in-process transport.
+    /// Replays the fixture against the server `serve` runs on the in-process transport,
+    /// called once: a recording is written from that one run (see
+    /// [`serve_each`](Test::serve_each)).
     pub fn serve<'a, F, Fut, O>(self, serve: F) -> impl Future<Output = Result<(), Failure>> + 'a
     where
         F: FnOnce(Transport) -> Fut + Send + 'a,
@@ -136,6 +138,22 @@ impl Test {
         O: ServeOutput,
     {
         self.target(Target::serve(serve))
+    }
+
+    /// Replays the fixture against the server `serve` runs on the in-process transport,
+    /// a fresh one each time it is called: what `#[mcp_fixture]` expands into. A recording
+    /// calls it twice, to find the values that change from one run to the next
+    /// ([`Target::serve_each`]).
+    pub fn serve_each<'a, F, Fut, O>(
+        self,
+        serve: F,
+    ) -> impl Future<Output = Result<(), Failure>> + 'a
+    where
+        F: Fn(Transport) -> Fut + Send + Sync + 'a,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        self.target(Target::serve_each(serve))
     }
 
     /// `mock_server`: the fixture plays the server for the client `client` runs.

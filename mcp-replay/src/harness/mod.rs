@@ -37,7 +37,7 @@ pub use crate::env::PENDING_PASSES_ENV;
 pub use attribute::Test;
 pub use outcome::{Failure, Verdict};
 pub use page::{page_name, write_html, HTML_ENV};
-pub use plan::{Plan, Replayed};
+pub use plan::{settle, Plan, Replayed};
 pub use resolve::{check_denied, rules_for, workspace_root};
 pub use target::Target;
 

@@ -132,10 +132,16 @@ impl Plan {
 
     /// [`run`](Plan::run) against any [`Target`]: what the attribute's forms call.
     pub async fn run_target(self, target: Target<'_>) -> Result<Verdict, Failure> {
-        let replayed = self.replay(target).await;
+        let mut replayed = self.replay(target).await;
         if let Some(report) = replayed.report.as_ref().filter(|r| r.is_ok()) {
             print_notes(report);
         }
+        // A failing report holds its notes; a re-recording over one says them here.
+        let replayed_notes = replayed
+            .report
+            .as_mut()
+            .filter(|r| !r.is_ok())
+            .map(|r| (r.source().to_owned(), std::mem::take(&mut r.notes)));
         match replayed.into_verdict() {
             // `mcp-replay test` collects the pending files after the run itself: a test
             // that wrote one does not fail there, so that cargo's status says whether
@@ -145,6 +151,11 @@ impl Plan {
                 Ok(Verdict::Passed)
             }
             Ok(Verdict::Rerecorded(path)) => {
+                if let Some((source, notes)) = &replayed_notes {
+                    for note in notes {
+                        eprintln!("mcp-replay: {source}: note: {note}");
+                    }
+                }
                 eprintln!("mcp-replay: re-recorded {}", path.display());
                 Ok(Verdict::Rerecorded(path))
             }
@@ -168,14 +179,18 @@ impl Plan {
         let claim = claim::claim_for_update(&self.path, self.mode, &test).await;
         let mut plan = self;
         claim.adjust(&mut plan.path, &mut plan.mode);
-        let report = match plan.prepare() {
-            Ok((fixture, rules, options)) => target.replay(&fixture, &rules, &options).await,
-            Err(failure) => Err(failure),
+        let (fixture, rules, options) = match plan.prepare() {
+            Ok(prepared) => prepared,
+            Err(failure) => return Replayed::without_report(failure),
         };
-        let mut report = match report {
+        let again = target.again();
+        let mut report = match target.replay(&fixture, &rules, &options).await {
             Ok(report) => report,
             Err(failure) => return Replayed::without_report(failure),
         };
+        if let Some(again) = again {
+            second_run(&mut report, again, &rules, &options).await;
+        }
         if let Some(test) = &plan.test {
             report = report.with_test_name(test);
         }
@@ -345,6 +360,58 @@ fn with_page(
 /// The notes of a report (a server that needed a signal to stop, stray output a fixture
 /// allows), on stderr: libtest shows them with `--nocapture` or for a failing test; a
 /// failing report has them in its text too.
+/// A recording's second run, under [`Plan::replay`]: what `report` recorded, [`settle`]d
+/// against a fresh server (`again`), with a note saying what it bound or sorted. Nothing
+/// when nothing is to be written.
+async fn second_run(report: &mut Report, again: Target<'_>, rules: &Rules, options: &Options) {
+    let Some(recorded) = report.recorded.as_ref() else {
+        return;
+    };
+    match settle(recorded, again, rules, options).await {
+        Ok((settled, note)) => {
+            report.recorded = Some(settled);
+            report.notes.extend(note);
+        }
+        Err(why) => report.notes.push(why),
+    }
+}
+
+/// Values that change between runs, found when recording: `recorded` is replayed once more
+/// (compare only) against `again`, a fresh server, and what that run gave otherwise is
+/// pinned in the recording before it is written: a string bound as `<MINTED:n>` (its
+/// differing token, or the whole string), a list in another order sorted (the header's
+/// `"sort"`). Returns the recording to write and, when the runs differed, a note saying
+/// what was pinned and what was not (with the rule that would pin it); `Err`: why the
+/// second run could not tell (the recording is then written as it is).
+///
+/// What [`Plan::replay`] does when it records against a target that runs again (the
+/// attribute's serve closure, a child process), and what `mcp-replay call` does.
+pub async fn settle(
+    recorded: &Fixture,
+    again: Target<'_>,
+    rules: &Rules,
+    options: &Options,
+) -> Result<(Fixture, Option<String>), String> {
+    use crate::lifecycle::per_run::{apply, between};
+    let options = options.clone().without_recording().timeline(false);
+    let second = again
+        .replay(recorded, rules, &options)
+        .await
+        .map_err(|failure| {
+            format!(
+                "the recording's second run, which finds values that change between runs, \
+             could not start: {failure}"
+            )
+        })?;
+    let found = between(&second);
+    let Some(note) = found.describe() else {
+        return Ok((recorded.clone(), None));
+    };
+    let settled = apply(&found, recorded, rules)
+        .map_err(|e| format!("{note}; but the recording could not be pinned: {e}"))?;
+    Ok((settled, Some(note)))
+}
+
 fn print_notes(report: &Report) {
     for note in report.notes() {
         eprintln!("mcp-replay: {}: note: {note}", report.source());

@@ -48,6 +48,19 @@ impl<'a> Target<'a> {
         Target::Serve(Serve::new(serve))
     }
 
+    /// A server that `serve` runs on the in-process transport, serving a fresh one each
+    /// time it is called: a recording replays what it wrote once more against a second
+    /// server, and binds or sorts what that run gave otherwise (`docs/fixture-format.md`,
+    /// "Values that change between runs").
+    pub fn serve_each<F, Fut, O>(serve: F) -> Target<'a>
+    where
+        F: Fn(Transport) -> Fut + Send + Sync + 'a,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        Target::Serve(Serve::each(serve))
+    }
+
     /// A client under test that `client` runs on the transport the mock server answers.
     pub fn client<F, Fut, O>(client: F) -> Target<'a>
     where
@@ -80,6 +93,23 @@ impl<'a> Target<'a> {
         Target::Command {
             command,
             line: line.into(),
+        }
+    }
+
+    /// The same target for another run against a fresh server, for a recording's second
+    /// run (`lifecycle/per_run.rs`): a serve closure that serves more than once
+    /// ([`Serve::each`], what `#[mcp_fixture]` hands over), a child process started again.
+    /// `None` where the target runs once (a closure called once, an HTTP service, a
+    /// client under test).
+    pub(crate) fn again(&self) -> Option<Target<'a>> {
+        match self {
+            Target::Serve(serve) => serve.again().map(Target::Serve),
+            #[cfg(feature = "process")]
+            Target::Command { command, line } => Some(Target::Command {
+                command: copy_command(command),
+                line: line.clone(),
+            }),
+            _ => None,
         }
     }
 
@@ -132,6 +162,25 @@ async fn replay_client(
         Ok(()) => report,
         Err(why) => report.with_client_failure(why),
     }
+}
+
+/// A command that starts the same program again: its program, arguments, environment and
+/// folder (how its standard streams are set is `serve_command`'s business).
+#[cfg(feature = "process")]
+fn copy_command(command: &tokio::process::Command) -> tokio::process::Command {
+    let std = command.as_std();
+    let mut copy = tokio::process::Command::new(std.get_program());
+    copy.args(std.get_args());
+    for (key, value) in std.get_envs() {
+        match value {
+            Some(value) => copy.env(key, value),
+            None => copy.env_remove(key),
+        };
+    }
+    if let Some(dir) = std.get_current_dir() {
+        copy.current_dir(dir);
+    }
+    copy
 }
 
 #[cfg(feature = "process")]

@@ -3,5 +3,6 @@
 //! (docs/ARCHITECTURE.md, "The runtime, by room".)
 
 pub mod mcporter;
+pub(crate) mod per_run;
 pub mod record;
 pub mod update;

@@ -29,7 +29,7 @@ pub(crate) const KINDS: [(&str, &[&str]); 4] = [
 
 /// A value found by use must be at least this long: shorter strings (`"ok"`, `"user"`,
 /// `"1"`) are too likely to be the same by chance.
-const MIN_MINTED: usize = 8;
+pub(crate) const MIN_MINTED: usize = 8;
 
 /// The starts of the bound placeholders, as they are written.
 pub(crate) const STARTS: [&str; KINDS.len()] =
@@ -283,7 +283,26 @@ impl Sightings {
             }
         }
         seen.parts();
+        seen.rule_parts(bound);
         seen
+    }
+
+    /// A value a rule names may stand inside a server string rather than be one (an id
+    /// that differs between two runs, inside `"created at-5caaf2fb"`): it is bound as a
+    /// part, in the place of the first server string that holds it.
+    fn rule_parts(&mut self, bound: &[String]) {
+        for value in bound {
+            if self.from_server.iter().any(|(v, _)| v == value) {
+                continue;
+            }
+            if let Some(at) = self
+                .from_server
+                .iter()
+                .position(|(v, _)| holds_token(v, value))
+            {
+                self.from_server.insert(at, (value.clone(), None));
+            }
+        }
     }
 
     /// Part and whole, one decision: an echoed value that holds a token the server also

@@ -131,7 +131,13 @@ impl Fixture {
 /// A serve closure with its types erased: it takes the transport and gives a boxed future
 /// of how the server (or the client under test) ended. Of the whole replay, a test crate
 /// instantiates this constructor and nothing else: the rest is compiled once, here.
-pub struct Serve<'a>(Box<dyn FnOnce(Transport) -> ServeFuture + Send + 'a>);
+pub struct Serve<'a>(Calls<'a>);
+
+/// A closure called once, or one that serves again (a recording's second run).
+enum Calls<'a> {
+    Once(Box<dyn FnOnce(Transport) -> ServeFuture + Send + 'a>),
+    Each(std::sync::Arc<dyn Fn(Transport) -> ServeFuture + Send + Sync + 'a>),
+}
 
 /// The boxed future of a [`Serve`].
 pub(crate) type ServeFuture = Pin<Box<dyn Future<Output = Result<(), ServerError>> + Send>>;
@@ -145,21 +151,54 @@ impl<'a> Serve<'a> {
         Fut: Future<Output = O> + Send + 'static,
         O: ServeOutput,
     {
-        // Boxed as it comes: a server's future is often tens of kilobytes (rmcp's is), and
-        // each move of it unboxed (into the task's future, into the task) copies all of it.
-        Serve(Box::new(move |transport| {
-            // The server's future goes straight into its own box, and the wrapper holds only
-            // the box: moving the future itself into the wrapper, and the wrapper into a
-            // box, copied it twice more (14k instructions of memcpy in a one-call session).
-            let serving = Box::pin(serve(transport));
-            Box::pin(async move { serving.await.into_outcome() })
-        }))
+        Serve(Calls::Once(Box::new(move |transport| {
+            erased(serve(transport))
+        })))
+    }
+
+    /// Erases `serve`, a closure that can serve a fresh server on each transport it is
+    /// given (what `#[mcp_fixture]` hands over): a recording runs it a second time, to find
+    /// the values that change from one run to the next (`lifecycle/per_run.rs`).
+    pub fn each<F, Fut, O>(serve: F) -> Serve<'a>
+    where
+        F: Fn(Transport) -> Fut + Send + Sync + 'a,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        Serve(Calls::Each(std::sync::Arc::new(move |transport| {
+            erased(serve(transport))
+        })))
+    }
+
+    /// The same closure for another run, when it can serve more than once.
+    pub(crate) fn again(&self) -> Option<Serve<'a>> {
+        match &self.0 {
+            Calls::Once(_) => None,
+            Calls::Each(f) => Some(Serve(Calls::Each(f.clone()))),
+        }
     }
 
     /// Calls the closure on `transport`.
     pub(crate) fn call(self, transport: Transport) -> ServeFuture {
-        (self.0)(transport)
+        match self.0 {
+            Calls::Once(f) => f(transport),
+            Calls::Each(f) => f(transport),
+        }
     }
+}
+
+/// A server's future, boxed as it comes: a server's future is often tens of kilobytes
+/// (rmcp's is), and each move of it unboxed (into the task's future, into the task) copies
+/// all of it. The wrapper holds only the box: moving the future itself into the wrapper,
+/// and the wrapper into a box, copied it twice more (14k instructions of memcpy in a
+/// one-call session).
+fn erased<Fut, O>(serving: Fut) -> ServeFuture
+where
+    Fut: Future<Output = O> + Send + 'static,
+    O: ServeOutput,
+{
+    let serving = Box::pin(serving);
+    Box::pin(async move { serving.await.into_outcome() })
 }
 
 impl std::fmt::Debug for Serve<'_> {

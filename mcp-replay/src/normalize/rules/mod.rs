@@ -527,13 +527,14 @@ impl Rules {
 
     /// These rules as a fixture's header shapes them: at the version it pins (`"rules": N`,
     /// what it was written with; `None`: as they are), which wins over any other, with its
-    /// `"bind"` and `"pin"` selectors added. Through [`Rules::for_fixture`], in
+    /// `"bind"` and `"pin"` selectors added, and its `"sort"` ones. Through [`Rules::for_fixture`], in
     /// `fixture.rs`: the one place the header meets the rules.
     pub(crate) fn as_pinned<'a>(
         &self,
         version: Option<u64>,
         bind: &'a [String],
         pin: &'a [String],
+        sort: &'a [String],
     ) -> std::borrow::Cow<'_, Rules> {
         let mut rules = std::borrow::Cow::Borrowed(self);
         if let Some(version) = version.filter(|v| *v != self.base.version()) {
@@ -543,6 +544,13 @@ impl Rules {
             let owned = rules.to_mut();
             owned.bind.extend(bind.iter().map(|s| selector(s)));
             owned.pin.extend(pin.iter().map(|s| selector(s)));
+        }
+        for text in sort {
+            let owned = rules.to_mut();
+            owned.user.push(UserRule {
+                selector: selector(text),
+                action: Action::Sort,
+            });
         }
         rules
     }
