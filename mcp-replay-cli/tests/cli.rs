@@ -99,6 +99,39 @@ fn serve_plays_a_fixture_to_a_client_on_stdio_and_fails_on_a_divergence() {
     assert!(err.contains("1 recorded request still unused"), "{err}");
 }
 
+/// The create-then-read fixture re-recorded before client-first binding (issue 48's first
+/// case): the read sends `<MINTED:1>`, which no server line holds, so a replay sends it as
+/// written; and a read before any request. `check` reports both, by line, and passes the
+/// client lines alone, which a recording binds.
+#[test]
+fn check_reports_a_client_placeholder_nothing_before_it_binds() {
+    let dir = temp_dir("check-unbindable");
+    let create = r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"create_item","arguments":{"name":"bolt"}}}}"#;
+    let created = r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"created <MINTED:2>"}]}}}"#;
+    let read = r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"get_item","arguments":{"id":"<MINTED:1>"}}}}"#;
+    let refused = r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"no item <MINTED:1>"}],"isError":true}}}"#;
+    std::fs::write(
+        dir.join("sent_as_written.jsonl"),
+        [create, created, read, refused].join("\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("read_first.jsonl"), [read, create].join("\n")).unwrap();
+    std::fs::write(dir.join("client_lines.jsonl"), [create, read].join("\n")).unwrap();
+    let output = mcp_replay().arg("check").arg(&dir).output().unwrap();
+    let (out, _) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("sent_as_written.jsonl:3: unbindable: line 3 sends <MINTED:1>, but no server line before it holds it"),
+        "{out}"
+    );
+    assert!(
+        out.contains("read_first.jsonl:1: unbindable: line 1 sends <MINTED:1>, but no server line and no request come before it"),
+        "{out}"
+    );
+    assert!(!out.contains("client_lines.jsonl:"), "{out}");
+    assert!(out.contains("3 fixtures checked: 2 problems"), "{out}");
+}
+
 /// What the server sends is checked against the protocol's types: server-filesystem
 /// 2025.8.21 advertised `inputSchema: {}` (no `"type": "object"`), which the specification's
 /// schema rejects. A problem by default, naming file, line, path and rule; a warning with

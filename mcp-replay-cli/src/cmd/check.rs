@@ -60,7 +60,8 @@ pub(crate) const AFTER_HELP: &str = concat!(
     "  mcp-replay check --format json --junit check.xml   (CI)\n",
     "\n",
     "Exit 1 when a file has a problem (invalid, empty, a secret, a denied value, pending,\n",
-    "temporary, a server message that is not valid MCP unless --protocol-warnings;\n",
+    "temporary, a server message that is not valid MCP unless --protocol-warnings, a client\n",
+    "placeholder such as <MINTED:1> that nothing before it can bind;\n",
     "unreferenced with\n",
     "--unreferenced=reject): finding those is check's job. --unreferenced=delete deletes\n",
     "each fixture no test names (searched in the .rs files of its Cargo project) and its\n",
@@ -71,7 +72,8 @@ pub(crate) const AFTER_HELP: &str = concat!(
 /// One thing `check` found about one file.
 struct Problem {
     /// `invalid`, `secret`, `unreadable`, `pending`, `temporary`, `unreferenced`,
-    /// `deleted` (an unreferenced fixture `--unreferenced=delete` deleted), `protocol`.
+    /// `deleted` (an unreferenced fixture `--unreferenced=delete` deleted), `protocol`,
+    /// `unbindable` (a client placeholder nothing before it binds), `personal`, `denied`.
     kind: &'static str,
     /// The line of the fixture it is on, when it is on one.
     line: Option<usize>,
@@ -374,6 +376,19 @@ fn fixture_problems(
         Err(_) => Vec::new(),
     };
     if let Ok(fixture) = &loaded {
+        found.extend(fixture.unbindable().into_iter().map(|u| Problem {
+            kind: "unbindable",
+            line: Some(u.line),
+            summary: format!(
+                "{}:{}: unbindable: line {} sends {}, but {}",
+                path.display(),
+                u.line,
+                u.line,
+                u.placeholder,
+                u.why
+            ),
+            problem: true,
+        }));
         found.extend(personal_warnings(path, fixture));
     }
     found.extend(fixture_problem(path, &loaded, sources, strict));

@@ -9,6 +9,7 @@
 //! `correlate.rs`, the `"http_resume"` drop points `resume.rs`, and a fixture recorded message
 //! by message `recorder.rs`.
 
+mod bindable;
 mod correlate;
 mod header;
 mod parse;
@@ -17,6 +18,7 @@ mod resume;
 #[cfg(test)]
 mod tests;
 
+pub use bindable::Unbindable;
 pub use header::{AllowedSecret, Header};
 pub(crate) use recorder::Recorder;
 pub use resume::ResumePoint;
