@@ -53,6 +53,58 @@ async fn a_server_that_exits_with_a_status_is_a_server_failure_naming_it() {
     );
 }
 
+/// A server that dies at start says why on stderr (`error: ISSUES_API_KEY is not set`):
+/// the finding holds its last lines, so the report (JSON, JUnit, the page) says it too.
+#[tokio::test]
+async fn a_server_that_fails_at_start_carries_its_last_stderr_lines_in_the_finding() {
+    let script = "for i in $(seq 1 30); do echo \"starting $i\" >&2; done; \
+                  echo 'error: ISSUES_API_KEY is not set' >&2; exit 3";
+    let report = seed()
+        .replay()
+        .run(
+            move |t| async move { serve_command(t, Command::new("sh").args(["-c", script])).await },
+        )
+        .await;
+    let kinds: Vec<_> = report.mismatches().iter().map(|m| m.kind()).collect();
+    assert_eq!(kinds, [MismatchKind::ServerFailure], "{report}");
+    let summary = report.mismatches()[0].summary();
+    assert!(
+        summary.contains("exited with status 3; its last lines on stderr:"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("error: ISSUES_API_KEY is not set"),
+        "{summary}"
+    );
+    // The last twenty lines only.
+    assert!(
+        summary.contains("starting 30") && summary.contains("starting 12"),
+        "{summary}"
+    );
+    assert!(!summary.contains("starting 11\n"), "{summary}");
+}
+
+/// The caller chooses where the server's stderr goes; `Quiet` still keeps its last lines.
+#[tokio::test]
+async fn a_quiet_server_still_says_why_it_failed() {
+    use mcp_replay::process::{serve_command_with, ServerStderr};
+    let report = seed()
+        .replay()
+        .run(|t| async move {
+            serve_command_with(
+                t,
+                Command::new("sh").args(["-c", "echo 'no config' >&2; exit 2"]),
+                ServerStderr::Quiet,
+            )
+            .await
+        })
+        .await;
+    assert!(
+        report.mismatches()[0].summary().contains("no config"),
+        "{report}"
+    );
+}
+
 #[tokio::test]
 async fn a_server_killed_by_a_signal_is_a_server_failure_naming_it() {
     let report = seed()

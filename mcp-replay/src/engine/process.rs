@@ -110,9 +110,38 @@ pub(crate) fn serve_bound(grace: Duration) -> Duration {
 }
 
 #[cfg(feature = "process")]
-/// Starts `command` as the server under test and connects its stdin/stdout to `transport`
-/// (stderr passes through). Returns when the server exits: `Ok` on a zero exit status,
-/// otherwise an error that names the status or the signal. A server that could not be
+/// Where a child server's stderr goes ([`serve_command_with`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ServerStderr {
+    /// Read line by line and written with `eprintln!`, which `cargo test` captures: a
+    /// passing test is quiet, a failing one shows the server's lines with its output; the
+    /// command's output is the terminal's. The last lines are kept for the report. The
+    /// default of [`serve_command`].
+    #[default]
+    Captured,
+    /// The caller's stderr, as the process has it (written straight to the terminal,
+    /// around `cargo test`'s capture); no lines are kept.
+    Inherit,
+    /// Discarded, but the last lines are kept for the report.
+    Quiet,
+}
+
+#[cfg(feature = "process")]
+/// How many of the server's last stderr lines a failure carries, each cut at
+/// [`TAIL_LINE`] bytes.
+const TAIL_LINES: usize = 20;
+
+#[cfg(feature = "process")]
+/// The longest stderr line a failure carries, in bytes.
+const TAIL_LINE: usize = 400;
+
+#[cfg(feature = "process")]
+/// Starts `command` as the server under test and connects its stdin/stdout to `transport`;
+/// its stderr is [`ServerStderr::Captured`] ([`serve_command_with`] chooses another).
+/// Returns when the server exits: `Ok` on a zero exit status, otherwise an error that
+/// names the status or the signal and holds the last lines the server wrote on stderr
+/// (what says why: `error: ISSUES_API_KEY is not set`). A server that could not be
 /// started at all is an error holding a [`CouldNotStart`] ([`start_error`] finds it).
 ///
 /// When the harness closes the transport, the server's stdin is closed and the server has
@@ -136,13 +165,26 @@ pub(crate) fn serve_bound(grace: Duration) -> Duration {
 /// }
 /// ```
 pub async fn serve_command(transport: Transport, command: &mut Command) -> io::Result<()> {
+    serve_command_with(transport, command, ServerStderr::Captured).await
+}
+
+#[cfg(feature = "process")]
+/// [`serve_command`] with the server's stderr where `stderr` says.
+pub async fn serve_command_with(
+    transport: Transport,
+    command: &mut Command,
+    stderr: ServerStderr,
+) -> io::Result<()> {
     let program = format!("{:?}", command.as_std().get_program());
     let stopping = transport.stopping();
     let grace = stopping.grace();
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(match stderr {
+            ServerStderr::Inherit => Stdio::inherit(),
+            ServerStderr::Captured | ServerStderr::Quiet => Stdio::piped(),
+        })
         .kill_on_drop(true)
         .spawn()
         .map_err(|source| {
@@ -155,6 +197,71 @@ pub async fn serve_command(transport: Transport, command: &mut Command) -> io::R
             )
         })?;
     stopping.set_child();
+    let tail = child
+        .stderr
+        .take()
+        .map(|from| tokio::spawn(read_stderr(from, stderr == ServerStderr::Captured)));
+    let ended = serve_child(&mut child, transport, grace).await;
+    let tail = match tail {
+        Some(task) => match tokio::time::timeout(DRAIN_AFTER_EXIT, task).await {
+            Ok(Ok(lines)) => lines,
+            _ => Vec::new(),
+        },
+        None => Vec::new(),
+    };
+    let (status, how) = ended?;
+    if let Some(note) = how.describe(grace) {
+        // Its status is the signal's: how it stopped is the news, a note or a finding.
+        stopping.set_forced(note);
+        return Ok(());
+    }
+    if status.success() {
+        return Ok(());
+    }
+    let mut message = describe_exit(&program, status);
+    if !tail.is_empty() {
+        message.push_str(&format!(
+            "; its last lines on stderr:\n    {}",
+            tail.join("\n    ")
+        ));
+    }
+    Err(io::Error::other(message))
+}
+
+#[cfg(feature = "process")]
+/// Reads the server's stderr to its end, each line written with `eprintln!` when `echo`;
+/// the last [`TAIL_LINES`] lines, each cut at [`TAIL_LINE`] bytes.
+async fn read_stderr(from: tokio::process::ChildStderr, echo: bool) -> Vec<String> {
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(from).split(b'\n');
+    let mut tail: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    while let Ok(Some(line)) = lines.next_segment().await {
+        let line = String::from_utf8_lossy(&line);
+        let line = line.trim_end_matches('\r');
+        if echo {
+            eprintln!("{line}");
+        }
+        let mut end = line.len().min(TAIL_LINE);
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        if tail.len() == TAIL_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(line[..end].to_owned());
+    }
+    tail.into()
+}
+
+#[cfg(feature = "process")]
+/// Pipes `transport` to the child's stdin and its stdout back, until it ends by itself
+/// or by the stop sequence once the harness closed its side; its output is read all
+/// along, and for a moment after it was reaped. Its exit status, and how it ended.
+async fn serve_child(
+    child: &mut Child,
+    transport: Transport,
+    grace: Duration,
+) -> io::Result<(ExitStatus, Stopped)> {
     let mut stdin = child.stdin.take().expect("stdin is piped");
     let mut stdout = child.stdout.take().expect("stdout is piped");
     let (mut from_harness, mut to_harness) = tokio::io::split(transport);
@@ -172,10 +279,9 @@ pub async fn serve_command(transport: Transport, command: &mut Command) -> io::R
     let ended = async {
         tokio::select! {
             status = child.wait() => status.map(|status| (status, Stopped::Exited)),
-            () = to_server => stop(&mut child, grace).await,
+            () = to_server => stop(child, grace).await,
         }
     };
-    // Its output is read all along, and for a moment after it was reaped.
     tokio::pin!(ended, from_server);
     let mut drained = false;
     let ended = loop {
@@ -187,16 +293,7 @@ pub async fn serve_command(transport: Transport, command: &mut Command) -> io::R
     if !drained {
         let _ = tokio::time::timeout(DRAIN_AFTER_EXIT, &mut from_server).await;
     }
-    let (status, how) = ended?;
-    if let Some(note) = how.describe(grace) {
-        // Its status is the signal's: how it stopped is the news, a note or a finding.
-        stopping.set_forced(note);
-        return Ok(());
-    }
-    if status.success() {
-        return Ok(());
-    }
-    Err(io::Error::other(describe_exit(&program, status)))
+    ended
 }
 
 #[cfg(feature = "process")]
