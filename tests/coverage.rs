@@ -1,7 +1,11 @@
 //! What the bundled fixtures cover of the demo server, in process: the server's surface
-//! asked by `coverage::probe` (in both eras), against `fixtures/*.jsonl`.
+//! asked by `coverage::probe` (in both eras), against `fixtures/*.jsonl`; and
+//! `harness::coverage_of`, the one call a test makes: the same figures `mcp-replay coverage
+//! -- demo-server` gives for the same fixtures (`tests/cli.rs`), and a folder read as
+//! `check` reads it.
 
 use mcp_replay::coverage::{probe, Coverage, Surface};
+use mcp_replay::harness::coverage_of;
 use mcp_replay::protocol::Era;
 use mcp_replay::{Fixture, Transport};
 use mcp_replay_demo::DemoServer;
@@ -69,4 +73,43 @@ async fn the_bundled_fixtures_cover_the_demo_servers_tools_in_both_eras() {
         assert!(coverage.not_advertised.contains("tools/call no_such_tool"));
         println!("{era}:\n{coverage}\n");
     }
+}
+
+const FIXTURES: [&str; 6] = [
+    "lookup_issue",
+    "count_up_progress",
+    "divide_by_zero",
+    "job_status",
+    "list_and_read",
+    "handshake_and_tools_list",
+];
+
+#[tokio::test]
+async fn the_in_process_server_gets_the_coverage_the_command_gives() {
+    let paths: Vec<String> = FIXTURES
+        .iter()
+        .map(|f| format!("{}/fixtures/{f}.jsonl", env!("CARGO_MANIFEST_DIR")))
+        .collect();
+    let coverage = coverage_of(&paths, serve).await.expect("asked");
+    let text = coverage.to_string();
+    assert!((coverage.percent() - 71.4).abs() < 0.05, "{text}");
+    assert!(text.contains("tools: 4 of 5 called"), "{text}");
+    assert!(
+        text.trim_end().ends_with("coverage: 71.4% (5 of 7 tools, prompts, resources and resource templates, in 6 fixtures)"),
+        "{text}"
+    );
+
+    // A folder: its .jsonl fixtures, not its other files.
+    let dir = std::env::temp_dir().join(format!("mcp-replay-coverage-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("nested")).unwrap();
+    std::fs::copy(&paths[0], dir.join("lookup_issue.jsonl")).unwrap();
+    std::fs::copy(&paths[2], dir.join("nested/divide_by_zero.jsonl")).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a fixture").unwrap();
+    let folder = coverage_of(&[&dir], serve).await.expect("asked");
+    assert!(folder.to_string().contains("in 2 fixtures"), "{folder}");
+    let empty = dir.join("nested/empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let none = coverage_of(&[&empty], serve).await.expect_err("no fixture");
+    assert!(none.contains("no fixture (*.jsonl) there"), "{none}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

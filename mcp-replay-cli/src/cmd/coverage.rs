@@ -6,7 +6,8 @@
 use crate::args::{positive_time, Format, RulesArg, ServerArg};
 use crate::error::{Error, Outcome};
 use crate::out::{outln, print_json};
-use mcp_replay::coverage::{client_capabilities, probe, probe_next, Coverage, Surface};
+use mcp_replay::coverage::{Coverage, Surface};
+use mcp_replay::harness::{ask_surface, era_of};
 use mcp_replay::protocol::Era;
 use mcp_replay::{Fixture, Options, Rules};
 use std::path::PathBuf;
@@ -64,38 +65,15 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     }
     let rules = args.rules.own()?.unwrap_or_default();
     // A folder counts the `.jsonl` fixtures below it, as `check` reads them.
-    let mut fixtures = Vec::new();
-    for given in crate::files::roots(&args.fixtures)? {
-        let paths = if given.is_dir() {
-            crate::files::walk(std::slice::from_ref(&given))
-                .into_iter()
-                .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-                .collect()
-        } else {
-            vec![given]
-        };
-        for path in paths {
-            fixtures.push(Fixture::load(&path).map_err(Error::input)?);
-        }
-    }
-    if fixtures.is_empty() {
-        return Err(Error::input(format!(
-            "no fixture (*.jsonl) in {}",
-            args.fixtures
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
+    let fixtures = mcp_replay::harness::load_fixtures(&crate::files::roots(&args.fixtures)?)
+        .map_err(Error::input)?;
     let refs: Vec<&Fixture> = fixtures.iter().collect();
     let era = match &args.protocol {
         Some(version) => Era::of_version(version),
-        None if refs.iter().any(|f| f.era().is_stateless()) => Era::Stateless,
-        None => Era::Legacy,
+        None => era_of(&refs),
     };
     let surface = if args.url.is_some() || !args.server.is_empty() {
-        ask(&args, &rules, era, &client_capabilities(&refs)).await?
+        ask(&args, &rules, era, &refs).await?
     } else {
         Surface::of(&refs)
     };
@@ -115,40 +93,25 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     }
 }
 
-/// The live server's surface: the probe fixture replayed against it, re-recorded.
+/// The live server's surface ([`ask_surface`]): each round a new session of the server at
+/// `--url` or a new child process.
 async fn ask(
     args: &Args,
     rules: &Rules,
     era: Era,
-    capabilities: &serde_json::Value,
+    fixtures: &[&Fixture],
 ) -> Result<Surface, Error> {
-    let fixture = probe(era, capabilities);
-    let mut options = Options::new().protocol(era.default_version());
-    if let Some(timeout) = args.timeout {
-        options = options.timeout(timeout);
-    }
     if args.url.is_some() && !args.server.is_empty() {
         return Err(Error::usage(
             "give --url or a server command after --, not both",
         ));
     }
-    // A listing in pages: the probe again with the next page's request, until none has
-    // more (each round a new session, the cursors the server gives in it).
-    let mut fixture = fixture;
-    loop {
-        let target = crate::live::target(args.url.as_ref(), &args.server);
-        let report = match target.replay(&fixture, rules, &options).await {
-            Ok(report) => report,
-            Err(failure) => return Err(Error::server(failure)),
-        };
-        let Some(recorded) = report.recorded() else {
-            return Err(Error::server(format!(
-                "could not ask the server for its surface:\n{report}"
-            )));
-        };
-        match probe_next(recorded) {
-            Some(next) => fixture = next,
-            None => return Ok(Surface::of(&[recorded])),
-        }
+    let mut options = Options::new();
+    if let Some(timeout) = args.timeout {
+        options = options.timeout(timeout);
     }
+    let target = || crate::live::target(args.url.as_ref(), &args.server);
+    ask_surface(target, fixtures, era, rules, &options)
+        .await
+        .map_err(Error::server)
 }

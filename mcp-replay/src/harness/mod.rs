@@ -27,6 +27,7 @@
 
 mod attribute;
 mod claim;
+mod coverage;
 mod outcome;
 mod page;
 mod plan;
@@ -35,6 +36,7 @@ mod target;
 
 pub use crate::env::PENDING_PASSES_ENV;
 pub use attribute::Test;
+pub use coverage::{ask_surface, coverage_of, era_of, load_fixtures};
 pub use outcome::{Failure, Verdict};
 pub use page::{page_name, write_html, HTML_ENV};
 pub use plan::{settle, Plan, Replayed};
