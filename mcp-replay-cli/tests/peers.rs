@@ -507,6 +507,55 @@ fn values_that_change_every_run_are_pinned_when_recording() {
     }
 }
 
+/// A server that speaks protocol 2026-07-28 only refuses the harness's legacy
+/// `initialize` with -32601: the report says to replay in that era and how, nothing is
+/// written; re-recorded with `--protocol 2026-07-28`, the fixture's header says so and its
+/// plain replays are green.
+#[test]
+fn a_server_of_protocol_2026_07_28_only_is_told_and_recorded_in_its_era() {
+    let server = cat(&[&peer("python-crm-server"), &["--only-stateless".into()]]);
+    let dir = temp_dir("crm-only-stateless");
+    let fixture = dir.join("ping.jsonl").display().to_string();
+    let lines = run(&[
+        mcp_replay(),
+        "call".into(),
+        "-o".into(),
+        fixture.clone(),
+        "--client-only".into(),
+        "--tool".into(),
+        "ping_crm".into(),
+    ]);
+    assert!(lines.status.success(), "{}", text(&lines).1);
+    let legacy = run(&rerecord(&fixture, &server));
+    let (out, err) = text(&legacy);
+    assert_eq!(legacy.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("may speak protocol 2026-07-28 only"), "{out}");
+    assert!(out.contains("`--protocol 2026-07-28`"), "{out}");
+    assert!(out.contains("NOT re-recorded"), "{out}");
+    let head = [
+        mcp_replay(),
+        "replay".into(),
+        "--update".into(),
+        "--protocol".into(),
+        "2026-07-28".into(),
+        fixture.clone(),
+        "--".into(),
+    ];
+    let modern = run(&cat(&[&head, &server]));
+    let (out, err) = text(&modern);
+    assert!(modern.status.success(), "{out}{err}");
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        written.starts_with(r#"{"mcp_replay":1,"protocol":"2026-07-28"}"#),
+        "{written}"
+    );
+    let five: Vec<String> = std::iter::repeat_n(fixture, 5).collect();
+    let green = run(&replay(&five, &server));
+    let (out, err) = text(&green);
+    assert!(green.status.success(), "{out}{err}");
+    assert!(out.contains("5 passed, 0 failed"), "{out}");
+}
+
 /// `call` names an earlier answer's value in a later step (`id=@1:.structuredContent.id`):
 /// the recording binds it, so the fixture replays green; a step not run yet is refused.
 #[test]

@@ -32,10 +32,14 @@ sets the version it names (1.0.0 by default).
 back: `ping_crm` answers "pong from at-<8 hex>" (an id minted per run) with
 structuredContent {"regions": [...]} in another order in every run.
 
+`--only-stateless` speaks protocol 2026-07-28 only (as a server built for that revision
+alone): `initialize` is an unknown method (-32601), `server/discover` answers, and every
+result says `"resultType": "complete"`.
+
 Variant: `--variant changed` makes `get_customer` answer "<name> (owner <owner>, manager
 <manager>)".
 
-Usage: python3 crm_server.py [--variant default|changed] [--release X] [--per-run]
+Usage: python3 crm_server.py [--variant default|changed] [--release X] [--per-run] [--only-stateless]
 """
 
 from __future__ import annotations
@@ -99,7 +103,8 @@ TOOLS = [
 
 
 class Crm:
-    def __init__(self, variant: str, release: str, per_run: bool = False) -> None:
+    def __init__(self, variant: str, release: str, per_run: bool = False, only_stateless: bool = False) -> None:
+        self.only_stateless = only_stateless
         self.variant = variant
         self.release = release
         self.per_run = per_run
@@ -123,6 +128,22 @@ class Crm:
         send({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
     def dispatch(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self.only_stateless:
+            if method == "initialize":
+                raise RpcError(-32601, "Method not found: initialize")
+            if method == "server/discover":
+                return {
+                    "resultType": "complete",
+                    "supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {}, "resources": {}, "logging": {}},
+                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "mcp-replay-crm", "version": self.release}},
+                }
+            result = self.dispatch_any(method, params)
+            result["resultType"] = "complete"
+            return result
+        return self.dispatch_any(method, params)
+
+    def dispatch_any(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "initialize":
             return {
                 # The versions it speaks; a client asking for another gets its latest.
@@ -259,8 +280,9 @@ def main() -> None:
     parser.add_argument("--variant", choices=("default", "changed"), default="default")
     parser.add_argument("--release", default="1.0.0", help="the version it names in every result")
     parser.add_argument("--per-run", action="store_true", help="values and an order that change every run")
+    parser.add_argument("--only-stateless", action="store_true", help="protocol 2026-07-28 only: no initialize")
     args = parser.parse_args()
-    crm = Crm(args.variant, args.release, args.per_run)
+    crm = Crm(args.variant, args.release, args.per_run, args.only_stateless)
     for line in sys.stdin:
         if line.strip():
             crm.handle(json.loads(line))
