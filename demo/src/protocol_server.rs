@@ -198,9 +198,6 @@ async fn legacy_answer(
 }
 
 /// Parses the client's answer (either era) into its typed result.
-// The error is the tool's answer, returned as it is; with serde_json's `preserve_order` on
-// (tower-mcp, a dev-dependency of the tests, turns it on) its maps are larger.
-#[allow(clippy::result_large_err)]
 fn parse<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T, CallToolResult> {
     serde_json::from_value(answer)
         .map_err(|error| tool_error(format!("malformed {what} result: {error}")))
