@@ -216,12 +216,7 @@ impl Options {
             .clone()
             .or_else(|| header.protocol.clone())
             .unwrap_or_else(|| era.default_version().to_owned());
-        let chosen_protocol = self
-            .protocol
-            .clone()
-            .filter(|p| header.protocol.as_ref() != Some(p));
         Settings {
-            chosen_protocol,
             rules: rules.for_fixture(fixture),
             timeout: self
                 .timeout
@@ -263,10 +258,6 @@ pub(crate) struct Settings<'r> {
     pub era: Era,
     /// The protocol version the harness speaks.
     pub protocol: String,
-    /// The version the options chose over the header's (`--protocol`, the attribute's
-    /// `protocol`): what a recording of a fixture without a handshake writes as its
-    /// header's `"protocol"`, so that its next plain replay speaks the same.
-    pub chosen_protocol: Option<String>,
     pub trace: bool,
     /// Keep what the server sent, for a re-recording.
     pub record: bool,

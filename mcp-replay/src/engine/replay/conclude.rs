@@ -350,23 +350,7 @@ impl<'f> Session<'f> {
                 }
             }
         }
-        let mut fixture = recorder.finish().ok()?;
-        // A fixture without a handshake replayed in an era the options chose: its header
-        // says so, so that the next plain replay speaks the same.
-        let handshake = entries
-            .iter()
-            .find(|e| e.direction() == Direction::ClientToServer)
-            .is_some_and(|e| matches!(e.method(), Some("initialize" | "server/discover")));
-        if let Some(version) = self
-            .settings
-            .chosen_protocol
-            .as_ref()
-            .filter(|_| !handshake)
-        {
-            fixture = fixture
-                .with_header_key("protocol", Value::String(version.clone()))
-                .ok()?;
-        }
+        let fixture = recorder.finish().ok()?;
         Some(self.label_new_minted(fixture))
     }
 
