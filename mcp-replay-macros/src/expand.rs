@@ -27,7 +27,8 @@ pub fn mcp_fixture(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Rewrites the validated test: same attributes (in order), same visibility
 /// and qualifiers, no parameters and no return type; the body moves into the
-/// serve closure handed to `Test::serve` (or `client`, or the service future to `http`).
+/// serve closure handed to `Test::serve_each` (or `client`, or `pair` for a body that is
+/// the client, or the service future to `http`).
 pub fn expand(fixture: &Fixture) -> TokenStream {
     let item = &fixture.item;
     let outer = item
@@ -45,6 +46,10 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
     let ident = &sig.ident;
     let test = test(fixture, ident);
     let (entry, body) = match &fixture.transport {
+        Some(server) if fixture.client.is_some() => {
+            let client = fixture.client.as_ref().expect("matched");
+            (quote!(pair), pair_closure(fixture, server, client))
+        }
         Some(transport) if fixture.mock_server => {
             (quote!(client), serve_closure(fixture, transport))
         }
@@ -126,6 +131,15 @@ fn serve_closure(fixture: &Fixture, transport: &syn::PatType) -> TokenStream {
     quote!(|#(#param_attrs)* #pat: #ty| #body)
 }
 
+/// The test's body as the closure of a body that is the client, taking the server's and
+/// the client's transports as written.
+fn pair_closure(fixture: &Fixture, server: &syn::PatType, client: &syn::PatType) -> TokenStream {
+    let (server_attrs, server_pat, server_ty) = (&server.attrs, &server.pat, &server.ty);
+    let (client_attrs, client_pat, client_ty) = (&client.attrs, &client.pat, &client.ty);
+    let body = typed_body(fixture);
+    quote!(|#(#server_attrs)* #server_pat: #server_ty, #(#client_attrs)* #client_pat: #client_ty| #body)
+}
+
 /// The test's body as an `async move` block. With a return type, the body's value is bound
 /// to it, so that `?` inside the body knows which error type to convert into and a generic
 /// value (`StreamableHttpService::new(..)` under `http`) knows its parameters.
@@ -181,6 +195,48 @@ mod should {
             }
         };
         assert_eq!(out, expected.to_string());
+    }
+
+    #[test]
+    fn expand_two_transports_to_a_body_that_is_the_client() {
+        let out = expanded(
+            quote!("notes"),
+            quote! {
+                #[tokio::test]
+                async fn notes(server: Transport, client: Transport) {
+                    run(server, client).await;
+                }
+            },
+        );
+        let expected = quote! {
+            #[tokio::test]
+            async fn notes() {
+                if let ::core::result::Result::Err(__mcp_replay_failure) = ::mcp_replay::harness::Test::new(
+                    ::core::env!("CARGO_MANIFEST_DIR"),
+                    "notes",
+                    ::core::concat!(::core::module_path!(), "::", ::core::stringify!(notes)),
+                )
+                .pair(|server: Transport, client: Transport| async move {
+                    run(server, client).await;
+                })
+                .await
+                {
+                    ::core::panic!("{}", __mcp_replay_failure)
+                }
+            }
+        };
+        assert_eq!(out, expected.to_string());
+        let refused = expanded(
+            quote!("notes", mock_server),
+            quote! {
+                #[tokio::test]
+                async fn notes(server: Transport, client: Transport) {}
+            },
+        );
+        assert!(
+            refused.contains("with `mock_server` the fixture plays the server"),
+            "{refused}"
+        );
     }
 
     #[test]

@@ -11,7 +11,8 @@ mod parse;
 
 use proc_macro::TokenStream;
 
-/// Turns an `async fn` test taking one `Transport` into a replay test of the
+/// Turns an `async fn` test taking one `Transport` (or two, the server's and the
+/// client's, when the body is the client) into a replay test of the
 /// fixture `<dir>/<name>.jsonl`. Documented, with compiled examples, where users
 /// meet it: `mcp_replay::mcp_fixture`.
 #[proc_macro_attribute]

@@ -41,6 +41,9 @@ pub struct Fixture {
     /// `None` with `http`: the test takes no parameter and returns the Streamable HTTP
     /// service the fixture replays against.
     pub transport: Option<PatType>,
+    /// The second parameter, the client's transport, when the body is the client
+    /// (`async fn t(server: Transport, client: Transport)`).
+    pub client: Option<PatType>,
 }
 
 /// An option slot: `None` until the key is given, then `Some(value)`, where
@@ -100,15 +103,25 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::E
         })
         .ok();
     let http = options.http.is_some();
-    let transport = item.as_ref().and_then(|item| {
-        check_attributes(item, &mut errors);
-        if http {
-            check_http_signature(&item.sig, &mut errors);
-            None
-        } else {
-            check_signature(&item.sig, &mut errors)
-        }
-    });
+    let (transport, client) = item
+        .as_ref()
+        .map(|item| {
+            check_attributes(item, &mut errors);
+            if http {
+                check_http_signature(&item.sig, &mut errors);
+                (None, None)
+            } else {
+                check_signature(&item.sig, &mut errors)
+            }
+        })
+        .unwrap_or((None, None));
+    if let (Some(client), Some(_)) = (&client, &options.mock_server) {
+        errors.push(syn::Error::new_spanned(
+            client,
+            "with `mock_server` the fixture plays the server: the test takes one transport, \
+             the client's; remove this parameter",
+        ));
+    }
     match (options.name, item, transport) {
         (Some(name), Some(item), transport)
             if errors.is_empty() && (http || transport.is_some()) =>
@@ -124,6 +137,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::E
                 allow_stray_output: options.allow_stray_output.is_some(),
                 item,
                 transport,
+                client,
             })
         }
         _ => Err(errors),
@@ -493,8 +507,12 @@ fn not_async(sig: &Signature, test_attr: Option<&Attribute>) -> syn::Error {
     syn::Error::new_spanned(sig.fn_token, msg)
 }
 
-/// Signature rules: not generic, exactly one parameter (not `self`), which is returned.
-fn check_signature(sig: &Signature, errors: &mut Vec<syn::Error>) -> Option<PatType> {
+/// Signature rules: not generic, one parameter (the transport) or two (the server's and
+/// the client's), not `self`; returned.
+fn check_signature(
+    sig: &Signature,
+    errors: &mut Vec<syn::Error>,
+) -> (Option<PatType>, Option<PatType>) {
     let generic = "#[mcp_fixture] tests cannot be generic: remove";
     if !sig.generics.params.is_empty() {
         let msg = format!("{generic} the generic parameters");
@@ -504,8 +522,9 @@ fn check_signature(sig: &Signature, errors: &mut Vec<syn::Error>) -> Option<PatT
         errors.push(syn::Error::new_spanned(where_clause, msg));
     }
     let takes = format!(
-        "#[mcp_fixture] tests take exactly one parameter, the transport: \
-         `async fn {}(transport: mcp_replay::Transport)`",
+        "#[mcp_fixture] tests take the transport, `async fn {0}(transport: \
+         mcp_replay::Transport)`, or two, the server's and the client's, when the body is the \
+         client: `async fn {0}(server: Transport, client: Transport)`",
         sig.ident
     );
     for input in &sig.inputs {
@@ -516,6 +535,7 @@ fn check_signature(sig: &Signature, errors: &mut Vec<syn::Error>) -> Option<PatT
     }
     let mut inputs = sig.inputs.iter();
     let first = inputs.next();
+    let second = inputs.next();
     let extra: TokenStream = inputs.map(|input| quote::quote!(#input)).collect();
     if first.is_none() {
         let msg = format!("missing the transport parameter; {takes}");
@@ -524,10 +544,11 @@ fn check_signature(sig: &Signature, errors: &mut Vec<syn::Error>) -> Option<PatT
         let msg = format!("remove the extra parameters; {takes}");
         errors.push(syn::Error::new_spanned(extra, msg));
     }
-    match first {
-        Some(FnArg::Typed(transport)) => Some(transport.clone()),
+    let typed = |input: Option<&FnArg>| match input {
+        Some(FnArg::Typed(t)) => Some(t.clone()),
         _ => None,
-    }
+    };
+    (typed(first), typed(second))
 }
 
 /// With `http`: no parameter, and a return type (the service to replay against).

@@ -76,6 +76,35 @@ impl Report {
         self
     }
 
+    /// A report of `source` with nothing in it yet.
+    pub(crate) fn empty(source: &str) -> Report {
+        Report {
+            source: source.to_owned(),
+            test: None,
+            rerecord: None,
+            mismatches: Vec::new(),
+            accepted: Vec::new(),
+            warnings: Vec::new(),
+            notes: Vec::new(),
+            recorded: None,
+            timeline: None,
+        }
+    }
+
+    /// This report with the failure of a test body that is the client (its panic, its
+    /// error) as a finding: the test fails, and a re-recording is not written.
+    pub(crate) fn with_body_failure(mut self, why: crate::ServerError) -> Self {
+        self.mismatches.insert(
+            0,
+            Mismatch::new(
+                MismatchKind::ServerFailure,
+                None,
+                format!("the test body failed: {why}"),
+            ),
+        );
+        self
+    }
+
     /// This report with a finding that the client under test failed (a mock session's
     /// client that panicked or returned an error): what it did until then stays reported.
     pub(crate) fn with_client_failure(mut self, why: crate::ServerError) -> Self {

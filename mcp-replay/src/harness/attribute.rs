@@ -156,6 +156,19 @@ impl Test {
         self.target(Target::serve_each(serve))
     }
 
+    /// Two transports, `async fn t(server: Transport, client: Transport)`: the body serves
+    /// its server on the first and drives its client on the second; every message passes
+    /// through, and the exchange is compared with the fixture, which its first run writes
+    /// ([`Target::pair`]).
+    pub fn pair<'a, F, Fut, O>(self, body: F) -> impl Future<Output = Result<(), Failure>> + 'a
+    where
+        F: FnOnce(Transport, Transport) -> Fut + Send + 'a,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        self.target(Target::pair(body))
+    }
+
     /// `mock_server`: the fixture plays the server for the client `client` runs.
     pub fn client<'a, F, Fut, O>(self, client: F) -> impl Future<Output = Result<(), Failure>> + 'a
     where

@@ -168,7 +168,7 @@ impl Plan {
     /// against `target`, names the test, writes the page of the session and
     /// [`conclude`](Plan::conclude)s. A client under test ([`Target::Client`]) is never
     /// re-recorded.
-    pub async fn replay(mut self, target: Target<'_>) -> Replayed {
+    pub async fn replay(mut self, mut target: Target<'_>) -> Replayed {
         if target.is_client() {
             self.mode = UpdateMode::No;
         }
@@ -179,9 +179,16 @@ impl Plan {
         let claim = claim::claim_for_update(&self.path, self.mode, &test).await;
         let mut plan = self;
         claim.adjust(&mut plan.path, &mut plan.mode);
-        let (fixture, rules, options) = match plan.prepare() {
-            Ok(prepared) => prepared,
-            Err(failure) => return Replayed::without_report(failure),
+        let (fixture, rules, options) = match (plan.prepare(), target) {
+            (Ok(prepared), target_) => {
+                target = target_;
+                prepared
+            }
+            // A test whose body is the client writes its fixture from its first run.
+            (Err(Failure::Input(Error::MissingFixture { .. })), Target::Pair(body)) => {
+                return plan.first_recording(body).await
+            }
+            (Err(failure), _) => return Replayed::without_report(failure),
         };
         let again = target.again();
         let mut report = match target.replay(&fixture, &rules, &options).await {
@@ -202,6 +209,54 @@ impl Plan {
             verdict: claim.conclude(|| plan.conclude(&report), &plan.path, &report, &test),
             report: Some(report),
             page,
+        }
+    }
+
+    /// The first run of a test whose body is the client ([`Target::pair`]), with no fixture
+    /// yet: the exchange is the fixture. `1`/`always`/`force` write it and pass; `new` (the
+    /// default outside CI) writes `NAME.jsonl.new` and fails saying how to accept it; under
+    /// CI (`no`) nothing is written and the test fails naming the file. A body that failed
+    /// writes nothing.
+    async fn first_recording(&self, body: super::pair::Pair<'_>) -> Replayed {
+        let folder = self.path.parent().unwrap_or(Path::new("."));
+        let rules = match rules_for(None, folder, &self.workspace, self.rules.as_ref()) {
+            Ok(rules) => rules,
+            Err(e) => return Replayed::without_report(e.into()),
+        };
+        let exchange = super::pair::pass_through(body).await;
+        let source = self.path.display().to_string();
+        let mut report = super::pair::report_of(exchange, None, &source, &rules, true);
+        if let Some(test) = &self.test {
+            report = report.with_test_name(test);
+        }
+        let quoted = shell_quote(&source);
+        let verdict = match (report.is_ok(), report.recorded(), self.mode) {
+            (false, _, _) | (_, None, _) => Err(Failure::Findings(render(&report, self.terminal))),
+            (true, Some(_), UpdateMode::No) => Err(Failure::Findings(format!(
+                "{source} does not exist, and this test records it: nothing is written under CI. \
+                 Run the test once locally (it writes {source}.new to review and accept) or with \
+                 MCP_FIXTURE_UPDATE=1, and commit the fixture"
+            ))),
+            (true, Some(recorded), mode) => match write_fixture(recorded, &self.path, mode) {
+                Err(e) => Err(e.into()),
+                Ok(Written::Pending(p)) => Err(Failure::Pending {
+                    message: format!(
+                        "{source} does not exist: the test's exchange is its first recording, \
+                         written to {new} for review. Accept it with\n    mcp-replay accept \
+                         {new_quoted}\nor `mcp-replay test --accept`, or run the test with \
+                         MCP_FIXTURE_UPDATE=1 (quoted path: {quoted})",
+                        new = p.display(),
+                        new_quoted = shell_quote(&p.display().to_string()),
+                    ),
+                    path: p,
+                }),
+                Ok(Written::Updated(p) | Written::Unchanged(p)) => Ok(Verdict::Rerecorded(p)),
+            },
+        };
+        Replayed {
+            verdict,
+            report: Some(report),
+            page: None,
         }
     }
 

@@ -34,6 +34,10 @@ pub enum Target<'a> {
     /// A client under test: the fixture plays the server, and the closure runs the client
     /// on the transport. Nothing is re-recorded: a client writes no server answers.
     Client(Serve<'a>),
+    /// A test body that is the client: it serves its server on one transport and runs its
+    /// client on the other; the harness passes every line through and compares the
+    /// exchange with the fixture (`harness/pair.rs`).
+    Pair(super::pair::Pair<'a>),
 }
 
 impl<'a> Target<'a> {
@@ -59,6 +63,19 @@ impl<'a> Target<'a> {
         O: ServeOutput,
     {
         Target::Serve(Serve::each(serve))
+    }
+
+    /// A test body that serves its server on the first transport and drives any client on
+    /// the second (rmcp's `().serve(client)`), with its own assertions: every message
+    /// passes through unchanged, and the exchange is recorded and compared with the
+    /// fixture, the server's side and the client's.
+    pub fn pair<F, Fut, O>(body: F) -> Target<'a>
+    where
+        F: FnOnce(Transport, Transport) -> Fut + Send + 'a,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        Target::Pair(super::pair::Pair::new(body))
     }
 
     /// A client under test that `client` runs on the transport the mock server answers.
@@ -136,6 +153,21 @@ impl<'a> Target<'a> {
             #[cfg(feature = "http")]
             Target::Http(bridge) => Ok(fixture.replay_erased_bridge(rules, options, bridge).await),
             Target::Client(client) => Ok(replay_client(fixture, rules, options, client).await),
+            Target::Pair(body) => {
+                let settings = options.resolve(fixture, rules);
+                let exchange = super::pair::pass_through(body).await;
+                let mut report = super::pair::report_of(
+                    exchange,
+                    Some(fixture),
+                    fixture.source(),
+                    rules,
+                    settings.record,
+                );
+                if settings.record_on_change && report.is_ok() {
+                    report.recorded = None;
+                }
+                Ok(report)
+            }
         }
     }
 }

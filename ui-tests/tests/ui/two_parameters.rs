@@ -1,9 +1,0 @@
-use mcp_replay::mcp_fixture;
-
-#[mcp_fixture("lookup_issue")]
-#[tokio::test]
-async fn lookup_issue(transport: mcp_replay::Transport, retries: u32) {
-    drop((transport, retries));
-}
-
-fn main() {}
