@@ -28,6 +28,8 @@
 mod attribute;
 mod claim;
 mod coverage;
+#[cfg(feature = "files")]
+mod files;
 mod outcome;
 mod page;
 mod pair;
@@ -38,6 +40,8 @@ mod target;
 pub use crate::env::PENDING_PASSES_ENV;
 pub use attribute::Test;
 pub use coverage::{ask_surface, coverage_of, era_of, load_fixtures};
+#[cfg(feature = "files")]
+pub use files::Files;
 pub use outcome::{Failure, Verdict};
 pub use page::{page_name, write_html, HTML_ENV};
 pub use pair::Pair;
