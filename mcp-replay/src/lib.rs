@@ -148,7 +148,8 @@ pub use error::{Error, Invalid};
 pub use findings::report::{Mismatch, MismatchKind, Report};
 pub use fixture::Fixture;
 /// Turns an `async fn` test taking one [`Transport`] into a replay test of the
-/// fixture `<dir>/<name>.jsonl`.
+/// fixture `<dir>/<name>.jsonl`; with two, the server's and the client's, the body is the
+/// client and the fixture its record ([`harness::Target::pair`]).
 ///
 /// Write it **above** `#[tokio::test]` (attributes expand top to bottom):
 ///
@@ -166,6 +167,22 @@ pub use fixture::Fixture;
 /// async fn lookup_issue(transport: Transport) {
 ///     let server = DemoServer::default().serve(transport).await.unwrap();
 ///     let _ = server.waiting().await;
+/// }
+///
+/// // Two transports: the body is the client. It serves its server on the first and
+/// // drives rmcp's typed client on the second; the exchange is the fixture, written by
+/// // the first run (`MCP_FIXTURE_UPDATE=1`), compared on every later one.
+/// #[mcp_fixture("lookup_flow")]
+/// #[tokio::test]
+/// async fn lookup_flow(server: Transport, client: Transport) {
+///     ::tokio::spawn(async move {
+///         let server = DemoServer::default().serve(server).await.unwrap();
+///         let _ = server.waiting().await;
+///     });
+///     let client = ().serve(client).await.unwrap();
+///     let tools = client.list_all_tools().await.unwrap();
+///     assert!(tools.is_empty());
+///     client.cancel().await.unwrap();
 /// }
 ///
 /// // Options: a subfolder in the name, another fixture folder, a time limit.
