@@ -226,6 +226,20 @@ async fn the_first_run_writes_the_fixture_and_later_runs_compare_both_sides() {
     assert!(body.contains("params"), "{body}");
     assert!(body.contains("\"eggs\""), "{body}");
 
+    // The fixture this form wrote replays under the one-transport form too: the harness is
+    // the client then, and binds the read's id to the one the server mints.
+    for run in 1..=5 {
+        if let Err(f) = test(dir, UpdateMode::No)
+            .serve_each(|t| async move {
+                let running = Notes::default().serve(t).await.expect("serves");
+                let _ = running.waiting().await;
+            })
+            .await
+        {
+            panic!("replay {run}: {f}");
+        }
+    }
+
     // A panic in the body: the test fails with it, and the fixture is not rewritten.
     let panicked = test(dir, UpdateMode::Always)
         .pair(|s, c| async move {
@@ -247,4 +261,64 @@ async fn the_first_run_writes_the_fixture_and_later_runs_compare_both_sides() {
 #[tokio::test]
 async fn pair_notes(server: Transport, client: Transport) {
     create_then_read(Notes::default(), "milk", server, client).await;
+}
+
+/// A hand-written server (no SDK: lines in, lines out) with rmcp's typed client: the
+/// first run writes the fixture, the next compares, and a changed answer is found.
+#[tokio::test]
+async fn a_raw_server_and_rmcp_s_client_record_and_compare() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    async fn raw(transport: Transport, answer: &'static str) {
+        let (read, mut write) = tokio::io::split(transport);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+            let Some(id) = message.get("id").cloned() else {
+                continue;
+            };
+            let result = match message["method"].as_str() {
+                Some("initialize") => json!({
+                    "protocolVersion": message["params"]["protocolVersion"],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "raw", "version": "0.1.0"},
+                }),
+                Some("tools/list") => json!({"tools": [
+                    {"name": "greet", "inputSchema": {"type": "object"}}
+                ]}),
+                _ => json!({"content": [{"type": "text", "text": answer}]}),
+            };
+            let line = json!({"jsonrpc": "2.0", "id": id, "result": result});
+            write
+                .write_all(format!("{line}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+    }
+    async fn body(s: Transport, c: Transport, answer: &'static str) {
+        tokio::spawn(raw(s, answer));
+        let client = ().serve(c).await.expect("connects");
+        let tools = client.list_all_tools().await.expect("lists");
+        assert_eq!(tools.len(), 1);
+        let greeted = client
+            .call_tool(call("greet", json!({"name": "Ada"})))
+            .await
+            .expect("greets");
+        assert_eq!(greeted.is_error, None);
+        client.cancel().await.expect("closes");
+    }
+    let dir = dir("raw");
+    test(dir, UpdateMode::Always)
+        .pair(|s, c| body(s, c, "hello Ada"))
+        .await
+        .unwrap_or_else(|f| panic!("{f}"));
+    test(dir, UpdateMode::No)
+        .pair(|s, c| body(s, c, "hello Ada"))
+        .await
+        .unwrap_or_else(|f| panic!("{f}"));
+    let changed = test(dir, UpdateMode::No)
+        .pair(|s, c| body(s, c, "hi Ada"))
+        .await
+        .expect_err("the answer changed")
+        .to_string();
+    assert!(changed.contains("1 mismatch (1 result)"), "{changed}");
 }
