@@ -10,9 +10,10 @@
 //!                 one side alone, for callgrind (`--toggle-collect='*measured*'`):
 //!                 harness (compare-only) | harness-record | harness-auto (records on
 //!                 change, the attribute's default outside CI) | raw | fixed-harness | fixed-raw |
-//!                 norm-harness | norm-floor
-//!   --n N         tool calls for `harness` / `raw` (default 100)
-//!   --warm        for harness, raw, fixed-harness, fixed-raw: run once before the measured
+//!                 norm-harness | norm-floor | pair (a test whose body is the client: the
+//!                 raw client and the server through the pass-through, compared)
+//!   --n N         tool calls for `harness` / `raw` / `pair` (default 100)
+//!   --warm        for harness, raw, pair, fixed-harness, fixed-raw: run once before the measured
 //!                 run, so that one-time costs (lazy statics) stay out
 //!   --repeat R    for harness and raw: the measured run R times over (default 1), so that
 //!                 a whole-process counter (`perf stat -e task-clock,page-faults`) sees the
@@ -42,7 +43,7 @@ use mcp_replay::{Fixture, Options, Rules};
 use mcp_replay_demo::DemoServer;
 use rmcp::ServiceExt;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::runtime::Runtime;
 
 // ---------------------------------------------------------------------------------------
@@ -199,6 +200,14 @@ async fn raw_session(calls: &[String]) -> usize {
             .expect("session setup");
         let _ = running.waiting().await;
     });
+    let messages = raw_client(client_io, calls).await;
+    server.await.expect("server task");
+    messages
+}
+
+/// The raw client of [`raw_session`] on any stream: initialize, initialized, each call,
+/// each response read; then its output closed.
+async fn raw_client<S: AsyncRead + AsyncWrite>(client_io: S, calls: &[String]) -> usize {
     let (read, mut write) = tokio::io::split(client_io);
     let mut read = BufReader::new(read);
     let mut line = Vec::with_capacity(1024);
@@ -217,8 +226,28 @@ async fn raw_session(calls: &[String]) -> usize {
         messages += 2;
     }
     write.shutdown().await.expect("shutdown");
-    server.await.expect("server task");
     messages
+}
+
+/// A test whose body is the client (`harness::Target::pair`): the raw client of
+/// [`raw_session`] and the demo server on the two transports, every line passed through
+/// and kept, the exchange recorded and compared with `fixture` (compare only).
+async fn pair_session(fixture: &Fixture, calls: &[String]) {
+    let calls = calls.to_vec();
+    let target = mcp_replay::harness::Target::pair(move |server, client| async move {
+        let serving = tokio::spawn(async move {
+            let running = DemoServer::default().serve(server).await.expect("session setup");
+            let _ = running.waiting().await;
+        });
+        raw_client(client, &calls).await;
+        serving.await.expect("server task");
+    });
+    let options = Options::new().without_recording();
+    let report = target
+        .replay(fixture, &bench_rules(), &options)
+        .await
+        .expect("a pass-through");
+    black_box(report);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -791,6 +820,20 @@ fn main() {
             measured(|| {
                 for _ in 0..repeat {
                     rt.block_on(raw_session(&calls));
+                }
+            });
+        }
+        // The pass-through of a test whose body is the client, for callgrind.
+        "pair" => {
+            let rt = runtime();
+            let fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
+            let calls = echo_calls(n);
+            if warm {
+                rt.block_on(pair_session(&fixture, &calls));
+            }
+            measured(|| {
+                for _ in 0..repeat {
+                    rt.block_on(pair_session(&fixture, &calls));
                 }
             });
         }
