@@ -236,7 +236,10 @@ async fn pair_session(fixture: &Fixture, calls: &[String]) {
     let calls = calls.to_vec();
     let target = mcp_replay::harness::Target::pair(move |server, client| async move {
         let serving = tokio::spawn(async move {
-            let running = DemoServer::default().serve(server).await.expect("session setup");
+            let running = DemoServer::default()
+                .serve(server)
+                .await
+                .expect("session setup");
             let _ = running.waiting().await;
         });
         raw_client(client, &calls).await;
