@@ -229,13 +229,13 @@ impl Plan {
         if let Some(test) = &self.test {
             report = report.with_test_name(test);
         }
-        let quoted = shell_quote(&source);
+        let record = report.rerecord_command();
         let verdict = match (report.is_ok(), report.recorded(), self.mode) {
             (false, _, _) | (_, None, _) => Err(Failure::Findings(render(&report, self.terminal))),
             (true, Some(_), UpdateMode::No) => Err(Failure::Findings(format!(
                 "{source} does not exist, and this test records it: nothing is written under CI. \
-                 Run the test once locally (it writes {source}.new to review and accept) or with \
-                 MCP_FIXTURE_UPDATE=1, and commit the fixture"
+                 Run the test once locally (it writes {source}.new to review and accept) or \
+                 with\n    {record}\nand commit the fixture"
             ))),
             (true, Some(recorded), mode) => match write_fixture(recorded, &self.path, mode) {
                 Err(e) => Err(e.into()),
@@ -243,8 +243,8 @@ impl Plan {
                     message: format!(
                         "{source} does not exist: the test's exchange is its first recording, \
                          written to {new} for review. Accept it with\n    mcp-replay accept \
-                         {new_quoted}\nor `mcp-replay test --accept`, or run the test with \
-                         MCP_FIXTURE_UPDATE=1 (quoted path: {quoted})",
+                         {new_quoted}\nor `mcp-replay test --accept`, or write the fixture \
+                         itself with\n    {record}",
                         new = p.display(),
                         new_quoted = shell_quote(&p.display().to_string()),
                     ),
