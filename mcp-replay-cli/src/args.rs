@@ -114,13 +114,28 @@ pub(crate) enum Format {
     Text,
     /// For CI: one JSON document (schema: docs/cli.md, "JSON output")
     Json,
+    /// For code review tools: a SARIF 2.1.0 log, each finding at its fixture's line
+    /// (`check` and `replay`)
+    Sarif,
+}
+
+impl Format {
+    /// `--format sarif` where a command writes no SARIF: a usage error naming those that do.
+    pub(crate) fn refuse_sarif(self, command: &str) -> Result<(), crate::error::Error> {
+        if self == Format::Sarif {
+            return Err(crate::error::Error::usage(format!(
+                "{command} writes text or json; --format sarif is for check and replay"
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// `--format text|json` and `--junit FILE`, for `replay`, `check` and `diff`.
 #[derive(Debug, Args)]
 pub(crate) struct OutputArgs {
-    /// How to write the report on stdout: text, or json (one document, versioned schema in
-    /// docs/cli.md)
+    /// How to write the report on stdout: text, json (one document, versioned schema in
+    /// docs/cli.md), or sarif (SARIF 2.1.0; check and replay)
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Also write a JUnit XML report to FILE: one testcase per fixture, a failure with the

@@ -611,6 +611,103 @@ fn a_tower_mcp_refusal_is_advice_to_edit_the_line_and_never_pinned_silently() {
     assert!(pinned.contains("missing field `volume`"), "{pinned}");
 }
 
+/// `--format sarif` of `check` and `replay`: valid against the SARIF 2.1.0 schema (the one
+/// `@microsoft/jest-sarif` ships, validated with its ajv), each finding at its fixture's
+/// line with its rule, and no secret value in it.
+#[test]
+fn check_and_replay_write_sarif_that_the_schema_accepts_and_that_holds_no_secret() {
+    let validate = |log: &[u8]| {
+        let mut child = Command::new(&mcp_replay_peers::node("validate_sarif.mjs")[0])
+            .args(&mcp_replay_peers::node("validate_sarif.mjs")[1..])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(log).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    };
+    let dir = temp_dir("sarif");
+    let token = format!("ghp_{}", "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2");
+    std::fs::write(
+        dir.join("leaky.jsonl"),
+        format!(
+            "{}\n{}\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"ping_crm","arguments":{}}}}"#,
+            format_args!(r#"{{"direction":"server->client","message":{{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{{"content":[{{"type":"text","text":"token {token}"}}]}}}}}}"#),
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("read_first.jsonl"),
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"get_customer","arguments":{"id":"<MINTED:1>"}}}}"#,
+    )
+    .unwrap();
+    let check = run(&[
+        mcp_replay(),
+        "check".into(),
+        "--format".into(),
+        "sarif".into(),
+        dir.display().to_string(),
+    ]);
+    assert_eq!(check.status.code(), Some(1));
+    validate(&check.stdout);
+    let (log, _) = text(&check);
+    assert!(!log.contains(&token[4..]), "{log}");
+    let doc: serde_json::Value = serde_json::from_str(&log).unwrap();
+    let rules: Vec<&str> = doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"mcp-replay/secret"), "{log}");
+    assert!(rules.contains(&"mcp-replay/unbindable"), "{log}");
+
+    // A replay against a changed server: a result at the answer's line.
+    let server = peer("python-crm-server");
+    let changed = cat(&[&server, &["--variant".into(), "changed".into()]]);
+    let fixture = dir.join("read.jsonl").display().to_string();
+    let call = cat(&[
+        &[
+            mcp_replay(),
+            "call".into(),
+            "-o".into(),
+            fixture.clone(),
+            "--tool".into(),
+            "create_customer".into(),
+            "name=Ada".into(),
+            "--tool".into(),
+            "get_customer".into(),
+            "id=@1:.structuredContent.id".into(),
+        ],
+        &["--".into()],
+        &server,
+    ]);
+    assert!(run(&call).status.success());
+    let head = [
+        mcp_replay(),
+        "replay".into(),
+        "--format".into(),
+        "sarif".into(),
+        fixture.clone(),
+        "--".into(),
+    ];
+    let replayed = run(&cat(&[&head, &changed]));
+    assert_eq!(replayed.status.code(), Some(1));
+    validate(&replayed.stdout);
+    let doc: serde_json::Value = serde_json::from_slice(&replayed.stdout).unwrap();
+    let result = &doc["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "mcp-replay/result", "{doc}");
+    let region = &result["locations"][0]["physicalLocation"]["region"]["startLine"];
+    assert!(region.as_u64().is_some_and(|l| l > 1), "{doc}");
+}
+
 /// `call` names an earlier answer's value in a later step (`id=@1:.structuredContent.id`):
 /// the recording binds it, so the fixture replays green; a step not run yet is refused.
 #[test]

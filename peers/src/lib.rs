@@ -34,8 +34,9 @@ const INPUTS: [&str; 10] = [
 
 /// Files that exist only after a whole install (a deleted `node_modules` or `.venv`
 /// installs again even when the stamp matches).
-const INSTALLED: [&str; 7] = [
+const INSTALLED: [&str; 8] = [
     TOWER_SERVER,
+    "node/node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json",
     "node/node_modules/@modelcontextprotocol/server-everything/package.json",
     "node/node_modules/@modelcontextprotocol/server-filesystem/package.json",
     "node/node_modules/@modelcontextprotocol/sdk/package.json",

@@ -115,6 +115,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Error> {
     match args.output.format {
         Format::Text => found.print_text(),
         Format::Json => print_json(&found.to_json())?,
+        Format::Sarif => print_json(&found.to_sarif())?,
     }
     if let Some(file) = &args.output.junit {
         junit::write(file, &found.junit_cases(), started.elapsed())?;
@@ -280,6 +281,30 @@ impl<'a> Found<'a> {
         document["warnings"] = self.warnings().into();
         document["deleted"] = self.deleted().into();
         document
+    }
+
+    /// The SARIF 2.1.0 log: each problem an error, each warning a warning, at its file
+    /// and line.
+    fn to_sarif(&self) -> Value {
+        use mcp_replay::output::sarif::{self, Finding, Level};
+        let findings: Vec<Finding> = self
+            .files
+            .iter()
+            .flat_map(|(path, found)| {
+                found.iter().map(move |p| Finding {
+                    rule: p.kind,
+                    level: if p.problem {
+                        Level::Error
+                    } else {
+                        Level::Warning
+                    },
+                    message: p.summary.clone(),
+                    file: path.display().to_string(),
+                    line: p.line,
+                })
+            })
+            .collect();
+        sarif::log(&findings)
     }
 
     /// A JUnit test case per file.

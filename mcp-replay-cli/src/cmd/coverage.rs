@@ -63,6 +63,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
             )));
         }
     }
+    args.format.refuse_sarif("coverage")?;
     let rules = args.rules.own()?.unwrap_or_default();
     // A folder counts the `.jsonl` fixtures below it, as `check` reads them.
     let fixtures = mcp_replay::harness::load_fixtures(&crate::files::roots(&args.fixtures)?)
@@ -81,6 +82,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     match args.format {
         Format::Json => print_json(&coverage.to_json())?,
         Format::Text => outln!("{coverage}"),
+        Format::Sarif => unreachable!("refused above"),
     }
     match args.fail_under {
         Some(p) if coverage.percent() < p => {

@@ -64,8 +64,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Error> {
     let rules = args.rules.resolve(Some(&new), folder)?;
     let diff = mcp_replay::diff::diff(&old, &new, &rules).with_names(&args.old, &args.new);
     let fails = diff.fails_at(threshold);
+    args.output.format.refuse_sarif("diff")?;
     match args.output.format {
         Format::Json => print_json(&output::document("diff", vec![diff.to_json(threshold)]))?,
+        Format::Sarif => unreachable!("refused above"),
         Format::Text => {
             if mcp_replay::_support::color_wanted(std::io::stdout().is_terminal()) {
                 outln!("{diff:#}");

@@ -99,7 +99,8 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         UpdateMode::from_env_if_set()?.unwrap_or(UpdateMode::No)
     };
     let own = args.rules.own()?;
-    let json = args.output.format == Format::Json;
+    // A machine-readable document on stdout (json or sarif): no colors, no summary lines.
+    let json = args.output.format != Format::Text;
     // A terminal that is not given JSON: reports in color unless the environment says not.
     let terminal = !json && std::io::stdout().is_terminal();
     let paint = Paint(!json && mcp_replay::_support::color_wanted(terminal));
@@ -120,7 +121,10 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     };
     let failed = outcomes.iter().filter(|(_, o)| o.failure.is_some()).count();
     let errors = outcomes.iter().filter(|(_, o)| o.error).count();
-    if json {
+    if args.output.format == Format::Sarif {
+        let findings: Vec<_> = outcomes.iter().flat_map(|(p, o)| o.sarif(p)).collect();
+        print_json(&output::sarif::log(&findings))?;
+    } else if json {
         let fixtures = outcomes.iter().map(|(p, o)| o.to_json(p)).collect();
         print_json(&output::document("replay", fixtures))?;
     } else {
@@ -524,6 +528,26 @@ impl Replayed {
             _ => serde_json::Value::Null,
         };
         entry
+    }
+
+    /// This fixture's findings for the SARIF log; a failure with no finding (a missing
+    /// fixture, a server that did not start) is one `error` result on the file.
+    fn sarif(&self, path: &Path) -> Vec<output::sarif::Finding> {
+        let file = path.display().to_string();
+        let mut found = match &self.report {
+            Some(report) => report.sarif_findings(&file),
+            None => Vec::new(),
+        };
+        if let (Some(failure), true) = (&self.failure, found.is_empty()) {
+            found.push(output::sarif::Finding {
+                rule: "error",
+                level: output::sarif::Level::Error,
+                message: failure.lines().next().unwrap_or_default().to_owned(),
+                file,
+                line: None,
+            });
+        }
+        found
     }
 
     fn junit_case(&self, path: &Path) -> junit::Case {

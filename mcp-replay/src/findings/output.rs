@@ -34,6 +34,8 @@
 //! A new field may be added within a version; a field removed or changed in meaning raises
 //! [`VERSION`].
 
+pub mod sarif;
+
 use crate::analyses::contract::Change;
 use crate::findings::report::{Mismatch, Report};
 use crate::normalize::secrets::mask_text;
