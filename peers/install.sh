@@ -56,6 +56,7 @@ from mcp.client.stdio import stdio_client
 from mcp.server.mcpserver import MCPServer
 print("    ok: mcp==" + m.version("mcp") + " in " + sys.prefix)
 '
+"$VENV/bin/pre-commit" --version
 "$VENV/bin/python" -m py_compile "$PY_DIR/peer_cli.py" "$PY_DIR/tour_client.py" "$PY_DIR/tour_server.py" "$PY_DIR/jitter_client.py"
 
 echo "==> conformance suite: npm ci in $CONF_DIR"

@@ -708,6 +708,90 @@ fn check_and_replay_write_sarif_that_the_schema_accepts_and_that_holds_no_secret
     assert!(region.as_u64().is_some_and(|l| l > 1), "{doc}");
 }
 
+/// The repository's pre-commit hook (`.pre-commit-hooks.yaml`) with the real pre-commit
+/// (from the Python package index, in the peers' venv), in a temporary git repository: a
+/// staged fixture with a planted token is refused, naming the file and never the token; a
+/// clean one passes. `pre-commit try-repo` takes the hook from this checkout's working tree.
+#[test]
+fn the_pre_commit_hook_refuses_a_staged_fixture_with_a_token_and_passes_a_clean_one() {
+    let python = &mcp_replay_peers::python("client.py")[0];
+    let pre_commit = std::path::Path::new(python).with_file_name("pre-commit");
+    let checkout = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    let bin = std::path::Path::new(&mcp_replay())
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    // `mcp-replay` on PATH, as `cargo install` leaves it.
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let repo = temp_dir("pre-commit");
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", text(&out).1);
+    };
+    git(&["init", "-q"]);
+    git(&["config", "user.email", "t@example.invalid"]);
+    git(&["config", "user.name", "t"]);
+    let hook = |files: &[&str]| {
+        Command::new(&pre_commit)
+            .args([
+                "try-repo",
+                &checkout.display().to_string(),
+                "mcp-replay-check",
+            ])
+            .current_dir(&repo)
+            .env("PATH", &path)
+            .env("PRE_COMMIT_HOME", repo.join(".cache"))
+            .env_remove("GIT_DIR")
+            .output()
+            .map(|out| {
+                let _ = files;
+                out
+            })
+            .unwrap()
+    };
+    let clean = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"ping","arguments":{}}}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"type":"text","text":"pong"}]}}}"#,
+        "\n",
+    );
+    std::fs::write(repo.join("clean.jsonl"), clean).unwrap();
+    git(&["add", "clean.jsonl"]);
+    let passed = hook(&["clean.jsonl"]);
+    let (out, err) = text(&passed);
+    assert!(passed.status.success(), "{out}{err}");
+    assert!(
+        out.contains("mcp-replay check") && out.contains("Passed"),
+        "{out}"
+    );
+
+    let token = format!("ghp_{}", "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8");
+    std::fs::write(
+        repo.join("leaky.jsonl"),
+        clean.replace("pong", &format!("pong {token}")),
+    )
+    .unwrap();
+    git(&["add", "leaky.jsonl"]);
+    let refused = hook(&["leaky.jsonl"]);
+    let (out, err) = text(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("Failed") && out.contains("leaky.jsonl"),
+        "{out}"
+    );
+    assert!(!out.contains(&token[4..]), "{out}");
+}
+
 /// `call` names an earlier answer's value in a later step (`id=@1:.structuredContent.id`):
 /// the recording binds it, so the fixture replays green; a step not run yet is refused.
 #[test]
