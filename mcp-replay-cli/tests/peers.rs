@@ -767,7 +767,7 @@ fn the_pre_commit_hook_refuses_a_staged_fixture_with_a_token_and_passes_a_clean_
     );
     std::fs::write(repo.join("clean.jsonl"), clean).unwrap();
     git(&["add", "clean.jsonl"]);
-    let passed = hook(&["clean.jsonl"]);
+    let passed = hook();
     let (out, err) = text(&passed);
     assert!(passed.status.success(), "{out}{err}");
     assert!(
@@ -782,7 +782,7 @@ fn the_pre_commit_hook_refuses_a_staged_fixture_with_a_token_and_passes_a_clean_
     )
     .unwrap();
     git(&["add", "leaky.jsonl"]);
-    let refused = hook(&["leaky.jsonl"]);
+    let refused = hook();
     let (out, err) = text(&refused);
     assert_eq!(refused.status.code(), Some(1), "{out}{err}");
     assert!(
