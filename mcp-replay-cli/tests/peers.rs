@@ -741,7 +741,8 @@ fn the_pre_commit_hook_refuses_a_staged_fixture_with_a_token_and_passes_a_clean_
     git(&["init", "-q"]);
     git(&["config", "user.email", "t@example.invalid"]);
     git(&["config", "user.name", "t"]);
-    let hook = |files: &[&str]| {
+    // The staged files, as a commit would check them.
+    let hook = || {
         Command::new(&pre_commit)
             .args([
                 "try-repo",
@@ -753,10 +754,6 @@ fn the_pre_commit_hook_refuses_a_staged_fixture_with_a_token_and_passes_a_clean_
             .env("PRE_COMMIT_HOME", repo.join(".cache"))
             .env_remove("GIT_DIR")
             .output()
-            .map(|out| {
-                let _ = files;
-                out
-            })
             .unwrap()
     };
     let clean = concat!(
