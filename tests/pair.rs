@@ -256,8 +256,9 @@ async fn the_first_run_writes_the_fixture_and_later_runs_compare_both_sides() {
 }
 
 /// The attribute itself: two transports make the body the client (the fixture is
-/// `fixtures/pair_notes.jsonl`, written by its first run with `MCP_FIXTURE_UPDATE=1`).
-#[mcp_fixture("pair_notes")]
+/// `tests/fixtures/pair/notes.jsonl`, written by its first run with `MCP_FIXTURE_UPDATE=1`;
+/// not among the bundled `fixtures/`, which the demo server replays).
+#[mcp_fixture("notes", dir = "tests/fixtures/pair")]
 #[tokio::test]
 async fn pair_notes(server: Transport, client: Transport) {
     create_then_read(Notes::default(), "milk", server, client).await;

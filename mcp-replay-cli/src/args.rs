@@ -151,3 +151,65 @@ pub(crate) fn positive_time(text: &str) -> Result<Duration, String> {
         d => Ok(d),
     }
 }
+
+/// `--header 'NAME: VALUE'` (repeatable): headers every request to `--url` carries, such as
+/// a credential. `${VAR}` in a value is read from the environment, so that a token never
+/// sits in a shell history or a CI file; the value is never printed.
+#[derive(Debug, Args, Default, Clone)]
+pub(crate) struct HeaderArgs {
+    /// A header for every request to --url, e.g. 'Authorization: Bearer ${TOKEN}' (${VAR}
+    /// is read from the environment); repeatable
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+}
+
+impl HeaderArgs {
+    /// The headers, each `${VAR}` replaced by the variable's value: a usage error names a
+    /// malformed header or an unset variable, never a value.
+    pub(crate) fn resolved(
+        &self,
+    ) -> Result<Vec<(http::HeaderName, http::HeaderValue)>, crate::error::Error> {
+        self.headers
+            .iter()
+            .map(|raw| {
+                let usage = |why: String| crate::error::Error::usage(format!("--header {why}"));
+                let (name, value) = raw.split_once(':').ok_or_else(|| {
+                    usage(format!("{:?}: write it as 'NAME: VALUE'", header_name(raw)))
+                })?;
+                let name = http::HeaderName::from_bytes(name.trim().as_bytes())
+                    .map_err(|_| usage(format!("{:?}: not a header name", name.trim())))?;
+                let value = expand(value.trim()).map_err(usage)?;
+                let mut value = http::HeaderValue::from_str(&value)
+                    .map_err(|_| usage(format!("{name}: the value is not a valid header value")))?;
+                value.set_sensitive(true);
+                Ok((name, value))
+            })
+            .collect()
+    }
+}
+
+/// What stands before the header's `:`, for a message (never its value).
+fn header_name(raw: &str) -> &str {
+    raw.split([':', ' ']).next().unwrap_or_default()
+}
+
+/// `text` with each `${VAR}` replaced by the variable's value; an unset variable is an
+/// error naming it.
+fn expand(text: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| "an unclosed ${ in a value".to_owned())?;
+        let name = &after[..end];
+        let value = std::env::var(name)
+            .map_err(|_| format!("names ${{{name}}}, which is not set in the environment"))?;
+        out.push_str(&value);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}

@@ -5,12 +5,21 @@ use crate::args::ServerArg;
 use mcp_replay::harness::Target;
 use mcp_replay::http::bridge::Bridge;
 
-/// The server at `url` (`--url`), through the command's HTTP client; else `server` (the
-/// command after `--`) started as a child process on stdio.
-pub(crate) fn target(url: Option<&http::Uri>, server: &ServerArg) -> Target<'static> {
+/// The server at `url` (`--url`), through the command's HTTP client, every request with
+/// `headers` (`--header`); else `server` (the command after `--`) started as a child
+/// process on stdio.
+pub(crate) fn target(
+    url: Option<&http::Uri>,
+    server: &ServerArg,
+    headers: &[(http::HeaderName, http::HeaderValue)],
+) -> Target<'static> {
     match url {
         Some(url) => {
-            Target::bridge(Bridge::new(crate::net::HttpClient::new()).endpoint(url.clone()))
+            let bridge = Bridge::new(crate::net::HttpClient::new()).endpoint(url.clone());
+            let bridge = headers.iter().fold(bridge, |b, (name, value)| {
+                b.header(name.clone(), value.clone())
+            });
+            Target::bridge(bridge)
         }
         None => Target::command(server.command(), server.line()),
     }

@@ -331,3 +331,116 @@ fn resumption_against_server_everything_loses_the_rest_of_the_stream() {
         "{out}"
     );
 }
+
+/// A server behind bearer-token auth (the Python SDK's own token verification,
+/// `peers/python/protected_server.py`): without a credential, one `http` finding at once
+/// with the 401, its `WWW-Authenticate` challenge, the protected-resource metadata URL and
+/// the flag to pass; with `--header 'Authorization: Bearer ${TOKEN}'` (read from the
+/// environment) the fixture records and replays green, and the token is in no output and
+/// no file; an unset variable is a usage error naming it, never a value.
+#[test]
+fn a_server_behind_auth_is_told_at_once_and_replays_with_a_header_from_the_environment() {
+    let token = "tok-7f3c9e1a5b2d4c6e8f0a";
+    let port = free_port();
+    let mut argv = peer("python-protected-server");
+    argv.extend([port.to_string(), token.to_owned()]);
+    let mut server = Command::new(&argv[0]).args(&argv[1..]).spawn().unwrap();
+    common::http::wait_for(port, &mut server);
+    let url = common::http::url(port);
+    let dir = temp_dir("http", "auth");
+    let fixture = dir.join("issues.jsonl").display().to_string();
+    let run = |args: &[&str], with_token: bool| {
+        let mut command = mcp_replay();
+        command.args(args);
+        if with_token {
+            command.env("TOKEN", token);
+        } else {
+            command.env_remove("TOKEN");
+        }
+        command.output().unwrap()
+    };
+    let lines = run(
+        &[
+            "call",
+            "-o",
+            &fixture,
+            "--client-only",
+            "--tool",
+            "list_issues",
+            "limit:=2",
+        ],
+        false,
+    );
+    assert!(lines.status.success(), "{}", text(&lines).1);
+
+    let began = Instant::now();
+    let refused = run(&["replay", "--url", &url, &fixture], false);
+    let (out, err) = text(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{out}{err}");
+    assert!(
+        began.elapsed() < Duration::from_secs(4),
+        "at once, not after the timeout"
+    );
+    assert!(out.contains("1 mismatch (1 http)"), "{out}");
+    assert!(
+        out.contains("the server wants credentials: HTTP 401"),
+        "{out}"
+    );
+    assert!(out.contains("resource_metadata="), "{out}");
+    assert!(
+        out.contains(&format!("its protected-resource metadata: http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp")),
+        "{out}"
+    );
+    assert!(
+        out.contains("--header 'Authorization: Bearer ${TOKEN}'"),
+        "{out}"
+    );
+
+    let header = "Authorization: Bearer ${TOKEN}";
+    let recorded = run(
+        &[
+            "replay", "--update", "--url", &url, "--header", header, &fixture,
+        ],
+        true,
+    );
+    let (out, err) = text(&recorded);
+    assert!(recorded.status.success(), "{out}{err}");
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert!(written.contains("issue 1\\nissue 2"), "{written}");
+    for args in [
+        vec!["replay", "--url", &url, "--header", header, &fixture],
+        vec![
+            "replay", "--format", "json", "--url", &url, "--header", header, &fixture,
+        ],
+        vec![
+            "replay", "--format", "sarif", "--url", &url, "--header", header, &fixture,
+        ],
+        vec!["coverage", "--url", &url, "--header", header, &fixture],
+    ] {
+        let ran = run(&args, true);
+        let (out, err) = text(&ran);
+        assert!(ran.status.success(), "{args:?}: {out}{err}");
+        assert!(
+            !out.contains(token) && !err.contains(token),
+            "{args:?}: {out}{err}"
+        );
+    }
+    assert!(!written.contains(token));
+
+    let unset = run(
+        &[
+            "replay",
+            "--url",
+            &url,
+            "--header",
+            "Authorization: Bearer ${NOT_SET_HERE}",
+            &fixture,
+        ],
+        false,
+    );
+    let (out, err) = text(&unset);
+    assert_eq!(unset.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("${NOT_SET_HERE}"), "{err}");
+    let _ = server.kill();
+    let _ = server.wait();
+}

@@ -38,6 +38,8 @@ pub(crate) struct Args {
     #[command(flatten)]
     pub rules: RulesArg,
     #[command(flatten)]
+    pub headers: crate::args::HeaderArgs,
+    #[command(flatten)]
     pub server: ServerArg,
 }
 
@@ -112,7 +114,8 @@ async fn ask(
     if let Some(timeout) = args.timeout {
         options = options.timeout(timeout);
     }
-    let target = || crate::live::target(args.url.as_ref(), &args.server);
+    let headers = args.headers.resolved()?;
+    let target = || crate::live::target(args.url.as_ref(), &args.server, &headers);
     ask_surface(target, fixtures, era, rules, &options)
         .await
         .map_err(Error::server)

@@ -72,6 +72,8 @@ pub(crate) struct Args {
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
+    pub headers: crate::args::HeaderArgs,
+    #[command(flatten)]
     pub server: ServerArg,
 }
 
@@ -622,12 +624,16 @@ async fn replay_one(
     if let Some(url) = &args.url {
         command.extend(["--url".into(), url.to_string()]);
     }
+    // As given: a `${VAR}` stays unexpanded, so no credential is printed.
+    for header in &args.headers.headers {
+        command.extend(["--header".into(), header.clone()]);
+    }
     if !args.server.is_empty() {
         command.push("--".into());
         command.extend(args.server.words());
     }
     plan.rerecord = Some(mcp_replay::_support::shell_line(command));
-    let target = crate::live::target(args.url.as_ref(), &args.server);
+    let target = crate::live::target(args.url.as_ref(), &args.server, &args.headers.resolved()?);
     let replayed = plan.replay(target).await;
     let (what, mut failure, mut error) = match replayed.verdict {
         Ok(Verdict::Passed) => ("ok", None, false),

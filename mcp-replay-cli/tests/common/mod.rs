@@ -82,6 +82,7 @@ pub fn peer(which: &str) -> Vec<String> {
         "python-client" => mcp_replay_peers::python("client.py"),
         "python-tour" => mcp_replay_peers::python("tour_server.py"),
         "python-modern-server" => mcp_replay_peers::python("modern_server.py"),
+        "python-protected-server" => mcp_replay_peers::python("protected_server.py"),
         "python-modern-client" => mcp_replay_peers::python("modern_client.py"),
         "python-notes-server" => mcp_replay_peers::python("notes_server.py"),
         "python-notes-client" => mcp_replay_peers::python("notes_client.py"),

@@ -63,6 +63,8 @@ const DEFAULT_ENDPOINT: &str = "http://localhost/mcp";
 /// How long a request waits for its response's headers unless [`Bridge::timeout`] says
 /// otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// What the finding of a server that answered 401 or 403 says: the replay keeps it alone.
+pub(crate) const WANTS_CREDENTIALS: &str = "the server wants credentials";
 /// How long a dropped stream waits to resume when the server names no `retry:` time.
 pub const RECONNECT: Duration = Duration::from_secs(1);
 
@@ -83,6 +85,8 @@ pub struct Bridge<S> {
     listen_early: bool,
     resume: Vec<ResumePoint>,
     tools: ToolSchemas,
+    /// Headers every request carries (a credential: `Authorization`).
+    headers: http::HeaderMap,
 }
 
 /// What the body readers share with the bridge.
@@ -121,6 +125,7 @@ impl<S: HttpService> Bridge<S> {
             listen_early: false,
             resume: Vec::new(),
             tools: ToolSchemas::default(),
+            headers: http::HeaderMap::new(),
         }
     }
 
@@ -137,6 +142,7 @@ impl<S: HttpService> Bridge<S> {
             listen_early: self.listen_early,
             resume: self.resume,
             tools: self.tools,
+            headers: self.headers,
         }
     }
 
@@ -171,6 +177,14 @@ impl<S: HttpService> Bridge<S> {
     pub fn resume_at(mut self, points: impl IntoIterator<Item = ResumePoint>) -> Self {
         self.resume = points.into_iter().collect();
         self.resume.sort_by_key(|p| (p.request, p.progress));
+        self
+    }
+
+    /// A header every request carries, such as a credential (`Authorization: Bearer
+    /// ...`) for a server behind auth; given again, the name is sent with each value. Its
+    /// value goes to the server only: never into a fixture, a report or a trace.
+    pub fn header(mut self, name: http::HeaderName, value: http::HeaderValue) -> Self {
+        self.headers.append(name, value);
         self
     }
 
@@ -236,6 +250,11 @@ impl<S: HttpService> Bridge<S> {
         let mut lines = LineReader::new(read);
         while let Ok(Some((_, line))) = lines.next().await {
             session.post(line).await;
+            // A server that wants credentials answers nothing more: the session ends now,
+            // and the replay says why at once rather than after its time limit.
+            if session.refused() {
+                break;
+            }
         }
         // The engine has closed its end: it reads nothing more.
         session.end().await;

@@ -475,8 +475,20 @@ async fn one_mutation_is_exactly_one_finding_of_its_kind() {
 }
 
 /// A replay of a plan with `mutation` gives exactly one finding, of the mutation's kind.
+/// An answer under a wrong id binds nothing: a later client line that sends a value it
+/// minted (a create-then-read) is a second finding, `missing ... sent as written`, which
+/// depends on the first and is not counted.
 fn assert_one_finding(report: &crate::Report, mutation: Mutation, path: &Path, seed: u64) {
-    let kinds: Vec<MismatchKind> = report.mismatches().iter().map(|m| m.kind()).collect();
+    let kinds: Vec<MismatchKind> = report
+        .mismatches()
+        .iter()
+        .filter(|m| {
+            !(mutation == Mutation::WrongId
+                && m.kind() == MismatchKind::Missing
+                && m.summary().contains("it was sent as written"))
+        })
+        .map(|m| m.kind())
+        .collect();
     let expected = mutation.finding();
     assert!(
         kinds.len() == 1 && expected.contains(&kinds[0]),

@@ -33,6 +33,8 @@ pub(super) struct Client<S> {
     /// How long to wait before resuming a dropped stream (`None`: the server's `retry:`,
     /// else [`RECONNECT`]).
     pub(super) reconnect: Option<Duration>,
+    /// Headers every request carries ([`Bridge::header`](super::Bridge::header)).
+    pub(super) headers: http::HeaderMap,
 }
 
 impl<S: HttpService> Client<S> {
@@ -172,6 +174,9 @@ impl<S: HttpService> Client<S> {
         *request.method_mut() = method;
         *request.uri_mut() = self.endpoint.clone();
         let headers = request.headers_mut();
+        for (name, value) in &self.headers {
+            headers.append(name, value.clone());
+        }
         if let Some(host) = &self.host {
             headers.insert(HOST, host.clone());
         }

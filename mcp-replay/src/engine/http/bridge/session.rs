@@ -40,6 +40,8 @@ pub(super) struct Session<S> {
     posts: usize,
     /// The requests among them (drop points count them from 0).
     requests: usize,
+    /// The server answered 401 or 403: it wants credentials.
+    refused: bool,
 }
 
 impl<S: HttpService> Session<S> {
@@ -62,6 +64,7 @@ impl<S: HttpService> Session<S> {
             endpoint: bridge.endpoint,
             timeout: bridge.timeout,
             reconnect: bridge.reconnect,
+            headers: bridge.headers,
         });
         Session {
             client,
@@ -73,7 +76,13 @@ impl<S: HttpService> Session<S> {
             readers: Vec::new(),
             posts: 0,
             requests: 0,
+            refused: false,
         }
+    }
+
+    /// Whether the server refused the session for want of credentials (HTTP 401 or 403).
+    pub(super) fn refused(&self) -> bool {
+        self.refused
     }
 
     /// POSTs one client line and handles the answer by what the line is.
@@ -192,6 +201,12 @@ impl<S: HttpService> Session<S> {
     /// The answer to a request: 200, read (beside the next POSTs) by a reader of its own.
     async fn on_request(&mut self, answer: Answer, response: Response<S::ResBody>) {
         let status = response.status();
+        if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+            let problem = auth_problem(&answer.what.to_string(), status, response.headers());
+            self.shared.problem(problem);
+            self.refused = true;
+            return;
+        }
         if status != StatusCode::OK {
             let body = error_body(response.into_body()).await;
             self.shared.problem(format!(
@@ -300,4 +315,29 @@ impl<S: HttpService> Session<S> {
         }
         drop(shared);
     }
+}
+
+/// What a 401 or 403 says: the status, the `WWW-Authenticate` challenge and the
+/// protected-resource metadata URL it names, and the flag that sends a credential.
+pub(super) fn auth_problem(what: &str, status: StatusCode, headers: &http::HeaderMap) -> String {
+    let challenge = headers
+        .get(http::header::WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok());
+    let metadata = challenge.and_then(|c| {
+        let at = c.find("resource_metadata=\"")? + "resource_metadata=\"".len();
+        c[at..].split('"').next()
+    });
+    let mut text = format!("{what}: {}: HTTP {status}", super::WANTS_CREDENTIALS);
+    if let Some(challenge) = challenge {
+        text.push_str(&format!("; WWW-Authenticate: {challenge}"));
+    }
+    if let Some(metadata) = metadata {
+        text.push_str(&format!("; its protected-resource metadata: {metadata}"));
+    }
+    text.push_str(
+        ". Send a credential with --header 'Authorization: Bearer ${TOKEN}' (replay, \
+         coverage, call; ${VAR} is read from the environment) or Bridge::header; nothing \
+         more was sent",
+    );
+    text
 }
