@@ -48,6 +48,41 @@ mod readme_forecast {
     }
 }
 
+/// `README.md`, "From a test you write".
+#[rustfmt::skip]
+mod readme_forecast_flow {
+    // Compiled, not run (the fixture belongs to the reader's project): `#[tokio::test]`
+    // becomes `#[tokio::main]`, so the function is type-checked as a plain one.
+    mod tokio {
+        pub use ::tokio::{main as test, process, runtime, spawn};
+    }
+    mod weather {
+        pub use mcp_replay_demo::DemoServer as Weather;
+    }
+    /// The reader's own helper: the call the test makes.
+    fn forecast_call(city: &str) -> rmcp::model::CallToolRequestParams {
+        rmcp::model::CallToolRequestParams::new("lookup_issue").with_arguments(
+            serde_json::from_value(serde_json::json!({"owner": city, "repo": "r", "number": 1})).unwrap(),
+        )
+    }
+
+    use mcp_replay::{mcp_fixture, Transport};
+    use rmcp::ServiceExt;
+
+    #[mcp_fixture("forecast_flow")]             // fixtures/forecast_flow.jsonl, written by its first run
+    #[tokio::test]
+    async fn forecast_flow(server: Transport, client: Transport) {
+        tokio::spawn(async move {
+            let server = weather::Weather::default().serve(server).await.unwrap();
+            let _ = server.waiting().await;
+        });
+        let client = ().serve(client).await.unwrap();
+        let answer = client.call_tool(forecast_call("Paris")).await.unwrap();
+        assert_eq!(answer.is_error, Some(false));
+        client.cancel().await.unwrap();
+    }
+}
+
 /// `mcp-replay/README.md`, example 1.
 #[rustfmt::skip]
 mod runtime_readme {
@@ -244,7 +279,7 @@ fn every_rust_example_in_the_docs_is_here() {
             );
         }
     }
-    assert_eq!(count, 8, "a new example: add it to this file's modules");
+    assert_eq!(count, 9, "a new example: add it to this file's modules");
 }
 
 /// The README's test command (the `cargo test` line of its first `sh` block) is the one CI

@@ -84,6 +84,33 @@ async fn a_server_that_fails_at_start_carries_its_last_stderr_lines_in_the_findi
     assert!(!summary.contains("starting 11\n"), "{summary}");
 }
 
+/// A server that never answers says why on stderr and hangs: the timeout finding names
+/// the message waited for and carries those lines, in the report and its JSON.
+#[tokio::test]
+async fn a_server_that_hangs_carries_its_last_stderr_lines_in_the_timeout() {
+    let script = "echo 'waiting for the database at db:5432' >&2; sleep 30";
+    let report = seed()
+        .with_timeout(Duration::from_millis(500))
+        .replay()
+        .run(
+            move |t| async move { serve_command(t, Command::new("sh").args(["-c", script])).await },
+        )
+        .await;
+    let timeout = report
+        .mismatches()
+        .iter()
+        .find(|m| m.kind() == MismatchKind::Timeout)
+        .unwrap_or_else(|| panic!("a timeout: {report}"));
+    assert!(
+        timeout.summary().contains(
+            "the server's last lines on stderr:\n    waiting for the database at db:5432"
+        ),
+        "{report}"
+    );
+    let json = report.to_json().to_string();
+    assert!(json.contains("waiting for the database"), "{json}");
+}
+
 /// The caller chooses where the server's stderr goes; `Quiet` still keeps its last lines.
 #[tokio::test]
 async fn a_quiet_server_still_says_why_it_failed() {

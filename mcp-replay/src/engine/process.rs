@@ -197,10 +197,13 @@ pub async fn serve_command_with(
             )
         })?;
     stopping.set_child();
-    let tail = child
-        .stderr
-        .take()
-        .map(|from| tokio::spawn(read_stderr(from, stderr == ServerStderr::Captured)));
+    let tail = child.stderr.take().map(|from| {
+        tokio::spawn(read_stderr(
+            from,
+            stderr == ServerStderr::Captured,
+            stopping.clone(),
+        ))
+    });
     let ended = serve_child(&mut child, transport, grace).await;
     let tail = match tail {
         Some(task) => match tokio::time::timeout(DRAIN_AFTER_EXIT, task).await {
@@ -230,8 +233,13 @@ pub async fn serve_command_with(
 
 #[cfg(feature = "process")]
 /// Reads the server's stderr to its end, each line written with `eprintln!` when `echo`;
-/// the last [`TAIL_LINES`] lines, each cut at [`TAIL_LINE`] bytes.
-async fn read_stderr(from: tokio::process::ChildStderr, echo: bool) -> Vec<String> {
+/// the last [`TAIL_LINES`] lines, each cut at [`TAIL_LINE`] bytes, also kept as they come
+/// in `stopping`, for the report of a server that hangs (and is stopped) rather than exits.
+async fn read_stderr(
+    from: tokio::process::ChildStderr,
+    echo: bool,
+    stopping: crate::engine::transport::Stopping,
+) -> Vec<String> {
     use tokio::io::AsyncBufReadExt;
     let mut lines = tokio::io::BufReader::new(from).split(b'\n');
     let mut tail: std::collections::VecDeque<String> = std::collections::VecDeque::new();
@@ -249,6 +257,7 @@ async fn read_stderr(from: tokio::process::ChildStderr, echo: bool) -> Vec<Strin
             tail.pop_front();
         }
         tail.push_back(line[..end].to_owned());
+        stopping.stderr_line(line[..end].to_owned(), TAIL_LINES);
     }
     tail.into()
 }

@@ -62,6 +62,8 @@ struct StopState {
     grace: Duration,
     child: bool,
     forced: Option<String>,
+    /// The child's last lines on stderr, as `process::serve_command` reads them.
+    stderr: std::collections::VecDeque<String>,
 }
 
 impl Stopping {
@@ -71,6 +73,7 @@ impl Stopping {
             grace,
             child: false,
             forced: None,
+            stderr: std::collections::VecDeque::new(),
         })))
     }
 
@@ -104,6 +107,21 @@ impl Stopping {
     /// How the child was stopped, when it needed a signal.
     pub(crate) fn forced(&self) -> Option<String> {
         self.state().forced.clone()
+    }
+
+    /// One more line the child wrote on stderr; the oldest goes past `keep` lines.
+    #[cfg_attr(not(feature = "process"), allow(dead_code))]
+    pub(crate) fn stderr_line(&self, line: String, keep: usize) {
+        let mut state = self.state();
+        if state.stderr.len() == keep {
+            state.stderr.pop_front();
+        }
+        state.stderr.push_back(line);
+    }
+
+    /// The child's last lines on stderr, oldest first (none for a server in process).
+    pub(crate) fn stderr_tail(&self) -> Vec<String> {
+        self.state().stderr.iter().cloned().collect()
     }
 }
 

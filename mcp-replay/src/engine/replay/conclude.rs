@@ -464,5 +464,30 @@ impl<'f> Session<'f> {
                 ));
             }
         }
+        self.attach_stderr(&ending.stderr);
+    }
+
+    /// A child process that hung or failed says why where the report says it failed: its
+    /// last lines on stderr go with the first timeout or server failure (unless that
+    /// finding holds them already, as an exit's does).
+    fn attach_stderr(&mut self, stderr: &[String]) {
+        if stderr.is_empty() {
+            return;
+        }
+        let failing =
+            |m: &Mismatch| matches!(m.kind, MismatchKind::Timeout | MismatchKind::ServerFailure);
+        let findings = &mut self.findings.mismatches;
+        if findings
+            .iter()
+            .any(|m| failing(m) && m.summary.contains("last lines on stderr"))
+        {
+            return;
+        }
+        if let Some(first) = findings.iter_mut().find(|m| failing(m)) {
+            first.summary.push_str(&format!(
+                "; the server's last lines on stderr:\n    {}",
+                stderr.join("\n    ")
+            ));
+        }
     }
 }

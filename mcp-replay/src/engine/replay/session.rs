@@ -81,6 +81,8 @@ pub(crate) struct Ending {
     pub stuck: Option<Duration>,
     /// How a child process had to be stopped (a signal), if it had to.
     pub forced: Option<String>,
+    /// A child process's last lines on stderr (none in process).
+    pub stderr: Vec<String>,
 }
 
 /// A server notification or server request that arrived.

@@ -338,6 +338,7 @@ where
             }
         }
         ending.forced = self.stopping.forced();
+        ending.stderr = self.stopping.stderr_tail();
         ending
     }
 }

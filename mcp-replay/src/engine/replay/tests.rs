@@ -393,6 +393,7 @@ fn how_the_server_ended_is_judged_from_the_shell_s_facts() {
         let report = s.session.conclude(Ending {
             stuck: Some(Duration::from_secs(3)),
             forced: Some("the server needed SIGTERM to stop".into()),
+            stderr: Vec::new(),
         });
         assert_eq!(kinds(&report), kinds_wanted, "{report}");
         assert_eq!(report.notes().len(), notes, "{report}");
