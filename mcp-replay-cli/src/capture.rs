@@ -58,17 +58,17 @@ impl Unsaved {
 /// asked), saying on stderr what went wrong. Whether all went well: the fixture written,
 /// and no line from the server that is not a JSON-RPC message (unless
 /// `--allow-stray-output`: then the fixture's header allows them, and its replay too).
-/// The recording replayed once more against a fresh `server`, and what that run gave
-/// otherwise bound or sorted ([`mcp_replay::harness::settle`]), said on stderr as `who`'s
-/// note; the recording as it is when that run could not tell.
+/// The recording replayed once more against a fresh server (`target`: a new child
+/// process, a new session at a URL), and what that run gave otherwise bound or sorted
+/// ([`mcp_replay::harness::settle`]), said on stderr as `who`'s note; the recording as it
+/// is when that run could not tell.
 pub(crate) async fn settled(
     fixture: mcp_replay::Fixture,
-    server: &crate::args::ServerArg,
+    target: mcp_replay::harness::Target<'static>,
     rules: &mcp_replay::Rules,
     timeout: Option<std::time::Duration>,
     who: &str,
 ) -> mcp_replay::Fixture {
-    let target = mcp_replay::harness::Target::command(server.command(), server.line());
     let mut options = mcp_replay::Options::new();
     if let Some(timeout) = timeout {
         options = options.timeout(timeout);

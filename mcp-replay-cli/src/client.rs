@@ -13,8 +13,8 @@ use mcp_replay::record::StrayLines;
 use serde_json::{json, Map, Value};
 use std::process::Stdio;
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, Lines};
+use tokio::process::Child;
 use tokio::time::Instant;
 
 /// How many `input_required` rounds one stateless step may take before giving up.
@@ -226,8 +226,8 @@ const GONE: &str = "the server went away";
 
 /// The client side of the session: the server's pipes, the exchange so far, the era.
 pub(crate) struct Client {
-    stdin: Option<ChildStdin>,
-    lines: Lines<BufReader<ChildStdout>>,
+    stdin: Option<Box<dyn AsyncWrite + Send + Unpin>>,
+    lines: Lines<BufReader<Box<dyn AsyncRead + Send + Unpin>>>,
     pub(crate) exchange: Vec<(Direction, Value)>,
     next_id: i64,
     timeout: Duration,
@@ -260,7 +260,44 @@ impl Client {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(Error::server("the server's stdio is not piped"));
         };
-        let client = Client {
+        Ok((
+            child,
+            Client::over(Box::new(stdin), Box::new(stdout), timeout, answers),
+        ))
+    }
+
+    /// The client of the Streamable HTTP server at `url`, every request with `headers`:
+    /// it talks over a pipe whose other end the runtime's bridge serves (a POST a line,
+    /// the answers back as lines, the session ended with a DELETE), as it talks to a
+    /// server's stdio.
+    pub(crate) fn over_http(
+        url: &http::Uri,
+        headers: &[(http::HeaderName, http::HeaderValue)],
+        timeout: Duration,
+        answers: Answers,
+    ) -> (Bridged, Client) {
+        use mcp_replay::http::bridge::Bridge;
+        let (ours, theirs) = tokio::io::duplex(64 * 1024);
+        let bridge = headers.iter().fold(
+            Bridge::new(crate::net::HttpClient::new())
+                .endpoint(url.clone())
+                .timeout(timeout),
+            |b, (name, value)| b.header(name.clone(), value.clone()),
+        );
+        let problems = bridge.problems();
+        let task = tokio::spawn(bridge.run(theirs));
+        let (read, write) = tokio::io::split(ours);
+        let client = Client::over(Box::new(write), Box::new(read), timeout, answers);
+        (Bridged { task, problems }, client)
+    }
+
+    fn over(
+        stdin: Box<dyn AsyncWrite + Send + Unpin>,
+        stdout: Box<dyn AsyncRead + Send + Unpin>,
+        timeout: Duration,
+        answers: Answers,
+    ) -> Client {
+        Client {
             stdin: Some(stdin),
             lines: BufReader::new(stdout).lines(),
             exchange: Vec::new(),
@@ -270,8 +307,7 @@ impl Client {
             answers,
             stray: StrayLines::default(),
             results: Vec::new(),
-        };
-        Ok((child, client))
+        }
     }
 
     /// Sends a request and waits for its response, answering the server's requests and
@@ -752,6 +788,33 @@ fn path_in<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
 
 /// What [`finish`] hands back: the client (its exchange), a problem to report, and how
 /// the server exited when it was not a success (`the server `false` exited with status 1`).
+/// The bridge a client over Streamable HTTP talks through: its task and what it found wrong.
+pub(crate) struct Bridged {
+    task: tokio::task::JoinHandle<()>,
+    problems: mcp_replay::http::bridge::Problems,
+}
+
+impl Bridged {
+    /// Closes the client's side, so that the bridge ends the session (a DELETE), waits for
+    /// it at most `timeout`, and gives what the bridge found wrong (a 401, a status) as
+    /// the problem.
+    pub(crate) async fn finish(self, mut client: Client, timeout: Duration) -> Finished {
+        drop(client.stdin.take());
+        let lines = &mut client.lines;
+        let _ = tokio::time::timeout(timeout, async {
+            while let Ok(Some(_)) = lines.next_line().await {}
+        })
+        .await;
+        let _ = tokio::time::timeout(timeout, self.task).await;
+        let found = std::mem::take(&mut *self.problems.lock().unwrap_or_else(|e| e.into_inner()));
+        Finished {
+            client,
+            problem: (!found.is_empty()).then(|| found.join("; ")),
+            exit: None,
+        }
+    }
+}
+
 pub(crate) struct Finished {
     pub(crate) client: Client,
     pub(crate) problem: Option<String>,

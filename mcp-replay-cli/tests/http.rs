@@ -427,6 +427,66 @@ fn a_server_behind_auth_is_told_at_once_and_replays_with_a_header_from_the_envir
     }
     assert!(!written.contains(token));
 
+    // The command as the client over Streamable HTTP: `call --url ... --header` writes the
+    // whole exchange, which replays green; the token is in neither.
+    let called = dir.join("called.jsonl").display().to_string();
+    let call = run(
+        &[
+            "call",
+            "-o",
+            &called,
+            "--url",
+            &url,
+            "--header",
+            header,
+            "--list-tools",
+            "--tool",
+            "list_issues",
+            "limit:=2",
+        ],
+        true,
+    );
+    let (out, err) = text(&call);
+    assert!(call.status.success(), "{out}{err}");
+    assert!(!out.contains(token) && !err.contains(token), "{out}{err}");
+    let whole = std::fs::read_to_string(&called).unwrap();
+    assert!(
+        whole.contains(r#""method":"initialize""#) && !whole.contains(token),
+        "{whole}"
+    );
+    let again = run(
+        &[
+            "replay", "--url", &url, "--header", header, &called, &called,
+        ],
+        true,
+    );
+    let (out, err) = text(&again);
+    assert!(again.status.success(), "{out}{err}");
+    let refused = run(
+        &[
+            "call",
+            "-o",
+            &called,
+            "--url",
+            &url,
+            "--tool",
+            "list_issues",
+            "limit:=1",
+        ],
+        false,
+    );
+    let (out, err) = text(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{out}{err}");
+    assert!(
+        err.contains("the server wants credentials: HTTP 401"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&called).unwrap(),
+        whole,
+        "not written over"
+    );
+
     let unset = run(
         &[
             "replay",

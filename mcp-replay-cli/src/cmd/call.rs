@@ -89,6 +89,11 @@ pub(crate) struct Args {
     /// assistant text [default: refuse]
     #[arg(long, value_name = "TEXT")]
     pub sampling_reply: Option<String>,
+    /// Call the Streamable HTTP server at URL (http://HOST:PORT/PATH) instead of starting one
+    #[arg(long, value_name = "URL", value_parser = crate::net::parse_url, conflicts_with = "server")]
+    pub url: Option<http::Uri>,
+    #[command(flatten)]
+    pub headers: crate::args::HeaderArgs,
     #[command(flatten)]
     pub stray: StrayArg,
     #[command(flatten)]
@@ -98,7 +103,7 @@ pub(crate) struct Args {
     #[arg(
         last = true,
         value_name = "SERVER COMMAND",
-        required_unless_present = "client_only"
+        required_unless_present_any = ["client_only", "url"]
     )]
     pub server: Vec<std::ffi::OsString>,
 }
@@ -331,16 +336,28 @@ pub(crate) async fn run(args: Args, matches: &ArgMatches) -> Result<Outcome, Err
         .as_deref()
         .unwrap_or(protocol::DEFAULT_PROTOCOL);
     let stateless = Era::of_version(protocol).is_stateless();
-    if args.server.is_empty() {
+    if args.server.is_empty() && args.url.is_none() {
         return write_offline(&args, &steps, &rules, &output, stateless);
     }
     let server = ServerArg {
         server: args.server.clone(),
     };
-    let (mut child, mut client) = Client::start(&server, args.timeout, answers)?;
+    let headers = args.headers.resolved()?;
     let client_info = json!({"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")});
-    let session = run_session(&mut client, &steps, protocol, stateless, client_info).await;
-    let closed = finish(&mut child, client, args.timeout, &server.line()).await;
+    let (session, closed) = match &args.url {
+        Some(url) => {
+            crate::net::probe(url).await.map_err(Error::server)?;
+            let (bridged, mut client) = Client::over_http(url, &headers, args.timeout, answers);
+            let session = run_session(&mut client, &steps, protocol, stateless, client_info).await;
+            (session, bridged.finish(client, args.timeout).await)
+        }
+        None => {
+            let (mut child, mut client) = Client::start(&server, args.timeout, answers)?;
+            let session = run_session(&mut client, &steps, protocol, stateless, client_info).await;
+            let closed = finish(&mut child, client, args.timeout, &server.line()).await;
+            (session, closed)
+        }
+    };
     let mut problems = match session {
         Ok(found) => {
             if let Some(exit) = &closed.exit {
@@ -349,10 +366,12 @@ pub(crate) async fn run(args: Args, matches: &ArgMatches) -> Result<Outcome, Err
             found
         }
         Err(stop) => {
-            // A server that exited before the exchange was complete: how it exited says why.
+            // A server that exited before the exchange was complete: how it exited (or
+            // what the HTTP session found) says why.
+            let why = closed.exit.as_deref().or(closed.problem.as_deref());
             eprintln!(
                 "mcp-replay call: {}: {output} not written (the exchange is incomplete)",
-                stop.with_exit(closed.exit.as_deref())
+                stop.with_exit(why)
             );
             return Ok(Outcome::Findings);
         }
@@ -378,8 +397,9 @@ pub(crate) async fn run(args: Args, matches: &ArgMatches) -> Result<Outcome, Err
     }
     let mut fixture = build_fixture(exchange, &rules, &output, &args)?;
     if !args.client_only {
+        let target = crate::live::target(args.url.as_ref(), &server, &headers);
         fixture =
-            crate::capture::settled(fixture, &server, &rules, Some(args.timeout), "call").await;
+            crate::capture::settled(fixture, target, &rules, Some(args.timeout), "call").await;
     }
     write_fixture(&fixture, &args.output, UpdateMode::Always).map_err(Error::output)?;
     let what = if args.client_only {

@@ -152,8 +152,8 @@ async fn settle_written(args: &Args, rules: &mcp_replay::Rules) -> Result<(), Er
     let Ok(fixture) = mcp_replay::Fixture::load(&args.output) else {
         return Ok(());
     };
-    let settled =
-        crate::capture::settled(fixture.clone(), &args.server, rules, None, "record").await;
+    let target = crate::live::target(None, &args.server, &[]);
+    let settled = crate::capture::settled(fixture.clone(), target, rules, None, "record").await;
     if settled.to_jsonl() != fixture.to_jsonl() {
         mcp_replay::update::write_fixture(
             &settled,
