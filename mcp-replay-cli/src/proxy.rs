@@ -76,6 +76,8 @@ struct Proxy {
     /// Set at the first request: the client's absence counts from then on (a connection
     /// alone, such as a probe that the port listens, does not start the session).
     asked: tokio::sync::watch::Sender<bool>,
+    /// `--header`: added to every forwarded request (the client's own headers pass too).
+    headers: Vec<(HeaderName, HeaderValue)>,
 }
 
 /// `record --listen`: where the proxy listens, what it forwards to, and when it ends.
@@ -88,6 +90,9 @@ pub(crate) struct Proxying<'a> {
     pub idle: Option<Duration>,
     /// The server to start first and wait for (`-- SERVER`), when given.
     pub server: &'a ServerArg,
+    /// `--header`: headers every forwarded request carries (a credential the client does
+    /// not send itself); never written.
+    pub headers: Vec<(HeaderName, HeaderValue)>,
 }
 
 impl Proxying<'_> {
@@ -126,6 +131,7 @@ impl Proxying<'_> {
             start: Instant::now(),
             ended: Notify::new(),
             asked: tokio::sync::watch::Sender::new(false),
+            headers: self.headers.clone(),
         });
         serve_until_end(&listener, &proxy, self.idle).await;
         match write_capture(&proxy.capture, outputs, rules) {
@@ -230,6 +236,9 @@ async fn forward(
     *upstream.method_mut() = parts.method.clone();
     *upstream.uri_mut() = upstream_uri(&proxy.upstream, &parts.uri);
     *upstream.headers_mut() = end_to_end(&parts.headers);
+    for (name, value) in &proxy.headers {
+        upstream.headers_mut().insert(name.clone(), value.clone());
+    }
     match parts.headers.get(HOST) {
         Some(host) if !names_proxy(host, proxy.local) => {
             upstream.headers_mut().insert(HOST, host.clone());

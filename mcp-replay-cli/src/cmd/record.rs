@@ -40,6 +40,8 @@ pub(crate) struct Args {
     #[arg(long, value_name = "TIME", requires = "listen", value_parser = positive_time)]
     pub idle: Option<Duration>,
     #[command(flatten)]
+    pub headers: crate::args::HeaderArgs,
+    #[command(flatten)]
     pub stray: StrayArg,
     #[command(flatten)]
     pub rules: RulesArg,
@@ -81,6 +83,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
             upstream: upstream.clone(),
             idle: args.idle,
             server: &args.server,
+            headers: args.headers.resolved()?,
         };
         return proxy.record(&outputs(&args), &rules).await;
     }
