@@ -188,6 +188,30 @@ impl HeaderArgs {
     }
 }
 
+impl HeaderArgs {
+    /// `rules` with each header value (and the credential after its scheme, `Bearer
+    /// TOKEN`'s `TOKEN`) written as `<CREDENTIAL:n>` wherever a server echoes it: the
+    /// secret guard's part for what `--header` sends. `rules` as they are without headers.
+    pub(crate) fn redacted(
+        &self,
+        rules: Option<mcp_replay::Rules>,
+    ) -> Result<Option<mcp_replay::Rules>, crate::error::Error> {
+        let headers = self.resolved()?;
+        if headers.is_empty() {
+            return Ok(rules);
+        }
+        let mut rules = rules.unwrap_or_default();
+        for (_, value) in &headers {
+            let Ok(text) = value.to_str() else { continue };
+            rules = rules.redact_value("credential", text);
+            if let Some((_, credential)) = text.split_once(' ') {
+                rules = rules.redact_value("credential", credential.trim());
+            }
+        }
+        Ok(Some(rules))
+    }
+}
+
 /// What stands before the header's `:`, for a message (never its value).
 fn header_name(raw: &str) -> &str {
     raw.split([':', ' ']).next().unwrap_or_default()

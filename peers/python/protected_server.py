@@ -7,6 +7,7 @@ metadata is served at that URL. The one token it accepts is the second argument.
 
 Tools:
   list_issues(limit) -> text "issue 1" ... "issue <limit>", one a line
+  whoami()           -> text "signed in with <token>": a server that echoes the credential
 
 Usage: python protected_server.py PORT TOKEN
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import sys
 
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
@@ -48,6 +50,11 @@ def build_server(port: int, token: str) -> MCPServer:
     @server.tool(description="List the latest issues.", structured_output=False)
     def list_issues(limit: int) -> str:
         return "\n".join(f"issue {i}" for i in range(1, limit + 1))
+
+    @server.tool(description="Who the request is signed in as.", structured_output=False)
+    def whoami() -> str:
+        token = get_access_token()
+        return f"signed in with {token.token if token else 'nothing'}"
 
     return server
 

@@ -330,7 +330,10 @@ pub(crate) async fn run(args: Args, matches: &ArgMatches) -> Result<Outcome, Err
     answers.tasks = args.task;
     let output = args.output.display().to_string();
     let folder = args.output.parent().unwrap_or(Path::new("."));
-    let rules = args.rules.resolve(None, folder)?;
+    let rules = args
+        .headers
+        .redacted(Some(args.rules.resolve(None, folder)?))?
+        .unwrap_or_default();
     let protocol = args
         .protocol
         .as_deref()

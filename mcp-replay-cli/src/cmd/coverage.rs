@@ -66,7 +66,10 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         }
     }
     args.format.refuse_sarif("coverage")?;
-    let rules = args.rules.own()?.unwrap_or_default();
+    let rules = args
+        .headers
+        .redacted(args.rules.own()?)?
+        .unwrap_or_default();
     // A folder counts the `.jsonl` fixtures below it, as `check` reads them.
     let fixtures = mcp_replay::harness::load_fixtures(&crate::files::roots(&args.fixtures)?)
         .map_err(Error::input)?;

@@ -77,7 +77,10 @@ fn outputs(args: &Args) -> Outputs<'_> {
 pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     let folder = args.output.parent().unwrap_or(Path::new("."));
     if let (Some(listen), Some(upstream)) = (args.listen, &args.upstream) {
-        let rules = args.rules.resolve(None, folder)?;
+        let rules = args
+            .headers
+            .redacted(Some(args.rules.resolve(None, folder)?))?
+            .unwrap_or_default();
         let proxy = crate::proxy::Proxying {
             listen,
             upstream: upstream.clone(),

@@ -100,7 +100,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         // asked (`--update`, or the variable set), where a test run takes unset as `auto`.
         UpdateMode::from_env_if_set()?.unwrap_or(UpdateMode::No)
     };
-    let own = args.rules.own()?;
+    let own = args.headers.redacted(args.rules.own()?)?;
     // A machine-readable document on stdout (json or sarif): no colors, no summary lines.
     let json = args.output.format != Format::Text;
     // A terminal that is not given JSON: reports in color unless the environment says not.
