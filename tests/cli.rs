@@ -640,6 +640,17 @@ fn coverage_shows_what_the_bundled_fixtures_exercise_of_the_demo_server() {
     let strict = coverage(&["--fail-under", "80"], true);
     assert_eq!(strict.status.code(), Some(1), "{:?}", text(&strict));
     assert!(text(&strict).0.contains("below --fail-under 80%"));
+    // The gate in SARIF: one mcp-replay/coverage error; none above the gate.
+    let gate = coverage(&["--format", "sarif", "--fail-under", "80"], true);
+    assert_eq!(gate.status.code(), Some(1));
+    let log: serde_json::Value = serde_json::from_slice(&gate.stdout).unwrap();
+    assert_eq!(
+        log["runs"][0]["results"][0]["ruleId"], "mcp-replay/coverage",
+        "{log}"
+    );
+    let passing = coverage(&["--format", "sarif", "--fail-under", "70"], true);
+    let log: serde_json::Value = serde_json::from_slice(&passing.stdout).unwrap();
+    assert_eq!(log["runs"][0]["results"], serde_json::json!([]), "{log}");
     assert_eq!(
         coverage(&["--fail-under", "70"], true).status.code(),
         Some(0)

@@ -115,7 +115,7 @@ pub(crate) enum Format {
     /// For CI: one JSON document (schema: docs/cli.md, "JSON output")
     Json,
     /// For code review tools: a SARIF 2.1.0 log, each finding at its fixture's line
-    /// (`check` and `replay`)
+    /// (`check`, `replay`; `coverage`: its --fail-under gate)
     Sarif,
 }
 
@@ -124,7 +124,7 @@ impl Format {
     pub(crate) fn refuse_sarif(self, command: &str) -> Result<(), crate::error::Error> {
         if self == Format::Sarif {
             return Err(crate::error::Error::usage(format!(
-                "{command} writes text or json; --format sarif is for check and replay"
+                "{command} writes text or json; --format sarif is for check, replay and coverage"
             )));
         }
         Ok(())

@@ -65,7 +65,6 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
             )));
         }
     }
-    args.format.refuse_sarif("coverage")?;
     let rules = args
         .headers
         .redacted(args.rules.own()?)?
@@ -87,7 +86,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     match args.format {
         Format::Json => print_json(&coverage.to_json())?,
         Format::Text => outln!("{coverage}"),
-        Format::Sarif => unreachable!("refused above"),
+        Format::Sarif => print_json(&gate_log(&coverage, args.fail_under, &args.fixtures))?,
     }
     match args.fail_under {
         Some(p) if coverage.percent() < p => {
@@ -98,6 +97,30 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         }
         _ => Ok(Outcome::Success),
     }
+}
+
+/// The SARIF log of the coverage gate: one `mcp-replay/coverage` error, at the first
+/// fixture given, when the share is below `--fail-under`; else no result.
+fn gate_log(coverage: &Coverage, fail_under: Option<f64>, given: &[PathBuf]) -> serde_json::Value {
+    use mcp_replay::output::sarif::{self, Finding, Level};
+    let below = fail_under.filter(|p| coverage.percent() < *p);
+    let findings: Vec<Finding> = below
+        .map(|p| Finding {
+            rule: "coverage",
+            level: Level::Error,
+            message: format!(
+                "the fixtures exercise {:.1}% of what the server advertises, below --fail-under {p}%",
+                coverage.percent()
+            ),
+            file: given
+                .first()
+                .map(|f| f.display().to_string())
+                .unwrap_or_default(),
+            line: None,
+        })
+        .into_iter()
+        .collect();
+    sarif::log(&findings)
 }
 
 /// The live server's surface ([`ask_surface`]): each round a new session of the server at
