@@ -83,6 +83,29 @@ mod readme_forecast_flow {
     }
 }
 
+/// `docs/mock.md`, "Declaring faults".
+#[rustfmt::skip]
+mod mock_faults {
+    use mcp_replay::mock::{Fault, Faults};
+    use mcp_replay::Options;
+    use std::time::Duration;
+
+    fn options() -> Options {
+        let faults = Faults::new()
+            .on("tools/call", Fault::error(-32603, "upstream down")).tool("add").nth(2)
+            .on("tools/list", Fault::delay(Duration::from_millis(300)))
+            .on_line(6, Fault::Drop)
+            .on("tools/call", Fault::Twice).probability(0.2)
+            .seed(42);
+        Options::new().faults(faults)
+    }
+
+    #[test]
+    fn declare() {
+        drop(options());
+    }
+}
+
 /// `mcp-replay/README.md`, example 1.
 #[rustfmt::skip]
 mod runtime_readme {
@@ -279,7 +302,7 @@ fn every_rust_example_in_the_docs_is_here() {
             );
         }
     }
-    assert_eq!(count, 9, "a new example: add it to this file's modules");
+    assert_eq!(count, 10, "a new example: add it to this file's modules");
 }
 
 /// The README's test command (the `cargo test` line of its first `sh` block) is the one CI

@@ -789,6 +789,45 @@ fn the_pre_commit_hook_refuses_a_staged_fixture_with_a_token_and_passes_a_clean_
     assert!(!out.contains(&token[4..]), "{out}");
 }
 
+/// Faults on cue from the fixture header, served on stdio to the Python SDK's client: an
+/// error instead of `echo`'s result surfaces as the SDK's `MCPError` with the message, the
+/// client stops there, and `serve`'s report lists the fault and that the client sent
+/// nothing more.
+#[test]
+fn a_fault_in_the_header_reaches_the_python_client_and_the_report_says_what_it_did() {
+    let client = peer("python-client");
+    let recorded = workspace().join("mcp-replay/tests/fixtures/python/client_session.jsonl");
+    let fixture = temp_dir("faults").join("session.jsonl");
+    std::fs::write(
+        &fixture,
+        format!(
+            "{}\n{}",
+            r#"{"mcp_replay":1,"faults":{"seed":1,"faults":[{"method":"tools/call","tool":"echo","error":{"code":-32603,"message":"upstream down"}}]}}"#,
+            std::fs::read_to_string(&recorded).unwrap()
+        ),
+    )
+    .unwrap();
+    let served = run(&cat(&[
+        &client,
+        &[
+            "--".into(),
+            mcp_replay(),
+            "serve".into(),
+            fixture.display().to_string(),
+        ],
+    ]));
+    let (out, err) = text(&served);
+    assert_eq!(served.status.code(), Some(1), "{out}{err}");
+    assert!(
+        err.contains("client.py: error: MCPError: upstream down"),
+        "{err}"
+    );
+    assert!(
+        err.contains("fault injected at line 8 (`tools/call echo`): error -32603 \"upstream down\" instead of the result; then the client sent nothing more"),
+        "{err}"
+    );
+}
+
 /// `call` names an earlier answer's value in a later step (`id=@1:.structuredContent.id`):
 /// the recording binds it, so the fixture replays green; a step not run yet is refused.
 #[test]

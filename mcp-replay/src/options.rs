@@ -50,6 +50,7 @@ pub struct Options {
     strict_exit: bool,
     allow_stray_output: bool,
     protocol_check: Option<ProtocolCheck>,
+    faults: Option<crate::data::faults::Faults>,
     timeline: bool,
 }
 
@@ -66,6 +67,7 @@ impl fmt::Debug for Options {
             .field("strict_exit", &self.strict_exit)
             .field("allow_stray_output", &self.allow_stray_output)
             .field("protocol_check", &self.protocol_check)
+            .field("faults", &self.faults.as_ref().map(|f| f.len()))
             .field("timeline", &self.timeline)
             .finish()
     }
@@ -191,6 +193,14 @@ impl Options {
         self
     }
 
+    /// The faults the mock injects for a client under test ([`Faults`](crate::mock::Faults):
+    /// a delay, an error, no answer, an answer twice, on cue); else the header's
+    /// `"faults"`. A replay against a server ignores them.
+    pub fn faults(mut self, faults: crate::data::faults::Faults) -> Options {
+        self.faults = Some(faults);
+        self
+    }
+
     /// With `true`, the replay keeps the timeline of the session (each line written and
     /// read, at its instant, with the fixture line it was paired with), so that
     /// [`Report::to_html`](crate::Report::to_html) can draw its picture: one self-contained
@@ -243,6 +253,12 @@ impl Options {
                 .or(header.protocol_check)
                 .unwrap_or_default(),
             timeline: self.timeline,
+            faults: self.faults.clone().or_else(|| {
+                header
+                    .faults
+                    .as_ref()
+                    .and_then(|v| crate::data::faults::Faults::from_json(v).ok())
+            }),
         }
     }
 }
@@ -287,6 +303,8 @@ pub(crate) struct Settings<'r> {
     /// The header's shapes of its bound values (`normalize/shape.rs`): what the side that
     /// minted each is played with.
     pub shapes: Vec<(String, String)>,
+    /// The faults the mock injects (the options', else the header's).
+    pub faults: Option<crate::data::faults::Faults>,
 }
 
 impl Settings<'_> {

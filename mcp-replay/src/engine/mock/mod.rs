@@ -4,6 +4,8 @@
 
 mod session;
 
+pub(crate) use crate::data::faults::Injected;
+pub use crate::data::faults::{Fault, Faults};
 use crate::data::fixture::Fixture;
 pub use crate::data::timing::Timing;
 use crate::engine::transport::{parse_line, read_lines, write_line, Incoming, Transport};

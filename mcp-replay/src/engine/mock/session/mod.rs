@@ -122,6 +122,12 @@ pub(super) struct Mock<'f> {
     polls: Polls,
     /// Poll entries of a run the client stopped polling before its end: passed over.
     skipped: HashSet<usize>,
+    /// The faults to inject (`engine/mock/faults.rs`), with the state of their counts and
+    /// draws.
+    faults: Option<super::Faults>,
+    /// Each fault injected, the live id of the request it answered, and what the client
+    /// did next (`None`: nothing yet).
+    injected: Vec<(super::Injected, Option<Value>, Option<String>)>,
 }
 
 impl<'f> Mock<'f> {
@@ -172,6 +178,8 @@ impl<'f> Mock<'f> {
             ),
             polls: Polls::of(fixture.entries()),
             skipped: HashSet::new(),
+            faults: settings.faults.clone().filter(|f| !f.is_empty()),
+            injected: Vec::new(),
         };
         mock.deliver();
         mock.schedule(now);
@@ -281,7 +289,8 @@ impl<'f> Mock<'f> {
     /// for, and the lines it wrote that are not JSON-RPC messages.
     pub(super) fn conclude(mut self) -> Report {
         self.unused();
-        let notes = self.stray_output().into_iter().collect();
+        let mut notes: Vec<String> = self.fault_notes();
+        notes.extend(self.stray_output());
         Report {
             source: self.fixture.source().to_owned(),
             test: None,
@@ -421,6 +430,9 @@ impl<'f> Mock<'f> {
             }
         };
         let live_id = message.get("id").cloned();
+        if !self.injected.is_empty() {
+            self.after_fault(&message);
+        }
         if self.synthesizes_handshake && self.handshake(&message) {
             return;
         }
@@ -691,11 +703,86 @@ impl<'f> Mock<'f> {
                 let ms = (t.ms(entry.line())? - since).max(0.0) * scale;
                 Some(Duration::from_secs_f64(ms / 1000.0))
             });
-            self.outgoing.push((message, pause));
             self.position += 1;
+            self.push_served(entry, message, pause);
             // A server request does not stop the delivery: what the server recorded
             // before the client's answer, it sent without waiting for it.
         }
+    }
+
+    /// Queues a served message, as a fault on cue makes it (`engine/mock/faults.rs`): a
+    /// response may come later, as an error, twice, or not at all, and the fault is noted
+    /// for the report with what the client does next.
+    fn push_served(&mut self, entry: &Entry, message: Value, pause: Option<Duration>) {
+        let request = entry
+            .answers()
+            .filter(|_| entry.kind() == MessageKind::Response)
+            .map(|r| self.fixture.entries()[r].message());
+        let fault = match (&mut self.faults, &request) {
+            (Some(faults), Some(request)) => faults.decide(entry.line(), request),
+            _ => None,
+        };
+        let (Some(fault), Some(request)) = (fault, request) else {
+            self.outgoing.push((message, pause));
+            return;
+        };
+        let live_id = message.get("id").cloned();
+        let (sent, delay) = crate::data::faults::apply(&fault, message);
+        let pause = match (pause, delay) {
+            (Some(p), Some(d)) => Some(p + d),
+            (p, d) => p.or(d),
+        };
+        for message in sent {
+            self.outgoing.push((message, pause));
+        }
+        let injected = crate::data::faults::injected(entry.line(), &request, &fault);
+        self.injected.push((injected, live_id, None));
+    }
+
+    /// What the client did after the faults not yet answered for: `message`, the next
+    /// thing it sent.
+    fn after_fault(&mut self, message: &Value) {
+        for (injected, live_id, next) in &mut self.injected {
+            if next.is_some() {
+                continue;
+            }
+            let method = message.get("method").and_then(Value::as_str);
+            let name = message.pointer("/params/name").and_then(Value::as_str);
+            let what = match (method, name) {
+                (Some(m), Some(n)) => format!("`{m} {n}`"),
+                (Some(m), None) => format!("`{m}`"),
+                (None, _) => "an answer".to_owned(),
+            };
+            let again = method.is_some_and(|m| injected.request.starts_with(m))
+                && name.is_none_or(|n| injected.request.ends_with(n));
+            let id = message.get("id");
+            *next = Some(match (again, id) {
+                (true, Some(id)) if Some(id) == live_id.as_ref() => {
+                    format!("the client sent {what} again under the same id")
+                }
+                (true, Some(_)) => format!("the client sent {what} again under a new id (a retry)"),
+                _ if method == Some("notifications/cancelled") => {
+                    "the client cancelled the request".to_owned()
+                }
+                _ => format!("the client went on with {what}"),
+            });
+        }
+    }
+
+    /// The report's notes on the faults injected: where, what, and what the client did next.
+    fn fault_notes(&self) -> Vec<String> {
+        self.injected
+            .iter()
+            .map(|(injected, _, next)| {
+                format!(
+                    "fault injected at line {} (`{}`): {}; then {}",
+                    injected.line,
+                    injected.request,
+                    injected.what,
+                    next.as_deref().unwrap_or("the client sent nothing more")
+                )
+            })
+            .collect()
     }
 
     /// The server requests sent whose answer the client still owes, by the recording:
