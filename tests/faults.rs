@@ -123,3 +123,28 @@ async fn the_same_seed_gives_the_same_report_20_times() {
         assert_eq!((answer.is_ok(), notes(&report)), expected, "run {run_no}");
     }
 }
+
+#[tokio::test]
+async fn a_line_cut_off_half_way_leaves_rmcp_waiting_and_is_noted() {
+    let faults = Faults::new().on("tools/call", Fault::Malformed);
+    let (answer, _, report) = run(faults, Duration::from_millis(400)).await;
+    // rmcp skips a line that is not JSON and keeps waiting for the answer.
+    assert_eq!(answer.unwrap_err(), "gave up");
+    assert!(
+        notes(&report).contains("the answer's line cut off half-way"),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn a_closed_connection_ends_rmcp_s_call_with_an_error() {
+    let faults = Faults::new().on("tools/call", Fault::Close);
+    let (answer, took, report) = run(faults, Duration::from_secs(5)).await;
+    let error = answer.unwrap_err();
+    assert_ne!(error, "gave up", "the call ends with the connection");
+    assert!(took < Duration::from_secs(5));
+    assert!(
+        notes(&report).contains("the connection closed instead of the answer"),
+        "{report}"
+    );
+}

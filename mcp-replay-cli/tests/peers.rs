@@ -828,6 +828,49 @@ fn a_fault_in_the_header_reaches_the_python_client_and_the_report_says_what_it_d
     );
 }
 
+/// A fact for client authors, pinned: when the server's output ends instead of an answer
+/// (`"close"`), the Python SDK 2.3.0 stdio client does not fail the pending call: it is
+/// still waiting 3 s later, after `serve` has ended and reported the fault.
+#[test]
+fn the_python_client_keeps_waiting_when_the_server_closes_instead_of_answering() {
+    let client = peer("python-client");
+    let recorded = workspace().join("mcp-replay/tests/fixtures/python/client_session.jsonl");
+    let fixture = temp_dir("faults-close").join("session.jsonl");
+    std::fs::write(
+        &fixture,
+        format!(
+            "{}\n{}",
+            r#"{"mcp_replay":1,"faults":{"faults":[{"method":"tools/call","tool":"echo","close":true}]}}"#,
+            std::fs::read_to_string(&recorded).unwrap()
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(&client[0])
+        .args(&client[1..])
+        .args([
+            "--".to_owned(),
+            mcp_replay(),
+            "serve".into(),
+            fixture.display().to_string(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let still_waiting = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(still_waiting, "the client ended by itself: {err}");
+    assert!(
+        err.contains(
+            "the connection closed instead of the answer; then the client sent nothing more"
+        ),
+        "{err}"
+    );
+}
+
 /// `call` names an earlier answer's value in a later step (`id=@1:.structuredContent.id`):
 /// the recording binds it, so the fixture replays green; a step not run yet is refused.
 #[test]

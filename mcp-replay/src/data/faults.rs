@@ -44,6 +44,11 @@ pub enum Fault {
     Drop,
     /// The answer, twice.
     Twice,
+    /// The answer's line cut off half-way (not JSON): what a server that crashed while
+    /// writing leaves.
+    Malformed,
+    /// The connection closed instead of the answer (stdio: the end of the server's output).
+    Close,
 }
 
 impl Fault {
@@ -76,6 +81,8 @@ impl Fault {
             Fault::ToolError(text) => format!("a tool error {text:?} instead of the result"),
             Fault::Drop => "no answer".into(),
             Fault::Twice => "answered twice".into(),
+            Fault::Malformed => "the answer's line cut off half-way".into(),
+            Fault::Close => "the connection closed instead of the answer".into(),
         }
     }
 }
@@ -218,7 +225,7 @@ impl Faults {
             let fault = fault_of(item).ok_or_else(|| {
                 format!(
                     "\"faults\"[{i}]: say what happens: delay_ms, jitter_ms [a, b], error \
-                     {{code, message}}, tool_error TEXT, drop or twice"
+                     {{code, message}}, tool_error TEXT, drop, twice, malformed or close"
                 )
             })?;
             faults = match (item.get("line").and_then(Value::as_u64), item.get("method")) {
@@ -322,6 +329,12 @@ fn fault_of(item: &Value) -> Option<Fault> {
     if item.get("twice") == Some(&Value::Bool(true)) {
         return Some(Fault::Twice);
     }
+    if item.get("malformed") == Some(&Value::Bool(true)) {
+        return Some(Fault::Malformed);
+    }
+    if item.get("close") == Some(&Value::Bool(true)) {
+        return Some(Fault::Close);
+    }
     None
 }
 
@@ -346,6 +359,8 @@ pub(crate) fn apply(fault: &Fault, message: Value) -> (Vec<Value>, Option<Durati
         ),
         Fault::Drop => (Vec::new(), None),
         Fault::Twice => (vec![message.clone(), message], None),
+        // The shell cuts the line, or closes instead of writing it.
+        Fault::Malformed | Fault::Close => (vec![message], None),
     }
 }
 

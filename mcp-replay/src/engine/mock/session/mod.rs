@@ -37,6 +37,16 @@ struct Queued {
     message: Value,
     pause: Option<Duration>,
     gap: Duration,
+    action: Action,
+}
+
+/// What the shell does with a queued message: send it, or (a fault on cue) send a line cut
+/// short in its place, or close the connection in its place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Send,
+    Malformed,
+    Close,
 }
 
 /// What the mock's core waits for.
@@ -103,7 +113,7 @@ pub(super) struct Mock<'f> {
     stray: StrayLines,
     /// What to write next, each with its recorded pause since the client message it
     /// answers (with [`Options::timing`]).
-    outgoing: Vec<(Value, Option<Duration>)>,
+    outgoing: Vec<(Value, Option<Duration>, Action)>,
     /// The lines to write, in order.
     queue: VecDeque<Queued>,
     /// When the client message that the queued lines answer came.
@@ -202,6 +212,24 @@ impl<'f> Mock<'f> {
         }
         let queued = self.queue.pop_front().expect("a line is due");
         buf.clear();
+        match queued.action {
+            Action::Send => {}
+            Action::Malformed => {
+                // The message cut off mid-way, as a server that crashed while writing.
+                serde_json::to_writer(&mut *buf, &queued.message)
+                    .expect("a JSON value always serializes");
+                buf.truncate(buf.len() / 2);
+                self.written = Some(now);
+                self.last = now;
+                return true;
+            }
+            Action::Close => {
+                // The connection ends here: nothing more is written or read.
+                self.queue.clear();
+                self.done = true;
+                return false;
+            }
+        }
         serde_json::to_writer(&mut *buf, &queued.message).expect("a JSON value always serializes");
         self.written = Some(now);
         self.last = now;
@@ -269,7 +297,7 @@ impl<'f> Mock<'f> {
             self.written = None;
         }
         let mut previous: Option<(Value, Option<Duration>)> = None;
-        for (message, pause) in std::mem::take(&mut self.outgoing) {
+        for (message, pause, action) in std::mem::take(&mut self.outgoing) {
             let gap = match &previous {
                 Some((before, None)) if !pace.is_zero() && pause.is_none() => {
                     gap(before, &message, pace)
@@ -280,6 +308,7 @@ impl<'f> Mock<'f> {
                 message: message.clone(),
                 pause,
                 gap,
+                action,
             });
             previous = Some((message, pause));
         }
@@ -322,8 +351,7 @@ impl<'f> Mock<'f> {
                 if !self.settings.allow_stray_output {
                     self.outgoing.push((
                         json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}),
-                        None,
-                    ));
+                        None, Action::Send));
                 }
             }
             Incoming::Message(message) => self.receive(message),
@@ -552,7 +580,7 @@ impl<'f> Mock<'f> {
         again["id"] = id;
         self.bindings.substitute(&mut again);
         self.rules.concretize(&mut again);
-        self.outgoing.push((again, None));
+        self.outgoing.push((again, None, Action::Send));
         true
     }
 
@@ -591,7 +619,7 @@ impl<'f> Mock<'f> {
             put_back_result_type(&mut response);
             put_back_cache_hints(&mut response, method);
         }
-        self.outgoing.push((response, None));
+        self.outgoing.push((response, None, Action::Send));
         true
     }
 
@@ -640,6 +668,7 @@ impl<'f> Mock<'f> {
                     "error": {"code": MISMATCH_CODE, "message": format!("mcp-replay: {why}")}
                 }),
                 None,
+                Action::Send,
             ));
         }
     }
@@ -723,17 +752,22 @@ impl<'f> Mock<'f> {
             _ => None,
         };
         let (Some(fault), Some(request)) = (fault, request) else {
-            self.outgoing.push((message, pause));
+            self.outgoing.push((message, pause, Action::Send));
             return;
         };
         let live_id = message.get("id").cloned();
+        let action = match fault {
+            crate::data::faults::Fault::Malformed => Action::Malformed,
+            crate::data::faults::Fault::Close => Action::Close,
+            _ => Action::Send,
+        };
         let (sent, delay) = crate::data::faults::apply(&fault, message);
         let pause = match (pause, delay) {
             (Some(p), Some(d)) => Some(p + d),
             (p, d) => p.or(d),
         };
         for message in sent {
-            self.outgoing.push((message, pause));
+            self.outgoing.push((message, pause, action));
         }
         let injected = crate::data::faults::injected(entry.line(), &request, &fault);
         self.injected.push((injected, live_id, None));
