@@ -41,6 +41,7 @@ node -e '
   console.log("    ok: " + p.name + "@" + p.version);
 ')
 node --check "$NODE_DIR/tour_client.mjs"
+node --check "$NODE_DIR/fault_client.mjs"
 
 echo "==> python peer: venv in $VENV"
 if [ ! -x "$VENV/bin/python" ]; then

@@ -871,6 +871,68 @@ fn the_python_client_keeps_waiting_when_the_server_closes_instead_of_answering()
     );
 }
 
+/// Facts for client authors, pinned: the TypeScript SDK's client (1.32.2, stdio, a call
+/// with a 3 s timeout of its own) against each fault on cue through `mcp-replay serve`: what
+/// the call gave, and what `serve`'s report says the client did next.
+#[test]
+fn the_typescript_client_meets_each_fault_on_cue() {
+    let client = mcp_replay_peers::node("fault_client.mjs");
+    let recorded = workspace().join("fixtures/lookup_issue.jsonl");
+    let dir = temp_dir("faults-ts");
+    let cases: [(&str, &str, &str); 7] = [
+        (
+            r#""error":{"code":-32603,"message":"upstream down"}"#,
+            r#""message":"MCP error -32603: upstream down""#,
+            "then the client sent nothing more",
+        ),
+        (
+            r#""tool_error":"quota""#,
+            r#""isError":true"#,
+            "then the client sent nothing more",
+        ),
+        (
+            r#""drop":true"#,
+            "Request timed out",
+            "then the client cancelled the request",
+        ),
+        (r#""twice":true"#, "Issue 42: example", "answered twice"),
+        (r#""delay_ms":200"#, "Issue 42: example", "delayed 200 ms"),
+        (
+            r#""malformed":true"#,
+            "Request timed out",
+            "cut off half-way; then the client cancelled the request",
+        ),
+        (
+            r#""close":true"#,
+            "Request timed out",
+            "the connection closed instead of the answer",
+        ),
+    ];
+    for (i, (fault, call_gave, report_says)) in cases.iter().enumerate() {
+        let fixture = dir.join(format!("f{i}.jsonl"));
+        std::fs::write(
+            &fixture,
+            format!(
+                "{{\"mcp_replay\":1,\"faults\":{{\"seed\":1,\"faults\":[{{\"method\":\"tools/call\",{fault}}}]}}}}\n{}",
+                std::fs::read_to_string(&recorded).unwrap()
+            ),
+        )
+        .unwrap();
+        let ran = run(&cat(&[
+            &client,
+            &[
+                "--".into(),
+                mcp_replay(),
+                "serve".into(),
+                fixture.display().to_string(),
+            ],
+        ]));
+        let (out, err) = text(&ran);
+        assert!(out.contains(call_gave), "{fault}: {out}{err}");
+        assert!(err.contains(report_says), "{fault}: {err}");
+    }
+}
+
 /// `call` names an earlier answer's value in a later step (`id=@1:.structuredContent.id`):
 /// the recording binds it, so the fixture replays green; a step not run yet is refused.
 #[test]

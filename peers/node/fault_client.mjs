@@ -1,0 +1,38 @@
+// The TypeScript SDK's client (stdio) making one call, for the facts docs/mock.md pins
+// about faults on cue: it calls `lookup_issue` (demo, sample, 42) with a timeout of its
+// own (3 s) and prints what came back as one JSON line: {"result": ...}, or
+// {"error": NAME, "message": ...}, or {"closed": true} when the transport closed first.
+//
+// Usage: node fault_client.mjs -- <server command> [args...]
+// Exit status 0 whatever the call gave (the line says what); 1 if it could not connect.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const emit = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
+
+async function main() {
+  const argv = process.argv.slice(2);
+  const command = argv[0] === "--" ? argv.slice(1) : argv;
+  const transport = new StdioClientTransport({ command: command[0], args: command.slice(1), stderr: "inherit" });
+  const client = new Client({ name: "mcp-replay-fault-client-ts", version: "1.0.0" });
+  let closed = false;
+  transport.onclose = () => { closed = true; };
+  await client.connect(transport);
+  try {
+    const result = await client.callTool(
+      { name: "lookup_issue", arguments: { owner: "demo", repo: "sample", number: 42 } },
+      undefined,
+      { timeout: 3000 },
+    );
+    emit({ result });
+  } catch (e) {
+    emit({ error: e?.constructor?.name ?? "Error", message: String(e?.message ?? e), closed });
+  }
+  await client.close().catch(() => {});
+}
+
+main().catch((e) => {
+  console.error(`fault_client.mjs: ${e?.stack ?? e}`);
+  process.exit(1);
+});
