@@ -828,49 +828,6 @@ fn a_fault_in_the_header_reaches_the_python_client_and_the_report_says_what_it_d
     );
 }
 
-/// A fact for client authors, pinned: when the server's output ends instead of an answer
-/// (`"close"`), the Python SDK 2.3.0 stdio client does not fail the pending call: it is
-/// still waiting 3 s later, after `serve` has ended and reported the fault.
-#[test]
-fn the_python_client_keeps_waiting_when_the_server_closes_instead_of_answering() {
-    let client = peer("python-client");
-    let recorded = workspace().join("mcp-replay/tests/fixtures/python/client_session.jsonl");
-    let fixture = temp_dir("faults-close").join("session.jsonl");
-    std::fs::write(
-        &fixture,
-        format!(
-            "{}\n{}",
-            r#"{"mcp_replay":1,"faults":{"faults":[{"method":"tools/call","tool":"echo","close":true}]}}"#,
-            std::fs::read_to_string(&recorded).unwrap()
-        ),
-    )
-    .unwrap();
-    let mut child = Command::new(&client[0])
-        .args(&client[1..])
-        .args([
-            "--".to_owned(),
-            mcp_replay(),
-            "serve".into(),
-            fixture.display().to_string(),
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(3));
-    let still_waiting = child.try_wait().unwrap().is_none();
-    let _ = child.kill();
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(still_waiting, "the client ended by itself: {err}");
-    assert!(
-        err.contains(
-            "the connection closed instead of the answer; then the client sent nothing more"
-        ),
-        "{err}"
-    );
-}
-
 /// Facts for client authors, pinned: the TypeScript SDK's client (1.32.2, stdio, a call
 /// with a 3 s timeout of its own) against each fault on cue through `mcp-replay serve`: what
 /// the call gave, and what `serve`'s report says the client did next.
@@ -930,6 +887,90 @@ fn the_typescript_client_meets_each_fault_on_cue() {
         let (out, err) = text(&ran);
         assert!(out.contains(call_gave), "{fault}: {out}{err}");
         assert!(err.contains(report_says), "{fault}: {err}");
+    }
+}
+
+/// Facts for client authors, pinned: the Python SDK's client (2.3.0, stdio,
+/// `peers/python/client.py`'s session) against each fault on cue on its `echo` call
+/// through `mcp-replay serve`: how it ended (or that it is still waiting 4 s later), and
+/// what `serve`'s report says it did next.
+#[test]
+fn the_python_client_meets_each_fault_on_cue() {
+    let client = peer("python-client");
+    let recorded = workspace().join("mcp-replay/tests/fixtures/python/client_session.jsonl");
+    let dir = temp_dir("faults-py");
+    // (fault, how the client ended: Some(exit status) or None still waiting, what its
+    // stderr or the report says)
+    let cases: [(&str, Option<i32>, &str); 7] = [
+        (
+            r#""error":{"code":-32603,"message":"upstream down"}"#,
+            Some(1),
+            "MCPError: upstream down",
+        ),
+        (r#""tool_error":"quota""#, Some(1), "returned isError: true"),
+        (
+            r#""drop":true"#,
+            None,
+            "no answer; then the client sent nothing more",
+        ),
+        (
+            r#""twice":true"#,
+            Some(0),
+            "answered twice; then the client went on with `tools/call add`",
+        ),
+        (
+            r#""delay_ms":200"#,
+            Some(0),
+            "delayed 200 ms; then the client went on with `tools/call add`",
+        ),
+        (
+            r#""malformed":true"#,
+            None,
+            "Failed to parse JSONRPC message from server",
+        ),
+        (
+            r#""close":true"#,
+            None,
+            "the connection closed instead of the answer",
+        ),
+    ];
+    for (i, (fault, ended, says)) in cases.iter().enumerate() {
+        let fixture = dir.join(format!("f{i}.jsonl"));
+        std::fs::write(
+            &fixture,
+            format!(
+                "{{\"mcp_replay\":1,\"faults\":{{\"seed\":1,\"faults\":[{{\"method\":\"tools/call\",\"tool\":\"echo\",{fault}}}]}}}}\n{}",
+                std::fs::read_to_string(&recorded).unwrap()
+            ),
+        )
+        .unwrap();
+        let mut child = Command::new(&client[0])
+            .args(&client[1..])
+            .args([
+                "--".to_owned(),
+                mcp_replay(),
+                "serve".into(),
+                fixture.display().to_string(),
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let began = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status.code().unwrap_or(-1));
+            }
+            if began.elapsed() > std::time::Duration::from_secs(4) {
+                let _ = child.kill();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(status, *ended, "{fault}: {err}");
+        assert!(err.contains(says), "{fault}: {err}");
     }
 }
 
