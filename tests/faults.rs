@@ -148,3 +148,45 @@ async fn a_closed_connection_ends_rmcp_s_call_with_an_error() {
         "{report}"
     );
 }
+
+/// Faults in a small file beside the fixture (`NAME.faults.json`): loaded with it, applied
+/// by its mock with no option set; a file that does not parse names itself.
+#[tokio::test]
+async fn faults_in_a_file_beside_the_fixture_are_the_mocks() {
+    let dir = std::env::temp_dir().join(format!("mcp-replay-faults-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("lookup.jsonl");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/lookup_issue.jsonl"),
+        &path,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("lookup.faults.json"),
+        r#"{"seed": 3, "faults": [{"method": "tools/call", "error": {"code": -32000, "message": "from the file"}}]}"#,
+    )
+    .unwrap();
+    let fixture = Fixture::load(&path).unwrap();
+    let (transport, mock) = fixture.mock().server();
+    let client = ().serve(transport).await.unwrap();
+    let error = client.call_tool(call()).await.unwrap_err().to_string();
+    assert!(error.contains("from the file"), "{error}");
+    drop(client);
+    let report = mock.finish().await;
+    assert!(
+        notes(&report).contains("error -32000 \"from the file\""),
+        "{report}"
+    );
+
+    std::fs::write(
+        dir.join("lookup.faults.json"),
+        r#"{"faults": [{"line": 2}]}"#,
+    )
+    .unwrap();
+    let refused = Fixture::load(&path).unwrap_err().to_string();
+    assert!(
+        refused.contains("lookup.faults.json") && refused.contains("say what happens"),
+        "{refused}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

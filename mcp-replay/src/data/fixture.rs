@@ -219,7 +219,31 @@ impl Fixture {
         }
         fixture.path = Some(path.to_owned());
         fixture.resume_points()?;
+        fixture.read_faults_file(path)?;
         Ok(fixture)
+    }
+
+    /// `NAME.faults.json` beside the fixture `NAME.jsonl`, when there is one: the faults its
+    /// mock injects (`{"seed": N, "faults": [...]}`, as the header's `"faults"`, which it
+    /// overrides). Read into the settings only: a re-recording does not write it into the
+    /// fixture. A file that does not parse is an error naming it.
+    fn read_faults_file(&mut self, path: &Path) -> Result<(), Error> {
+        let faults_path = path.with_extension("faults.json");
+        let text = match std::fs::read_to_string(&faults_path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(Error::io(format!("reading {}", faults_path.display()), e)),
+        };
+        let invalid = |message: String| Error::Parse {
+            file: faults_path.display().to_string(),
+            line: 1,
+            column: 1,
+            message,
+        };
+        let value: Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+        crate::data::faults::Faults::from_json(&value).map_err(invalid)?;
+        self.header.faults = Some(value);
+        Ok(())
     }
 
     /// A fixture with no messages whose errors name `source`.
