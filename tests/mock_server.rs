@@ -839,3 +839,41 @@ async fn a_panicking_client_keeps_the_mocks_report() {
     );
     assert!(message.contains("params at fixture line 1"), "{message}");
 }
+
+/// Faults on cue over Streamable HTTP too (`mock().http()`, what `serve --http` runs): the
+/// same core injects them, so rmcp's HTTP client gets the error in place of the result and
+/// the report lists it with what the client did next.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fault_on_cue_reaches_an_rmcp_client_over_streamable_http() {
+    use mcp_replay::mock::{Fault, Faults};
+    let fixture = Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap();
+    let options = mcp_replay::Options::new()
+        .faults(Faults::new().on("tools/call", Fault::error(-32603, "over http")));
+    let (front, mock) = fixture.mock().options(&options).http();
+    let path = socket_path("faults");
+    serve_on_unix_socket(front, &path);
+    let client = ().serve(rmcp_http_client(&path)).await.unwrap();
+    let error = client
+        .call_tool(tool(
+            "lookup_issue",
+            json!({"owner": "demo", "repo": "sample", "number": 42}),
+        ))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("over http"), "{error}");
+    client.cancel().await.unwrap();
+    let report = mock.finish().await;
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        report
+            .notes()
+            .iter()
+            .any(|n| n.contains("error -32603 \"over http\" instead of the result")),
+        "{report}"
+    );
+}
