@@ -212,6 +212,34 @@ async fn client_gone(proxy: &Proxy, open: &Connections, idle: Duration) {
     open.idle_for(idle).await;
 }
 
+/// The request to forward upstream: the client's method, its path on the upstream, its
+/// end-to-end headers with `--header`'s added, and a `Host` that names the upstream unless
+/// the client named another host.
+fn upstream_request(
+    proxy: &Proxy,
+    parts: &http::request::Parts,
+    body: Bytes,
+) -> Request<Full<Bytes>> {
+    let mut upstream = Request::new(Full::new(body));
+    *upstream.method_mut() = parts.method.clone();
+    *upstream.uri_mut() = upstream_uri(&proxy.upstream, &parts.uri);
+    *upstream.headers_mut() = end_to_end(&parts.headers);
+    for (name, value) in &proxy.headers {
+        upstream.headers_mut().insert(name.clone(), value.clone());
+    }
+    match parts.headers.get(HOST) {
+        Some(host) if !names_proxy(host, proxy.local) => {
+            upstream.headers_mut().insert(HOST, host.clone());
+        }
+        _ => {
+            if let Ok(host) = HeaderValue::from_str(&authority(&proxy.upstream)) {
+                upstream.headers_mut().insert(HOST, host);
+            }
+        }
+    }
+    upstream
+}
+
 /// Forwards one request upstream and its response back, teeing the messages.
 async fn forward(
     proxy: Arc<Proxy>,
@@ -232,23 +260,7 @@ async fn forward(
         true => tee_client(&proxy, &body),
         false => Vec::new(),
     };
-    let mut upstream = Request::new(Full::new(body));
-    *upstream.method_mut() = parts.method.clone();
-    *upstream.uri_mut() = upstream_uri(&proxy.upstream, &parts.uri);
-    *upstream.headers_mut() = end_to_end(&parts.headers);
-    for (name, value) in &proxy.headers {
-        upstream.headers_mut().insert(name.clone(), value.clone());
-    }
-    match parts.headers.get(HOST) {
-        Some(host) if !names_proxy(host, proxy.local) => {
-            upstream.headers_mut().insert(HOST, host.clone());
-        }
-        _ => {
-            if let Ok(host) = HeaderValue::from_str(&authority(&proxy.upstream)) {
-                upstream.headers_mut().insert(HOST, host);
-            }
-        }
-    }
+    let upstream = upstream_request(&proxy, &parts, body);
     let response = match proxy.client.request(upstream).await {
         Ok(response) => response,
         Err(e) => {

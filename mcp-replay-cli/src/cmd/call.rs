@@ -6,12 +6,12 @@
 //! secret check as `record`.
 
 use crate::args::{positive_time, RulesArg, ServerArg, StrayArg};
-use crate::client::{finish, run_session, Answers, Client, Step};
+use crate::client::{finish, run_session, Answers, Client, Finished, Step, Stop};
 use crate::error::{Error, Outcome};
 use clap::{ArgAction, ArgMatches};
 use mcp_replay::fixture::{Direction, MessageKind};
 use mcp_replay::protocol::{self, Era};
-use mcp_replay::record::{fixture_from_exchange, ALLOW_STRAY_OUTPUT};
+use mcp_replay::record::{fixture_from_exchange, StrayLines, ALLOW_STRAY_OUTPUT};
 use mcp_replay::update::{write_fixture, UpdateMode};
 use mcp_replay::Fixture;
 use serde_json::{json, Map, Value};
@@ -346,21 +346,7 @@ pub(crate) async fn run(args: Args, matches: &ArgMatches) -> Result<Outcome, Err
         server: args.server.clone(),
     };
     let headers = args.headers.resolved()?;
-    let client_info = json!({"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")});
-    let (session, closed) = match &args.url {
-        Some(url) => {
-            crate::net::probe(url).await.map_err(Error::server)?;
-            let (bridged, mut client) = Client::over_http(url, &headers, args.timeout, answers);
-            let session = run_session(&mut client, &steps, protocol, stateless, client_info).await;
-            (session, bridged.finish(client, args.timeout).await)
-        }
-        None => {
-            let (mut child, mut client) = Client::start(&server, args.timeout, answers)?;
-            let session = run_session(&mut client, &steps, protocol, stateless, client_info).await;
-            let closed = finish(&mut child, client, args.timeout, &server.line()).await;
-            (session, closed)
-        }
-    };
+    let (session, closed) = converse(&args, &server, &headers, &steps, answers).await?;
     let mut problems = match session {
         Ok(found) => {
             if let Some(exit) = &closed.exit {
@@ -383,21 +369,7 @@ pub(crate) async fn run(args: Args, matches: &ArgMatches) -> Result<Outcome, Err
         exchange, stray, ..
     } = closed.client;
     problems.extend(closed.problem);
-    if let Some(description) = stray.describe("the server", "stdout") {
-        if args.stray.allow_stray_output {
-            eprintln!(
-                "mcp-replay call: note: {description} (left out; allowed: the fixture's header \
-                 says \"{ALLOW_STRAY_OUTPUT}\": true)"
-            );
-        } else {
-            problems.push(format!(
-                "{description}: MCP's stdio transport carries only JSON-RPC messages on stdout, \
-                 and a replay of {output} fails on them the same way (they are left out of it); \
-                 fix the server, or call with --allow-stray-output (the fixture's header then \
-                 says \"{ALLOW_STRAY_OUTPUT}\": true)"
-            ));
-        }
-    }
+    problems.extend(stray_problem(&stray, &args, &output));
     let mut fixture = build_fixture(exchange, &rules, &output, &args)?;
     if !args.client_only {
         let target = crate::live::target(args.url.as_ref(), &server, &headers);
@@ -416,6 +388,56 @@ pub(crate) async fn run(args: Args, matches: &ArgMatches) -> Result<Outcome, Err
     );
     crate::capture::warn_protocol("call", &fixture, &output);
     Ok(report(&problems, &output))
+}
+
+/// What the server's lines on stdout that are not JSON-RPC messages are: a problem, or
+/// (allowed) a note printed here.
+fn stray_problem(stray: &StrayLines, args: &Args, output: &str) -> Option<String> {
+    let description = stray.describe("the server", "stdout")?;
+    if args.stray.allow_stray_output {
+        eprintln!(
+            "mcp-replay call: note: {description} (left out; allowed: the fixture's header \
+             says \"{ALLOW_STRAY_OUTPUT}\": true)"
+        );
+        return None;
+    }
+    Some(format!(
+        "{description}: MCP's stdio transport carries only JSON-RPC messages on stdout, \
+         and a replay of {output} fails on them the same way (they are left out of it); \
+         fix the server, or call with --allow-stray-output (the fixture's header then \
+         says \"{ALLOW_STRAY_OUTPUT}\": true)"
+    ))
+}
+
+/// The session with the server at `--url` (through the runtime's bridge) or started from
+/// `server`: the steps' outcome, and how the other side ended.
+async fn converse(
+    args: &Args,
+    server: &ServerArg,
+    headers: &[(http::HeaderName, http::HeaderValue)],
+    steps: &[Step],
+    answers: Answers,
+) -> Result<(Result<Vec<String>, Stop>, Finished), Error> {
+    let protocol = args
+        .protocol
+        .as_deref()
+        .unwrap_or(protocol::DEFAULT_PROTOCOL);
+    let stateless = Era::of_version(protocol).is_stateless();
+    let client_info = json!({"name": "mcp-replay", "version": env!("CARGO_PKG_VERSION")});
+    Ok(match &args.url {
+        Some(url) => {
+            crate::net::probe(url).await.map_err(Error::server)?;
+            let (bridged, mut client) = Client::over_http(url, headers, args.timeout, answers);
+            let session = run_session(&mut client, steps, protocol, stateless, client_info).await;
+            (session, bridged.finish(client, args.timeout).await)
+        }
+        None => {
+            let (mut child, mut client) = Client::start(server, args.timeout, answers)?;
+            let session = run_session(&mut client, steps, protocol, stateless, client_info).await;
+            let closed = finish(&mut child, client, args.timeout, &server.line()).await;
+            (session, closed)
+        }
+    })
 }
 
 /// `--client-only` without a server: writes the steps as the client would send them.

@@ -63,19 +63,11 @@ mod tests {
     use serde_json::json;
 
     fn report(kind: MismatchKind, line: usize, e: Value, a: Value) -> Report {
-        Report {
-            source: "f.jsonl".into(),
-            test: None,
-            rerecord: None,
-            mismatches: vec![Mismatch::new(kind, Some(line), "differs")
-                .expected(&e)
-                .actual(&a)],
-            accepted: Vec::new(),
-            warnings: Vec::new(),
-            notes: Vec::new(),
-            recorded: None,
-            timeline: None,
-        }
+        let mut report = Report::empty("f.jsonl");
+        report.mismatches = vec![Mismatch::new(kind, Some(line), "differs")
+            .expected(&e)
+            .actual(&a)];
+        report
     }
 
     #[test]
