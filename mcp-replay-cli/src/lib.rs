@@ -41,14 +41,19 @@ use std::process::ExitCode;
 /// ends with the exit status for how it went (docs/cli.md, "Exit status").
 #[doc(hidden)]
 pub fn main() -> ExitCode {
-    tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .expect("the tokio runtime starts")
-        .block_on(async {
-            let ended = run().await;
-            error::exit_status(ended, out::failed().is_some())
-        })
+        .expect("the tokio runtime starts");
+    let code = runtime.block_on(async {
+        let ended = run().await;
+        error::exit_status(ended, out::failed().is_some())
+    });
+    // Not waiting for blocking reads still under way (tokio's stdin: `serve` reading a
+    // client that is itself waiting for an answer): the command has ended, and its
+    // standard output closes with the process, as a server's does.
+    runtime.shutdown_background();
+    code
 }
 
 /// Runs the subcommand the command line names.

@@ -861,7 +861,7 @@ fn the_typescript_client_meets_each_fault_on_cue() {
         ),
         (
             r#""close":true"#,
-            "Request timed out",
+            "MCP error -32000: Connection closed",
             "the connection closed instead of the answer",
         ),
     ];
@@ -928,11 +928,7 @@ fn the_python_client_meets_each_fault_on_cue() {
             None,
             "Failed to parse JSONRPC message from server",
         ),
-        (
-            r#""close":true"#,
-            None,
-            "the connection closed instead of the answer",
-        ),
+        (r#""close":true"#, Some(1), "MCPError: Connection closed"),
     ];
     for (i, (fault, ended, says)) in cases.iter().enumerate() {
         let fixture = dir.join(format!("f{i}.jsonl"));
