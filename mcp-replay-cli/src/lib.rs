@@ -49,10 +49,12 @@ pub fn main() -> ExitCode {
         let ended = run().await;
         error::exit_status(ended, out::failed().is_some())
     });
-    // Not waiting for blocking reads still under way (tokio's stdin: `serve` reading a
-    // client that is itself waiting for an answer): the command has ended, and its
-    // standard output closes with the process, as a server's does.
-    runtime.shutdown_background();
+    // The tasks still running are dropped (a child server is killed with them: SIGINT
+    // during a run leaves none behind), and blocking reads still under way (tokio's stdin:
+    // `serve` reading a client that is itself waiting for an answer) get a moment, not
+    // forever: the command has ended, and its standard output closes with the process, as a
+    // server's does.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     code
 }
 
