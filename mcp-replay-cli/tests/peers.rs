@@ -8,7 +8,7 @@ mod common;
 
 use common::{peer, text, workspace};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn mcp_replay() -> String {
@@ -57,6 +57,26 @@ fn replay(fixtures: &[String], server: &[String]) -> Vec<String> {
         "10000".into(),
     ];
     cat(&[&head, fixtures, &["--".into()], server])
+}
+
+/// `mcp-replay replay [FLAGS...]` of `fixture` `n` times against `server`: every run green.
+fn assert_green_times(flags: &[String], fixture: &str, n: usize, server: &[String]) {
+    let times: Vec<String> = std::iter::repeat_n(fixture.to_owned(), n).collect();
+    let green = run(&replay(&cat(&[flags, &times]), server));
+    let (out, err) = text(&green);
+    assert!(green.status.success(), "{out}{err}");
+    assert!(out.contains(&format!("{n} passed, 0 failed")), "{out}");
+}
+
+/// Writes `recorded` to `path` with a header whose `"faults"` (seed 1) holds one fault on
+/// `tools/call` (of `tool` when named): `fault` its JSON members (`"drop":true`).
+fn write_with_fault(recorded: &Path, path: &Path, tool: Option<&str>, fault: &str) {
+    let tool = tool.map_or(String::new(), |t| format!(r#","tool":"{t}""#));
+    let header = format!(
+        r#"{{"mcp_replay":1,"faults":{{"seed":1,"faults":[{{"method":"tools/call"{tool},{fault}}}]}}}}"#
+    );
+    let text = format!("{header}\n{}", std::fs::read_to_string(recorded).unwrap());
+    std::fs::write(path, text).unwrap();
 }
 
 #[test]
@@ -499,11 +519,7 @@ fn values_that_change_every_run_are_pinned_when_recording() {
             ),
             "{written}"
         );
-        let twenty: Vec<String> = std::iter::repeat_n(fixture.clone(), 20).collect();
-        let green = run(&replay(&twenty, &server));
-        let (out, err) = text(&green);
-        assert!(green.status.success(), "{out}{err}");
-        assert!(out.contains("20 passed, 0 failed"), "{out}");
+        assert_green_times(&[], fixture, 20, &server);
     }
 }
 
@@ -546,12 +562,8 @@ fn a_server_of_protocol_2026_07_28_only_is_told_and_recorded_in_its_era() {
     assert!(modern.status.success(), "{out}{err}");
     let written = std::fs::read_to_string(&fixture).unwrap();
     assert!(written.contains(r#""text":"pong""#), "{written}");
-    let five: Vec<String> = std::iter::repeat_n(fixture, 5).collect();
     let modern = ["--protocol".to_owned(), "2026-07-28".to_owned()];
-    let green = run(&replay(&cat(&[&modern, &five]), &server));
-    let (out, err) = text(&green);
-    assert!(green.status.success(), "{out}{err}");
-    assert!(out.contains("5 passed, 0 failed"), "{out}");
+    assert_green_times(&modern, &fixture, 5, &server);
 }
 
 /// A server on tower-mcp 0.25 (another serde-based Rust SDK) whose next release makes a
@@ -798,15 +810,8 @@ fn a_fault_in_the_header_reaches_the_python_client_and_the_report_says_what_it_d
     let client = peer("python-client");
     let recorded = workspace().join("mcp-replay/tests/fixtures/python/client_session.jsonl");
     let fixture = temp_dir("faults").join("session.jsonl");
-    std::fs::write(
-        &fixture,
-        format!(
-            "{}\n{}",
-            r#"{"mcp_replay":1,"faults":{"seed":1,"faults":[{"method":"tools/call","tool":"echo","error":{"code":-32603,"message":"upstream down"}}]}}"#,
-            std::fs::read_to_string(&recorded).unwrap()
-        ),
-    )
-    .unwrap();
+    let fault = r#""error":{"code":-32603,"message":"upstream down"}"#;
+    write_with_fault(&recorded, &fixture, Some("echo"), fault);
     let served = run(&cat(&[
         &client,
         &[
@@ -867,14 +872,7 @@ fn the_typescript_client_meets_each_fault_on_cue() {
     ];
     for (i, (fault, call_gave, report_says)) in cases.iter().enumerate() {
         let fixture = dir.join(format!("f{i}.jsonl"));
-        std::fs::write(
-            &fixture,
-            format!(
-                "{{\"mcp_replay\":1,\"faults\":{{\"seed\":1,\"faults\":[{{\"method\":\"tools/call\",{fault}}}]}}}}\n{}",
-                std::fs::read_to_string(&recorded).unwrap()
-            ),
-        )
-        .unwrap();
+        write_with_fault(&recorded, &fixture, None, fault);
         let ran = run(&cat(&[
             &client,
             &[
@@ -932,14 +930,7 @@ fn the_python_client_meets_each_fault_on_cue() {
     ];
     for (i, (fault, ended, says)) in cases.iter().enumerate() {
         let fixture = dir.join(format!("f{i}.jsonl"));
-        std::fs::write(
-            &fixture,
-            format!(
-                "{{\"mcp_replay\":1,\"faults\":{{\"seed\":1,\"faults\":[{{\"method\":\"tools/call\",\"tool\":\"echo\",{fault}}}]}}}}\n{}",
-                std::fs::read_to_string(&recorded).unwrap()
-            ),
-        )
-        .unwrap();
+        write_with_fault(&recorded, &fixture, Some("echo"), fault);
         let mut child = Command::new(&client[0])
             .args(&client[1..])
             .args([
