@@ -231,8 +231,11 @@ async fn raw_client<S: AsyncRead + AsyncWrite>(client_io: S, calls: &[String]) -
 
 /// A test whose body is the client (`harness::Target::pair`): the raw client of
 /// [`raw_session`] and the demo server on the two transports, every line passed through
-/// and kept, the exchange recorded and compared with `fixture` (compare only).
-async fn pair_session(fixture: &Fixture, calls: &[String]) {
+/// and kept, the exchange compared with `fixture` under the options of a test run
+/// (`record_on_change`, `MCP_FIXTURE_UPDATE` unset); it must pass. `None`: the fixture is
+/// the echo fixture without the handshake, and the recording comes back, to be the
+/// fixture of the measured runs.
+async fn pair_session(fixture: &Fixture, calls: &[String], measured: bool) -> Option<Fixture> {
     let calls = calls.to_vec();
     let target = mcp_replay::harness::Target::pair(move |server, client| async move {
         let serving = tokio::spawn(async move {
@@ -245,12 +248,18 @@ async fn pair_session(fixture: &Fixture, calls: &[String]) {
         raw_client(client, &calls).await;
         serving.await.expect("server task");
     });
-    let options = Options::new().without_recording();
+    let options = Options::new().record_on_change();
     let report = target
         .replay(fixture, &bench_rules(), &options)
         .await
         .expect("a pass-through");
-    black_box(report);
+    if measured {
+        assert!(report.is_ok(), "{report}");
+        black_box(report);
+        None
+    } else {
+        report.recorded().cloned()
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -829,14 +838,17 @@ fn main() {
         // The pass-through of a test whose body is the client, for callgrind.
         "pair" => {
             let rt = runtime();
-            let fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
             let calls = echo_calls(n);
+            let fixture = Fixture::parse(&echo_fixture(n)).expect("fixture");
+            let fixture = rt
+                .block_on(pair_session(&fixture, &calls, false))
+                .expect("a recording");
             if warm {
-                rt.block_on(pair_session(&fixture, &calls));
+                rt.block_on(pair_session(&fixture, &calls, true));
             }
             measured(|| {
                 for _ in 0..repeat {
-                    rt.block_on(pair_session(&fixture, &calls));
+                    rt.block_on(pair_session(&fixture, &calls, true));
                 }
             });
         }

@@ -515,6 +515,39 @@ impl Fixture {
         }
     }
 
+    /// A copy without the entries at the indexes `left_out` (a request with its answer:
+    /// an answer whose request is left out goes too); each entry keeps its line, so that
+    /// what is said of it names the line of the file. The progress tokens left are
+    /// numbered again in the order they come, as a recording of these entries alone would
+    /// number them (`<PROGRESS_TOKEN:n>`).
+    pub(crate) fn without(&self, left_out: &[usize]) -> Fixture {
+        let mut new_index = vec![None; self.entries.len()];
+        let mut entries = Vec::with_capacity(self.entries.len());
+        let mut tokens: Vec<String> = Vec::new();
+        for (i, entry) in self.entries.iter().enumerate() {
+            let answers = match entry.answers {
+                Some(r) => match new_index[r] {
+                    Some(r) => Some(r),
+                    None => continue,
+                },
+                None => None,
+            };
+            if left_out.contains(&i) {
+                continue;
+            }
+            new_index[i] = Some(entries.len());
+            entries.push(Entry {
+                answers,
+                text: renumber_tokens(&entry.text, &mut tokens).into(),
+                ..entry.clone()
+            });
+        }
+        Fixture {
+            entries: Arc::new(entries),
+            ..self.without_entries()
+        }
+    }
+
     /// A copy with the same header, source and path and the given messages. The new
     /// messages are validated like a parsed file.
     pub(crate) fn with_messages(
@@ -527,6 +560,38 @@ impl Fixture {
         }
         recorder.finish()
     }
+}
+
+/// `text` with each `<PROGRESS_TOKEN:n>` written as the number its token has in `seen`
+/// (the tokens in the order first met; a new one is added).
+fn renumber_tokens(text: &str, seen: &mut Vec<String>) -> String {
+    const OPEN: &str = "<PROGRESS_TOKEN:";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(OPEN) {
+        let after = &rest[at + OPEN.len()..];
+        let Some(end) = after
+            .find('>')
+            .filter(|&e| after[..e].bytes().all(|b| b.is_ascii_digit()))
+        else {
+            out.push_str(&rest[..at + OPEN.len()]);
+            rest = after;
+            continue;
+        };
+        let token = &after[..end];
+        let n = match seen.iter().position(|t| t == token) {
+            Some(n) => n + 1,
+            None => {
+                seen.push(token.to_owned());
+                seen.len()
+            }
+        };
+        out.push_str(&rest[..at + OPEN.len()]);
+        out.push_str(&n.to_string());
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Appends one fixture line of a message written canonically:

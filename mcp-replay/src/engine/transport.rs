@@ -1,5 +1,6 @@
 //! The in-process transport handed to the server under test, and the harness's end of it.
 
+use crate::data::fixture::Direction;
 use serde_json::Value;
 use std::io;
 use std::pin::Pin;
@@ -23,6 +24,8 @@ pub struct Transport {
     /// Read by `process::serve_command` (cargo feature `process`).
     #[cfg_attr(not(feature = "process"), allow(dead_code))]
     stopping: Stopping,
+    /// What this end writes is also kept, line by line (a test whose body is the client).
+    tap: Option<Tap>,
 }
 
 impl Transport {
@@ -40,8 +43,29 @@ impl Transport {
         let transport = Transport {
             inner: server,
             stopping: stopping.clone(),
+            tap: None,
         };
         (transport, harness, stopping)
+    }
+
+    /// Two ends of one pipe, the server's and the client's, each keeping every line it
+    /// writes in `log`: the harness sits between the two without a hop of its own, so a
+    /// line costs what it costs between a client and a server connected directly, and a
+    /// copy.
+    pub(crate) fn tapped_pair(log: &Arc<Mutex<Crossed>>) -> (Transport, Transport) {
+        let (server, client) = tokio::io::duplex(PIPE_CAPACITY);
+        let end = |inner, direction| Transport {
+            inner,
+            stopping: Stopping::in_process(STOP_GRACE),
+            tap: Some(Tap {
+                log: log.clone(),
+                direction,
+            }),
+        };
+        (
+            end(server, Direction::ServerToClient),
+            end(client, Direction::ClientToServer),
+        )
     }
 
     /// What this end shares with the harness about the server's stop.
@@ -141,13 +165,70 @@ impl AsyncWrite for Transport {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+        let this = self.get_mut();
+        let written = Pin::new(&mut this.inner).poll_write(cx, buf);
+        if let (Some(tap), Poll::Ready(Ok(n))) = (&this.tap, &written) {
+            tap.log
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .wrote(tap.direction, &buf[..*n]);
+        }
+        written
     }
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().inner).poll_flush(cx)
     }
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+/// Where a tapped end keeps what it writes, and which side it is.
+#[derive(Debug)]
+struct Tap {
+    log: Arc<Mutex<Crossed>>,
+    direction: Direction,
+}
+
+/// The lines written through a [`Transport::tapped_pair`], in the order their last byte
+/// was written (the order the other side could read them in), each with the side that
+/// wrote it; blank lines are not kept.
+#[derive(Debug, Default)]
+pub(crate) struct Crossed {
+    lines: Vec<(Direction, String)>,
+    /// The bytes of each side's line not ended yet (client's, server's).
+    partial: [Vec<u8>; 2],
+}
+
+impl Crossed {
+    fn wrote(&mut self, direction: Direction, mut bytes: &[u8]) {
+        let side = usize::from(direction == Direction::ServerToClient);
+        while let Some(end) = bytes.iter().position(|b| *b == b'\n') {
+            self.partial[side].extend_from_slice(&bytes[..end]);
+            self.end_line(side, direction);
+            bytes = &bytes[end + 1..];
+        }
+        self.partial[side].extend_from_slice(bytes);
+    }
+
+    fn end_line(&mut self, side: usize, direction: Direction) {
+        let line = std::mem::take(&mut self.partial[side]);
+        let line = trim_newline(&line);
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            let text = String::from_utf8_lossy(line).into_owned();
+            self.lines.push((direction, text));
+        }
+    }
+
+    /// Every line kept, a last one without its newline included; the log is empty after.
+    pub(crate) fn take(&mut self) -> Vec<(Direction, String)> {
+        for (side, direction) in [
+            (0, Direction::ClientToServer),
+            (1, Direction::ServerToClient),
+        ] {
+            self.end_line(side, direction);
+        }
+        std::mem::take(&mut self.lines)
     }
 }
 

@@ -225,7 +225,7 @@ impl Plan {
         };
         let exchange = super::pair::pass_through(body).await;
         let source = self.path.display().to_string();
-        let mut report = super::pair::report_of(exchange, None, &source, &rules, true);
+        let mut report = super::pair::report_of(exchange, None, &source, &rules, (true, false));
         if let Some(test) = &self.test {
             report = report.with_test_name(test);
         }

@@ -161,7 +161,7 @@ impl<'a> Target<'a> {
                     Some(fixture),
                     fixture.source(),
                     rules,
-                    settings.record,
+                    (settings.record, settings.record_on_change),
                 );
                 if settings.record_on_change && report.is_ok() {
                     report.recorded = None;

@@ -121,6 +121,65 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
     })
 }
 
+/// A client request's canonical normalized text, in a [`FastResponse`] (`is_error` and
+/// `text_blocks` false), when the client's default rules leave it unchanged: an integer
+/// id, not `initialize` (the client's identity is rewritten), no `_meta` or
+/// `requestState` in its params (identities, progress tokens and state the recording
+/// labels), no string or key a rule rewrites. `None` otherwise: the general path decides.
+/// What a test whose body is the client compares its client's lines with
+/// (`engine::replay::same_exchange`).
+pub(crate) fn request(line: &str, defaults: Option<&Defaults>) -> Option<FastResponse> {
+    let Node::Object(mut members) = serde_json::from_str::<Node<'_>>(line).ok()? else {
+        return None;
+    };
+    let check = Check {
+        paths: defaults.map(|d| &d.paths),
+        personal: defaults.is_some_and(Defaults::personal),
+    };
+    sort_unique(&mut members)?;
+    settle_members(&mut members, check)?;
+    let mut envelope: [Option<&Node<'_>>; MESSAGE_KEY_ORDER.len()] = Default::default();
+    let mut in_envelope = 0;
+    for (key, value) in &members {
+        if let Some(i) = MESSAGE_KEY_ORDER.iter().position(|k| k == key) {
+            envelope[i] = Some(value);
+            in_envelope += 1;
+        }
+    }
+    let others = in_envelope < members.len();
+    let [jsonrpc, id, method, params, result, error] = envelope;
+    let (Some(Node::String(v)), Some(Node::Number(n)), Some(Node::String(method))) =
+        (jsonrpc, id, method)
+    else {
+        return None;
+    };
+    let id = n.as_i64()?;
+    if v != "2.0" || method == "initialize" || result.is_some() || error.is_some() {
+        return None;
+    }
+    match params {
+        None => {}
+        Some(Node::Object(params))
+            if !params
+                .iter()
+                .any(|(k, _)| k == "_meta" || k == "requestState") => {}
+        Some(_) => return None,
+    }
+    let mut text = String::with_capacity(line.len());
+    let rest = members
+        .iter()
+        .filter(|(key, _)| others && !MESSAGE_KEY_ORDER.contains(&key.as_ref()))
+        .map(|(key, value)| (key.as_ref(), value));
+    let id_end = write_members(&mut text, envelope, rest);
+    Some(FastResponse {
+        id,
+        text,
+        id_end,
+        is_error: false,
+        text_blocks: false,
+    })
+}
+
 /// Settles each top-level member of a response by `check` (a string of a protocol key is
 /// not personal data); `None` when a rule would change one, which leaves the line to the
 /// general path.

@@ -40,6 +40,11 @@ impl<'a> Expected<'a> {
         }
     }
 
+    /// The fixture's entries.
+    pub fn entries(&self) -> &'a [Entry] {
+        self.entries
+    }
+
     /// Writes the personal data of a message the server sent as the session's pseudonyms.
     pub fn pseudonymize(&self, message: &mut Value) {
         if !self.scope.is_empty() {

@@ -16,6 +16,8 @@
 //! - `polls.rs`: a run of task polls judged by meaning (the walk of statuses, not the count);
 //! - `bind.rs`: the live values of the bound placeholders (values the server mints);
 //! - `expected.rs`: the fixture's messages, normalized on demand, and their comparison;
+//! - `same.rs`: whether a test whose body is the client let the fixture's exchange through, line
+//!   for line (`harness/pair.rs`);
 //! - `trace.rs`: the `MCP_REPLAY_TRACE` output;
 //! - `picture.rs`, `timeline.rs`: the timeline of a session, for its picture (`html/`),
 //!   when asked for: recorded as it goes, resolved when it concludes;
@@ -48,6 +50,7 @@ mod outgoing;
 mod picture;
 pub(crate) mod polls;
 mod requests;
+mod same;
 mod script;
 mod serve;
 mod session;
@@ -61,6 +64,7 @@ mod waits;
 
 pub use outcome::{ServeOutput, ServerError};
 pub(crate) use outgoing::strip_json;
+pub(crate) use same::same_exchange;
 pub use serve::{Replay, Serve};
 #[cfg(feature = "http")]
 pub(crate) use shell::run;

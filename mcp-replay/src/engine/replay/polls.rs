@@ -18,7 +18,7 @@
 //! other status is compared in full. Pure: no clock, no I/O.
 
 use super::IntMap;
-use crate::data::fixture::{Direction, Entry, MessageKind};
+use crate::data::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::data::json::json_eq;
 use crate::data::json::At;
 use serde_json::Value;
@@ -313,6 +313,33 @@ impl Run {
 
 /// A poll's params without their `_meta`: a client may give every request its own
 /// progress token (rmcp does), and the polls are still one task's.
+/// `fixture` as a comparison one by one sees it when the number of polls is the task's
+/// time, not the contract (a test whose body is the client, compared afterwards with
+/// `analyses::diff`): in each run of polls, a poll answered `working`, or with the status
+/// of the poll before it, is left out with its answer; a task that reached the same
+/// statuses in the same order then gives the same entries. Each entry keeps its line.
+pub(crate) fn by_status(fixture: &Fixture) -> std::borrow::Cow<'_, Fixture> {
+    let polls = Polls::of(fixture.entries());
+    let mut out = Vec::new();
+    for run in &polls.runs {
+        let mut last: Option<&str> = None;
+        for ((q, r), status) in run.requests.iter().zip(&run.responses).zip(&run.statuses) {
+            let status = status.as_deref();
+            if status == Some("working") || (status.is_some() && status == last) {
+                out.push(*q);
+                out.extend(*r);
+            } else {
+                last = status;
+            }
+        }
+    }
+    if out.is_empty() {
+        std::borrow::Cow::Borrowed(fixture)
+    } else {
+        std::borrow::Cow::Owned(fixture.without(&out))
+    }
+}
+
 fn poll_params(entry: &Entry) -> Value {
     let mut params = entry.message()["params"].clone();
     if let Some(p) = params.as_object_mut() {
@@ -364,6 +391,48 @@ mod tests {
         lines.push(json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "r", "method": "tasks/result", "params": {"taskId": "<TASK_ID:1>"}}}));
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
         Fixture::parse(&text).unwrap()
+    }
+
+    #[test]
+    fn by_status_leaves_out_working_and_repeated_polls_and_keeps_lines() {
+        // (The helper puts its status notification after the first poll, whatever it is.)
+        let texts = |f: &Fixture| -> Vec<String> {
+            f.entries()
+                .iter()
+                .filter(|e| e.kind() != MessageKind::Notification)
+                .map(|e| e.text().replace(char::is_numeric, ""))
+                .collect()
+        };
+        let slow = fixture(&[
+            "working",
+            "working",
+            "input_required",
+            "input_required",
+            "completed",
+        ]);
+        let quick = fixture(&["input_required", "completed"]);
+        let (a, b) = (by_status(&slow), by_status(&quick));
+        assert!(
+            matches!(b, std::borrow::Cow::Borrowed(_)),
+            "nothing to leave out"
+        );
+        assert_eq!(texts(&a), texts(&b));
+        // The entries keep their lines: the first poll left is line 8 of the slow file.
+        let first_poll = a
+            .entries()
+            .iter()
+            .find(|e| e.method() == Some("tasks/get"))
+            .unwrap();
+        assert_eq!(first_poll.line(), 8);
+        // Each answer still answers its own request.
+        for (i, e) in a.entries().iter().enumerate() {
+            if let Some(r) = e.answers() {
+                assert!(r < i);
+                assert_eq!(a.entries()[r].id(), e.id());
+            }
+        }
+        let other = fixture(&["working", "failed"]);
+        assert_ne!(texts(&by_status(&other)), texts(&b));
     }
 
     fn live(status: &str) -> Value {
