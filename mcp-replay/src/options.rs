@@ -52,6 +52,8 @@ pub struct Options {
     protocol_check: Option<ProtocolCheck>,
     faults: Option<crate::data::faults::Faults>,
     timeline: bool,
+    /// The mock plays the server behind the Streamable HTTP front (`Mock::http`).
+    over_http: bool,
 }
 
 impl fmt::Debug for Options {
@@ -201,6 +203,13 @@ impl Options {
         self
     }
 
+    /// The mock plays the server behind the Streamable HTTP front (`Mock::http` says so).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn over_http(mut self) -> Options {
+        self.over_http = true;
+        self
+    }
+
     /// With `true`, the replay keeps the timeline of the session (each line written and
     /// read, at its instant, with the fixture line it was paired with), so that
     /// [`Report::to_html`](crate::Report::to_html) can draw its picture: one self-contained
@@ -253,6 +262,7 @@ impl Options {
                 .or(header.protocol_check)
                 .unwrap_or_default(),
             timeline: self.timeline,
+            over_http: self.over_http,
             faults: self.faults.clone().or_else(|| {
                 header
                     .faults
@@ -305,6 +315,9 @@ pub(crate) struct Settings<'r> {
     pub shapes: Vec<(String, String)>,
     /// The faults the mock injects (the options', else the header's).
     pub faults: Option<crate::data::faults::Faults>,
+    /// The mock's messages go through the Streamable HTTP front, which carries out the
+    /// faults only HTTP has.
+    pub over_http: bool,
 }
 
 impl Settings<'_> {

@@ -49,6 +49,19 @@ pub enum Fault {
     Malformed,
     /// The connection closed instead of the answer (stdio: the end of the server's output).
     Close,
+    /// The notifications recorded just before the answer come after it instead: a
+    /// notification out of its recorded order (progress after the result, say).
+    Reorder,
+    /// Over HTTP, the request's `POST` answered with this status (a 5xx) and no message.
+    /// Over stdio the answer comes as recorded, and the report says the fault is HTTP's.
+    Status(u16),
+    /// Over HTTP, the request's SSE stream cut before the answer, after an event a client
+    /// can resume from (its id, no data); the answer goes to the `GET` that resumes with
+    /// `Last-Event-ID`. Over stdio the answer comes as recorded.
+    Reset,
+    /// Over HTTP, the answer's SSE event (or JSON body) written 16 bytes at a time, this
+    /// long apart. Over stdio the answer comes as recorded.
+    Trickle(Duration),
 }
 
 impl Fault {
@@ -83,7 +96,18 @@ impl Fault {
             Fault::Twice => "answered twice".into(),
             Fault::Malformed => "the answer's line cut off half-way".into(),
             Fault::Close => "the connection closed instead of the answer".into(),
+            Fault::Reorder => "the notifications before the answer sent after it".into(),
+            Fault::Status(status) => format!("HTTP {status} instead of the answer"),
+            Fault::Reset => "the SSE stream cut before the answer (resumable)".into(),
+            Fault::Trickle(every) => {
+                format!("the answer trickled, 16 bytes every {} ms", every.as_millis())
+            }
         }
+    }
+
+    /// A fault only Streamable HTTP has (a status, a stream cut or trickling).
+    pub fn is_http_only(&self) -> bool {
+        matches!(self, Fault::Status(_) | Fault::Reset | Fault::Trickle(_))
     }
 }
 
@@ -225,7 +249,8 @@ impl Faults {
             let fault = fault_of(item).ok_or_else(|| {
                 format!(
                     "\"faults\"[{i}]: say what happens: delay_ms, jitter_ms [a, b], error \
-                     {{code, message}}, tool_error TEXT, drop, twice, malformed or close"
+                     {{code, message}}, tool_error TEXT, drop, twice, malformed, close, reorder, \
+                     status N, reset or trickle_ms"
                 )
             })?;
             faults = match (item.get("line").and_then(Value::as_u64), item.get("method")) {
@@ -335,7 +360,38 @@ fn fault_of(item: &Value) -> Option<Fault> {
     if item.get("close") == Some(&Value::Bool(true)) {
         return Some(Fault::Close);
     }
+    if item.get("reorder") == Some(&Value::Bool(true)) {
+        return Some(Fault::Reorder);
+    }
+    if let Some(status) = item.get("status").and_then(Value::as_u64) {
+        return Some(Fault::Status(u16::try_from(status).ok()?));
+    }
+    if item.get("reset") == Some(&Value::Bool(true)) {
+        return Some(Fault::Reset);
+    }
+    if let Some(ms) = item.get("trickle_ms").and_then(Value::as_u64) {
+        return Some(Fault::Trickle(Duration::from_millis(ms)));
+    }
     None
+}
+
+/// `fault` as the header's `"faults"` spells it (`{"status": 503}`, `{"reset": true}`,
+/// ...): the order the mock gives the HTTP front for a fault only HTTP has.
+pub(crate) fn to_json(fault: &Fault) -> Value {
+    match fault {
+        Fault::Delay(d) => json!({"delay_ms": d.as_millis() as u64}),
+        Fault::Jitter(a, b) => json!({"jitter_ms": [a.as_millis() as u64, b.as_millis() as u64]}),
+        Fault::Error { code, message } => json!({"error": {"code": code, "message": message}}),
+        Fault::ToolError(text) => json!({"tool_error": text}),
+        Fault::Drop => json!({"drop": true}),
+        Fault::Twice => json!({"twice": true}),
+        Fault::Malformed => json!({"malformed": true}),
+        Fault::Close => json!({"close": true}),
+        Fault::Reorder => json!({"reorder": true}),
+        Fault::Status(status) => json!({"status": status}),
+        Fault::Reset => json!({"reset": true}),
+        Fault::Trickle(every) => json!({"trickle_ms": every.as_millis() as u64}),
+    }
 }
 
 /// `message` (a recorded response, its id already the live one) as `fault` makes it: the
@@ -359,8 +415,14 @@ pub(crate) fn apply(fault: &Fault, message: Value) -> (Vec<Value>, Option<Durati
         ),
         Fault::Drop => (Vec::new(), None),
         Fault::Twice => (vec![message.clone(), message], None),
-        // The shell cuts the line, or closes instead of writing it.
-        Fault::Malformed | Fault::Close => (vec![message], None),
+        // The shell cuts the line, or closes instead of writing it; the mock moves the
+        // notifications; the HTTP front does the rest.
+        Fault::Malformed
+        | Fault::Close
+        | Fault::Reorder
+        | Fault::Status(_)
+        | Fault::Reset
+        | Fault::Trickle(_) => (vec![message], None),
     }
 }
 

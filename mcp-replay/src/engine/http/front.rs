@@ -31,6 +31,7 @@ use super::headers::{check_standard, ToolSchemas, HEADER_MISMATCH};
 use crate::data::fixture::MessageKind;
 use crate::data::json::json_eq;
 use crate::engine::mock::MockServer;
+use crate::engine::mock::FAULT_KEY;
 use crate::engine::transport::LineReader;
 use crate::findings::report::{Mismatch, MismatchKind, Report};
 
@@ -84,6 +85,9 @@ struct Shared {
     closed: watch::Sender<bool>,
     /// What the client did wrong at the HTTP level, in order: each refusal, a sentence.
     refusals: Mutex<Vec<String>>,
+    /// What the client did at the HTTP level after a fault on cue (a resumption), for the
+    /// report's notes.
+    notes: Mutex<Vec<String>>,
     /// How many requests came, for the refusals to name them.
     requests: std::sync::atomic::AtomicUsize,
 }
@@ -106,6 +110,9 @@ struct State {
     held: Vec<Bytes>,
     /// The id of the next SSE event.
     next_event: u64,
+    /// Answers on streams a fault cut, each with the id of the last event its stream
+    /// carried: a `GET` with that `Last-Event-ID` gets it.
+    resumable: Vec<(u64, Bytes)>,
     ended: bool,
     /// The tools the server listed (and those the recording lists), for the check of the
     /// `Mcp-Param-*` headers.
@@ -120,17 +127,28 @@ struct Waiting {
     stream: bool,
 }
 
-/// One server message (a line of JSON) and its event id.
-struct Event {
-    id: u64,
-    line: Bytes,
+/// What goes to a response: one server message (a line of JSON) and its event id, or
+/// what a fault on cue makes of one (`data/faults.rs`).
+enum Event {
+    Message {
+        id: u64,
+        line: Bytes,
+    },
+    /// Bytes as they are: a piece of a trickled answer, or an event with an id and no
+    /// data (what a client resumes from).
+    Raw(Bytes),
+    /// This status instead of the answer (before the response's head).
+    Status(StatusCode),
+    /// The stream breaks here, as a connection reset does.
+    Reset,
 }
 
 impl Event {
-    fn sse(&self) -> Bytes {
-        let mut frame = Vec::with_capacity(self.line.len() + 40);
-        frame.extend_from_slice(format!("id: {}\nevent: message\ndata: ", self.id).as_bytes());
-        frame.extend_from_slice(&self.line);
+    /// The SSE event of a message.
+    fn sse(id: u64, line: &[u8]) -> Bytes {
+        let mut frame = Vec::with_capacity(line.len() + 40);
+        frame.extend_from_slice(format!("id: {id}\nevent: message\ndata: ").as_bytes());
+        frame.extend_from_slice(line);
         frame.extend_from_slice(b"\n\n");
         frame.into()
     }
@@ -140,12 +158,13 @@ impl State {
     /// Sends `line` on `to` as the next event; gives it back when the stream is gone.
     fn send(&mut self, to: &mpsc::UnboundedSender<Event>, line: Bytes) -> Result<(), Bytes> {
         let id = self.next_event;
-        match to.send(Event { id, line }) {
+        match to.send(Event::Message { id, line }) {
             Ok(()) => {
                 self.next_event += 1;
                 Ok(())
             }
-            Err(mpsc::error::SendError(event)) => Err(event.line),
+            Err(mpsc::error::SendError(Event::Message { line, .. })) => Err(line),
+            Err(_) => unreachable!("a message was sent"),
         }
     }
 
@@ -153,9 +172,12 @@ impl State {
     /// request, which then ends (to nothing when that request is gone); anything else to the most recent open POST stream, else
     /// the GET stream, else held for the next GET stream.
     fn route(&mut self, line: Bytes) {
-        let Ok(message) = serde_json::from_slice::<Value>(&line) else {
+        let Ok(mut message) = serde_json::from_slice::<Value>(&line) else {
             return self.broadcast(line);
         };
+        if let Some(order) = message.get(FAULT_KEY).cloned() {
+            return self.fault(&order, message["message"].take());
+        }
         if MessageKind::of(&message) == Ok(MessageKind::Response) {
             self.tools.learn(&message);
             let id = message.get("id").unwrap_or(&Value::Null);
@@ -169,6 +191,49 @@ impl State {
             return;
         }
         self.broadcast(line);
+    }
+
+    /// Carries out a fault only HTTP has on `answer`, the response to a waiting request
+    /// (`order` as the header's `"faults"` spells it): a status instead of the answer; the
+    /// stream cut after an event to resume from, the answer kept for the `GET` that resumes
+    /// with `Last-Event-ID`; or the answer written a few bytes at a time.
+    fn fault(&mut self, order: &Value, answer: Value) {
+        let id = answer.get("id").unwrap_or(&Value::Null);
+        let Some(at) = self.posts.iter().position(|w| json_eq(&w.id, id)) else {
+            return;
+        };
+        let waiting = self.posts.remove(at);
+        let line = Bytes::from(answer.to_string());
+        if let Some(status) = order.get("status").and_then(Value::as_u64) {
+            let status = u16::try_from(status)
+                .ok()
+                .and_then(|s| StatusCode::from_u16(s).ok())
+                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            let _ = waiting.to.send(Event::Status(status));
+        } else if order.get("reset") == Some(&Value::Bool(true)) {
+            let prime = self.next_event;
+            self.next_event += 1;
+            let event = format!("id: {prime}\nretry: 100\ndata: \n\n");
+            let _ = waiting.to.send(Event::Raw(event.into()));
+            let _ = waiting.to.send(Event::Reset);
+            self.resumable.push((prime, line));
+        } else if let Some(ms) = order.get("trickle_ms").and_then(Value::as_u64) {
+            let frame = if waiting.stream {
+                self.next_event += 1;
+                Event::sse(self.next_event - 1, &line)
+            } else {
+                line
+            };
+            tokio::spawn(async move {
+                for piece in frame.chunks(16) {
+                    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                    let piece = Bytes::copy_from_slice(piece);
+                    if waiting.to.send(Event::Raw(piece)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
     }
 
     fn broadcast(&mut self, mut line: Bytes) {
@@ -229,6 +294,7 @@ impl Front {
             ended: watch::Sender::new(false),
             closed: watch::Sender::new(false),
             refusals: Mutex::default(),
+            notes: Mutex::default(),
             requests: Default::default(),
         });
         tokio::spawn(read_server(read, shared.clone()));
@@ -384,9 +450,13 @@ impl Front {
             *accepted.status_mut() = StatusCode::ACCEPTED;
             accepted
         } else if sse {
-            event_stream(answers)
+            // The head waits for the first event: a fault may answer with a status instead.
+            match answers.recv().await {
+                Some(Event::Status(status)) => status_instead(status),
+                first => event_stream(first, answers, "text/event-stream"),
+            }
         } else {
-            json_answer(&mut answers).await
+            json_answer(answers).await
         };
         if let Some(id) = issued.and_then(|id| HeaderValue::from_str(&id).ok()) {
             response.headers_mut().insert(SESSION_ID, id);
@@ -449,13 +519,35 @@ impl Front {
             return refusal;
         }
         let (to, events) = mpsc::unbounded_channel();
+        // A client resuming a stream a fault cut gets what that stream still owed.
+        let resumed = headers
+            .get("last-event-id")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        if let Some(last) = resumed {
+            let (owed, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut state.resumable)
+                .into_iter()
+                .partition(|(after, _)| *after == last);
+            state.resumable = kept;
+            for (_, line) in owed {
+                let _ = state.send(&to, line);
+                self.shared
+                    .notes
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(format!(
+                        "the client resumed the stream cut after event {last} with \
+                         GET Last-Event-ID: {last}, and got the answer on it"
+                    ));
+            }
+        }
         for line in std::mem::take(&mut state.held) {
             // The receiver is alive: it is answered below.
             let _ = state.send(&to, line);
         }
         // A new GET stream takes over from an older one, which ends.
         state.get = Some(to);
-        event_stream(events)
+        event_stream(None, events, "text/event-stream")
     }
 
     fn delete(&self, headers: &HeaderMap) -> Response<FrontBody> {
@@ -606,15 +698,18 @@ fn new_session_id() -> String {
 
 /// The answer to a request from a client that accepts JSON only: the response alone, or
 /// 404 when the session ended first.
-async fn json_answer(answers: &mut mpsc::UnboundedReceiver<Event>) -> Response<FrontBody> {
+async fn json_answer(mut answers: mpsc::UnboundedReceiver<Event>) -> Response<FrontBody> {
     match answers.recv().await {
-        Some(answer) => {
-            let mut response = Response::new(FrontBody::full(answer.line));
+        Some(Event::Message { line, .. }) => {
+            let mut response = Response::new(FrontBody::full(line));
             response
                 .headers_mut()
                 .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
             response
         }
+        Some(Event::Status(status)) => status_instead(status),
+        // A fault's pieces (or its break): the body as they come.
+        first @ Some(_) => event_stream(first, answers, "application/json"),
         None => refuse(
             StatusCode::NOT_FOUND,
             "Not Found: the session ended before the server answered",
@@ -622,12 +717,28 @@ async fn json_answer(answers: &mut mpsc::UnboundedReceiver<Event>) -> Response<F
     }
 }
 
-/// A `200` SSE stream of `events`, ending when its sender is dropped.
-fn event_stream(events: mpsc::UnboundedReceiver<Event>) -> Response<FrontBody> {
-    let mut response = Response::new(FrontBody(Inner::Events(events)));
+/// A `200` stream of `first` and then `events` (SSE, or a trickled JSON body as
+/// `content_type` says), ending when the sender of `events` is dropped.
+fn event_stream(
+    first: Option<Event>,
+    events: mpsc::UnboundedReceiver<Event>,
+    content_type: &'static str,
+) -> Response<FrontBody> {
+    let mut response = Response::new(FrontBody(Inner::Events(first, events)));
     let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// A status a fault on cue gives instead of the answer: no message, a line of text.
+fn status_instead(status: StatusCode) -> Response<FrontBody> {
+    let text = format!("{status} (a fault on cue of mcp-replay's mock)\n");
+    let mut response = Response::new(FrontBody::full(text.into()));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
     response
 }
 
@@ -653,7 +764,8 @@ pub struct FrontBody(Inner);
 
 enum Inner {
     Full(Option<Bytes>),
-    Events(mpsc::UnboundedReceiver<Event>),
+    /// The first event (taken before the head), then the rest.
+    Events(Option<Event>, mpsc::UnboundedReceiver<Event>),
 }
 
 impl FrontBody {
@@ -670,25 +782,37 @@ impl std::fmt::Debug for FrontBody {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
             Inner::Full(bytes) => f.debug_tuple("Full").field(bytes).finish(),
-            Inner::Events(_) => f.write_str("Events"),
+            Inner::Events(..) => f.write_str("Events"),
         }
     }
 }
 
 impl Body for FrontBody {
     type Data = Bytes;
-    type Error = Infallible;
+    /// Only a fault on cue (a stream cut) ends a body with an error.
+    type Error = std::io::Error;
 
     fn poll_frame(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match &mut self.get_mut().0 {
-            Inner::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Inner::Events(events) => events
-                .poll_recv(cx)
-                .map(|event| event.map(|e| Ok(Frame::data(e.sse())))),
-        }
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        let (first, events) = match &mut self.get_mut().0 {
+            Inner::Full(bytes) => return Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            Inner::Events(first, events) => (first, events),
+        };
+        let event = match first.take() {
+            Some(event) => Some(event),
+            None => std::task::ready!(events.poll_recv(cx)),
+        };
+        Poll::Ready(event.map(|event| match event {
+            Event::Message { id, line } => Ok(Frame::data(Event::sse(id, &line))),
+            Event::Raw(bytes) => Ok(Frame::data(bytes)),
+            // A status comes before the head, never here: as a break.
+            Event::Status(_) | Event::Reset => Err(std::io::Error::new(
+                std::io::ErrorKind::ConnectionReset,
+                "the stream cut (a fault on cue)",
+            )),
+        }))
     }
 
     fn is_end_stream(&self) -> bool {
@@ -700,7 +824,7 @@ impl Body for FrontBody {
             Inner::Full(bytes) => {
                 SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len()) as u64)
             }
-            Inner::Events(_) => SizeHint::default(),
+            Inner::Events(..) => SizeHint::default(),
         }
     }
 }
@@ -746,6 +870,14 @@ impl HttpMock {
                 .into_iter()
                 .map(|refusal| Mismatch::new(MismatchKind::Http, None, refusal)),
         );
+        report.notes.extend(std::mem::take(
+            &mut *self
+                .front
+                .shared
+                .notes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        ));
         report
     }
 }
@@ -755,8 +887,9 @@ impl crate::engine::mock::Mock<'_> {
     /// [`server`](crate::engine::mock::Mock::server) behind a [`Front`]. Mount the front on an
     /// HTTP server (or call it); when the session has ended, [`HttpMock::finish`] gives the
     /// report (cargo feature `http`).
-    pub fn http(self) -> (Front, HttpMock) {
+    pub fn http(mut self) -> (Front, HttpMock) {
         let tools = ToolSchemas::of(&super::listed_tools(self.fixture()));
+        self.options = self.options.over_http();
         let (transport, mock) = self.server();
         let front = Front::new(transport);
         front.state().tools = tools;

@@ -5,6 +5,7 @@
 mod session;
 
 pub(crate) use crate::data::faults::Injected;
+pub(crate) use session::FAULT_KEY;
 pub use crate::data::faults::{Fault, Faults};
 use crate::data::fixture::Fixture;
 pub use crate::data::timing::Timing;
@@ -99,7 +100,7 @@ impl Fixture {
 pub struct Mock<'f> {
     fixture: &'f Fixture,
     rules: Option<&'f Rules>,
-    options: Options,
+    pub(crate) options: Options,
 }
 
 impl<'f> Mock<'f> {

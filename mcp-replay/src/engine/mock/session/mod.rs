@@ -47,7 +47,15 @@ enum Action {
     Send,
     Malformed,
     Close,
+    /// A fault only HTTP has, for the front to carry out: the message goes in a line the
+    /// front reads as an order (`engine/http/front.rs`, [`FAULT_KEY`]).
+    Http,
 }
+
+/// The key of the line the mock writes for the HTTP front instead of a message a fault
+/// only HTTP has hits: `{"mcp_replay_fault": FAULT, "message": MESSAGE}` (a fault as the
+/// header's `"faults"` spells it). No JSON-RPC message has it.
+pub(crate) const FAULT_KEY: &str = "mcp_replay_fault";
 
 /// What the mock's core waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +146,10 @@ pub(super) struct Mock<'f> {
     /// Each fault injected, the live id of the request it answered, and what the client
     /// did next (`None`: nothing yet).
     injected: Vec<(super::Injected, Option<Value>, Option<String>)>,
+    /// The front carries out the faults only HTTP has (`Mock::http`).
+    over_http: bool,
+    /// The orders for the front of the queued messages of [`Action::Http`], in order.
+    http_faults: std::collections::VecDeque<Value>,
 }
 
 impl<'f> Mock<'f> {
@@ -190,6 +202,8 @@ impl<'f> Mock<'f> {
             skipped: HashSet::new(),
             faults: settings.faults.clone().filter(|f| !f.is_empty()),
             injected: Vec::new(),
+            over_http: settings.over_http,
+            http_faults: std::collections::VecDeque::new(),
         };
         mock.deliver();
         mock.schedule(now);
@@ -228,6 +242,17 @@ impl<'f> Mock<'f> {
                 self.queue.clear();
                 self.done = true;
                 return false;
+            }
+            Action::Http => {
+                let order = self
+                    .http_faults
+                    .pop_front()
+                    .expect("an order for each message of Action::Http");
+                let line = serde_json::json!({FAULT_KEY: order, "message": queued.message});
+                serde_json::to_writer(&mut *buf, &line).expect("a JSON value always serializes");
+                self.written = Some(now);
+                self.last = now;
+                return true;
             }
         }
         serde_json::to_writer(&mut *buf, &queued.message).expect("a JSON value always serializes");
@@ -761,9 +786,38 @@ impl<'f> Mock<'f> {
             return;
         };
         let live_id = message.get("id").cloned();
+        let mut fault_note = crate::data::faults::injected(entry.line(), &request, &fault);
         let action = match fault {
             crate::data::faults::Fault::Malformed => Action::Malformed,
             crate::data::faults::Fault::Close => Action::Close,
+            crate::data::faults::Fault::Reorder => {
+                // The notifications queued just before the answer go after it.
+                let at = self.outgoing.len()
+                    - self
+                        .outgoing
+                        .iter()
+                        .rev()
+                        .take_while(|(m, _, _)| m.get("id").is_none())
+                        .count();
+                let moved: Vec<_> = self.outgoing.drain(at..).collect();
+                if moved.is_empty() {
+                    fault_note.what.push_str(" (none was recorded there)");
+                }
+                self.outgoing.push((message, pause, Action::Send));
+                self.outgoing.extend(moved);
+                self.injected.push((fault_note, live_id, None));
+                return;
+            }
+            _ if fault.is_http_only() && self.over_http => {
+                self.http_faults.push_back(crate::data::faults::to_json(&fault));
+                Action::Http
+            }
+            _ if fault.is_http_only() => {
+                fault_note
+                    .what
+                    .push_str(" (a fault of HTTP's: served as recorded here)");
+                Action::Send
+            }
             _ => Action::Send,
         };
         let (sent, delay) = crate::data::faults::apply(&fault, message);
@@ -774,8 +828,7 @@ impl<'f> Mock<'f> {
         for message in sent {
             self.outgoing.push((message, pause, action));
         }
-        let injected = crate::data::faults::injected(entry.line(), &request, &fault);
-        self.injected.push((injected, live_id, None));
+        self.injected.push((fault_note, live_id, None));
     }
 
     /// What the client did after the faults not yet answered for: `message`, the next
