@@ -877,3 +877,126 @@ async fn a_fault_on_cue_reaches_an_rmcp_client_over_streamable_http() {
         "{report}"
     );
 }
+
+/// Facts for client authors, over Streamable HTTP: rmcp's client against the faults only
+/// HTTP has (a 503, the SSE stream cut after an event to resume from, the answer
+/// trickling): what the call gave and what the report says, pinned (docs/mock.md's
+/// table). rmcp resumes a cut stream with `Last-Event-ID` and gets the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rmcp_s_http_client_meets_each_fault_only_http_has() {
+    use mcp_replay::mock::{Fault, Faults};
+    use std::time::Duration;
+    let fixture = Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap();
+    let cases = [
+        (
+            "status",
+            Fault::Status(503),
+            "error ",
+            "HTTP 503 Service Unavailable",
+            "HTTP 503 instead of the answer; then the client sent nothing more",
+        ),
+        (
+            "reset",
+            Fault::Reset,
+            "result ",
+            "Issue 42: example",
+            "GET Last-Event-ID: 1, and got the answer on it",
+        ),
+        (
+            "trickle",
+            Fault::Trickle(Duration::from_millis(2)),
+            "result ",
+            "Issue 42: example",
+            "the answer trickled, 16 bytes every 2 ms",
+        ),
+    ];
+    for (name, fault, outcome, gave_says, report_says) in cases {
+        let options = mcp_replay::Options::new().faults(Faults::new().on("tools/call", fault));
+        let (front, mock) = fixture.mock().options(&options).http();
+        let path = socket_path(&format!("http-fault-{name}"));
+        serve_on_unix_socket(front, &path);
+        let client = ().serve(rmcp_http_client(&path)).await.unwrap();
+        let call = client.call_tool(tool(
+            "lookup_issue",
+            json!({"owner": "demo", "repo": "sample", "number": 42}),
+        ));
+        let gave = match tokio::time::timeout(Duration::from_secs(5), call).await {
+            Ok(Ok(result)) => format!("result {}", serde_json::to_string(&result).unwrap()),
+            Ok(Err(e)) => format!("error {e}"),
+            Err(_) => "still waiting after 5 s".to_owned(),
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(2), client.cancel()).await;
+        let report = mock.finish().await;
+        let _ = std::fs::remove_file(&path);
+        assert!(
+            gave.starts_with(outcome) && gave.contains(gave_says),
+            "{name}: {gave}"
+        );
+        assert!(
+            report.notes().iter().any(|n| n.contains(report_says)),
+            "{name}: {report}"
+        );
+    }
+}
+
+/// A notification out of its recorded order (`Fault::Reorder`), on the pipe: the progress
+/// recorded before `count_up`'s result comes after it. rmcp's client gets the result and
+/// still hands the late progress to its handler, each after the result.
+#[tokio::test]
+async fn rmcp_s_client_gets_progress_after_the_result_when_a_fault_reorders_it() {
+    use mcp_replay::mock::{Fault, Faults};
+    let fixture = Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/count_up_progress.jsonl"
+    ))
+    .unwrap();
+    let options = mcp_replay::Options::new().faults(Faults::new().on("tools/call", Fault::Reorder));
+    let (transport, mock) = fixture.mock().options(&options).server();
+    let seen = Progress::default();
+    let client = seen.clone().serve(transport).await.unwrap();
+    let result = client
+        .peer()
+        .call_tool(tool("count_up", json!({"to": 3})))
+        .await
+        .unwrap();
+    let returned = seen.0.lock().unwrap().len();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let after = seen.0.lock().unwrap().clone();
+    client.cancel().await.unwrap();
+    let report = mock.finish().await;
+    assert_eq!(result.is_error, None, "{result:?}");
+    assert_eq!(returned, 0, "no progress came before the result");
+    assert_eq!(
+        after,
+        ["step 1 of 3", "step 2 of 3", "step 3 of 3"],
+        "{report}"
+    );
+    assert!(
+        report
+            .notes()
+            .iter()
+            .any(|n| n.contains("the notifications before the answer sent after it")),
+        "{report}"
+    );
+}
+
+/// A client that keeps the progress messages it is given.
+#[derive(Clone, Default)]
+struct Progress(Arc<Mutex<Vec<String>>>);
+
+impl ClientHandler for Progress {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(params.message.unwrap_or_default());
+    }
+}

@@ -1093,3 +1093,92 @@ fn the_mcporter_recordings_import_and_replay_green_against_server_everything() {
 fn temp_dir(name: &str) -> PathBuf {
     common::temp_dir("peers", name)
 }
+
+/// Facts for client authors over Streamable HTTP, pinned: the TypeScript SDK's client
+/// (reconnection after 100 ms, two tries) and the Python SDK's (a 3 s read timeout), each
+/// calling `lookup_issue` through `mcp-replay serve --http` against the faults only HTTP
+/// has: what the call gave, and what `serve`'s report says. Both resume a cut stream with
+/// `Last-Event-ID`. (The Python client lists the tools after a call, to read its output
+/// schema: its fixture has that listing too.)
+#[test]
+fn the_sdk_clients_meet_each_fault_only_http_has() {
+    let recorded = workspace().join("fixtures/lookup_issue.jsonl");
+    let dir = temp_dir("faults-http");
+    let listing = dir.join("with_listing.jsonl");
+    std::fs::write(
+        &listing,
+        std::fs::read_to_string(&recorded).unwrap()
+            + r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#
+            + "\n"
+            + r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[{"name":"lookup_issue","inputSchema":{"type":"object"}}]}}}"#
+            + "\n",
+    )
+    .unwrap();
+    let ts = mcp_replay_peers::node("fault_client.mjs");
+    let py = mcp_replay_peers::python("fault_http_client.py");
+    let served = "Issue 42: example";
+    // (client, its recording, fault, what the call gave, what the report says)
+    let cases: [(&[String], &Path, &str, &str, &str); 6] = [
+        (
+            &ts,
+            &recorded,
+            r#""status":503"#,
+            "Error POSTing to endpoint: 503 Service Unavailable",
+            "HTTP 503 instead of the answer; then the client sent nothing more",
+        ),
+        (
+            &ts,
+            &recorded,
+            r#""reset":true"#,
+            served,
+            "GET Last-Event-ID: 1, and got the answer on it",
+        ),
+        (
+            &ts,
+            &recorded,
+            r#""trickle_ms":2"#,
+            served,
+            "the answer trickled, 16 bytes every 2 ms",
+        ),
+        (
+            &py,
+            &listing,
+            r#""status":503"#,
+            r#""error": "MCPError", "message": "Server returned an error response""#,
+            "HTTP 503 instead of the answer; then the client sent nothing more",
+        ),
+        (
+            &py,
+            &listing,
+            r#""reset":true"#,
+            served,
+            "GET Last-Event-ID: 1, and got the answer on it",
+        ),
+        (
+            &py,
+            &listing,
+            r#""trickle_ms":2"#,
+            served,
+            "the answer trickled, 16 bytes every 2 ms",
+        ),
+    ];
+    for (i, (client, recording, fault, gave, says)) in cases.iter().enumerate() {
+        let fixture = dir.join(format!("f{i}.jsonl"));
+        write_with_fault(recording, &fixture, None, fault);
+        let serve = common::HttpServe::start(&[fixture.to_str().unwrap()]);
+        let ran = Command::new(&client[0])
+            .args(&client[1..])
+            .args(["--url", &serve.url])
+            .output()
+            .unwrap();
+        let (stdout, client_err) = text(&ran);
+        let (_, report) = serve.finish();
+        let context = format!("{fault}:\n{stdout}\n{client_err}\n{report}");
+        assert!(stdout.contains(gave), "{context}");
+        assert!(report.contains(says), "{context}");
+        // A client that got its answer played the whole recording.
+        if *gave == served {
+            assert!(report.contains(": ok"), "{context}");
+        }
+    }
+}

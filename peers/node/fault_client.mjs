@@ -4,17 +4,23 @@
 // {"error": NAME, "message": ...}, or {"closed": true} when the transport closed first.
 //
 // Usage: node fault_client.mjs -- <server command> [args...]
+//        node fault_client.mjs --url http://127.0.0.1:PORT/mcp   (Streamable HTTP)
 // Exit status 0 whatever the call gave (the line says what); 1 if it could not connect.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const emit = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
 
 async function main() {
   const argv = process.argv.slice(2);
   const command = argv[0] === "--" ? argv.slice(1) : argv;
-  const transport = new StdioClientTransport({ command: command[0], args: command.slice(1), stderr: "inherit" });
+  const transport = argv[0] === "--url"
+    ? new StreamableHTTPClientTransport(new URL(argv[1]), {
+        reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
+      })
+    : new StdioClientTransport({ command: command[0], args: command.slice(1), stderr: "inherit" });
   const client = new Client({ name: "mcp-replay-fault-client-ts", version: "1.0.0" });
   let closed = false;
   transport.onclose = () => { closed = true; };

@@ -258,12 +258,11 @@ fn rebinding_refusal() -> hyper::Response<BoxBody<bytes::Bytes, std::io::Error>>
     let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
         "message": "Forbidden: the Host is not a loopback name, and this mock listens on a \
                     loopback address (DNS rebinding)"}});
-    let mut response =
-        hyper::Response::new(
-            Full::new(bytes::Bytes::from(body.to_string()))
-                .map_err(|never| match never {})
-                .boxed(),
-        );
+    let mut response = hyper::Response::new(
+        Full::new(bytes::Bytes::from(body.to_string()))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
     *response.status_mut() = hyper::StatusCode::FORBIDDEN;
     response.headers_mut().insert(
         hyper::header::CONTENT_TYPE,

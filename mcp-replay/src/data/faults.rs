@@ -100,7 +100,10 @@ impl Fault {
             Fault::Status(status) => format!("HTTP {status} instead of the answer"),
             Fault::Reset => "the SSE stream cut before the answer (resumable)".into(),
             Fault::Trickle(every) => {
-                format!("the answer trickled, 16 bytes every {} ms", every.as_millis())
+                format!(
+                    "the answer trickled, 16 bytes every {} ms",
+                    every.as_millis()
+                )
             }
         }
     }

@@ -215,8 +215,12 @@ impl State {
             self.next_event += 1;
             let event = format!("id: {prime}\nretry: 100\ndata: \n\n");
             let _ = waiting.to.send(Event::Raw(event.into()));
-            let _ = waiting.to.send(Event::Reset);
             self.resumable.push((prime, line));
+            // The break a moment later: the event must reach the client first.
+            tokio::spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                let _ = waiting.to.send(Event::Reset);
+            });
         } else if let Some(ms) = order.get("trickle_ms").and_then(Value::as_u64) {
             let frame = if waiting.stream {
                 self.next_event += 1;

@@ -5,7 +5,6 @@
 mod session;
 
 pub(crate) use crate::data::faults::Injected;
-pub(crate) use session::FAULT_KEY;
 pub use crate::data::faults::{Fault, Faults};
 use crate::data::fixture::Fixture;
 pub use crate::data::timing::Timing;
@@ -13,6 +12,7 @@ use crate::engine::transport::{parse_line, read_lines, write_line, Incoming, Tra
 use crate::findings::report::Report;
 use crate::options::{Options, Settings};
 use crate::rules::Rules;
+pub(crate) use session::FAULT_KEY;
 use session::{Mock as Core, Wake};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};

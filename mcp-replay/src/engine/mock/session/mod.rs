@@ -809,7 +809,8 @@ impl<'f> Mock<'f> {
                 return;
             }
             _ if fault.is_http_only() && self.over_http => {
-                self.http_faults.push_back(crate::data::faults::to_json(&fault));
+                self.http_faults
+                    .push_back(crate::data::faults::to_json(&fault));
                 Action::Http
             }
             _ if fault.is_http_only() => {
