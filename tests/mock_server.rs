@@ -7,6 +7,9 @@
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};
+use unix_http::{rmcp_http_client, serve_on_unix_socket, socket_path};
+
+mod unix_http;
 use mcp_replay::mock::MISMATCH_CODE;
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Transport};
 use rmcp::model::{
@@ -181,45 +184,6 @@ async fn whole_session(client: &rmcp::service::RunningService<RoleClient, App>, 
         text(&client.call_tool(tool("announce", json!({}))).await.unwrap()),
         "announced"
     );
-}
-
-/// `front` served over HTTP/1.1 on a Unix socket at `path` (each connection its own task).
-fn serve_on_unix_socket(front: mcp_replay::http::front::Front, path: &std::path::Path) {
-    let listener = tokio::net::UnixListener::bind(path).unwrap();
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let front = front.clone();
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |request| {
-                    let front = front.clone();
-                    async move { Ok::<_, std::convert::Infallible>(front.handle(request).await) }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                    .await;
-            });
-        }
-    });
-}
-
-/// rmcp's Streamable HTTP client transport, through the Unix socket at `path`.
-fn rmcp_http_client(
-    path: &std::path::Path,
-) -> rmcp::transport::StreamableHttpClientTransport<rmcp::transport::UnixSocketHttpClient> {
-    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-    let uri = "http://localhost/mcp";
-    let client = rmcp::transport::UnixSocketHttpClient::new(path.to_str().unwrap(), uri);
-    rmcp::transport::StreamableHttpClientTransport::with_client(
-        client,
-        StreamableHttpClientTransportConfig::with_uri(uri),
-    )
-}
-
-/// A fresh socket path in the temp folder for `name`.
-fn socket_path(name: &str) -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("mcp-replay-{name}-{}.sock", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    path
 }
 
 /// The same session over Streamable HTTP: rmcp's client (its own HTTP stack, with the SSE
@@ -838,109 +802,6 @@ async fn a_panicking_client_keeps_the_mocks_report() {
         "{message}"
     );
     assert!(message.contains("params at fixture line 1"), "{message}");
-}
-
-/// Faults on cue over Streamable HTTP too (`mock().http()`, what `serve --http` runs): the
-/// same core injects them, so rmcp's HTTP client gets the error in place of the result and
-/// the report lists it with what the client did next.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_fault_on_cue_reaches_an_rmcp_client_over_streamable_http() {
-    use mcp_replay::mock::{Fault, Faults};
-    let fixture = Fixture::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/fixtures/lookup_issue.jsonl"
-    ))
-    .unwrap();
-    let options = mcp_replay::Options::new()
-        .faults(Faults::new().on("tools/call", Fault::error(-32603, "over http")));
-    let (front, mock) = fixture.mock().options(&options).http();
-    let path = socket_path("faults");
-    serve_on_unix_socket(front, &path);
-    let client = ().serve(rmcp_http_client(&path)).await.unwrap();
-    let error = client
-        .call_tool(tool(
-            "lookup_issue",
-            json!({"owner": "demo", "repo": "sample", "number": 42}),
-        ))
-        .await
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains("over http"), "{error}");
-    client.cancel().await.unwrap();
-    let report = mock.finish().await;
-    let _ = std::fs::remove_file(&path);
-    assert!(
-        report
-            .notes()
-            .iter()
-            .any(|n| n.contains("error -32603 \"over http\" instead of the result")),
-        "{report}"
-    );
-}
-
-/// Facts for client authors, over Streamable HTTP: rmcp's client against the faults only
-/// HTTP has (a 503, the SSE stream cut after an event to resume from, the answer
-/// trickling): what the call gave and what the report says, pinned (docs/mock.md's
-/// table). rmcp resumes a cut stream with `Last-Event-ID` and gets the answer.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn rmcp_s_http_client_meets_each_fault_only_http_has() {
-    use mcp_replay::mock::{Fault, Faults};
-    use std::time::Duration;
-    let fixture = Fixture::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/fixtures/lookup_issue.jsonl"
-    ))
-    .unwrap();
-    let cases = [
-        (
-            "status",
-            Fault::Status(503),
-            "error ",
-            "HTTP 503 Service Unavailable",
-            "HTTP 503 instead of the answer; then the client sent nothing more",
-        ),
-        (
-            "reset",
-            Fault::Reset,
-            "result ",
-            "Issue 42: example",
-            "GET Last-Event-ID: 1, and got the answer on it",
-        ),
-        (
-            "trickle",
-            Fault::Trickle(Duration::from_millis(2)),
-            "result ",
-            "Issue 42: example",
-            "the answer trickled, 16 bytes every 2 ms",
-        ),
-    ];
-    for (name, fault, outcome, gave_says, report_says) in cases {
-        let options = mcp_replay::Options::new().faults(Faults::new().on("tools/call", fault));
-        let (front, mock) = fixture.mock().options(&options).http();
-        let path = socket_path(&format!("http-fault-{name}"));
-        serve_on_unix_socket(front, &path);
-        let client = ().serve(rmcp_http_client(&path)).await.unwrap();
-        let call = client.call_tool(tool(
-            "lookup_issue",
-            json!({"owner": "demo", "repo": "sample", "number": 42}),
-        ));
-        let gave = match tokio::time::timeout(Duration::from_secs(5), call).await {
-            Ok(Ok(result)) => format!("result {}", serde_json::to_string(&result).unwrap()),
-            Ok(Err(e)) => format!("error {e}"),
-            Err(_) => "still waiting after 5 s".to_owned(),
-        };
-        let _ = tokio::time::timeout(Duration::from_secs(2), client.cancel()).await;
-        let report = mock.finish().await;
-        let _ = std::fs::remove_file(&path);
-        assert!(
-            gave.starts_with(outcome) && gave.contains(gave_says),
-            "{name}: {gave}"
-        );
-        assert!(
-            report.notes().iter().any(|n| n.contains(report_says)),
-            "{name}: {report}"
-        );
-    }
 }
 
 /// A notification out of its recorded order (`Fault::Reorder`), on the pipe: the progress

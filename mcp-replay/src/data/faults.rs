@@ -161,6 +161,9 @@ pub(crate) struct Injected {
     pub request: String,
     /// What was done.
     pub what: String,
+    /// The client still got the recorded answer (late, twice, trickled, resumable, or
+    /// with its notifications moved): the same request again is then not a retry.
+    pub answered: bool,
 }
 
 impl Faults {
@@ -440,6 +443,15 @@ pub(crate) fn injected(line: usize, request: &Value, fault: &Fault) -> Injected 
         line,
         request,
         what: fault.describe(),
+        answered: matches!(
+            fault,
+            Fault::Delay(_)
+                | Fault::Jitter(..)
+                | Fault::Twice
+                | Fault::Reorder
+                | Fault::Reset
+                | Fault::Trickle(_)
+        ),
     }
 }
 

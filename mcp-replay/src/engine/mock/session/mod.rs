@@ -27,6 +27,7 @@ use shape::{
     strip_sdk_meta,
 };
 
+mod faults;
 mod shape;
 #[cfg(test)]
 mod tests;
@@ -762,120 +763,6 @@ impl<'f> Mock<'f> {
             // A server request does not stop the delivery: what the server recorded
             // before the client's answer, it sent without waiting for it.
         }
-    }
-
-    /// Queues a served message, as a fault on cue makes it (`engine/mock/faults.rs`): a
-    /// response may come later, as an error, twice, or not at all, and the fault is noted
-    /// for the report with what the client does next.
-    fn push_served(&mut self, entry: &Entry, message: Value, pause: Option<Duration>) {
-        // Without faults the request is not even read: a mock without them costs what it
-        // did before they existed.
-        let request = match &self.faults {
-            Some(_) => entry
-                .answers()
-                .filter(|_| entry.kind() == MessageKind::Response)
-                .map(|r| self.fixture.entries()[r].message()),
-            None => None,
-        };
-        let fault = match (&mut self.faults, &request) {
-            (Some(faults), Some(request)) => faults.decide(entry.line(), request),
-            _ => None,
-        };
-        let (Some(fault), Some(request)) = (fault, request) else {
-            self.outgoing.push((message, pause, Action::Send));
-            return;
-        };
-        let live_id = message.get("id").cloned();
-        let mut fault_note = crate::data::faults::injected(entry.line(), &request, &fault);
-        let action = match fault {
-            crate::data::faults::Fault::Malformed => Action::Malformed,
-            crate::data::faults::Fault::Close => Action::Close,
-            crate::data::faults::Fault::Reorder => {
-                // The notifications queued just before the answer go after it.
-                let at = self.outgoing.len()
-                    - self
-                        .outgoing
-                        .iter()
-                        .rev()
-                        .take_while(|(m, _, _)| m.get("id").is_none())
-                        .count();
-                let moved: Vec<_> = self.outgoing.drain(at..).collect();
-                if moved.is_empty() {
-                    fault_note.what.push_str(" (none was recorded there)");
-                }
-                self.outgoing.push((message, pause, Action::Send));
-                self.outgoing.extend(moved);
-                self.injected.push((fault_note, live_id, None));
-                return;
-            }
-            _ if fault.is_http_only() && self.over_http => {
-                self.http_faults
-                    .push_back(crate::data::faults::to_json(&fault));
-                Action::Http
-            }
-            _ if fault.is_http_only() => {
-                fault_note
-                    .what
-                    .push_str(" (a fault of HTTP's: served as recorded here)");
-                Action::Send
-            }
-            _ => Action::Send,
-        };
-        let (sent, delay) = crate::data::faults::apply(&fault, message);
-        let pause = match (pause, delay) {
-            (Some(p), Some(d)) => Some(p + d),
-            (p, d) => p.or(d),
-        };
-        for message in sent {
-            self.outgoing.push((message, pause, action));
-        }
-        self.injected.push((fault_note, live_id, None));
-    }
-
-    /// What the client did after the faults not yet answered for: `message`, the next
-    /// thing it sent.
-    fn after_fault(&mut self, message: &Value) {
-        for (injected, live_id, next) in &mut self.injected {
-            if next.is_some() {
-                continue;
-            }
-            let method = message.get("method").and_then(Value::as_str);
-            let name = message.pointer("/params/name").and_then(Value::as_str);
-            let what = match (method, name) {
-                (Some(m), Some(n)) => format!("`{m} {n}`"),
-                (Some(m), None) => format!("`{m}`"),
-                (None, _) => "an answer".to_owned(),
-            };
-            let again = method.is_some_and(|m| injected.request.starts_with(m))
-                && name.is_none_or(|n| injected.request.ends_with(n));
-            let id = message.get("id");
-            *next = Some(match (again, id) {
-                (true, Some(id)) if Some(id) == live_id.as_ref() => {
-                    format!("the client sent {what} again under the same id")
-                }
-                (true, Some(_)) => format!("the client sent {what} again under a new id (a retry)"),
-                _ if method == Some("notifications/cancelled") => {
-                    "the client cancelled the request".to_owned()
-                }
-                _ => format!("the client went on with {what}"),
-            });
-        }
-    }
-
-    /// The report's notes on the faults injected: where, what, and what the client did next.
-    fn fault_notes(&self) -> Vec<String> {
-        self.injected
-            .iter()
-            .map(|(injected, _, next)| {
-                format!(
-                    "fault injected at line {} (`{}`): {}; then {}",
-                    injected.line,
-                    injected.request,
-                    injected.what,
-                    next.as_deref().unwrap_or("the client sent nothing more")
-                )
-            })
-            .collect()
     }
 
     /// The server requests sent whose answer the client still owes, by the recording:

@@ -1,0 +1,41 @@
+//! A fixture's mock behind its Streamable HTTP front on a Unix socket, and rmcp's HTTP
+//! client on it: for the tests that play the server over HTTP in process.
+
+/// `front` served over HTTP/1.1 on a Unix socket at `path` (each connection its own task).
+pub fn serve_on_unix_socket(front: mcp_replay::http::front::Front, path: &std::path::Path) {
+    let listener = tokio::net::UnixListener::bind(path).unwrap();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let front = front.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request| {
+                    let front = front.clone();
+                    async move { Ok::<_, std::convert::Infallible>(front.handle(request).await) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+}
+
+/// rmcp's Streamable HTTP client transport, through the Unix socket at `path`.
+pub fn rmcp_http_client(
+    path: &std::path::Path,
+) -> rmcp::transport::StreamableHttpClientTransport<rmcp::transport::UnixSocketHttpClient> {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let uri = "http://localhost/mcp";
+    let client = rmcp::transport::UnixSocketHttpClient::new(path.to_str().unwrap(), uri);
+    rmcp::transport::StreamableHttpClientTransport::with_client(
+        client,
+        StreamableHttpClientTransportConfig::with_uri(uri),
+    )
+}
+
+/// A fresh socket path in the temp folder for `name`.
+pub fn socket_path(name: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("mcp-replay-{name}-{}.sock", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
