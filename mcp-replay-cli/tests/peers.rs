@@ -1182,3 +1182,64 @@ fn the_sdk_clients_meet_each_fault_only_http_has() {
         }
     }
 }
+
+/// A notification out of its recorded order (`"reorder": true`), pinned for the SDK
+/// clients on stdio through `mcp-replay serve`: `count_up`'s progress, recorded before its
+/// result, comes after it. The TypeScript SDK drops it and reports each to `onerror`
+/// ("Received a progress notification for an unknown token"); the Python SDK drops it
+/// silently. (The Python client lists the tools after a call: its fixture has that too.)
+#[test]
+fn the_sdk_clients_drop_progress_that_comes_after_the_result() {
+    let dir = temp_dir("faults-reorder");
+    let recorded =
+        std::fs::read_to_string(workspace().join("fixtures/count_up_progress.jsonl")).unwrap();
+    let listing = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+        "\n",
+        r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[{"name":"count_up","inputSchema":{"type":"object"}}]}}}"#,
+        "\n",
+    );
+    let ts = cat(&[
+        &mcp_replay_peers::node("fault_client.mjs"),
+        &["--progress".into()],
+    ]);
+    let py = mcp_replay_peers::python("fault_progress_client.py");
+    let steps = r#"["step 1 of 3","step 2 of 3","step 3 of 3"]"#;
+    // (client, its recording, the fault, what it printed)
+    let cases: [(&[String], String, &str, String); 4] = [
+        (&ts, recorded.clone(), "", format!(r#""before":{steps},"after":[],"errors":[]"#)),
+        (&ts, recorded.clone(), r#""reorder":true"#, r#""before":[],"after":[],"errors":["Received a progress notification for an unknown token"#.to_owned()),
+        (&py, recorded.clone() + listing, "", format!(r#""before": {}, "after": []"#, steps.replace(',', ", "))),
+        (&py, recorded.clone() + listing, r#""reorder":true"#, r#""result": "counted to 3", "before": [], "after": []"#.to_owned()),
+    ];
+    for (i, (client, recording, fault, printed)) in cases.iter().enumerate() {
+        let fixture = dir.join(format!("f{i}.jsonl"));
+        let header = if fault.is_empty() {
+            r#"{"mcp_replay":1}"#.to_owned()
+        } else {
+            format!(
+                r#"{{"mcp_replay":1,"faults":{{"seed":1,"faults":[{{"method":"tools/call",{fault}}}]}}}}"#
+            )
+        };
+        std::fs::write(&fixture, format!("{header}\n{recording}")).unwrap();
+        let ran = run(&cat(&[
+            client,
+            &[
+                "--".into(),
+                mcp_replay(),
+                "serve".into(),
+                fixture.display().to_string(),
+            ],
+        ]));
+        let (stdout, stderr) = text(&ran);
+        let context = format!("{i} {fault}:\n{stdout}\n{stderr}");
+        assert!(stdout.contains(printed.as_str()), "{context}");
+        assert!(stderr.contains(": ok"), "{context}");
+        if !fault.is_empty() {
+            assert!(
+                stderr.contains("the notifications before the answer sent after it"),
+                "{context}"
+            );
+        }
+    }
+}
