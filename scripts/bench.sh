@@ -93,6 +93,27 @@ printf '%s\n' "$call" | valgrind --tool=callgrind --callgrind-out-file="$out/cg.
     "$target/release/mcp-replay" serve fixtures/lookup_issue.jsonl >"$out/cg.serve.log" 2>&1
 I[serve]=$(sed -n 's/^totals: *//p' "$out/cg.serve.out")
 
+# The same over Streamable HTTP: `serve --http` answering one session by curl (initialize,
+# initialized, the call, DELETE), the whole process.
+valgrind --tool=callgrind --callgrind-out-file="$out/cg.serve-http.out" \
+    "$target/release/mcp-replay" serve --http 127.0.0.1:0 fixtures/lookup_issue.jsonl 2>"$out/cg.serve-http.log" &
+served=$!
+url=
+for _ in $(seq 1 300); do
+    url=$(sed -n 's/^mcp-replay serve: listening on //p' "$out/cg.serve-http.log")
+    [ -n "$url" ] && break
+    sleep 0.1
+done
+H=(-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream')
+sid=$(curl -s -D - -o /dev/null "${H[@]}" -d "$initialize" "$url" | tr -d '\r' | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: //p')
+H+=(-H "Mcp-Session-Id: $sid" -H 'MCP-Protocol-Version: 2025-11-25')
+curl -s -o /dev/null "${H[@]}" -d '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$url"
+curl -s -o "$out/serve-http.answer" "${H[@]}" -d "$call" "$url"
+curl -s -o /dev/null -X DELETE -H "Mcp-Session-Id: $sid" "$url"
+wait "$served"
+grep -q 'Issue 42' "$out/serve-http.answer" || { echo "serve --http gave no answer" >&2; exit 1; }
+I[serve-http]=$(sed -n 's/^totals: *//p' "$out/cg.serve-http.out")
+
 top() { # FILE N [REGEX]: the top N inclusive functions (matching REGEX), noise cut
     callgrind_annotate --inclusive=yes "$1" 2>/dev/null |
         sed -n '/^Ir  *file:function/,$p' | sed 1,2d | sed 's/ \[[^]]*\]$//; s/???://' |
@@ -109,7 +130,7 @@ top() { # FILE N [REGEX]: the top N inclusive functions (matching REGEX), noise 
     awk -v h1="${I[harness.1]}" -v h100="${I[harness.100]}" -v h1000="${I[harness.1000]}" \
         -v r1="${I[raw.1]}" -v r100="${I[raw.100]}" -v r1000="${I[raw.1000]}" \
         -v fhc="${I[fixed-harness.cold]}" -v fhw="${I[fixed-harness.warm]}" \
-        -v frc="${I[fixed-raw.cold]}" -v frw="${I[fixed-raw.warm]}" -v serve="${I[serve]}" \
+        -v frc="${I[fixed-raw.cold]}" -v frw="${I[fixed-raw.warm]}" -v serve="${I[serve]}" -v servehttp="${I[serve-http]}" \
         -v nh="${I[norm-harness]}" -v nf="${I[norm-floor]}" '
     function k(x) { return sprintf("%.0fk", x / 1000) }
     function m(x) { return sprintf("%.1fM", x / 1e6) }
@@ -133,6 +154,7 @@ top() { # FILE N [REGEX]: the top N inclusive functions (matching REGEX), noise 
         printf "Case 3, the server lines of 1 MB of fixture: normalize + compare %s, floor (from_str + to_string of the same lines) %s: floor/harness %.2fx (goal >= 0.5x).\n", m(nh), m(nf), nf / nh
         print ""
         printf "`mcp-replay serve fixtures/lookup_issue.jsonl` answering one call, whole process: %s instructions.\n", m(serve)
+        printf "`mcp-replay serve --http` answering one session of that call, whole process: %s instructions.\n", m(servehttp)
     }'
     echo
     echo "### Top inclusive functions: harness, N = 100, warm ($out/cg.harness.100.out)"
