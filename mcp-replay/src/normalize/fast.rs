@@ -54,31 +54,11 @@ pub(crate) const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
 /// all), when it is a response with an integer id that the rules leave unchanged but for
 /// dropped `result` members and a rewritten error code.
 pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastResponse> {
-    let Node::Object(mut members) = serde_json::from_str::<Node<'_>>(line).ok()? else {
-        return None;
-    };
-    // Personal data is the session's to number (`normalize/personal/`): a string that
-    // holds some (or a pseudonym) is the general path's.
-    let check = Check {
-        paths: defaults.map(|d| &d.paths),
-        personal: defaults.is_some_and(Defaults::personal),
-    };
-    sort_unique(&mut members)?;
-    settle_members(&mut members, check)?;
+    let mut members = settled(line, defaults)?;
     if let Some(defaults) = defaults {
         apply_result_and_error_rules(&mut members, defaults);
     }
-    // The envelope, in one pass over the sorted members.
-    let mut envelope: [Option<&Node<'_>>; MESSAGE_KEY_ORDER.len()] = Default::default();
-    let mut in_envelope = 0;
-    for (key, value) in &members {
-        if let Some(i) = MESSAGE_KEY_ORDER.iter().position(|k| k == key) {
-            envelope[i] = Some(value);
-            in_envelope += 1;
-        }
-    }
-    // Most responses have only envelope members: then none is looked up again.
-    let others = in_envelope < members.len();
+    let envelope = envelope_of(&members);
     let [jsonrpc, id, method, _params, result, error] = envelope;
     match jsonrpc {
         Some(Node::String(v)) if v == "2.0" => {}
@@ -106,12 +86,7 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
         }
     }
     let text_blocks = matches!(result, Some(Node::Object(result)) if text_blocks_only(result));
-    let mut text = String::with_capacity(line.len());
-    let rest = members
-        .iter()
-        .filter(|(key, _)| others && !MESSAGE_KEY_ORDER.contains(&key.as_ref()))
-        .map(|(key, value)| (key.as_ref(), value));
-    let id_end = write_members(&mut text, envelope, rest);
+    let (text, id_end) = canonical(&members, envelope, line.len());
     Some(FastResponse {
         id,
         text,
@@ -129,24 +104,8 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
 /// What a test whose body is the client compares its client's lines with
 /// (`engine::replay::same_exchange`).
 pub(crate) fn request(line: &str, defaults: Option<&Defaults>) -> Option<FastResponse> {
-    let Node::Object(mut members) = serde_json::from_str::<Node<'_>>(line).ok()? else {
-        return None;
-    };
-    let check = Check {
-        paths: defaults.map(|d| &d.paths),
-        personal: defaults.is_some_and(Defaults::personal),
-    };
-    sort_unique(&mut members)?;
-    settle_members(&mut members, check)?;
-    let mut envelope: [Option<&Node<'_>>; MESSAGE_KEY_ORDER.len()] = Default::default();
-    let mut in_envelope = 0;
-    for (key, value) in &members {
-        if let Some(i) = MESSAGE_KEY_ORDER.iter().position(|k| k == key) {
-            envelope[i] = Some(value);
-            in_envelope += 1;
-        }
-    }
-    let others = in_envelope < members.len();
+    let members = settled(line, defaults)?;
+    let envelope = envelope_of(&members);
     let [jsonrpc, id, method, params, result, error] = envelope;
     let (Some(Node::String(v)), Some(Node::Number(n)), Some(Node::String(method))) =
         (jsonrpc, id, method)
@@ -165,12 +124,7 @@ pub(crate) fn request(line: &str, defaults: Option<&Defaults>) -> Option<FastRes
                 .any(|(k, _)| k == "_meta" || k == "requestState") => {}
         Some(_) => return None,
     }
-    let mut text = String::with_capacity(line.len());
-    let rest = members
-        .iter()
-        .filter(|(key, _)| others && !MESSAGE_KEY_ORDER.contains(&key.as_ref()))
-        .map(|(key, value)| (key.as_ref(), value));
-    let id_end = write_members(&mut text, envelope, rest);
+    let (text, id_end) = canonical(&members, envelope, line.len());
     Some(FastResponse {
         id,
         text,
@@ -178,6 +132,57 @@ pub(crate) fn request(line: &str, defaults: Option<&Defaults>) -> Option<FastRes
         is_error: false,
         text_blocks: false,
     })
+}
+
+/// A JSON-RPC line's members, sorted and settled by the default rules' check (`None`:
+/// not an object, a key that repeats, a string or key a rule rewrites).
+fn settled<'a>(line: &'a str, defaults: Option<&Defaults>) -> Option<Object<'a>> {
+    let Node::Object(mut members) = serde_json::from_str::<Node<'_>>(line).ok()? else {
+        return None;
+    };
+    // Personal data is the session's to number (`normalize/personal/`): a string that
+    // holds some (or a pseudonym) is the general path's.
+    let check = Check {
+        paths: defaults.map(|d| &d.paths),
+        personal: defaults.is_some_and(Defaults::personal),
+    };
+    sort_unique(&mut members)?;
+    settle_members(&mut members, check)?;
+    Some(members)
+}
+
+/// The members of an object, in the parsed tree.
+type Object<'a> = Vec<(Cow<'a, str>, Node<'a>)>;
+
+/// The envelope members of sorted `members`, in [`MESSAGE_KEY_ORDER`], in one pass.
+fn envelope_of<'m, 'a>(members: &'m [(Cow<'a, str>, Node<'a>)]) -> Envelope<'m, 'a> {
+    let mut envelope: Envelope<'m, 'a> = Default::default();
+    for (key, value) in members {
+        if let Some(i) = MESSAGE_KEY_ORDER.iter().position(|k| k == key) {
+            envelope[i] = Some(value);
+        }
+    }
+    envelope
+}
+
+/// A message's envelope members, in [`MESSAGE_KEY_ORDER`].
+type Envelope<'m, 'a> = [Option<&'m Node<'a>>; MESSAGE_KEY_ORDER.len()];
+
+/// The canonical text of `members` (their envelope first) and where its id ends.
+fn canonical(
+    members: &[(Cow<'_, str>, Node<'_>)],
+    envelope: Envelope<'_, '_>,
+    len: usize,
+) -> (String, usize) {
+    let mut text = String::with_capacity(len);
+    // Most messages have only envelope members: then none is looked up again.
+    let others = envelope.iter().flatten().count() < members.len();
+    let rest = members
+        .iter()
+        .filter(|(key, _)| others && !MESSAGE_KEY_ORDER.contains(&key.as_ref()))
+        .map(|(key, value)| (key.as_ref(), value));
+    let id_end = write_members(&mut text, envelope, rest);
+    (text, id_end)
 }
 
 /// Settles each top-level member of a response by `check` (a string of a protocol key is
@@ -686,6 +691,34 @@ mod should {
                 prop_assert_eq!(&fast.text[..fast.id_end], format!("{HEAD}{id}"));
             }
             prop_assert_eq!(agrees_with_general(&line), Ok(()));
+        }
+
+        #[test]
+        fn answer_a_request_exactly_as_the_general_client_path_writes_it(
+            id in any::<i64>(),
+            method in prop_oneof![Just("tools/call".to_owned()), Just("initialize".to_owned()), Just("tasks/get".to_owned()), "[a-z/]{1,12}"],
+            params in tree(),
+            meta in any::<bool>(),
+            version in 0..=crate::normalize::defaults::RULES_VERSION,
+        ) {
+            let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            if meta && message["params"].is_object() {
+                message["params"]["_meta"] = json!({"progressToken": 7});
+            }
+            let line = serde_json::to_string(&message).unwrap();
+            let d = Defaults::example(version.max(1));
+            let defaults = (version > 0).then_some(&d);
+            if let Some(fast) = request(&line, defaults) {
+                let mut value: Value = serde_json::from_str(&line).unwrap();
+                if let Some(defaults) = defaults {
+                    crate::normalize::general::normalize_client(&mut value, defaults);
+                }
+                let mut general = String::new();
+                write_message(&mut general, &value);
+                prop_assert_eq!(fast.id, id);
+                prop_assert_eq!(&fast.text, &general);
+                prop_assert_eq!(&fast.text[..fast.id_end], format!("{HEAD}{id}"));
+            }
         }
 
         #[test]

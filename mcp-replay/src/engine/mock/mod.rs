@@ -12,6 +12,7 @@ use crate::engine::transport::{parse_line, read_lines, write_line, Incoming, Tra
 use crate::findings::report::Report;
 use crate::options::{Options, Settings};
 use crate::rules::Rules;
+#[cfg(feature = "http")]
 pub(crate) use session::FAULT_KEY;
 use session::{Mock as Core, Wake};
 use std::time::Instant;
