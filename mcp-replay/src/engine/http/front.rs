@@ -210,6 +210,9 @@ impl State {
                 .and_then(|s| StatusCode::from_u16(s).ok())
                 .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             let _ = waiting.to.send(Event::Status(status));
+        } else if order.get("reset") == Some(&Value::Bool(true)) && !waiting.stream {
+            // A JSON answer has nothing to resume from: the connection breaks.
+            let _ = waiting.to.send(Event::Reset);
         } else if order.get("reset") == Some(&Value::Bool(true)) {
             let prime = self.next_event;
             self.next_event += 1;

@@ -435,3 +435,121 @@ fn session_ids_differ() {
     assert_ne!(a, b);
     assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
 }
+
+/// The front carries out the faults only HTTP has, as the mock orders them: a status
+/// instead of the answer; the SSE stream cut after an event to resume from, the answer on
+/// the `GET` that resumes from it (and a note); a JSON answer cut with nothing to resume;
+/// the answer trickled in pieces that make it whole.
+#[tokio::test]
+async fn the_faults_only_http_has() {
+    use crate::data::faults::{Fault, Faults};
+    let call = json!({"jsonrpc": "2.0", "id": "c", "method": "tools/call", "params": {
+        "_meta": {"progressToken": 7}, "name": "count", "arguments": {}}});
+    let session_with = |fault: Fault| async move {
+        let options = unpaced().faults(Faults::new().on("tools/call", fault));
+        let (front, mock) = fixture(SESSION)
+            .mock()
+            .rules(&Rules::default())
+            .options(&options)
+            .http();
+        let response = front.handle(post(None, initialize(1))).await;
+        let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
+        let _ = body(response).await;
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let _ = body(front.handle(post(Some(&session), initialized)).await).await;
+        (front, mock, session)
+    };
+
+    // A status instead of the answer, before any event.
+    let (front, mock, session) = session_with(Fault::Status(503)).await;
+    let response = front.handle(post(Some(&session), call.clone())).await;
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(response.headers()[CONTENT_TYPE], "text/plain");
+    let report = mock.finish().await;
+    assert!(
+        report.notes()[0].contains("HTTP 503 instead of the answer"),
+        "{report}"
+    );
+
+    // The stream cut: the progress, then an event with an id and no data, then a break;
+    // the GET that resumes from that id gets the answer.
+    let (front, mock, session) = session_with(Fault::Reset).await;
+    let response = front.handle(post(Some(&session), call.clone())).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut stream = response.into_body();
+    let mut seen = Vec::new();
+    let broke = loop {
+        match tokio::time::timeout(Duration::from_secs(5), stream.frame()).await {
+            Ok(Some(Ok(frame))) => seen.extend_from_slice(frame.data_ref().unwrap()),
+            Ok(Some(Err(e))) => break e.kind(),
+            other => panic!("the stream should break: {other:?}"),
+        }
+    };
+    assert_eq!(broke, std::io::ErrorKind::ConnectionReset);
+    let seen = String::from_utf8(seen).unwrap();
+    assert!(seen.contains("notifications/progress"), "{seen}");
+    assert!(
+        !seen.contains(r#""id":"c""#),
+        "no answer before the break: {seen}"
+    );
+    let last = seen
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .last()
+        .unwrap()
+        .to_owned();
+    let mut get = request(Method::GET, Some(&session), "text/event-stream", "");
+    get.headers_mut()
+        .insert("last-event-id", HeaderValue::from_str(&last).unwrap());
+    let mut resumed = front.handle(get).await.into_body();
+    let frame = tokio::time::timeout(Duration::from_secs(5), resumed.frame())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8(frame.data_ref().unwrap().to_vec()).unwrap();
+    assert!(text.contains(r#""id":"c""#), "{text}");
+    drop(resumed);
+    let report = mock.finish().await;
+    assert!(
+        report
+            .notes()
+            .iter()
+            .any(|n| n.contains(&format!("GET Last-Event-ID: {last}, and got the answer"))),
+        "{report}"
+    );
+
+    // A client that takes JSON only: the body breaks, nothing to resume from.
+    let (front, mock, session) = session_with(Fault::Reset).await;
+    let json_only = request(
+        Method::POST,
+        Some(&session),
+        "application/json",
+        &call.to_string(),
+    );
+    let read = front.handle(json_only).await.into_body().collect();
+    let read = tokio::time::timeout(Duration::from_secs(5), read)
+        .await
+        .unwrap();
+    assert!(read.is_err(), "the JSON body breaks");
+    drop(mock.finish().await);
+
+    // Trickled: many pieces, one whole event.
+    let (front, mock, session) = session_with(Fault::Trickle(Duration::from_millis(1))).await;
+    let mut stream = front.handle(post(Some(&session), call)).await.into_body();
+    let mut pieces = 0;
+    let mut whole = Vec::new();
+    while let Ok(Some(Ok(frame))) =
+        tokio::time::timeout(Duration::from_secs(5), stream.frame()).await
+    {
+        pieces += 1;
+        whole.extend_from_slice(frame.data_ref().unwrap());
+    }
+    let mut parser = SseParser::new();
+    let mut parsed = Vec::new();
+    parser.feed(&whole, &mut parsed).unwrap();
+    let answer: Value = serde_json::from_str(&parsed.last().unwrap().data).unwrap();
+    assert_eq!(answer["id"], "c");
+    assert!(pieces > 5, "{pieces} pieces");
+    drop(mock.finish().await);
+}

@@ -36,14 +36,7 @@ impl Mock<'_> {
             crate::data::faults::Fault::Close => Action::Close,
             crate::data::faults::Fault::Reorder => {
                 // The notifications queued just before the answer go after it.
-                let at = self.outgoing.len()
-                    - self
-                        .outgoing
-                        .iter()
-                        .rev()
-                        .take_while(|(m, _, _)| m.get("id").is_none())
-                        .count();
-                let moved: Vec<_> = self.outgoing.drain(at..).collect();
+                let moved = self.notifications_before();
                 if moved.is_empty() {
                     fault_note.what.push_str(" (none was recorded there)");
                 }
@@ -51,6 +44,19 @@ impl Mock<'_> {
                 self.outgoing.extend(moved);
                 self.injected.push((fault_note, live_id, None));
                 return;
+            }
+            crate::data::faults::Fault::Status(_) if self.over_http => {
+                // A status answers the request's POST: what the server recorded for the
+                // request's stream before its answer is not sent either.
+                let dropped = self.notifications_before().len();
+                if dropped > 0 {
+                    fault_note
+                        .what
+                        .push_str(&format!(" (and the {dropped} notifications before it)"));
+                }
+                self.http_faults
+                    .push_back(crate::data::faults::to_json(&fault));
+                Action::Http
             }
             _ if fault.is_http_only() && self.over_http => {
                 self.http_faults
@@ -122,5 +128,18 @@ impl Mock<'_> {
                 )
             })
             .collect()
+    }
+
+    /// Takes the notifications queued just before the answer being queued (the run of
+    /// messages without an id at the end of what is queued).
+    fn notifications_before(&mut self) -> Vec<(Value, Option<Duration>, Action)> {
+        let at = self.outgoing.len()
+            - self
+                .outgoing
+                .iter()
+                .rev()
+                .take_while(|(m, _, _)| m.get("id").is_none())
+                .count();
+        self.outgoing.drain(at..).collect()
     }
 }
