@@ -494,8 +494,8 @@ async fn the_faults_only_http_has() {
     );
     let last = seen
         .lines()
-        .filter_map(|l| l.strip_prefix("id: "))
-        .last()
+        .rev()
+        .find_map(|l| l.strip_prefix("id: "))
         .unwrap()
         .to_owned();
     let mut get = request(Method::GET, Some(&session), "text/event-stream", "");
