@@ -24,7 +24,12 @@
 //! - `DELETE`: ends the session: the pipe to the server is closed (a mock then reports).
 //!
 //! Each SSE event has an `id:` (unique in the session) and `event: message`.
-//! Resumption (`Last-Event-ID`) is not offered: a reconnecting GET gets what was held.
+//! Resumption (`Last-Event-ID`) is offered only for a stream a fault on cue cut
+//! (`data/faults.rs`, `reset`): the `GET` with its last event id gets the answer it lost;
+//! otherwise a reconnecting GET gets what was held. The faults only HTTP has are carried
+//! out here on the mock's order (a line with [`FAULT_KEY`]): a status instead of the
+//! answer (so a POST's head waits for its first event), the stream cut, the answer
+//! trickled.
 
 use super::bridge::{write_lines, ACCEPT_BOTH, SESSION_ID};
 use super::headers::{check_standard, ToolSchemas, HEADER_MISMATCH};
