@@ -27,7 +27,7 @@
 //! Resumption (`Last-Event-ID`) is offered only for a stream a fault on cue cut
 //! (`data/faults.rs`, `reset`): the `GET` with its last event id gets the answer it lost;
 //! otherwise a reconnecting GET gets what was held. The faults only HTTP has are carried
-//! out here on the mock's order (a line with [`FAULT_KEY`]): a status instead of the
+//! out here on the mock's order (a line with `FAULT_KEY`): a status instead of the
 //! answer (so a POST's head waits for its first event), the stream cut, the answer
 //! trickled.
 
