@@ -163,3 +163,64 @@ async fn the_same_seed_gives_the_same_http_faults_20_times() {
         assert_eq!(report.notes(), notes.as_slice(), "run {run}: {report}");
     }
 }
+
+/// A notification out of its recorded order over HTTP: `count_up`'s progress, recorded
+/// before its result, comes after it; the POST's stream has ended with the answer, so the
+/// front sends the progress on the GET stream. rmcp's HTTP client gets the result first
+/// and still hands the late progress to its handler.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rmcp_s_http_client_gets_reordered_progress_on_the_get_stream() {
+    let fixture = Fixture::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/count_up_progress.jsonl"
+    ))
+    .unwrap();
+    let options = mcp_replay::Options::new().faults(Faults::new().on("tools/call", Fault::Reorder));
+    let (front, mock) = fixture.mock().options(&options).http();
+    let path = socket_path("http-reorder");
+    serve_on_unix_socket(front, &path);
+    let seen = Progress::default();
+    let client = seen.clone().serve(rmcp_http_client(&path)).await.unwrap();
+    let result = client
+        .peer()
+        .call_tool(tool("count_up", json!({"to": 3})))
+        .await
+        .unwrap();
+    let before = seen.0.lock().unwrap().len();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let after = seen.0.lock().unwrap().clone();
+    let _ = tokio::time::timeout(Duration::from_secs(2), client.cancel()).await;
+    let report = mock.finish().await;
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(result.is_error, None, "{result:?}");
+    assert_eq!(before, 0, "no progress before the result");
+    assert_eq!(
+        after,
+        ["step 1 of 3", "step 2 of 3", "step 3 of 3"],
+        "{report}"
+    );
+    assert!(
+        report
+            .notes()
+            .iter()
+            .any(|n| n.contains("the notifications before the answer sent after it")),
+        "{report}"
+    );
+}
+
+/// A client that keeps the progress messages it is given.
+#[derive(Clone, Default)]
+struct Progress(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl rmcp::ClientHandler for Progress {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(params.message.unwrap_or_default());
+    }
+}

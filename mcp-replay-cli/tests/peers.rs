@@ -1242,4 +1242,31 @@ fn the_sdk_clients_drop_progress_that_comes_after_the_result() {
             );
         }
     }
+    // Over HTTP the TypeScript client does the same (the late progress comes on the GET
+    // stream, the POST's having ended with the answer).
+    let fixture = dir.join("http.jsonl");
+    std::fs::write(
+        &fixture,
+        format!(
+            "{}\n{recorded}",
+            r#"{"mcp_replay":1,"faults":{"seed":1,"faults":[{"method":"tools/call","reorder":true}]}}"#
+        ),
+    )
+    .unwrap();
+    let serve = common::HttpServe::start(&[fixture.to_str().unwrap()]);
+    let ran = Command::new(&ts[0])
+        .args(&ts[1..])
+        .args(["--url", &serve.url])
+        .output()
+        .unwrap();
+    let (stdout, _) = text(&ran);
+    let (_, report) = serve.finish();
+    assert!(
+        stdout.contains(r#""before":[],"after":[],"errors":["Received a progress notification for an unknown token"#),
+        "{stdout}\n{report}"
+    );
+    assert!(
+        report.contains("the notifications before the answer sent after it"),
+        "{report}"
+    );
 }
