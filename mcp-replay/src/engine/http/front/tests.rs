@@ -436,45 +436,51 @@ fn session_ids_differ() {
     assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
 }
 
-/// The front carries out the faults only HTTP has, as the mock orders them: a status
-/// instead of the answer; the SSE stream cut after an event to resume from, the answer on
-/// the `GET` that resumes from it (and a note); a JSON answer cut with nothing to resume;
-/// the answer trickled in pieces that make it whole.
-#[tokio::test]
-async fn the_faults_only_http_has() {
-    use crate::data::faults::{Fault, Faults};
-    let call = json!({"jsonrpc": "2.0", "id": "c", "method": "tools/call", "params": {
-        "_meta": {"progressToken": 7}, "name": "count", "arguments": {}}});
-    let session_with = |fault: Fault| async move {
-        let options = unpaced().faults(Faults::new().on("tools/call", fault));
-        let (front, mock) = fixture(SESSION)
-            .mock()
-            .rules(&Rules::default())
-            .options(&options)
-            .http();
-        let response = front.handle(post(None, initialize(1))).await;
-        let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
-        let _ = body(response).await;
-        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        let _ = body(front.handle(post(Some(&session), initialized)).await).await;
-        (front, mock, session)
-    };
+/// The tool call of [`SESSION`], for the faults on cue.
+fn fault_call() -> Value {
+    json!({"jsonrpc": "2.0", "id": "c", "method": "tools/call", "params": {
+        "_meta": {"progressToken": 7}, "name": "count", "arguments": {}}})
+}
 
-    // A status instead of the answer, before any event.
-    let (front, mock, session) = session_with(Fault::Status(503)).await;
-    let response = front.handle(post(Some(&session), call.clone())).await;
+/// [`SESSION`]'s mock behind the front with `fault` on its `tools/call`, the handshake
+/// done: the front, the mock and the session id.
+async fn session_with(fault: crate::data::faults::Fault) -> (Front, HttpMock, String) {
+    let options = unpaced().faults(crate::data::faults::Faults::new().on("tools/call", fault));
+    let (front, mock) = fixture(SESSION)
+        .mock()
+        .rules(&Rules::default())
+        .options(&options)
+        .http();
+    let response = front.handle(post(None, initialize(1))).await;
+    let session = response.headers()[SESSION_ID].to_str().unwrap().to_owned();
+    let _ = body(response).await;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let _ = body(front.handle(post(Some(&session), initialized)).await).await;
+    (front, mock, session)
+}
+
+/// A status instead of the answer, before any event (the progress recorded before the
+/// answer is not sent either).
+#[tokio::test]
+async fn a_status_fault_answers_the_post_with_it() {
+    let (front, mock, session) = session_with(crate::data::faults::Fault::Status(503)).await;
+    let response = front.handle(post(Some(&session), fault_call())).await;
     assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(response.headers()[CONTENT_TYPE], "text/plain");
     let report = mock.finish().await;
     assert!(
-        report.notes()[0].contains("HTTP 503 instead of the answer"),
+        report.notes()[0]
+            .contains("HTTP 503 instead of the answer (and the notification before it)"),
         "{report}"
     );
+}
 
-    // The stream cut: the progress, then an event with an id and no data, then a break;
-    // the GET that resumes from that id gets the answer.
-    let (front, mock, session) = session_with(Fault::Reset).await;
-    let response = front.handle(post(Some(&session), call.clone())).await;
+/// The stream cut: the progress, then an event with an id and no data, then a break; the
+/// GET that resumes from that id gets the answer, and the report says so.
+#[tokio::test]
+async fn a_reset_fault_cuts_the_stream_and_a_get_with_its_last_event_id_resumes_it() {
+    let (front, mock, session) = session_with(crate::data::faults::Fault::Reset).await;
+    let response = front.handle(post(Some(&session), fault_call())).await;
     assert_eq!(response.status(), StatusCode::OK);
     let mut stream = response.into_body();
     let mut seen = Vec::new();
@@ -511,32 +517,36 @@ async fn the_faults_only_http_has() {
     assert!(text.contains(r#""id":"c""#), "{text}");
     drop(resumed);
     let report = mock.finish().await;
+    let resumed = format!("GET Last-Event-ID: {last}, and got the answer");
     assert!(
-        report
-            .notes()
-            .iter()
-            .any(|n| n.contains(&format!("GET Last-Event-ID: {last}, and got the answer"))),
+        report.notes().iter().any(|n| n.contains(&resumed)),
         "{report}"
     );
+}
 
-    // A client that takes JSON only: the body breaks, nothing to resume from.
-    let (front, mock, session) = session_with(Fault::Reset).await;
-    let json_only = request(
-        Method::POST,
-        Some(&session),
-        "application/json",
-        &call.to_string(),
-    );
+/// A client that takes JSON only: the body breaks, with nothing to resume from.
+#[tokio::test]
+async fn a_reset_fault_breaks_a_json_answer() {
+    let (front, mock, session) = session_with(crate::data::faults::Fault::Reset).await;
+    let call = fault_call().to_string();
+    let json_only = request(Method::POST, Some(&session), "application/json", &call);
     let read = front.handle(json_only).await.into_body().collect();
     let read = tokio::time::timeout(Duration::from_secs(5), read)
         .await
         .unwrap();
     assert!(read.is_err(), "the JSON body breaks");
     drop(mock.finish().await);
+}
 
-    // Trickled: many pieces, one whole event.
-    let (front, mock, session) = session_with(Fault::Trickle(Duration::from_millis(1))).await;
-    let mut stream = front.handle(post(Some(&session), call)).await.into_body();
+/// Trickled: many pieces, one whole event.
+#[tokio::test]
+async fn a_trickle_fault_writes_the_answer_in_pieces_that_make_it_whole() {
+    let fault = crate::data::faults::Fault::Trickle(Duration::from_millis(1));
+    let (front, mock, session) = session_with(fault).await;
+    let mut stream = front
+        .handle(post(Some(&session), fault_call()))
+        .await
+        .into_body();
     let mut pieces = 0;
     let mut whole = Vec::new();
     while let Ok(Some(Ok(frame))) =

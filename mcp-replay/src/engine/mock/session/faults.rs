@@ -49,10 +49,14 @@ impl Mock<'_> {
                 // A status answers the request's POST: what the server recorded for the
                 // request's stream before its answer is not sent either.
                 let dropped = self.notifications_before().len();
-                if dropped > 0 {
-                    fault_note
+                match dropped {
+                    0 => {}
+                    1 => fault_note
                         .what
-                        .push_str(&format!(" (and the {dropped} notifications before it)"));
+                        .push_str(" (and the notification before it)"),
+                    n => fault_note
+                        .what
+                        .push_str(&format!(" (and the {n} notifications before it)")),
                 }
                 self.http_faults
                     .push_back(crate::data::faults::to_json(&fault));
