@@ -3,15 +3,15 @@
 //! HTTP has (a 503, the SSE stream cut, the answer trickling) is pinned with what the call
 //! gave and what the report says. The same seed gives the same report, 20 runs in a row.
 
-mod unix_http;
+mod mock_client;
 
 use mcp_replay::mock::{Fault, Faults};
 use mcp_replay::{Fixture, Report};
+use mock_client::{rmcp_http_client, serve_on_unix_socket, socket_path, Progress};
 use rmcp::model::CallToolRequestParams;
 use rmcp::ServiceExt;
 use serde_json::json;
 use std::time::Duration;
-use unix_http::{rmcp_http_client, serve_on_unix_socket, socket_path};
 
 fn tool(name: &str, arguments: serde_json::Value) -> CallToolRequestParams {
     CallToolRequestParams::new(name.to_owned())
@@ -206,21 +206,4 @@ async fn rmcp_s_http_client_gets_reordered_progress_on_the_get_stream() {
             .any(|n| n.contains("the notifications before the answer sent after it")),
         "{report}"
     );
-}
-
-/// A client that keeps the progress messages it is given.
-#[derive(Clone, Default)]
-struct Progress(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
-
-impl rmcp::ClientHandler for Progress {
-    async fn on_progress(
-        &self,
-        params: rmcp::model::ProgressNotificationParam,
-        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
-    ) {
-        self.0
-            .lock()
-            .unwrap()
-            .push(params.message.unwrap_or_default());
-    }
 }

@@ -7,9 +7,9 @@
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};
-use unix_http::{rmcp_http_client, serve_on_unix_socket, socket_path};
+use mock_client::{rmcp_http_client, serve_on_unix_socket, socket_path, Progress};
 
-mod unix_http;
+mod mock_client;
 use mcp_replay::mock::MISMATCH_CODE;
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Transport};
 use rmcp::model::{
@@ -843,21 +843,4 @@ async fn rmcp_s_client_gets_progress_after_the_result_when_a_fault_reorders_it()
             .any(|n| n.contains("the notifications before the answer sent after it")),
         "{report}"
     );
-}
-
-/// A client that keeps the progress messages it is given.
-#[derive(Clone, Default)]
-struct Progress(Arc<Mutex<Vec<String>>>);
-
-impl ClientHandler for Progress {
-    async fn on_progress(
-        &self,
-        params: rmcp::model::ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.0
-            .lock()
-            .unwrap()
-            .push(params.message.unwrap_or_default());
-    }
 }

@@ -1,5 +1,6 @@
-//! A fixture's mock behind its Streamable HTTP front on a Unix socket, and rmcp's HTTP
-//! client on it: for the tests that play the server over HTTP in process.
+//! What the tests of a client against a fixture's mock share: the mock's Streamable HTTP
+//! front on a Unix socket, rmcp's HTTP client on it, and a client that keeps the progress
+//! it is given.
 
 /// `front` served over HTTP/1.1 on a Unix socket at `path` (each connection its own task).
 pub fn serve_on_unix_socket(front: mcp_replay::http::front::Front, path: &std::path::Path) {
@@ -38,4 +39,21 @@ pub fn socket_path(name: &str) -> std::path::PathBuf {
     let path = std::env::temp_dir().join(format!("mcp-replay-{name}-{}.sock", std::process::id()));
     let _ = std::fs::remove_file(&path);
     path
+}
+
+/// A client that keeps the progress messages it is given.
+#[derive(Clone, Default)]
+pub struct Progress(pub std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl rmcp::ClientHandler for Progress {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(params.message.unwrap_or_default());
+    }
 }
