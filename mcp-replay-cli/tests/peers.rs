@@ -1184,10 +1184,11 @@ fn the_sdk_clients_meet_each_fault_only_http_has() {
 }
 
 /// A notification out of its recorded order (`"reorder": true`), pinned for the SDK
-/// clients on stdio through `mcp-replay serve`: `count_up`'s progress, recorded before its
-/// result, comes after it. The TypeScript SDK drops it and reports each to `onerror`
-/// ("Received a progress notification for an unknown token"); the Python SDK drops it
-/// silently. (The Python client lists the tools after a call: its fixture has that too.)
+/// clients through `mcp-replay serve`, on stdio and over HTTP: `count_up`'s progress,
+/// recorded before its result, comes after it. The TypeScript SDK drops it and reports each
+/// to `onerror` ("Received a progress notification for an unknown token"); the Python SDK
+/// drops it silently. (The Python client lists the tools after a call: its fixture has
+/// that too.)
 #[test]
 fn the_sdk_clients_drop_progress_that_comes_after_the_result() {
     let dir = temp_dir("faults-reorder");
@@ -1242,31 +1243,39 @@ fn the_sdk_clients_drop_progress_that_comes_after_the_result() {
             );
         }
     }
-    // Over HTTP the TypeScript client does the same (the late progress comes on the GET
-    // stream, the POST's having ended with the answer).
-    let fixture = dir.join("http.jsonl");
-    std::fs::write(
-        &fixture,
-        format!(
-            "{}\n{recorded}",
-            r#"{"mcp_replay":1,"faults":{"seed":1,"faults":[{"method":"tools/call","reorder":true}]}}"#
+    // Over HTTP both do the same (the late progress comes on the GET stream, the POST's
+    // having ended with the answer).
+    let header =
+        r#"{"mcp_replay":1,"faults":{"seed":1,"faults":[{"method":"tools/call","reorder":true}]}}"#;
+    let over_http: [(&[String], String, &str); 2] = [
+        (
+            &ts,
+            recorded.clone(),
+            r#""before":[],"after":[],"errors":["Received a progress notification for an unknown token"#,
         ),
-    )
-    .unwrap();
-    let serve = common::HttpServe::start(&[fixture.to_str().unwrap()]);
-    let ran = Command::new(&ts[0])
-        .args(&ts[1..])
-        .args(["--url", &serve.url])
-        .output()
-        .unwrap();
-    let (stdout, _) = text(&ran);
-    let (_, report) = serve.finish();
-    assert!(
-        stdout.contains(r#""before":[],"after":[],"errors":["Received a progress notification for an unknown token"#),
-        "{stdout}\n{report}"
-    );
-    assert!(
-        report.contains("the notifications before the answer sent after it"),
-        "{report}"
-    );
+        (
+            &py,
+            recorded.clone() + listing,
+            r#""result": "counted to 3", "before": [], "after": []"#,
+        ),
+    ];
+    for (i, (client, recording, printed)) in over_http.iter().enumerate() {
+        let fixture = dir.join(format!("http{i}.jsonl"));
+        std::fs::write(&fixture, format!("{header}\n{recording}")).unwrap();
+        let serve = common::HttpServe::start(&[fixture.to_str().unwrap()]);
+        let ran = Command::new(&client[0])
+            .args(&client[1..])
+            .args(["--url", &serve.url])
+            .output()
+            .unwrap();
+        let (stdout, stderr) = text(&ran);
+        let (_, report) = serve.finish();
+        let context = format!("over HTTP {i}:\n{stdout}\n{stderr}\n{report}");
+        assert!(stdout.contains(printed), "{context}");
+        assert!(
+            report.contains("the notifications before the answer sent after it"),
+            "{context}"
+        );
+        assert!(report.contains(": ok"), "{context}");
+    }
 }
