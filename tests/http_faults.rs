@@ -7,7 +7,10 @@ mod mock_client;
 
 use mcp_replay::mock::{Fault, Faults};
 use mcp_replay::{Fixture, Report};
-use mock_client::{rmcp_http_client, serve_on_unix_socket, socket_path, Progress};
+use mock_client::{
+    reordered_progress_reaches_the_handler, rmcp_http_client, serve_on_unix_socket, socket_path,
+    Progress,
+};
 use rmcp::model::CallToolRequestParams;
 use rmcp::ServiceExt;
 use serde_json::json;
@@ -181,29 +184,7 @@ async fn rmcp_s_http_client_gets_reordered_progress_on_the_get_stream() {
     serve_on_unix_socket(front, &path);
     let seen = Progress::default();
     let client = seen.clone().serve(rmcp_http_client(&path)).await.unwrap();
-    let result = client
-        .peer()
-        .call_tool(tool("count_up", json!({"to": 3})))
-        .await
-        .unwrap();
-    let before = seen.0.lock().unwrap().len();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let after = seen.0.lock().unwrap().clone();
-    let _ = tokio::time::timeout(Duration::from_secs(2), client.cancel()).await;
-    let report = mock.finish().await;
+    let wait = Duration::from_millis(300);
+    reordered_progress_reaches_the_handler(client, &seen, wait, mock.finish()).await;
     let _ = std::fs::remove_file(&path);
-    assert_eq!(result.is_error, None, "{result:?}");
-    assert_eq!(before, 0, "no progress before the result");
-    assert_eq!(
-        after,
-        ["step 1 of 3", "step 2 of 3", "step 3 of 3"],
-        "{report}"
-    );
-    assert!(
-        report
-            .notes()
-            .iter()
-            .any(|n| n.contains("the notifications before the answer sent after it")),
-        "{report}"
-    );
 }

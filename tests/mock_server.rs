@@ -7,7 +7,10 @@
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};
-use mock_client::{rmcp_http_client, serve_on_unix_socket, socket_path, Progress};
+use mock_client::{
+    reordered_progress_reaches_the_handler, rmcp_http_client, serve_on_unix_socket, socket_path,
+    Progress,
+};
 
 mod mock_client;
 use mcp_replay::mock::MISMATCH_CODE;
@@ -819,28 +822,6 @@ async fn rmcp_s_client_gets_progress_after_the_result_when_a_fault_reorders_it()
     let (transport, mock) = fixture.mock().options(&options).server();
     let seen = Progress::default();
     let client = seen.clone().serve(transport).await.unwrap();
-    let result = client
-        .peer()
-        .call_tool(tool("count_up", json!({"to": 3})))
-        .await
-        .unwrap();
-    let returned = seen.0.lock().unwrap().len();
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    let after = seen.0.lock().unwrap().clone();
-    client.cancel().await.unwrap();
-    let report = mock.finish().await;
-    assert_eq!(result.is_error, None, "{result:?}");
-    assert_eq!(returned, 0, "no progress came before the result");
-    assert_eq!(
-        after,
-        ["step 1 of 3", "step 2 of 3", "step 3 of 3"],
-        "{report}"
-    );
-    assert!(
-        report
-            .notes()
-            .iter()
-            .any(|n| n.contains("the notifications before the answer sent after it")),
-        "{report}"
-    );
+    let wait = std::time::Duration::from_millis(100);
+    reordered_progress_reaches_the_handler(client, &seen, wait, mock.finish()).await;
 }

@@ -57,3 +57,32 @@ impl rmcp::ClientHandler for Progress {
             .push(params.message.unwrap_or_default());
     }
 }
+
+/// Calls `count_up` (to 3) on `client`, whose handler is `seen`, as a fault reorders its
+/// progress after its result, and checks what rmcp's client does with that: the result
+/// first, no progress before it, the three messages after it (within `wait`), and the
+/// mock's `report` naming the fault. Cancels the client; gives back the report.
+pub async fn reordered_progress_reaches_the_handler(
+    client: rmcp::service::RunningService<rmcp::RoleClient, Progress>,
+    seen: &Progress,
+    wait: std::time::Duration,
+    report: impl std::future::Future<Output = mcp_replay::Report>,
+) {
+    let arguments = serde_json::json!({"to": 3}).as_object().unwrap().clone();
+    let call = rmcp::model::CallToolRequestParams::new("count_up").with_arguments(arguments);
+    let result = client.peer().call_tool(call).await.unwrap();
+    let before = seen.0.lock().unwrap().len();
+    tokio::time::sleep(wait).await;
+    let after = seen.0.lock().unwrap().clone();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), client.cancel()).await;
+    let report = report.await;
+    assert_eq!(result.is_error, None, "{result:?}");
+    assert_eq!(before, 0, "no progress came before the result");
+    assert_eq!(
+        after,
+        ["step 1 of 3", "step 2 of 3", "step 3 of 3"],
+        "{report}"
+    );
+    let said = "the notifications before the answer sent after it";
+    assert!(report.notes().iter().any(|n| n.contains(said)), "{report}");
+}
