@@ -23,6 +23,18 @@ fn cat(parts: &[&[String]]) -> Vec<String> {
     parts.iter().flat_map(|p| p.iter().cloned()).collect()
 }
 
+/// `CLIENT... -- mcp-replay serve FIXTURE`: a client's command line with the fixture's mock
+/// as its server.
+fn against_mock(client: &[String], fixture: impl AsRef<Path>) -> Vec<String> {
+    let serve = [
+        "--".to_owned(),
+        mcp_replay(),
+        "serve".to_owned(),
+        fixture.as_ref().display().to_string(),
+    ];
+    cat(&[client, &serve])
+}
+
 /// `client` with the record proxy as its server command: `mcp-replay record -o FIXTURE --
 /// SERVER`.
 fn through_proxy(client: &[String], fixture: &str, server: &[String]) -> Vec<String> {
@@ -165,10 +177,7 @@ fn a_server_that_mints_ids_and_cursors_replays_green_against_its_unchanged_self(
 
     // The mirror image: the fixture serves the same client, which sends back the fixed
     // values it was given for the minted ones.
-    let served = run(&cat(&[
-        &client,
-        &["--".into(), mcp_replay(), "serve".into(), fixture],
-    ]));
+    let served = run(&against_mock(&client, &fixture));
     let (out, err) = text(&served);
     assert!(served.status.success(), "{out}{err}");
     assert!(out.contains(r#""notes":["milk","eggs"]"#), "{out}");
@@ -237,10 +246,7 @@ fn a_session_of_minted_ids_uris_pages_and_an_echoed_email(client: &str) {
     let (out, err) = text(&next);
     assert!(next.status.success(), "{out}{err}");
 
-    let served = run(&cat(&[
-        &client,
-        &["--".into(), mcp_replay(), "serve".into(), fixture.clone()],
-    ]));
+    let served = run(&against_mock(&client, &fixture));
     let (out, err) = text(&served);
     assert!(served.status.success(), "{out}{err}");
     assert_eq!(out, live_out, "the mock gives the client what it saw live");
@@ -408,15 +414,7 @@ fn a_session_whose_server_depends_on_the_clients_order_replays_green() {
         assert!(out.contains("20 passed, 0 failed"), "{out}");
         // The mirror image: the mock serves the same client what it saw live.
         let live_out = text(&record).0;
-        let served = run(&cat(&[
-            &client,
-            &[
-                "--".into(),
-                mcp_replay(),
-                "serve".into(),
-                replay_all[4].clone(),
-            ],
-        ]));
+        let served = run(&against_mock(&client, &replay_all[4]));
         let (out, err) = text(&served);
         assert!(served.status.success(), "{out}{err}");
         assert_eq!(out, live_out, "recording {take}, served");
@@ -812,15 +810,7 @@ fn a_fault_in_the_header_reaches_the_python_client_and_the_report_says_what_it_d
     let fixture = temp_dir("faults").join("session.jsonl");
     let fault = r#""error":{"code":-32603,"message":"upstream down"}"#;
     write_with_fault(&recorded, &fixture, Some("echo"), fault);
-    let served = run(&cat(&[
-        &client,
-        &[
-            "--".into(),
-            mcp_replay(),
-            "serve".into(),
-            fixture.display().to_string(),
-        ],
-    ]));
+    let served = run(&against_mock(&client, &fixture));
     let (out, err) = text(&served);
     assert_eq!(served.status.code(), Some(1), "{out}{err}");
     assert!(
@@ -873,15 +863,7 @@ fn the_typescript_client_meets_each_fault_on_cue() {
     for (i, (fault, call_gave, report_says)) in cases.iter().enumerate() {
         let fixture = dir.join(format!("f{i}.jsonl"));
         write_with_fault(&recorded, &fixture, None, fault);
-        let ran = run(&cat(&[
-            &client,
-            &[
-                "--".into(),
-                mcp_replay(),
-                "serve".into(),
-                fixture.display().to_string(),
-            ],
-        ]));
+        let ran = run(&against_mock(&client, &fixture));
         let (out, err) = text(&ran);
         assert!(out.contains(call_gave), "{fault}: {out}{err}");
         assert!(err.contains(report_says), "{fault}: {err}");
@@ -931,14 +913,9 @@ fn the_python_client_meets_each_fault_on_cue() {
     for (i, (fault, ended, says)) in cases.iter().enumerate() {
         let fixture = dir.join(format!("f{i}.jsonl"));
         write_with_fault(&recorded, &fixture, Some("echo"), fault);
-        let mut child = Command::new(&client[0])
-            .args(&client[1..])
-            .args([
-                "--".to_owned(),
-                mcp_replay(),
-                "serve".into(),
-                fixture.display().to_string(),
-            ])
+        let argv = against_mock(&client, &fixture);
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -1016,10 +993,7 @@ fn a_real_client_runs_offline_against_mcp_replay_serve() {
         .join("mcp-replay/tests/fixtures/python/client_session.jsonl")
         .display()
         .to_string();
-    let offline = run(&cat(&[
-        &client,
-        &["--".into(), mcp_replay(), "serve".into(), fixture.clone()],
-    ]));
+    let offline = run(&against_mock(&client, &fixture));
     let (out, err) = text(&offline);
     assert!(offline.status.success(), "{out}{err}");
     assert!(
@@ -1037,15 +1011,7 @@ fn a_real_client_runs_offline_against_mcp_replay_serve() {
             .replace(r#"{"text":"hello"}"#, r#"{"text":"bonjour"}"#),
     )
     .unwrap();
-    let refused = run(&cat(&[
-        &client,
-        &[
-            "--".into(),
-            mcp_replay(),
-            "serve".into(),
-            changed.display().to_string(),
-        ],
-    ]));
+    let refused = run(&against_mock(&client, &changed));
     let (out, err) = text(&refused);
     assert_ne!(refused.status.code(), Some(0), "{out}{err}");
     assert!(
@@ -1223,15 +1189,7 @@ fn the_sdk_clients_drop_progress_that_comes_after_the_result() {
             )
         };
         std::fs::write(&fixture, format!("{header}\n{recording}")).unwrap();
-        let ran = run(&cat(&[
-            client,
-            &[
-                "--".into(),
-                mcp_replay(),
-                "serve".into(),
-                fixture.display().to_string(),
-            ],
-        ]));
+        let ran = run(&against_mock(client, &fixture));
         let (stdout, stderr) = text(&ran);
         let context = format!("{i} {fault}:\n{stdout}\n{stderr}");
         assert!(stdout.contains(printed.as_str()), "{context}");
