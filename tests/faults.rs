@@ -190,3 +190,34 @@ async fn faults_in_a_file_beside_the_fixture_are_the_mocks() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// After an answer the client got (here late), the same call again is its next one, not a
+/// retry; after an error it is a retry.
+#[tokio::test]
+async fn the_same_call_after_an_answer_is_the_next_one_and_after_an_error_a_retry() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/lookup_issue.jsonl"
+    ))
+    .unwrap();
+    let fixture = Fixture::parse(&text.repeat(2)).unwrap();
+    for (fault, says) in [
+        (
+            Fault::delay(Duration::from_millis(20)),
+            "then the client went on with `tools/call lookup_issue`",
+        ),
+        (
+            Fault::error(-32000, "flaky"),
+            "then the client sent `tools/call lookup_issue` again under a new id (a retry)",
+        ),
+    ] {
+        let options = Options::new().faults(Faults::new().on("tools/call", fault).nth(1));
+        let (transport, mock) = fixture.mock().options(&options).server();
+        let client = ().serve(transport).await.expect("the handshake");
+        let _ = client.call_tool(call()).await;
+        let _ = client.call_tool(call()).await;
+        drop(client);
+        let report = mock.finish().await;
+        assert!(notes(&report).contains(says), "{report}");
+    }
+}

@@ -417,3 +417,30 @@ pub(crate) async fn write_line<W: AsyncWrite + Unpin>(
     writer.write_all(line).await?;
     writer.flush().await
 }
+
+#[cfg(test)]
+mod crossed {
+    use super::*;
+
+    /// Lines come whole in the order their last byte was written, whatever the writes
+    /// cut them into and however the two sides interleave; blank lines are not kept, a
+    /// last line without its newline is.
+    #[test]
+    fn lines_are_kept_whole_in_the_order_they_end() {
+        let (c, s) = (Direction::ClientToServer, Direction::ServerToClient);
+        let mut log = Crossed::default();
+        log.wrote(c, b"{\"a\":");
+        log.wrote(s, b"{\"n\":1}\r\n\n  \n{\"n\"");
+        log.wrote(c, b"1}\n{\"b\":2}\n");
+        log.wrote(s, b":2}");
+        let lines = log.take();
+        let expected = [
+            (s, "{\"n\":1}"),
+            (c, "{\"a\":1}"),
+            (c, "{\"b\":2}"),
+            (s, "{\"n\":2}"),
+        ];
+        assert_eq!(lines, expected.map(|(d, l)| (d, l.to_owned())).to_vec());
+        assert!(log.take().is_empty(), "taken once");
+    }
+}
