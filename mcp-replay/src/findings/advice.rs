@@ -3,13 +3,17 @@
 //!
 //! - A changed result, params, notification, order, or a message missing or unexpected:
 //!   the server changed what it answers; if that is right, re-record the fixture.
-//! - A request the server now refuses where the fixture has its answer: a JSON-RPC error
-//!   where a result was recorded (an unknown tool, method or prompt, invalid params), or a
-//!   tool error, `isError: true`, that says the arguments were refused, where a tool
-//!   result was (how SDKs report invalid arguments: see [`Mismatch::refusal`]). Re-recording
-//!   would pin the refusal. The client lines may be stale (a tool renamed, a required
-//!   argument added): edit the request's line, or check the server. Any other tool error
-//!   (`division by zero`) is a changed answer.
+//! - A request the server now fails where the fixture has it succeed: a JSON-RPC error,
+//!   or a result with `isError: true`, where the fixture has a result that is not one
+//!   ([`Mismatch::worse`], decided by structure alone). Re-recording would pin the failure
+//!   over the success, so no update mode but `force` writes it. Its words only choose the
+//!   advice: a JSON-RPC error, or a tool error that says the arguments were refused
+//!   ([`Refusal::arguments`]): the client line may be stale (a tool renamed, a required
+//!   argument added), edit it or check the server; any other tool error (`division by
+//!   zero`): check the server, or edit the line.
+//! - Findings that follow from an earlier one ([`follows`]: a later request sent, as
+//!   written, a value the earlier answer was to mint): said once, with the first cause;
+//!   they add no advice of their own.
 //! - A timeout, a server failure, an id finding or stray output: nothing to re-record (a
 //!   re-recording refuses such a session: `Plan::conclude`); the finding says what is
 //!   wrong. What never came while a request that timed out ran is the timeout's doing.
@@ -22,7 +26,7 @@
 //! - An `http` finding: the transport broke its contract, which a re-recording does not
 //!   change; it adds no advice.
 
-use crate::findings::mismatch::{Mismatch, MismatchKind, Refusal};
+use crate::findings::mismatch::{follows, Mismatch, MismatchKind, Refusal};
 use crate::normalize::per_run::PerRun;
 
 /// One piece of the advice at the end of a failing report.
@@ -39,6 +43,10 @@ pub(crate) enum Advice {
     /// Changed answers, but also findings (these kinds) that a re-recording refuses: fix
     /// those first, then re-record.
     FixFirst(Vec<MismatchKind>),
+    /// Findings that follow from an earlier one ([`follows`]): the line of the first
+    /// cause's expected message, the request lines of what follows from it, and the
+    /// placeholders its answer was to mint. Fix the cause first.
+    Follow(Vec<(usize, Vec<usize>, Vec<String>)>),
 }
 
 /// The advice for `mismatches`, each piece once: the refused requests, then re-recording
@@ -48,13 +56,38 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
     let mut per_run: Vec<(usize, PerRun)> = Vec::new();
     let mut changed = false;
     let mut blockers: Vec<MismatchKind> = Vec::new();
+    let mut followed: Vec<(usize, Vec<usize>, Vec<String>)> = Vec::new();
+    let causes = follows(mismatches);
     // What never came while a request that timed out ran is the timeout's doing.
     let timed_out: Vec<usize> = mismatches
         .iter()
         .filter(|m| m.kind() == MismatchKind::Timeout)
         .filter_map(Mismatch::request_line)
         .collect();
-    for m in mismatches {
+    for (m, cause) in mismatches.iter().zip(&causes) {
+        // What follows from an earlier finding is said with it, once.
+        if let Some(cause) = cause {
+            let c = &mismatches[*cause];
+            let line = c.line().unwrap_or_default();
+            let at = match followed.iter().position(|(l, _, _)| *l == line) {
+                Some(at) => at,
+                None => {
+                    followed.push((line, Vec::new(), Vec::new()));
+                    followed.len() - 1
+                }
+            };
+            let (_, lines, minted) = &mut followed[at];
+            let request = m.line().or(m.request_line()).unwrap_or_default();
+            if !lines.contains(&request) {
+                lines.push(request);
+            }
+            for p in m.sends.iter().filter(|p| c.expected_message().is_some_and(|e| e.to_string().contains(p.as_str()))) {
+                if !minted.contains(p) {
+                    minted.push(p.clone());
+                }
+            }
+            continue;
+        }
         if m.kind() == MismatchKind::Missing
             && m.request_line().is_some_and(|q| timed_out.contains(&q))
         {
@@ -86,6 +119,10 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
     if !refused.is_empty() {
         out.push(Advice::Refused(refused));
     }
+    if !followed.is_empty() {
+        followed.sort();
+        out.push(Advice::Follow(followed));
+    }
     if !per_run.is_empty() {
         out.push(Advice::PerRun(per_run));
     }
@@ -116,8 +153,17 @@ mod should {
 
     /// A `tools/call` of `name` on fixture line `line`.
     fn call(name: &str, line: usize) -> crate::data::fixture::Entry {
+        call_with(name, line, json!({}))
+    }
+
+    /// A `tools/call` of `name` with `arguments` on fixture line `line`.
+    fn call_with(
+        name: &str,
+        line: usize,
+        arguments: serde_json::Value,
+    ) -> crate::data::fixture::Entry {
         let filler = json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "method": "notifications/initialized"}});
-        let request = json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/call", "params": {"name": name}}});
+        let request = json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/call", "params": {"name": name, "arguments": arguments}}});
         let text: String = std::iter::repeat_n(&filler, line - 1)
             .chain([&request])
             .map(|l| format!("{l}\n"))
@@ -148,6 +194,44 @@ mod should {
 
     fn found(kind: MismatchKind) -> Mismatch {
         Mismatch::new(kind, Some(3), "found")
+    }
+
+    #[test]
+    fn name_the_first_cause_and_what_follows_from_it() {
+        // A create refused (line 7 answers line 6), so the read on line 8 sent the id it was
+        // to mint as written, and the server failed it too (line 9).
+        let create = answered(
+            6,
+            "add_note",
+            text("created <MINTED:1>"),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "Missing required parameter: tag"}], "isError": true}}),
+        );
+        let read = call_with("get_note", 8, json!({"id": "<MINTED:1>"}));
+        let sent = Mismatch::new(MismatchKind::Missing, Some(8), "line 8 sends <MINTED:1>")
+            .request(&read)
+            .unbound("<MINTED:1>")
+            .unrecordable("placeholder");
+        let failed = Mismatch::new(MismatchKind::Result, Some(9), "differs")
+            .request(&read)
+            .compare(
+                &json!({"jsonrpc": "2.0", "id": 1, "result": text("milk [home]")}),
+                &json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "no note <MINTED:1>"}], "isError": true}}),
+            );
+        let mismatches = vec![create, sent, failed];
+        assert_eq!(follows(&mismatches), vec![None, Some(0), Some(0)]);
+        let advice = advice(&mismatches);
+        assert_eq!(advice.len(), 2, "{advice:?}");
+        assert!(
+            matches!(&advice[0], Advice::Refused(r) if r.len() == 1 && r[0].line == 6 && r[0].arguments),
+            "{advice:?}"
+        );
+        assert_eq!(
+            advice[1],
+            Advice::Follow(vec![(7, vec![8, 9], vec!["<MINTED:1>".to_owned()])])
+        );
+        // No placeholder sent as written: nothing is said to follow.
+        let alone = vec![mismatches[0].clone(), mismatches[2].clone()];
+        assert_eq!(follows(&alone), vec![None, None]);
     }
 
     #[test]
@@ -188,6 +272,7 @@ mod should {
             line,
             request: request.into(),
             how: how.into(),
+            arguments: true,
         };
         let table: Vec<(&str, Vec<Mismatch>, Vec<Advice>)> = vec![
             ("a changed result", vec![changed()], vec![Advice::Rerecord]),
@@ -230,14 +315,41 @@ mod should {
                 )])],
             ),
             (
-                "another tool error where a result was recorded: changed, not refused",
+                "another tool error where a result was recorded: a failure, whatever its words",
                 vec![answered(
                     1,
                     "divide",
                     text("0.5"),
                     json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "division by zero"}], "isError": true}}),
                 )],
-                vec![Advice::Rerecord],
+                vec![Advice::Refused(vec![Refusal {
+                    arguments: false,
+                    ..refused(1, "tools/call divide", "a tool error \"division by zero\"")
+                }])],
+            ),
+            (
+                "turbomcp's refusal, in words no list holds, and a tool error with no text",
+                vec![
+                    answered(
+                        1,
+                        "add_note",
+                        text("created n-1"),
+                        json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "Missing tag"}], "isError": true, "_meta": {"errorKind": "invalid_params"}}}),
+                    ),
+                    answered(
+                        3,
+                        "get_note",
+                        text("milk"),
+                        json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": true}}),
+                    ),
+                ],
+                vec![Advice::Refused(vec![
+                    refused(1, "tools/call add_note", "a tool error \"Missing tag\""),
+                    Refusal {
+                        arguments: false,
+                        ..refused(3, "tools/call get_note", "a tool error (`isError: true`)")
+                    },
+                ])],
             ),
             (
                 "the TypeScript SDK's invalid arguments",

@@ -132,9 +132,10 @@ impl fmt::Display for MismatchKind {
 }
 
 /// Why a refusal where the fixture has a success is not re-recorded.
-const REFUSAL_PINNED: &str = "the server refused a request the fixture has an answer for, \
-     and a re-recording would pin the refusal over the recorded success. The client line may \
-     be stale (a tool renamed, a required argument added): edit it, or fix the server.";
+const REFUSAL_PINNED: &str = "the server failed a request the fixture has a success for (a \
+     JSON-RPC error, or a result with isError: true), and a re-recording would pin the \
+     failure over the recorded success. The client line may be stale (a tool renamed, a \
+     required argument added): edit it, or fix the server.";
 
 /// One finding of a replay.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,6 +150,12 @@ pub struct Mismatch {
     /// The client request it concerns: its fixture line (see [`Mismatch::request_line`])
     /// and its name (`tools/call add_note`).
     pub(crate) request: Option<(usize, String)>,
+    /// The bound placeholders (`<MINTED:1>`) that request sends: what an earlier answer
+    /// had to mint for it ([`Mismatch::follows`]).
+    pub(crate) sends: Vec<String>,
+    /// The bound placeholder a client line sent as written, no answer before it having
+    /// minted it (a finding of its own: [`Mismatch::unbound`]).
+    pub(crate) unbound: Option<String>,
     /// When it happened, as the summary says it (`while `tools/call x` (line 1) ran`,
     /// `after the last message`): with the kind and the method, what makes findings alike.
     pub(crate) during: Option<String>,
@@ -171,6 +178,8 @@ impl Mismatch {
             differences: Vec::new(),
             changes: Vec::new(),
             request: None,
+            sends: Vec::new(),
+            unbound: None,
             during: None,
             listing: None,
             unrecordable: None,
@@ -191,12 +200,24 @@ impl Mismatch {
         self.kind
             .why_not_rerecorded()
             .or(self.unrecordable)
-            .or_else(|| self.refusal().is_some().then_some(REFUSAL_PINNED))
+            .or_else(|| self.worse().then_some(REFUSAL_PINNED))
+    }
+
+    /// This finding is a client line that sent `placeholder` as written: the answer that
+    /// was to mint it did not ([`follows`]).
+    pub(crate) fn unbound(mut self, placeholder: &str) -> Self {
+        self.unbound = Some(placeholder.to_owned());
+        self
     }
 
     /// Names the client request the finding concerns.
     pub(crate) fn request(mut self, entry: &crate::data::fixture::Entry) -> Self {
         self.request = Some((entry.line(), entry.request_name()));
+        let text = entry.text();
+        self.sends = crate::normalize::bound::bound_in(text)
+            .into_iter()
+            .map(|(start, end)| text[start..end].to_owned())
+            .collect();
         self
     }
 
@@ -382,6 +403,8 @@ impl Mismatch {
                 .request
                 .as_ref()
                 .map(|(line, name)| (*line, mask_text(name).into_owned())),
+            sends: self.sends.clone(),
+            unbound: self.unbound.clone(),
             during: self.during.as_deref().map(|d| mask_text(d).into_owned()),
             listing: self.listing,
             unrecordable: self.unrecordable,
@@ -566,55 +589,145 @@ pub(crate) struct Refusal {
     pub request: String,
     /// How it was refused: `error -32602 "tool not found"`, `a tool error "..."`.
     pub how: String,
+    /// A JSON-RPC error, or a tool error whose words say the arguments were refused: the
+    /// client line may be stale. Else the tool failed where it succeeded.
+    pub arguments: bool,
 }
 
-/// What the text of a tool error says when the server refused the call's arguments:
-/// rmcp's (3.11) `failed to deserialize parameters: missing field ...`, the TypeScript
-/// SDK's `MCP error -32602: Input validation error: ...` (an invalid-params error turned
-/// into a tool error), the Python SDK's pydantic `1 validation error for addArguments`;
-/// serde's own words, which every serde-based Rust SDK passes on (rust-mcp-sdk,
-/// rust-mcp-filesystem: ``missing field `name` ``, ``unknown field `x` ``,
-/// `invalid type: string "a", expected u32`), and tower-mcp's `Invalid input: ...`.
-const REFUSED_ARGUMENTS: [&str; 7] = [
+/// Words that say a tool error refused the call's arguments: rmcp's (3.11) `failed to
+/// deserialize parameters: missing field ...`, the TypeScript SDK's `MCP error -32602:
+/// Input validation error: ...`, the Python SDK's pydantic `1 validation error for
+/// addArguments`, serde's own (``missing field `name` ``, `invalid type: ...`), tower-mcp's
+/// `Invalid input: ...`, turbomcp's `Missing required parameter: ...`. They only choose the
+/// words of the advice ([`Refusal::arguments`]): whether a refusal is one is decided by
+/// the answer's structure ([`Mismatch::worse`]), whatever an SDK says in it.
+const REFUSED_ARGUMENTS: [&str; 9] = [
     "failed to deserialize parameters",
     "-32602",
-    "validation error for",
+    "validation error",
     "missing field `",
     "unknown field `",
     "invalid type: ",
     "Invalid input",
+    "Missing required parameter",
+    "invalid_params",
 ];
 
 impl Mismatch {
-    /// The refusal a *result* finding is, if it is one: the server answered with a JSON-RPC
-    /// error, or a tool error, where the fixture has a result (a tool result).
-    pub(crate) fn refusal(&self) -> Option<Refusal> {
+    /// Is this a *result* finding where the server now fails what the fixture has it
+    /// succeed: a JSON-RPC error, or a result with `isError: true`, where the fixture has a
+    /// result that is not one? Decided by the answer's structure alone, never by its words:
+    /// a re-recording would pin the failure over the recorded success
+    /// ([`why_not_rerecorded`](Mismatch::why_not_rerecorded)).
+    pub fn worse(&self) -> bool {
+        self.failure().is_some()
+    }
+
+    /// The failure of [`worse`](Mismatch::worse): the actual answer's `error`, or its
+    /// result with `isError: true`.
+    fn failure(&self) -> Option<Failed<'_>> {
         if self.kind() != MismatchKind::Result {
             return None;
         }
-        let (line, request) = self.request.clone()?;
         let (expected, actual) = (self.expected_message()?, self.actual_message()?);
         let recorded = expected.get("result")?;
-        let how = if let Some(error) = actual.get("error") {
-            let code = error.get("code").map(|c| compact(c, 20));
-            let message = error.get("message").map(|t| compact(t, WIDTH));
-            match (code, message) {
-                (Some(code), Some(message)) => format!("error {code} {message}"),
-                (Some(code), None) => format!("error {code}"),
-                _ => format!("error {}", compact(error, WIDTH)),
-            }
-        } else {
-            let result = actual.get("result")?;
-            let failed = |r: &Value| r.get("isError") == Some(&Value::Bool(true));
-            if !failed(result) || failed(recorded) {
-                return None;
-            }
-            let text = result.pointer("/content/0/text").and_then(Value::as_str)?;
-            if !REFUSED_ARGUMENTS.iter().any(|m| text.contains(m)) {
-                return None;
-            }
-            format!("a tool error {}", compact(&Value::from(text), WIDTH))
-        };
-        Some(Refusal { line, request, how })
+        let failed = |r: &Value| r.get("isError") == Some(&Value::Bool(true));
+        if failed(recorded) {
+            return None;
+        }
+        if let Some(error) = actual.get("error") {
+            return Some(Failed::Error(error));
+        }
+        let result = actual.get("result")?;
+        failed(result).then_some(Failed::ToolError(result))
     }
+
+    /// The refusal a *result* finding is, if it is one ([`worse`](Mismatch::worse)), with
+    /// the request it answers: what the advice names.
+    pub(crate) fn refusal(&self) -> Option<Refusal> {
+        let (line, request) = self.request.clone()?;
+        let (how, arguments) = match self.failure()? {
+            Failed::Error(error) => {
+                let code = error.get("code").map(|c| compact(c, 20));
+                let message = error.get("message").map(|t| compact(t, WIDTH));
+                let how = match (code, message) {
+                    (Some(code), Some(message)) => format!("error {code} {message}"),
+                    (Some(code), None) => format!("error {code}"),
+                    _ => format!("error {}", compact(error, WIDTH)),
+                };
+                (how, true)
+            }
+            Failed::ToolError(result) => {
+                let text = result.pointer("/content/0/text").and_then(Value::as_str);
+                let how = match text {
+                    Some(text) => format!("a tool error {}", compact(&Value::from(text), WIDTH)),
+                    None => "a tool error (`isError: true`)".to_owned(),
+                };
+                let words = result.to_string();
+                (how, REFUSED_ARGUMENTS.iter().any(|m| words.contains(m)))
+            }
+        };
+        Some(Refusal {
+            line,
+            request,
+            how,
+            arguments,
+        })
+    }
+}
+
+/// How an answer failed where the fixture has it succeed.
+enum Failed<'a> {
+    /// A JSON-RPC error: its `error` object.
+    Error(&'a Value),
+    /// A result with `isError: true`.
+    ToolError(&'a Value),
+}
+
+/// For each of `mismatches`, the one it follows from, if it provably does: a client line
+/// sent a bound placeholder as written ([`Mismatch::unbound`]) because the answer that was
+/// to mint it went wrong, so every finding about a request that sends that placeholder
+/// (that line's among them) follows from the finding about that answer; and from what that
+/// one follows from, in turn. The first cause is a finding that follows from none. Decided
+/// by the placeholders, never by a finding's words.
+pub(crate) fn follows(mismatches: &[Mismatch]) -> Vec<Option<usize>> {
+    let mints = |m: &Mismatch, placeholder: &str| {
+        m.unbound.is_none()
+            && m.expected_message()
+                .is_some_and(|e| e.get("method").is_none() && e.to_string().contains(placeholder))
+    };
+    // Each placeholder sent as written, with the finding about the answer that was to
+    // mint it.
+    let mut causes: Vec<(&str, usize)> = Vec::new();
+    for m in mismatches {
+        let Some(placeholder) = m.unbound.as_deref() else {
+            continue;
+        };
+        if let Some(cause) = mismatches.iter().position(|c| mints(c, placeholder)) {
+            causes.push((placeholder, cause));
+        }
+    }
+    let mut out: Vec<Option<usize>> = mismatches
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            causes
+                .iter()
+                .find(|(p, cause)| *cause != i && m.sends.iter().any(|s| s == p))
+                .map(|(_, cause)| *cause)
+        })
+        .collect();
+    // To the first cause: a cause that follows from another follows from its cause.
+    for i in 0..out.len() {
+        let mut seen = 0;
+        while let Some(next) = out[i].and_then(|c| out[c]) {
+            out[i] = Some(next);
+            seen += 1;
+            if seen > out.len() {
+                out[i] = None;
+                break;
+            }
+        }
+    }
+    out
 }

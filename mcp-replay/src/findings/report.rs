@@ -19,6 +19,9 @@ pub struct Report {
     pub(crate) warnings: Vec<Mismatch>,
     pub(crate) notes: Vec<String>,
     pub(crate) recorded: Option<Fixture>,
+    /// The run re-records (`MCP_FIXTURE_UPDATE=1`, `replay --update`): its advice never
+    /// tells to run it again.
+    pub(crate) rerecording: bool,
     /// The timeline of the session, for its picture ([`Report::to_html`]), when the
     /// replay kept one ([`Options::timeline`](crate::Options::timeline)).
     pub(crate) timeline: Option<Box<Timeline>>,
@@ -87,6 +90,7 @@ impl Report {
             warnings: Vec::new(),
             notes: Vec::new(),
             recorded: None,
+            rerecording: false,
             timeline: None,
         }
     }
@@ -206,6 +210,7 @@ impl Report {
         advice(&self.mismatches)
             .iter()
             .map(|piece| self.render_advice(piece))
+            .filter(|text| !text.is_empty())
             .collect()
     }
 
@@ -216,16 +221,28 @@ impl Report {
                     1 => "a request it answered".to_owned(),
                     n => format!("{n} requests it answered"),
                 };
+                let stale = if refused.iter().any(|r| r.arguments) {
+                    ": the client lines may be stale"
+                } else {
+                    ""
+                };
                 let mut text = format!(
-                    "The server refused {what} when the fixture was recorded: the client lines \
-                     may be stale."
+                    "The server refused {what} when the fixture was recorded{stale}."
                 );
                 for r in refused {
-                    let _ = write!(
-                        text,
-                        "\n    edit line {} (`{}`: {}), or check the server",
-                        r.line, r.request, r.how
-                    );
+                    let _ = if r.arguments {
+                        write!(
+                            text,
+                            "\n    edit line {} (`{}`: {}), or check the server",
+                            r.line, r.request, r.how
+                        )
+                    } else {
+                        write!(
+                            text,
+                            "\n    check the server (line {}, `{}`: {}), or edit the line",
+                            r.line, r.request, r.how
+                        )
+                    };
                     if r.request == "initialize" && r.how.starts_with("error -32601") {
                         text.push_str(ONLY_STATELESS);
                     }
@@ -256,10 +273,37 @@ impl Report {
                 }
                 text
             }
+            Advice::Follow(followed) => {
+                let mut text = String::from(
+                    "Later findings follow from an earlier one: their requests send a value \
+                     its answer was to mint. Fix the first cause, and they go with it.",
+                );
+                for (line, lines, minted) in followed {
+                    let lines: Vec<String> = lines.iter().map(usize::to_string).collect();
+                    let s = if lines.len() == 1 { "" } else { "s" };
+                    let _ = write!(
+                        text,
+                        "\n    line{s} {} follow{} from line {line} ({} was to come in its answer)",
+                        lines.join(", "),
+                        if lines.len() == 1 { "s" } else { "" },
+                        minted.join(", ")
+                    );
+                }
+                text
+            }
+            // The run re-records already: what keeps it from writing follows the report.
+            Advice::Rerecord if self.rerecording => String::new(),
             Advice::Rerecord => format!(
                 "If the new behaviour is right, re-record the fixture:\n    {}",
                 self.rerecord_command()
             ),
+            Advice::FixFirst(kinds) if self.rerecording => {
+                let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+                format!(
+                    "Fix the {} first: a session with one is not re-recorded.",
+                    names.join(" and the ")
+                )
+            }
             Advice::FixFirst(kinds) => {
                 let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
                 format!(
@@ -434,6 +478,7 @@ mod should {
             warnings: Vec::new(),
             notes: Vec::new(),
             recorded: None,
+            rerecording: false,
             timeline: None,
         }
     }

@@ -204,6 +204,7 @@ impl Plan {
         if let Some(command) = &plan.rerecord {
             report = report.with_rerecord_command(command);
         }
+        report.rerecording = matches!(plan.mode, UpdateMode::Always | UpdateMode::Force);
         let page = plan.write_page(&report);
         Replayed {
             verdict: claim.conclude(|| plan.conclude(&report), &plan.path, &report, &test),
@@ -316,20 +317,16 @@ impl Plan {
             };
         }
         let text = render(report, self.terminal);
-        // Stray output first: its advice (allow it) differs from the others' (fix it).
-        let mut spoiling: Vec<&crate::Mismatch> = report
-            .mismatches()
-            .iter()
-            .filter(|m| m.why_not_rerecorded().is_some())
-            .collect();
-        spoiling.sort_by_key(|m| m.kind() != crate::MismatchKind::StrayOutput);
-        let why = spoiling.first().and_then(|m| m.why_not_rerecorded());
+        let why = first_cause(report);
         let recorded = match report.recorded() {
             Some(recorded) if why.is_none() || mode == UpdateMode::Force => recorded,
             _ => {
-                let why = why
-                    .or(crate::MismatchKind::Timeout.why_not_rerecorded())
-                    .unwrap_or_default();
+                let why = why.unwrap_or_else(|| {
+                    crate::MismatchKind::Timeout
+                        .why_not_rerecorded()
+                        .unwrap_or_default()
+                        .to_owned()
+                });
                 let why = format!(
                     "The fixture was NOT re-recorded: {why}\n(MCP_FIXTURE_UPDATE=force writes it anyway.)"
                 );
@@ -361,6 +358,56 @@ impl Plan {
             }),
         }
     }
+}
+
+/// Why `report`'s session is not written as a fixture (without `MCP_FIXTURE_UPDATE=force`):
+/// the first cause among its findings that keep a session from being re-recorded, by
+/// fixture line (stray output before all: its advice, allow it, differs), named with its
+/// line and the request it concerns, and the lines of the findings that follow from it
+/// ([`follows`](crate::findings::mismatch::follows)); `None` when nothing keeps it.
+fn first_cause(report: &Report) -> Option<String> {
+    let mismatches = report.mismatches();
+    let causes = crate::findings::mismatch::follows(mismatches);
+    let (i, m) = mismatches
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| causes[*i].is_none() && m.why_not_rerecorded().is_some())
+        .min_by_key(|(_, m)| {
+            (
+                m.kind() != crate::MismatchKind::StrayOutput,
+                m.line().unwrap_or(usize::MAX),
+            )
+        })?;
+    let why = m.why_not_rerecorded()?;
+    let mut text = match (m.line(), &m.request) {
+        (Some(line), Some((request, name))) if *request != line => {
+            format!("line {line} (the answer to `{name}`, line {request}): {why}")
+        }
+        (Some(line), _) => format!("line {line}: {why}"),
+        (None, _) => why.to_owned(),
+    };
+    let mut after: Vec<usize> = causes
+        .iter()
+        .zip(mismatches)
+        .filter(|(c, _)| **c == Some(i))
+        .filter_map(|(_, f)| f.line())
+        .collect();
+    after.sort_unstable();
+    after.dedup();
+    if !after.is_empty() {
+        let lines: Vec<String> = after.iter().map(usize::to_string).collect();
+        let _ = std::fmt::Write::write_fmt(
+            &mut text,
+            format_args!(
+                " The finding{} at line{} {} follow{} from it.",
+                if after.len() == 1 { "" } else { "s" },
+                if after.len() == 1 { "" } else { "s" },
+                lines.join(", "),
+                if after.len() == 1 { "s" } else { "" }
+            ),
+        );
+    }
+    Some(text)
 }
 
 /// What one [`Plan::replay`] gave: the verdict, the report when there was a replay, and

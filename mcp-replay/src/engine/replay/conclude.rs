@@ -48,6 +48,7 @@ impl<'f> Session<'f> {
             warnings: self.warnings,
             notes: self.findings.notes,
             recorded,
+            rerecording: false,
             timeline,
         }
     }

@@ -97,6 +97,7 @@ impl Session<'_> {
                         ),
                     )
                     .request(entry)
+                    .unbound(&placeholder)
                     .unrecordable(PLACEHOLDER_SENT),
                 );
             }

@@ -460,6 +460,7 @@ fn cancelled(source: &str, error: &tokio::task::JoinError) -> Report {
         warnings: Vec::new(),
         notes: Vec::new(),
         recorded: None,
+        rerecording: false,
         timeline: None,
     }
 }

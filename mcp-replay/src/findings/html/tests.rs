@@ -112,6 +112,7 @@ fn session() -> (Report, Timeline) {
         warnings: Vec::new(),
         notes: vec!["the server needed SIGTERM".into()],
         recorded: None,
+        rerecording: false,
         timeline: Some(Box::new(timeline.clone())),
     };
     (report, timeline)

@@ -359,6 +359,7 @@ impl<'f> Mock<'f> {
             warnings: Vec::new(),
             notes,
             recorded: None,
+            rerecording: false,
             timeline: None,
         }
     }
