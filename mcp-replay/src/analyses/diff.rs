@@ -310,7 +310,7 @@ impl<'a> Pass<'a> {
             format!("{whose} `{name}` ({lines}) differs"),
         );
         m = match oe.direction() {
-            Direction::ClientToServer => m.compare_response(method, expected, &actual),
+            Direction::ClientToServer => m.compare_response(method, expected, &actual).request(oe),
             Direction::ServerToClient => m.compare(expected, &actual),
         };
         if oe.direction() == Direction::ClientToServer && CONTRACT_METHODS.contains(&method) {

@@ -81,7 +81,10 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
             if !lines.contains(&request) {
                 lines.push(request);
             }
-            for p in m.sends.iter().filter(|p| c.expected_message().is_some_and(|e| e.to_string().contains(p.as_str()))) {
+            for p in m.sends.iter().filter(|p| {
+                c.expected_message()
+                    .is_some_and(|e| e.to_string().contains(p.as_str()))
+            }) {
                 if !minted.contains(p) {
                     minted.push(p.clone());
                 }

@@ -226,9 +226,8 @@ impl Report {
                 } else {
                     ""
                 };
-                let mut text = format!(
-                    "The server refused {what} when the fixture was recorded{stale}."
-                );
+                let mut text =
+                    format!("The server refused {what} when the fixture was recorded{stale}.");
                 for r in refused {
                     let _ = if r.arguments {
                         write!(
