@@ -46,6 +46,13 @@ struct Create {
     /// Create it as a task (the Tasks extension): a task id minted per run, polled with
     /// `tasks/get` until it completes with the result.
     task: bool,
+    /// The create answers the id only inside a text, as pmcp's typed tools do (its output
+    /// as a JSON text, `{"id":"cus_..."}`), with no `structuredContent` nor link: the
+    /// client reads the id out of the text.
+    text_only: bool,
+    /// The create's answer repeats the owner's e-mail, which `structuredContent` holds,
+    /// inside a text beside a telephone number: one value in structure and in text.
+    contact: bool,
 }
 
 fn create() -> impl Strategy<Value = Create> {
@@ -58,9 +65,11 @@ fn create() -> impl Strategy<Value = Create> {
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
     )
         .prop_map(
-            |(prefix, owner, progress, log, by_uri, by_owner, list_first, task)| Create {
+            |(
                 prefix,
                 owner,
                 progress,
@@ -69,6 +78,22 @@ fn create() -> impl Strategy<Value = Create> {
                 by_owner,
                 list_first,
                 task,
+                text_only,
+                contact,
+            )| {
+                Create {
+                    prefix,
+                    owner,
+                    progress,
+                    log,
+                    // Read back by id from the text: no URI, no owner in the answer.
+                    by_uri: by_uri && !text_only,
+                    by_owner: by_owner && !text_only,
+                    list_first,
+                    task,
+                    text_only,
+                    contact: contact && !text_only,
+                }
             },
         )
 }
@@ -183,9 +208,19 @@ async fn serve(io: impl AsyncRead + AsyncWrite + Send + 'static, page: usize) {
                                 "params": {"progressToken": token, "progress": 1, "message": format!("indexed {cid}")}}));
                         }
                         customers.push(customer.clone());
-                        let done = json!({"content": [{"type": "text", "text": format!("created {cid}")},
+                        let mut done = json!({"content": [{"type": "text", "text": format!("created {cid}")},
                             {"type": "resource_link", "uri": customer["uri"], "name": "customer"}],
                             "structuredContent": customer});
+                        if args["text_only"] == true {
+                            done = json!({"content": [{"type": "text",
+                                "text": json!({"id": cid}).to_string()}]});
+                        } else if args["contact"] == true {
+                            done["content"]
+                                .as_array_mut()
+                                .unwrap()
+                                .push(json!({"type": "text",
+                                "text": format!("contact {owner} (+49 30 1234567)")}));
+                        }
                         if args["task"] == true {
                             let task = format!("task-{}", hex(8));
                             tasks.push((task.clone(), 0, done));
@@ -335,7 +370,8 @@ async fn client(
             seen.push(format!("tools {names:?}"));
         }
         let mut params = json!({"name": "create", "arguments": {"prefix": PREFIXES[c.prefix],
-            "team": c.owner, "log": c.log, "task": c.task}});
+            "team": c.owner, "log": c.log, "task": c.task, "text_only": c.text_only,
+            "contact": c.contact}});
         if c.progress {
             params["_meta"] = json!({"progressToken": format!("p{}", seen.len())});
         }
@@ -357,7 +393,13 @@ async fn client(
             ));
             created = json!({"result": done["result"]["result"].clone()});
         }
-        let customer = &created["result"]["structuredContent"];
+        let mut customer = created["result"]["structuredContent"].clone();
+        if c.text_only {
+            let text = created["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default();
+            customer = serde_json::from_str(text).unwrap_or_default();
+        }
         let (id, uri, owner) = (
             customer["id"].as_str().unwrap_or_default().to_owned(),
             customer["uri"].as_str().unwrap_or_default().to_owned(),
@@ -370,7 +412,19 @@ async fn client(
                     .as_str()
                     .or(n["params"]["message"].as_str())
                     .unwrap_or_default();
-                shape(&text.replace(&owner, "OWNER"))
+                // An owner the client was not told (the id came in a text) is any
+                // address: the mock serves its pseudonym.
+                let text: Vec<&str> = text
+                    .split(' ')
+                    .map(|w| {
+                        if w == owner || (owner.is_empty() && is_email(w)) {
+                            "OWNER"
+                        } else {
+                            w
+                        }
+                    })
+                    .collect();
+                shape(&text.join(" "))
             })
             .collect();
         seen.push(format!(
@@ -491,7 +545,7 @@ fn check(session: Vec<Create>, page: usize) -> Result<(), TestCaseError> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 48,
+        cases: 64,
         failure_persistence: None,
         ..ProptestConfig::default()
     })]

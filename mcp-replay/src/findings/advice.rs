@@ -28,6 +28,7 @@
 
 use crate::findings::mismatch::{follows, Mismatch, MismatchKind, Refusal};
 use crate::normalize::per_run::PerRun;
+use serde_json::Value;
 
 /// One piece of the advice at the end of a failing report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,8 +57,8 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
     let mut per_run: Vec<(usize, PerRun)> = Vec::new();
     let mut changed = false;
     let mut blockers: Vec<MismatchKind> = Vec::new();
-    let mut followed: Vec<(usize, Vec<usize>, Vec<String>)> = Vec::new();
     let causes = follows(mismatches);
+    let followed = followed(mismatches, &causes);
     // What never came while a request that timed out ran is the timeout's doing.
     let timed_out: Vec<usize> = mismatches
         .iter()
@@ -66,29 +67,7 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
         .collect();
     for (m, cause) in mismatches.iter().zip(&causes) {
         // What follows from an earlier finding is said with it, once.
-        if let Some(cause) = cause {
-            let c = &mismatches[*cause];
-            let line = c.line().unwrap_or_default();
-            let at = match followed.iter().position(|(l, _, _)| *l == line) {
-                Some(at) => at,
-                None => {
-                    followed.push((line, Vec::new(), Vec::new()));
-                    followed.len() - 1
-                }
-            };
-            let (_, lines, minted) = &mut followed[at];
-            let request = m.line().or(m.request_line()).unwrap_or_default();
-            if !lines.contains(&request) {
-                lines.push(request);
-            }
-            for p in m.sends.iter().filter(|p| {
-                c.expected_message()
-                    .is_some_and(|e| e.to_string().contains(p.as_str()))
-            }) {
-                if !minted.contains(p) {
-                    minted.push(p.clone());
-                }
-            }
+        if cause.is_some() {
             continue;
         }
         if m.kind() == MismatchKind::Missing
@@ -123,7 +102,6 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
         out.push(Advice::Refused(refused));
     }
     if !followed.is_empty() {
-        followed.sort();
         out.push(Advice::Follow(followed));
     }
     if !per_run.is_empty() {
@@ -136,6 +114,45 @@ pub(crate) fn advice(mismatches: &[Mismatch]) -> Vec<Advice> {
             Advice::FixFirst(blockers)
         });
     }
+    out
+}
+
+/// What follows from what ([`follows`]: `causes`), as [`Advice::Follow`] says it: per first
+/// cause, its line, the lines of the findings that follow from it, and the placeholders
+/// they send that its answer was to mint; in line order.
+fn followed(
+    mismatches: &[Mismatch],
+    causes: &[Option<usize>],
+) -> Vec<(usize, Vec<usize>, Vec<String>)> {
+    let mut out: Vec<(usize, Vec<usize>, Vec<String>)> = Vec::new();
+    for (m, cause) in mismatches.iter().zip(causes) {
+        let Some(c) = cause.map(|c| &mismatches[c]) else {
+            continue;
+        };
+        let line = c.line().unwrap_or_default();
+        let at = match out.iter().position(|(l, _, _)| *l == line) {
+            Some(at) => at,
+            None => {
+                out.push((line, Vec::new(), Vec::new()));
+                out.len() - 1
+            }
+        };
+        let (_, lines, minted) = &mut out[at];
+        let request = m.line().or(m.request_line()).unwrap_or_default();
+        if !lines.contains(&request) {
+            lines.push(request);
+        }
+        let expected = c
+            .expected_message()
+            .map(Value::to_string)
+            .unwrap_or_default();
+        for p in m.sends.iter().filter(|p| expected.contains(p.as_str())) {
+            if !minted.contains(p) {
+                minted.push(p.clone());
+            }
+        }
+    }
+    out.sort();
     out
 }
 

@@ -216,38 +216,7 @@ impl Report {
 
     fn render_advice(&self, piece: &Advice) -> String {
         match piece {
-            Advice::Refused(refused) => {
-                let what = match refused.len() {
-                    1 => "a request it answered".to_owned(),
-                    n => format!("{n} requests it answered"),
-                };
-                let stale = if refused.iter().any(|r| r.arguments) {
-                    ": the client lines may be stale"
-                } else {
-                    ""
-                };
-                let mut text =
-                    format!("The server refused {what} when the fixture was recorded{stale}.");
-                for r in refused {
-                    let _ = if r.arguments {
-                        write!(
-                            text,
-                            "\n    edit line {} (`{}`: {}), or check the server",
-                            r.line, r.request, r.how
-                        )
-                    } else {
-                        write!(
-                            text,
-                            "\n    check the server (line {}, `{}`: {}), or edit the line",
-                            r.line, r.request, r.how
-                        )
-                    };
-                    if r.request == "initialize" && r.how.starts_with("error -32601") {
-                        text.push_str(ONLY_STATELESS);
-                    }
-                }
-                text
-            }
+            Advice::Refused(refused) => render_refused(refused),
             Advice::PerRun(found) => {
                 let mut text = String::from(
                     "What differs looks minted per run, which a re-recording would pin as one \
@@ -272,24 +241,7 @@ impl Report {
                 }
                 text
             }
-            Advice::Follow(followed) => {
-                let mut text = String::from(
-                    "Later findings follow from an earlier one: their requests send a value \
-                     its answer was to mint. Fix the first cause, and they go with it.",
-                );
-                for (line, lines, minted) in followed {
-                    let lines: Vec<String> = lines.iter().map(usize::to_string).collect();
-                    let s = if lines.len() == 1 { "" } else { "s" };
-                    let _ = write!(
-                        text,
-                        "\n    line{s} {} follow{} from line {line} ({} was to come in its answer)",
-                        lines.join(", "),
-                        if lines.len() == 1 { "s" } else { "" },
-                        minted.join(", ")
-                    );
-                }
-                text
-            }
+            Advice::Follow(followed) => render_followed(followed),
             // The run re-records already: what keeps it from writing follows the report.
             Advice::Rerecord if self.rerecording => String::new(),
             Advice::Rerecord => format!(
@@ -314,6 +266,60 @@ impl Report {
             }
         }
     }
+}
+
+/// The refused requests of [`Advice::Refused`], each with the line to look at.
+fn render_refused(refused: &[crate::findings::mismatch::Refusal]) -> String {
+    let what = match refused.len() {
+        1 => "a request it answered".to_owned(),
+        n => format!("{n} requests it answered"),
+    };
+    let stale = if refused.iter().any(|r| r.arguments) {
+        ": the client lines may be stale"
+    } else {
+        ""
+    };
+    let mut text = format!("The server refused {what} when the fixture was recorded{stale}.");
+    for r in refused {
+        let _ = if r.arguments {
+            write!(
+                text,
+                "\n    edit line {} (`{}`: {}), or check the server",
+                r.line, r.request, r.how
+            )
+        } else {
+            write!(
+                text,
+                "\n    check the server (line {}, `{}`: {}), or edit the line",
+                r.line, r.request, r.how
+            )
+        };
+        if r.request == "initialize" && r.how.starts_with("error -32601") {
+            text.push_str(ONLY_STATELESS);
+        }
+    }
+    text
+}
+
+/// What follows from what, of [`Advice::Follow`].
+fn render_followed(followed: &[(usize, Vec<usize>, Vec<String>)]) -> String {
+    let mut text = String::from(
+        "Later findings follow from an earlier one: their requests send a value its answer \
+         was to mint. Fix the first cause, and they go with it.",
+    );
+    for (line, lines, minted) in followed {
+        let one = lines.len() == 1;
+        let lines: Vec<String> = lines.iter().map(usize::to_string).collect();
+        let _ = write!(
+            text,
+            "\n    line{} {} follow{} from line {line} ({} was to come in its answer)",
+            if one { "" } else { "s" },
+            lines.join(", "),
+            if one { "s" } else { "" },
+            minted.join(", ")
+        );
+    }
+    text
 }
 
 /// One `note: ...` line per note, each on a line of its own.

@@ -371,10 +371,31 @@ impl Sightings {
                 match minted {
                     Some((v, _)) if !self.echoed.contains(v) => self.echoed.push(v.clone()),
                     Some(_) => {}
-                    None => client_first.push(s),
+                    None => match self.inside_a_server_string(&s) {
+                        // A value the server sent only inside a text (`created note-3f9a`,
+                        // a JSON text `{"id":"note-3f9a"}`) and the client sends back whole:
+                        // bound as a part, in the place of the first server string that
+                        // holds it, as `parts` binds one.
+                        Some(at) => {
+                            self.from_server.insert(at, (s.clone(), None));
+                            self.echoed.push(s);
+                        }
+                        None => client_first.push(s),
+                    },
                 }
             }
         }
+    }
+
+    /// Where `s`, a string the client sends, stands whole as a token inside a string the
+    /// server sent before (with no letter or digit right beside it): the index of the
+    /// first such server string. Only for what looks like a minted id, as [`Sightings::parts`]
+    /// asks of a part: [`MIN_MINTED`] characters or more, a digit among them.
+    fn inside_a_server_string(&self, s: &str) -> Option<usize> {
+        if s.len() < MIN_MINTED || !s.bytes().any(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        self.from_server.iter().position(|(v, _)| holds_token(v, s))
     }
 
     /// The values to bind, each with its placeholder numbered by kind in order of first
@@ -589,6 +610,47 @@ mod tests {
         assert_eq!(out[5]["result"]["structuredContent"]["id"], "<MINTED:2>");
         assert_eq!(out[3]["result"]["ok"], "yes");
         assert_eq!(out[4]["params"]["arguments"]["b"], "milk");
+    }
+
+    #[test]
+    fn an_id_only_inside_a_text_that_the_client_sends_back_whole_is_bound() {
+        let out = label(vec![
+            // pmcp's typed tool: its output as a JSON text.
+            (
+                S,
+                json!({"result": {"content": [{"type": "text", "text": "{\"id\":\"note-3f9a0c1d\"}"}]}}),
+            ),
+            // The TypeScript SDK's: a sentence.
+            (
+                S,
+                json!({"result": {"content": [{"type": "text", "text": "created note-77aa01bc"}]}}),
+            ),
+            (
+                C,
+                json!({"method": "tools/call", "params": {"name": "get_note", "arguments": {"id": "note-3f9a0c1d"}}}),
+            ),
+            (
+                C,
+                json!({"method": "tools/call", "params": {"name": "get_note", "arguments": {"id": "note-77aa01bc"}}}),
+            ),
+            // A word the server said, which the client types back: no digit, not minted.
+            (
+                S,
+                json!({"result": {"content": [{"type": "text", "text": "try searching for forecasts"}]}}),
+            ),
+            (
+                C,
+                json!({"method": "tools/call", "params": {"name": "search", "arguments": {"q": "forecasts"}}}),
+            ),
+        ]);
+        assert_eq!(
+            out[0]["result"]["content"][0]["text"],
+            "{\"id\":\"<MINTED:1>\"}"
+        );
+        assert_eq!(out[1]["result"]["content"][0]["text"], "created <MINTED:2>");
+        assert_eq!(out[2]["params"]["arguments"]["id"], "<MINTED:1>");
+        assert_eq!(out[3]["params"]["arguments"]["id"], "<MINTED:2>");
+        assert_eq!(out[5]["params"]["arguments"]["q"], "forecasts");
     }
 
     #[test]

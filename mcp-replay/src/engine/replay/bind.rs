@@ -112,6 +112,12 @@ impl Bindings {
         }
     }
 
+    /// Drops `alias`, once no message of the session still holds it and its number is
+    /// free for another value.
+    pub(crate) fn forget_alias(&mut self, alias: &str) {
+        self.aliases.retain(|(_, a)| a != alias);
+    }
+
     /// Binds `placeholder` to `live` (a value a client line's placeholder was found to
     /// stand for), unless it is bound already.
     pub(crate) fn bind(&mut self, placeholder: &str, live: String) {
@@ -142,9 +148,12 @@ impl Bindings {
     pub(crate) fn bind_from(&mut self, expected: &Value, actual: &mut Value) {
         match (expected, actual) {
             (Value::String(e), Value::String(a)) => {
-                let Some(values) = match_template_at(&self.placeholders_in(e), e, a) else {
+                let Some(mut values) = match_template_at(&self.placeholders_in(e), e, a) else {
                     return;
                 };
+                // A placeholder the actual string holds already (a value bound before,
+                // written back as its placeholder) stands for itself.
+                values.retain(|(p, v)| p != v || self.get(p).is_none());
                 let agrees = values
                     .iter()
                     .all(|(p, v)| self.get(p).is_none_or(|bound| bound == v));

@@ -76,6 +76,12 @@ impl<'a> Expected<'a> {
         }
     }
 
+    /// Gives back the pseudonym number of `value`, which the session has bound since it
+    /// numbered it, if nothing was numbered after it ([`Table::release`]).
+    pub fn release(&self, value: &str) -> bool {
+        !self.scope.is_empty() && self.pseudonyms.borrow_mut().release(value, self.scope)
+    }
+
     /// Counts the pseudonyms of a client message the harness sent (and numbers the
     /// values an older fixture's message holds), so that the server's next value gets the
     /// number the recording gave it.

@@ -26,15 +26,28 @@ impl<'f> Session<'f> {
         if self.bindings.len() > bound {
             // A personal value bound now may have come before, in a message the session
             // wrote with its pseudonym: that spelling is the placeholder's too.
-            let aliases: Vec<(String, String)> = self
+            let aliases: Vec<(String, String, String)> = self
                 .bindings
                 .since(bound)
-                .filter_map(|(p, live)| Some((p.to_owned(), self.expected.pseudonym_of(live)?)))
+                .filter_map(|(p, live)| {
+                    Some((
+                        p.to_owned(),
+                        live.to_owned(),
+                        self.expected.pseudonym_of(live)?,
+                    ))
+                })
                 .collect();
-            for (placeholder, alias) in aliases {
-                self.bindings.alias(&placeholder, alias);
+            for (placeholder, _, alias) in &aliases {
+                self.bindings.alias(placeholder, alias.clone());
             }
             self.reclaim_arrivals();
+            // The messages that held the pseudonym hold the placeholder now: its number
+            // goes back, as the recording, which binds before it numbers, never gave it.
+            for (_, live, alias) in aliases {
+                if self.expected.release(&live) {
+                    self.bindings.forget_alias(&alias);
+                }
+            }
         }
     }
 
@@ -153,11 +166,23 @@ impl<'f> Session<'f> {
         let Some(r) = r else {
             return;
         };
+        // A value bound here stands for its placeholder wherever else the message holds it
+        // (an e-mail bound in `structuredContent` and repeated inside a text), as the
+        // recording wrote it: before the message is normalized and its personal data
+        // pseudonymized, so that the copy in the text is not read as a pseudonym.
         if self.script.bound[r] {
+            let before = self.bindings.len();
             self.bindings.bind_from(self.expected.message(r), message);
+            if self.bindings.len() > before {
+                self.bindings.unbind(message);
+            }
         }
         if self.script.named[r] {
+            let before = self.pseudonyms.len();
             self.pseudonyms.bind_from(self.expected.message(r), message);
+            if self.pseudonyms.len() > before {
+                self.pseudonyms.unbind(message);
+            }
         }
     }
 

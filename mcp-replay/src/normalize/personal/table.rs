@@ -117,6 +117,31 @@ impl Table {
         n
     }
 
+    /// Gives back the number `value`, a personal value of one of the categories in
+    /// force, got at its first occurrence, when no value got a number of its kind after it:
+    /// a value the session bound afterwards (a placeholder of the fixture's, written where
+    /// the server minted it) is not personal data in the fixture, so the next value of its
+    /// kind gets the number the recording gave it. Whether it was given back.
+    pub(crate) fn release(&mut self, value: &str, scope: Scope<'_>) -> bool {
+        let hits = find(value, &scope.on);
+        let [hit] = hits.as_slice() else {
+            return false;
+        };
+        if hit.start != 0 || hit.end != value.len() {
+            return false;
+        }
+        let key = (hit.category.name().to_owned(), hit.canonical.clone());
+        let last = self.last.get(&key.0).copied();
+        match self.numbers.get(&key).copied() {
+            Some(n) if Some(n) == last => {
+                self.numbers.remove(&key);
+                self.last.insert(key.0, n - 1);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// A pseudonym numbered `n` of `kind` was met on the wire.
     fn met(&mut self, kind: &str, n: u64) {
         let last = self.last.entry(kind.to_owned()).or_insert(0);
