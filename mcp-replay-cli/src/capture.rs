@@ -58,13 +58,14 @@ impl Unsaved {
 /// asked), saying on stderr what went wrong. Whether all went well: the fixture written,
 /// and no line from the server that is not a JSON-RPC message (unless
 /// `--allow-stray-output`: then the fixture's header allows them, and its replay too).
-/// The recording replayed once more against a fresh server (`target`: a new child
-/// process, a new session at a URL), and what that run gave otherwise bound or sorted
-/// ([`mcp_replay::harness::settle`]), said on stderr as `who`'s note; the recording as it
-/// is when that run could not tell.
-pub(crate) async fn settled(
+/// The recording replayed again against fresh servers (each from `target`: a new child
+/// process, a new session at a URL), as often as [`mcp_replay::harness::settle`] needs to
+/// find a per-run order or value with its certainty, and what those runs gave otherwise
+/// bound or sorted, said on stderr as `who`'s note; the recording as it is when the runs
+/// could not tell.
+pub(crate) async fn settled<'a>(
     fixture: mcp_replay::Fixture,
-    target: mcp_replay::harness::Target<'static>,
+    mut target: impl FnMut() -> mcp_replay::harness::Target<'a> + Send + 'a,
     rules: &mcp_replay::Rules,
     timeout: Option<std::time::Duration>,
     who: &str,
@@ -73,7 +74,8 @@ pub(crate) async fn settled(
     if let Some(timeout) = timeout {
         options = options.timeout(timeout);
     }
-    match mcp_replay::harness::settle(&fixture, target, rules, &options).await {
+    let mut again = move || Some(target());
+    match mcp_replay::harness::settle(&fixture, &mut again, rules, &options).await {
         Ok((settled, note)) => {
             if let Some(note) = note {
                 eprintln!("mcp-replay {who}: note: {note}");

@@ -372,7 +372,7 @@ pub(crate) async fn run(args: Args, matches: &ArgMatches) -> Result<Outcome, Err
     problems.extend(stray_problem(&stray, &args, &output));
     let mut fixture = build_fixture(exchange, &rules, &output, &args)?;
     if !args.client_only {
-        let target = crate::live::target(args.url.as_ref(), &server, &headers);
+        let target = || crate::live::target(args.url.as_ref(), &server, &headers);
         fixture =
             crate::capture::settled(fixture, target, &rules, Some(args.timeout), "call").await;
     }

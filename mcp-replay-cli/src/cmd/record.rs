@@ -152,13 +152,13 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     }
 }
 
-/// The written fixture replayed once more against a fresh server, with what that run gave
+/// The written fixture replayed again against fresh servers, with what those runs gave
 /// otherwise pinned ([`crate::capture::settled`]), written again when that changed it.
 async fn settle_written(args: &Args, rules: &mcp_replay::Rules) -> Result<(), Error> {
     let Ok(fixture) = mcp_replay::Fixture::load(&args.output) else {
         return Ok(());
     };
-    let target = crate::live::target(None, &args.server, &[]);
+    let target = || crate::live::target(None, &args.server, &[]);
     let settled = crate::capture::settled(fixture.clone(), target, rules, None, "record").await;
     if settled.to_jsonl() != fixture.to_jsonl() {
         mcp_replay::update::write_fixture(

@@ -22,6 +22,9 @@ pub struct Report {
     /// The run re-records (`MCP_FIXTURE_UPDATE=1`, `replay --update`): its advice never
     /// tells to run it again.
     pub(crate) rerecording: bool,
+    /// The recording's runs pinned a value or an order that changes between runs
+    /// (`harness::settle`): the recording is written although this run matched.
+    pub(crate) pinned: bool,
     /// The timeline of the session, for its picture ([`Report::to_html`]), when the
     /// replay kept one ([`Options::timeline`](crate::Options::timeline)).
     pub(crate) timeline: Option<Box<Timeline>>,
@@ -91,6 +94,7 @@ impl Report {
             notes: Vec::new(),
             recorded: None,
             rerecording: false,
+            pinned: false,
             timeline: None,
         }
     }
@@ -484,6 +488,7 @@ mod should {
             notes: Vec::new(),
             recorded: None,
             rerecording: false,
+            pinned: false,
             timeline: None,
         }
     }

@@ -303,7 +303,9 @@ impl Plan {
     pub fn conclude(&self, report: &Report) -> Result<Verdict, Failure> {
         let mode = self.mode;
         // Accepted contract changes pass, yet a re-recording writes what the server sent.
-        let unchanged = report.is_ok() && report.accepted().is_empty();
+        // A recording whose runs pinned a per-run value or order is written, even when
+        // this run happened to match the fixture.
+        let unchanged = report.is_ok() && report.accepted().is_empty() && !report.pinned;
         // An unchanged server writes nothing, in every mode (a stale pending file of an
         // earlier run no longer says what the server does: it goes).
         if unchanged && mode == UpdateMode::New {
@@ -459,18 +461,18 @@ fn with_page(
     }
 }
 
-/// The notes of a report (a server that needed a signal to stop, stray output a fixture
-/// allows), on stderr: libtest shows them with `--nocapture` or for a failing test; a
-/// failing report has them in its text too.
-/// A recording's second run, under [`Plan::replay`]: what `report` recorded, [`settle`]d
-/// against a fresh server (`again`), with a note saying what it bound or sorted. Nothing
-/// when nothing is to be written.
+/// A recording's runs that look for values that change between runs, under
+/// [`Plan::replay`]: what `report` recorded, [`settle`]d against fresh servers (`again`,
+/// run anew as often as [`settle`] needs), with a note saying what it bound or sorted, and
+/// the report marked to be written when it did. Nothing when nothing is to be written.
 async fn second_run(report: &mut Report, again: Target<'_>, rules: &Rules, options: &Options) {
     let Some(recorded) = report.recorded.as_ref() else {
         return;
     };
-    match settle(recorded, again, rules, options).await {
+    let mut next = move || again.again();
+    match settle(recorded, &mut next, rules, options).await {
         Ok((settled, note)) => {
+            report.pinned = note.is_some();
             report.recorded = Some(settled);
             report.notes.extend(note);
         }
@@ -478,35 +480,54 @@ async fn second_run(report: &mut Report, again: Target<'_>, rules: &Rules, optio
     }
 }
 
-/// Values that change between runs, found when recording: `recorded` is replayed once more
-/// (compare only) against `again`, a fresh server, and what that run gave otherwise is
-/// pinned in the recording before it is written: a string bound as `<MINTED:n>` (its
-/// differing token, or the whole string), a list in another order sorted (the header's
-/// `"sort"`). Returns the recording to write and, when the runs differed, a note saying
-/// what was pinned and what was not (with the rule that would pin it); `Err`: why the
-/// second run could not tell (the recording is then written as it is).
+/// Values that change between runs, found when recording: `recorded` is replayed again
+/// (compare only) against fresh servers, each from `again`, and what those runs gave
+/// otherwise is pinned in the recording before it is written: a string bound as
+/// `<MINTED:n>` (its differing token, or the whole string), a list in another order
+/// sorted (the header's `"sort"`). It runs until a list in a per-run order would have
+/// shown another order with a chance of missing it below 1 in 1,000
+/// (`normalize::per_run::runs_needed`: 4 runs for a list of three items, 10 for two; one
+/// without lists), or until `again` gives no target. Returns the recording to write and,
+/// when the runs differed, a note saying what was pinned and what was not (with the rule
+/// that would pin it); `Err`: why the runs could not tell (the recording is then written
+/// as it is).
 ///
 /// What [`Plan::replay`] does when it records against a target that runs again (the
-/// attribute's serve closure, a child process), and what `mcp-replay call` does.
-pub async fn settle(
+/// attribute's serve closure, a child process), and what `mcp-replay call` and `record`
+/// do.
+pub async fn settle<'a>(
     recorded: &Fixture,
-    again: Target<'_>,
+    again: &mut (dyn FnMut() -> Option<Target<'a>> + Send + 'a),
     rules: &Rules,
     options: &Options,
 ) -> Result<(Fixture, Option<String>), String> {
     use crate::lifecycle::per_run::{apply, between};
+    use crate::normalize::per_run::{runs_needed, PerRun};
     let options = options.clone().without_recording().timeline(false);
-    let second = again
-        .replay(recorded, rules, &options)
-        .await
-        .map_err(|failure| {
-            format!(
-                "the recording's second run, which finds values that change between runs, \
-             could not start: {failure}"
-            )
-        })?;
-    let found = between(&second);
-    let Some(note) = found.describe() else {
+    let server_messages: Vec<serde_json::Value> = recorded
+        .entries()
+        .iter()
+        .filter(|e| e.direction() == crate::fixture::Direction::ServerToClient)
+        .map(|e| e.message())
+        .collect();
+    let mut found = PerRun::default();
+    let mut runs = 0;
+    while runs < runs_needed(&server_messages, &found) {
+        let Some(target) = again() else { break };
+        let run = target
+            .replay(recorded, rules, &options)
+            .await
+            .map_err(|failure| {
+                format!(
+                    "the recording's run {} of those that find values that change between \
+                     runs could not start: {failure}",
+                    runs + 1
+                )
+            })?;
+        found.merge(between(&run));
+        runs += 1;
+    }
+    let Some(note) = found.describe(runs) else {
         return Ok((recorded.clone(), None));
     };
     let settled = apply(&found, recorded, rules)
@@ -514,6 +535,9 @@ pub async fn settle(
     Ok((settled, Some(note)))
 }
 
+/// The notes of a report (a server that needed a signal to stop, stray output a fixture
+/// allows), on stderr: libtest shows them with `--nocapture` or for a failing test; a
+/// failing report has them in its text too.
 fn print_notes(report: &Report) {
     for note in report.notes() {
         eprintln!("mcp-replay: {}: note: {note}", report.source());

@@ -103,7 +103,38 @@ mod tests {
             json!({"result": {"n": 2, "items": [{"k": 1}], "x": {"b": 1}}}),
         ));
         assert_eq!(found.left, vec!["line 4, .result.n", "line 4, .result.x"]);
-        assert!(found.describe().unwrap().contains("`accept`"));
+        assert!(found.describe(1).unwrap().contains("`accept`"));
+    }
+
+    #[test]
+    fn run_until_a_per_run_order_escapes_with_a_chance_below_one_in_a_thousand() {
+        use crate::normalize::per_run::{runs_for, runs_needed, ESCAPE};
+        let table: Vec<usize> = (2..=8).map(runs_for).collect();
+        assert_eq!(table, [10, 4, 3, 2, 2, 1, 1]);
+        for items in 2..=8u32 {
+            let orders = (2..=u64::from(items)).product::<u64>() as f64;
+            let runs = runs_for(items as usize) as i32;
+            let escapes = orders.powi(-runs);
+            assert!(escapes < 1.0 / ESCAPE as f64, "{items} items: {escapes}");
+            assert!(
+                orders.powi(1 - runs) >= 1.0 / ESCAPE as f64,
+                "{items} items: fewer do"
+            );
+        }
+        let tags = json!({"result": {"structuredContent": {"tags": ["home", "work", "errand"]},
+            "content": [{"type": "text", "text": "3 tags"}]}});
+        assert_eq!(runs_needed([&tags], &PerRun::default()), 4);
+        // Seen in another order already: sorted from now on, it asks for nothing more.
+        let seen = PerRun {
+            sorts: vec![".result.structuredContent.tags".into()],
+            ..PerRun::default()
+        };
+        assert_eq!(runs_needed([&tags], &seen), 1);
+        // Equal elements have no order to show.
+        assert_eq!(
+            runs_needed([&json!({"result": {"a": [1, 1, 1]}})], &seen),
+            1
+        );
     }
 
     #[test]

@@ -27,6 +27,28 @@ pub(crate) struct PerRun {
 }
 
 impl PerRun {
+    /// Adds what another run found.
+    pub(crate) fn merge(&mut self, other: PerRun) {
+        for value in other.values {
+            if !self.values.contains(&value) {
+                self.values.push(value);
+            }
+        }
+        for pair in other.pairs {
+            if !self.pairs.iter().any(|p| p.1 == pair.1) {
+                self.pairs.push(pair);
+            }
+        }
+        for (mine, theirs) in [(&mut self.sorts, other.sorts), (&mut self.left, other.left)] {
+            for item in theirs {
+                if !mine.contains(&item) {
+                    mine.push(item);
+                }
+            }
+        }
+        self.sorts.sort();
+    }
+
     /// Nothing differed.
     pub(crate) fn is_empty(&self) -> bool {
         self.values.is_empty() && self.sorts.is_empty() && self.left.is_empty()
@@ -127,11 +149,14 @@ impl PerRun {
 
     /// What was pinned and what was not, for the note a recording prints; `None` when the
     /// two runs agreed.
-    pub(crate) fn describe(&self) -> Option<String> {
+    pub(crate) fn describe(&self, runs: usize) -> Option<String> {
         if self.is_empty() {
             return None;
         }
-        let mut out = String::from("a second run of the unchanged server differed:");
+        let mut out = match runs {
+            1 => String::from("a second run of the unchanged server differed:"),
+            n => format!("{n} more runs of the unchanged server differed:"),
+        };
         if !self.values.is_empty() {
             out.push_str(&format!(
                 " {} value(s) minted per run, bound as <MINTED:n>;",
@@ -152,6 +177,83 @@ impl PerRun {
             ));
         }
         Some(out.trim_end_matches(';').to_owned())
+    }
+}
+
+/// The chance, at most, that a list in a per-run order escapes the runs that look for
+/// it: [`runs_needed`] runs enough for a list of three items to show another order with
+/// at least this certainty (docs/fixture-format.md, "Values that change between runs").
+pub(crate) const ESCAPE: u64 = 1000;
+
+/// How many runs of an unchanged server (besides the recording) show, with a chance of
+/// missing it below 1 in [`ESCAPE`], that a list of `items` distinct elements comes in a
+/// per-run order: each run gives the recorded order again with a chance of `1/items!`
+/// when every order is as likely, so `n` runs miss it with `(1/items!)^n`. Two items: 10
+/// runs (1/1024); three: 4 (1/1296); four: 3; five or six: 2; seven or more: 1.
+pub(crate) fn runs_for(items: usize) -> usize {
+    let orders: u64 = (2..=items as u64).fold(1, |p, k| p.saturating_mul(k));
+    if orders < 2 {
+        return 1;
+    }
+    let mut runs = 1;
+    let mut chance = orders;
+    while chance <= ESCAPE {
+        runs += 1;
+        chance = chance.saturating_mul(orders);
+    }
+    runs
+}
+
+/// How many runs `messages` (a recording's server messages) need in all, given what the
+/// runs so far found (`found`): as many as its shortest list of two or more distinct
+/// elements asks ([`runs_for`]), leaving out the lists seen in another order already
+/// (sorted from now on); one when it has no such list (a value minted per run differs in
+/// the first run but by a chance too small to count).
+pub(crate) fn runs_needed<'a>(
+    messages: impl IntoIterator<Item = &'a Value>,
+    found: &PerRun,
+) -> usize {
+    let mut shortest: Option<usize> = None;
+    for message in messages {
+        lists(message, &mut String::new(), &mut |selector, items| {
+            if !found.sorts.iter().any(|s| s == selector) {
+                shortest = Some(shortest.map_or(items, |s| s.min(items)));
+            }
+        });
+    }
+    shortest.map_or(1, runs_for)
+}
+
+/// Calls `each` with the selector (every index as `[]`) and the number of distinct
+/// elements of every array in `value` that has two or more.
+fn lists(value: &Value, selector: &mut String, each: &mut dyn FnMut(&str, usize)) {
+    match value {
+        Value::Array(items) => {
+            let mut distinct: Vec<String> = items.iter().map(Value::to_string).collect();
+            distinct.sort();
+            distinct.dedup();
+            if distinct.len() >= 2 {
+                each(
+                    if selector.is_empty() { "." } else { selector },
+                    distinct.len(),
+                );
+            }
+            let len = selector.len();
+            selector.push_str("[]");
+            for item in items {
+                lists(item, selector, each);
+            }
+            selector.truncate(len);
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let len = selector.len();
+                push_step(selector, PathSegment::Key(key));
+                lists(item, selector, each);
+                selector.truncate(len);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -49,6 +49,7 @@ impl<'f> Session<'f> {
             notes: self.findings.notes,
             recorded,
             rerecording: false,
+            pinned: false,
             timeline,
         }
     }

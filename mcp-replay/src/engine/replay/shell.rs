@@ -461,6 +461,7 @@ fn cancelled(source: &str, error: &tokio::task::JoinError) -> Report {
         notes: Vec::new(),
         recorded: None,
         rerecording: false,
+        pinned: false,
         timeline: None,
     }
 }

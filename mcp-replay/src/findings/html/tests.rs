@@ -113,6 +113,7 @@ fn session() -> (Report, Timeline) {
         notes: vec!["the server needed SIGTERM".into()],
         recorded: None,
         rerecording: false,
+            pinned: false,
         timeline: Some(Box::new(timeline.clone())),
     };
     (report, timeline)

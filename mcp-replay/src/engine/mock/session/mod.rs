@@ -360,6 +360,7 @@ impl<'f> Mock<'f> {
             notes,
             recorded: None,
             rerecording: false,
+            pinned: false,
             timeline: None,
         }
     }
