@@ -104,6 +104,14 @@ impl Step {
     }
 
     /// The arguments this step takes, if it takes any.
+    /// The step's arguments, for a tool or a prompt.
+    pub(crate) fn arguments(&self) -> Option<&Map<String, Value>> {
+        match self {
+            Step::Tool(_, arguments, _) | Step::Prompt(_, arguments) => Some(arguments),
+            _ => None,
+        }
+    }
+
     pub(crate) fn arguments_mut(&mut self) -> Option<&mut Map<String, Value>> {
         match self {
             Step::Tool(_, arguments, _) | Step::Prompt(_, arguments) => Some(arguments),
@@ -738,49 +746,137 @@ pub(crate) async fn run_session(
     Ok(problems)
 }
 
-/// Step `n`'s arguments with each `@K:.PATH` (a whole string value) replaced by the value
-/// at `PATH` of step `K`'s answer (`answers[K - 1]`, as printed: the result, or
-/// `{"error": ...}`): `id=@1:.structuredContent.id` reads back what step 1 created. A step
-/// not run yet, or a path that is not there, stops the session naming it.
-fn refer(n: usize, arguments: &mut Map<String, Value>, answers: &[Value]) -> Result<(), Stop> {
-    for (key, value) in arguments.iter_mut() {
-        let Some(reference) = value.as_str().and_then(|s| s.strip_prefix('@')) else {
+/// A step's argument that reads back an earlier step's answer: `@K:.PATH`, the value at
+/// `PATH` of what step `K` answered, or `@K:.PATH~REGEX`, the first match of `REGEX` in the
+/// string there (its first group, if it has one): `id=@1:.content[0].text~note-[0-9a-f]+`
+/// reads the id out of `created note-3f9a...`. A path goes on into a string that holds
+/// JSON (`@1:.content[0].text.id` for a text `{"id":"note-3f9a"}`).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Reference<'s> {
+    /// The step it reads (1 is the first).
+    pub(crate) step: usize,
+    path: &'s str,
+    pattern: Option<&'s str>,
+}
+
+impl<'s> Reference<'s> {
+    /// The reference `value` is, if it is a string of that form.
+    pub(crate) fn of(value: &'s Value) -> Option<Reference<'s>> {
+        let (step, rest) = value.as_str()?.strip_prefix('@')?.split_once(':')?;
+        let step = step.parse::<usize>().ok()?;
+        let (path, pattern) = match rest.split_once('~') {
+            Some((path, pattern)) => (path, Some(pattern)),
+            None => (rest, None),
+        };
+        Some(Reference {
+            step,
+            path,
+            pattern,
+        })
+    }
+
+    /// What it reads in `answer`; `Err` says what is not there.
+    fn read(&self, answer: &Value) -> Result<Value, String> {
+        let found =
+            path_in(answer, self.path).ok_or_else(|| format!("nothing at {}", self.path))?;
+        let Some(pattern) = self.pattern else {
+            return Ok(found);
+        };
+        let text = found
+            .as_str()
+            .ok_or_else(|| format!("{} is no string for ~{pattern}", self.path))?;
+        let regex = regex::Regex::new(pattern).map_err(|e| format!("~{pattern}: {e}"))?;
+        let captures = regex
+            .captures(text)
+            .ok_or_else(|| format!("no match of ~{pattern} in {text:?}"))?;
+        let matched = captures
+            .get(1)
+            .or_else(|| captures.get(0))
+            .expect("a match");
+        Ok(Value::String(matched.as_str().to_owned()))
+    }
+}
+
+/// Checks every reference of `steps` before anything runs: each names a step before its
+/// own, whose answer there is (`None` when `--client-only` runs no step: `offline` says
+/// why). A usage error names the step and the reference.
+pub(crate) fn check_references(steps: &[Step], offline: Option<&str>) -> Result<(), String> {
+    for (n, step) in steps.iter().enumerate().map(|(i, s)| (i + 1, s)) {
+        let Some(arguments) = step.arguments() else {
             continue;
         };
-        let Some((step, path)) = reference.split_once(':') else {
-            continue;
-        };
-        let Ok(k) = step.parse::<usize>() else {
-            continue;
-        };
-        let answer = answers.get(k.wrapping_sub(1)).ok_or_else(|| {
-            Stop(format!(
-                "step {n}: {key}=@{reference} names step {k}, which has not run before it"
-            ))
-        })?;
-        let found = path_in(answer, path).ok_or_else(|| {
-            Stop(format!(
-                "step {n}: {key}=@{reference}: step {k}'s answer has nothing at {path}"
-            ))
-        })?;
-        *value = found.clone();
+        for (key, value) in arguments {
+            let Some(reference) = Reference::of(value) else {
+                continue;
+            };
+            let written = value.as_str().unwrap_or_default();
+            if let Some(why) = offline {
+                return Err(format!(
+                    "step {n}: {key}={written} reads step {}'s answer, but {why}: give the \
+                     value itself, or run the steps against the server (-- SERVER or --url)",
+                    reference.step
+                ));
+            }
+            if reference.step == 0 || reference.step >= n {
+                return Err(format!(
+                    "step {n}: {key}={written} names step {}, which does not run before it \
+                     (steps are numbered from 1 in the order given)",
+                    reference.step
+                ));
+            }
+            if let Some(pattern) = reference.pattern {
+                regex::Regex::new(pattern)
+                    .map_err(|e| format!("step {n}: {key}={written}: ~{pattern}: {e}"))?;
+            }
+        }
     }
     Ok(())
 }
 
-/// The value at a path such as `.structuredContent.items[0].id` in `value`.
-fn path_in<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
-    let mut at = value;
+/// Step `n`'s arguments with each reference ([`Reference`]) replaced by what it reads in
+/// the answers so far (`answers[K - 1]`, as printed: the result, or `{"error": ...}`): a
+/// path that is not there stops the session naming it.
+fn refer(n: usize, arguments: &mut Map<String, Value>, answers: &[Value]) -> Result<(), Stop> {
+    for (key, value) in arguments.iter_mut() {
+        let Some(reference) = Reference::of(value) else {
+            continue;
+        };
+        let written = value.as_str().unwrap_or_default().to_owned();
+        let k = reference.step;
+        let answer = answers.get(k.wrapping_sub(1)).ok_or_else(|| {
+            Stop(format!(
+                "step {n}: {key}={written} names step {k}, which has not run before it"
+            ))
+        })?;
+        let found = reference.read(answer).map_err(|why| {
+            Stop(format!(
+                "step {n}: {key}={written}: step {k}'s answer has {why}"
+            ))
+        })?;
+        *value = found;
+    }
+    Ok(())
+}
+
+/// The value at a path such as `.structuredContent.items[0].id` in `value`, going on into
+/// a string that holds JSON where the path goes on.
+fn path_in(value: &Value, path: &str) -> Option<Value> {
+    let mut at = value.clone();
     for part in path.split('.').filter(|p| !p.is_empty()) {
         let (key, indexes) = match part.find('[') {
             Some(i) => (&part[..i], &part[i..]),
             None => (part, ""),
         };
+        if let Value::String(text) = &at {
+            at = serde_json::from_str(text).ok()?;
+        }
         if !key.is_empty() {
-            at = at.get(key)?;
+            at = at.get(key)?.clone();
         }
         for index in indexes.split('[').filter(|i| !i.is_empty()) {
-            at = at.get(index.strip_suffix(']')?.parse::<usize>().ok()?)?;
+            at = at
+                .get(index.strip_suffix(']')?.parse::<usize>().ok()?)?
+                .clone();
         }
     }
     Some(at)

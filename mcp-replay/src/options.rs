@@ -106,6 +106,12 @@ impl Options {
         self
     }
 
+    /// Whether these options trace, where there is no fixture to resolve them with (a
+    /// test whose body is the client, on its first run): as [`Options::resolve`] decides.
+    pub(crate) fn resolve_trace(&self) -> bool {
+        self.trace.unwrap_or_else(crate::env::trace)
+    }
+
     /// Only compares: the replay keeps no copy of what the server sent, and
     /// [`Report::recorded`](crate::Report::recorded) is `None`. That saves the
     /// serialization of every message and a copy of the exchange; `#[mcp_fixture]` does it
@@ -243,7 +249,7 @@ impl Options {
                 .unwrap_or(Fixture::DEFAULT_TIMEOUT),
             era,
             protocol,
-            trace: self.trace.unwrap_or_else(crate::env::trace),
+            trace: self.resolve_trace(),
             record: !self.compare_only,
             record_on_change: self.record_on_change,
             record_spoiled: self.record_spoiled,

@@ -180,6 +180,9 @@ fn steps(args: &Args, matches: &ArgMatches) -> Result<Vec<Step>, Error> {
              --resource URI, --prompt NAME",
         ));
     }
+    let offline = (args.server.is_empty() && args.url.is_none())
+        .then_some("--client-only without a server runs no step");
+    crate::client::check_references(&steps, offline).map_err(Error::usage)?;
     Ok(steps)
 }
 

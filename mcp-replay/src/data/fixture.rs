@@ -419,6 +419,37 @@ impl Fixture {
         Ok(self)
     }
 
+    /// This recording under `fixture`'s header: every key the fixture's author or an
+    /// earlier recording wrote is kept, but `"shapes"`, which is this recording's own (the
+    /// values it bound). What a recording made from scratch (a test whose body is the
+    /// client) writes over a fixture, so that it never drops a key the user wrote.
+    pub(crate) fn under_header_of(self, fixture: &Fixture) -> Result<Fixture, Error> {
+        let Some(raw) = fixture.raw_header.as_ref() else {
+            return Ok(self);
+        };
+        let shapes = self
+            .raw_header
+            .as_ref()
+            .and_then(|h| h.get("shapes"))
+            .cloned();
+        let mut out = self.without_entries();
+        out.entries = self.entries.clone();
+        out.raw_header = None;
+        for entry in out.entries_mut() {
+            entry.line -= usize::from(self.raw_header.is_some());
+        }
+        let mut keys: Vec<(String, Value)> = raw
+            .iter()
+            .filter(|(k, _)| k.as_str() != "shapes")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        keys.extend(shapes.map(|s| ("shapes".to_owned(), s)));
+        for (key, value) in keys {
+            out = out.with_header_key(&key, value)?;
+        }
+        Ok(out)
+    }
+
     /// The fixture with `new` shapes of bound values added to its header's `"shapes"`
     /// (`normalize/shape.rs`); unchanged when there are none.
     pub(crate) fn with_shapes(self, new: Vec<(String, String)>) -> Result<Fixture, Error> {

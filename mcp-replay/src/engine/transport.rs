@@ -198,9 +198,20 @@ pub(crate) struct Crossed {
     lines: Vec<(Direction, String)>,
     /// The bytes of each side's line not ended yet (client's, server's).
     partial: [Vec<u8>; 2],
+    /// `MCP_REPLAY_TRACE`: each line printed on stderr as it ends, with the milliseconds
+    /// since this instant, its side and what it is.
+    trace: Option<std::time::Instant>,
 }
 
 impl Crossed {
+    /// A log that prints each line as it passes when `trace` is on.
+    pub(crate) fn traced(trace: bool) -> Crossed {
+        Crossed {
+            trace: trace.then(std::time::Instant::now),
+            ..Crossed::default()
+        }
+    }
+
     fn wrote(&mut self, direction: Direction, mut bytes: &[u8]) {
         let side = usize::from(direction == Direction::ServerToClient);
         while let Some(end) = bytes.iter().position(|b| *b == b'\n') {
@@ -216,6 +227,19 @@ impl Crossed {
         let line = trim_newline(&line);
         if !line.iter().all(u8::is_ascii_whitespace) {
             let text = String::from_utf8_lossy(line).into_owned();
+            if let Some(start) = self.trace {
+                let ms = start.elapsed().as_secs_f64() * 1000.0;
+                let arrow = match direction {
+                    Direction::ClientToServer => "->",
+                    Direction::ServerToClient => "<-",
+                };
+                let what = match serde_json::from_str::<serde_json::Value>(&text) {
+                    Ok(message) => crate::engine::replay::trace::describe(&message),
+                    Err(_) => "a line that is not JSON".to_owned(),
+                };
+                let shown = crate::normalize::secrets::mask_text(&text);
+                eprintln!("  {ms:9.1} ms  {arrow} {what}: {shown}");
+            }
             self.lines.push((direction, text));
         }
     }

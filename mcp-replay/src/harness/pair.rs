@@ -65,9 +65,13 @@ pub(crate) struct Exchange {
     pub(crate) ended: Result<(), ServerError>,
 }
 
-/// Runs `body` on two ends of one pipe that keep every line written through them.
-pub(crate) async fn pass_through(body: Pair<'_>) -> Exchange {
-    let log = Arc::new(Mutex::new(Crossed::default()));
+/// Runs `body` on two ends of one pipe that keep every line written through them, each
+/// printed on stderr as it passes when `trace` is on (`MCP_REPLAY_TRACE`).
+pub(crate) async fn pass_through(body: Pair<'_>, trace: bool) -> Exchange {
+    if trace {
+        eprintln!("mcp-replay trace: the test body's client and server, line by line");
+    }
+    let log = Arc::new(Mutex::new(Crossed::traced(trace)));
     let (server, client) = Transport::tapped_pair(&log);
     let ended = match tokio::spawn((body.0)(server, client)).await {
         Ok(ended) => ended,
@@ -141,7 +145,18 @@ pub(crate) fn report_of(
             .push(format!("{who} wrote a line that is not JSON: {line}"));
     }
     if record {
-        report.recorded = Some(recorded);
+        // Over a fixture, the recording keeps every header key the user wrote.
+        report.recorded = match fixture {
+            Some(fixture) => match recorded.under_header_of(fixture) {
+                Ok(recorded) => Some(recorded),
+                Err(e) => {
+                    return report.with_client_failure(ServerError::new(format!(
+                        "the exchange could not be recorded under the fixture's header: {e}"
+                    )))
+                }
+            },
+            None => Some(recorded),
+        };
     }
     match exchange.ended {
         Ok(()) => report,

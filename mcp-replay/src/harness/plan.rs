@@ -224,7 +224,8 @@ impl Plan {
             Ok(rules) => rules,
             Err(e) => return Replayed::without_report(e.into()),
         };
-        let exchange = super::pair::pass_through(body).await;
+        let trace = self.options.resolve_trace();
+        let exchange = super::pair::pass_through(body, trace).await;
         let source = self.path.display().to_string();
         let mut report = super::pair::report_of(exchange, None, &source, &rules, (true, false));
         if let Some(test) = &self.test {

@@ -155,7 +155,7 @@ impl<'a> Target<'a> {
             Target::Client(client) => Ok(replay_client(fixture, rules, options, client).await),
             Target::Pair(body) => {
                 let settings = options.resolve(fixture, rules);
-                let exchange = super::pair::pass_through(body).await;
+                let exchange = super::pair::pass_through(body, settings.trace).await;
                 let mut report = super::pair::report_of(
                     exchange,
                     Some(fixture),

@@ -102,7 +102,8 @@ fn label(id: Option<&Value>) -> String {
     id.map(Value::to_string).unwrap_or_default()
 }
 
-fn describe(message: &Value) -> String {
+/// What a message is, for a trace: `request `tools/call` id 3`, `response 3`, `` `notifications/progress` ``.
+pub(crate) fn describe(message: &Value) -> String {
     match (
         message.get("method").and_then(Value::as_str),
         message.get("id"),
