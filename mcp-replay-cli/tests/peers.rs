@@ -976,14 +976,48 @@ fn call_reads_back_what_an_earlier_step_created() {
         &dir.join("early.jsonl").display().to_string(),
         &["--tool", "get_customer", "id=@2:.id"],
     );
-    assert_ne!(early.status.code(), Some(0));
+    // Checked before anything runs: a usage error naming the step, exit 2.
+    assert_eq!(early.status.code(), Some(2), "{}", text(&early).1);
     assert!(
         text(&early)
             .1
-            .contains("names step 2, which has not run before it"),
+            .contains("step 1: id=@2:.id names step 2, which does not run before it"),
         "{}",
         text(&early).1
     );
+    // With --client-only and no server no step runs: never a literal `@1:...` written.
+    let offline = dir.join("offline.jsonl");
+    let head = [
+        mcp_replay(),
+        "call".into(),
+        "-o".into(),
+        offline.display().to_string(),
+    ];
+    let steps = [
+        "--client-only",
+        "--tool",
+        "create_customer",
+        "name=Ada",
+        "--tool",
+        "get_customer",
+        "id=@1:.structuredContent.id",
+    ];
+    let client_only = run(&cat(&[&head, &steps.map(String::from)]));
+    assert_eq!(
+        client_only.status.code(),
+        Some(2),
+        "{}",
+        text(&client_only).1
+    );
+    assert!(
+        text(&client_only).1.contains(
+            "step 2: id=@1:.structuredContent.id reads step 1's answer, but --client-only \
+             without a server runs no step"
+        ),
+        "{}",
+        text(&client_only).1
+    );
+    assert!(!offline.exists(), "nothing is written");
 }
 
 #[test]
