@@ -651,7 +651,17 @@ async fn a_refusal_over_a_recorded_success_is_never_written_but_with_force() {
             .unwrap_err()
             .to_string();
         assert!(failure.contains("NOT re-recorded"), "{failure}");
-        assert!(failure.contains("pin the refusal"), "{failure}");
+        assert!(
+            failure.contains("pin the failure over the recorded success"),
+            "{failure}"
+        );
+        // The first cause, by its line.
+        assert!(
+            failure.contains(
+                "NOT re-recorded: line 2 (the answer to `tools/call lookup_issues`, line 1)"
+            ),
+            "{failure}"
+        );
         assert!(failure.contains("MCP_FIXTURE_UPDATE=force"), "{failure}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), stale, "{mode:?}");
         assert!(!dir.join("stale.jsonl.new").exists(), "{mode:?}");
