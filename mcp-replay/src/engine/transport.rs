@@ -166,12 +166,16 @@ impl AsyncWrite for Transport {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
+        let Some(tap) = &this.tap else {
+            return Pin::new(&mut this.inner).poll_write(cx, buf);
+        };
+        // The log is held while the bytes go into the pipe: the other side may read them
+        // at once (on another thread) and answer, and its answer must be logged after
+        // them, as it was caused by them.
+        let mut log = tap.log.lock().unwrap_or_else(|e| e.into_inner());
         let written = Pin::new(&mut this.inner).poll_write(cx, buf);
-        if let (Some(tap), Poll::Ready(Ok(n))) = (&this.tap, &written) {
-            tap.log
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .wrote(tap.direction, &buf[..*n]);
+        if let Poll::Ready(Ok(n)) = &written {
+            log.wrote(tap.direction, &buf[..*n]);
         }
         written
     }
