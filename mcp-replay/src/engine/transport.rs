@@ -450,6 +450,56 @@ pub(crate) async fn write_line<W: AsyncWrite + Unpin>(
 mod crossed {
     use super::*;
 
+    /// An answer the other side writes on another thread as soon as it reads a request
+    /// is logged after that request: the log is held while the request's bytes go into
+    /// the pipe (turbomcp answers so; a log taken after the write showed the answer
+    /// first, a recording then failed to pair them).
+    #[test]
+    fn an_answer_on_another_thread_is_logged_after_its_request() {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let log = Arc::new(Mutex::new(Crossed::default()));
+            let (server, mut client) = Transport::tapped_pair(&log);
+            let echo = tokio::spawn(async move {
+                let (read, mut write) = tokio::io::split(server);
+                let mut lines = BufReader::new(read).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    if write
+                        .write_all(format!("{line}!\n").as_bytes())
+                        .await
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            });
+            for n in 0..2000 {
+                client.write_all(format!("{n}\n").as_bytes()).await.unwrap();
+                tokio::task::yield_now().await;
+            }
+            client.shutdown().await.unwrap();
+            drop(client);
+            let _ = echo.await;
+            let lines = log.lock().unwrap().take();
+            let mut asked = std::collections::HashSet::new();
+            for (direction, line) in lines {
+                match direction {
+                    Direction::ClientToServer => {
+                        asked.insert(line);
+                    }
+                    Direction::ServerToClient => {
+                        let request = line.trim_end_matches('!').to_owned();
+                        assert!(asked.contains(&request), "{line} logged before {request}");
+                    }
+                }
+            }
+        });
+    }
+
     /// Lines come whole in the order their last byte was written, whatever the writes
     /// cut them into and however the two sides interleave; blank lines are not kept, a
     /// last line without its newline is.

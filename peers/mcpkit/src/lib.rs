@@ -85,7 +85,6 @@ pub struct NotesServer {
 
 #[mcp_server(name = "mcpkit-notes", version = "1.0.0")]
 impl NotesServer {
-    /// Create a note; answers its new id.
     #[tool(description = "Create a note; answers its new id.")]
     async fn add_note(&self, text: String, tag: String) -> ToolOutput {
         self.notes.add(text, tag)
