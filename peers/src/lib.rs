@@ -19,8 +19,16 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// The files whose contents decide what `install.sh` installs.
-const INPUTS: [&str; 10] = [
+const INPUTS: [&str; 18] = [
     "install.sh",
+    "turbomcp/Cargo.toml",
+    "turbomcp/Cargo.lock",
+    "turbomcp/src/lib.rs",
+    "turbomcp/src/main.rs",
+    "pmcp/Cargo.toml",
+    "pmcp/Cargo.lock",
+    "pmcp/src/lib.rs",
+    "pmcp/src/main.rs",
     "tower/Cargo.toml",
     "tower/Cargo.lock",
     "tower/src/main.rs",
@@ -34,8 +42,10 @@ const INPUTS: [&str; 10] = [
 
 /// Files that exist only after a whole install (a deleted `node_modules` or `.venv`
 /// installs again even when the stamp matches).
-const INSTALLED: [&str; 8] = [
+const INSTALLED: [&str; 10] = [
     TOWER_SERVER,
+    "target/debug/turbomcp-notes-server",
+    "target/debug/pmcp-notes-server",
     "node/node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json",
     "node/node_modules/@modelcontextprotocol/server-everything/package.json",
     "node/node_modules/@modelcontextprotocol/server-filesystem/package.json",
@@ -112,6 +122,22 @@ pub fn conformance() -> Vec<String> {
 /// `add_part` requires `volume`.
 pub fn tower() -> Vec<String> {
     vec![display(&installed().join(TOWER_SERVER))]
+}
+
+/// `PEERS/target/debug/SDK-notes-server`: the notes server of a Rust SDK peer over stdio
+/// (`turbomcp` or `pmcp`: `SDK/src/main.rs`, docs/sdks.md); append `--next` for its next
+/// release, whose `add_note` requires `priority`.
+pub fn notes_server(sdk: &str) -> Vec<String> {
+    vec![display(
+        &installed().join(format!("target/debug/{sdk}-notes-server")),
+    )]
+}
+
+/// `PEERS/SDK/Cargo.toml`: the manifest of a Rust SDK peer's own workspace, whose tests
+/// run the battery in process (`cargo test --manifest-path ... --target-dir PEERS/target`),
+/// with its binary built.
+pub fn sdk_manifest(sdk: &str) -> std::path::PathBuf {
+    installed().join(sdk).join("Cargo.toml")
 }
 
 /// `node PEERS/node/SCRIPT`: one of the Node scripts (`tour_client.mjs`, ...), with the
