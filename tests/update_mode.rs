@@ -697,3 +697,49 @@ async fn a_placeholder_sent_as_written_is_never_recorded() {
     assert!(failure.contains("\"bind\" selector"), "{failure}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), lines);
 }
+
+/// A server that speaks protocol 2026-07-28 only refuses a fixture's own `initialize` with
+/// -32601, and every call after it as a session never started: a first recording from
+/// client lines writes none of it, and says which era to write the lines in.
+#[tokio::test]
+async fn a_first_recording_whose_handshake_the_server_refused_is_not_written() {
+    let dir = temp_dir("handshake");
+    let lines = concat!(
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"c","version":"1"},"protocolVersion":"2025-11-25"}}}"#,
+        "\n",
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#,
+        "\n",
+        r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"add_note","arguments":{}}}}"#,
+        "\n",
+    );
+    let path = put(&dir, "modern.jsonl", lines);
+    let refuse_all = |transport: Transport| async move {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+        let (read, mut write) = tokio::io::split(transport);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let request: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if let Some(id) = request.get("id") {
+                let refusal = serde_json::json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": -32601, "message": "No handler is implemented for custom requests."}});
+                let _ = write.write_all(format!("{refusal}\n").as_bytes()).await;
+            }
+        }
+    };
+    let failure = spec(&dir, "modern", None)
+        .mode(UpdateMode::Always)
+        .serve(refuse_all)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(failure.contains("NOT re-recorded"), "{failure}");
+    assert!(
+        failure.contains("the server refused the fixture's `initialize`"),
+        "{failure}"
+    );
+    assert!(
+        failure.contains("\"protocol\": \"2026-07-28\""),
+        "{failure}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), lines);
+}

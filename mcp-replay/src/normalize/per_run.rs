@@ -84,7 +84,7 @@ impl PerRun {
             (Value::Object(eo), Value::Object(ao))
                 if eo.len() == ao.len() && eo.keys().all(|k| ao.contains_key(k)) =>
             {
-                for (key, x) in eo {
+                for (key, x) in crate::data::json::members(eo) {
                     let (len, slen) = (path.len(), selector.len());
                     push_step(path, PathSegment::Key(key));
                     push_step(selector, PathSegment::Key(key));

@@ -35,6 +35,9 @@ pub struct Sdk {
     serve: ServeFn,
     /// A child process's command line, when the server is one (`None`: in process).
     command: Option<Vec<String>>,
+    /// The SDK speaks protocol 2026-07-28 only (rust-mcp-sdk 2.0): no handshake, a
+    /// `server/discover` first, the identity in every request's `_meta`.
+    stateless: bool,
 }
 
 impl Sdk {
@@ -48,7 +51,15 @@ impl Sdk {
             name,
             serve: Arc::new(move |t, next| Box::pin(serve(t, next))),
             command: None,
+            stateless: false,
         }
+    }
+
+    /// This SDK, speaking protocol 2026-07-28 only: the client lines and the client of a
+    /// test body speak it too.
+    pub fn stateless(mut self) -> Sdk {
+        self.stateless = true;
+        self
     }
 
     /// A server started as a child process by `argv` (`--next` added for the next release).
@@ -67,6 +78,7 @@ impl Sdk {
                 })
             }),
             command: Some(argv),
+            stateless: false,
         }
     }
 
@@ -95,17 +107,25 @@ fn client(message: Value) -> String {
     json!({"direction": "client->server", "message": message}).to_string()
 }
 
-/// The handshake's client lines and then `calls` (`[name, arguments]` each), one request
-/// at a time: what `mcp-replay call --client-only` writes.
-fn client_lines(calls: &[(&str, Value)]) -> String {
-    let mut lines = vec![
-        client(
-            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                "clientInfo": {"name": "battery", "version": "1"}}}),
-        ),
-        client(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
-    ];
+/// The handshake's client lines (2026-07-28: a header naming the protocol, then
+/// `server/discover`) and then `calls` (`[name, arguments]` each), one request at a time:
+/// what `mcp-replay call --client-only` writes.
+fn client_lines(sdk: &Sdk, calls: &[(&str, Value)]) -> String {
+    let mut lines = if sdk.stateless {
+        vec![
+            json!({"mcp_replay": 1, "protocol": "2026-07-28"}).to_string(),
+            client(json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "server/discover"})),
+        ]
+    } else {
+        vec![
+            client(
+                json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "battery", "version": "1"}}}),
+            ),
+            client(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
+        ]
+    };
     for (name, arguments) in calls {
         let message = match *name {
             "tools/list" => json!({"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/list"}),
@@ -167,10 +187,13 @@ async fn record_then_replay(sdk: &Sdk, path: &Path, times: usize) -> String {
 pub async fn a_refused_create_is_never_written_but_by_force(sdk: &Sdk) {
     let dir = folder(sdk, "refused");
     let path = dir.join("create.jsonl");
-    let lines = client_lines(&[
-        ("add_note", json!({"text": "milk", "tag": "home"})),
-        ("get_note", json!({"id": "<MINTED:1>"})),
-    ]);
+    let lines = client_lines(
+        sdk,
+        &[
+            ("add_note", json!({"text": "milk", "tag": "home"})),
+            ("get_note", json!({"id": "<MINTED:1>"})),
+        ],
+    );
     std::fs::write(&path, lines).unwrap();
     let recorded = record_then_replay(sdk, &path, 3).await;
     assert!(
@@ -251,7 +274,7 @@ pub async fn a_list_in_per_run_order_recorded_fresh_passes_every_run(
     runs: usize,
 ) {
     let dir = folder(sdk, "tags");
-    let lines = client_lines(&[("tools/list", json!({})), ("list_tags", json!({}))]);
+    let lines = client_lines(sdk, &[("tools/list", json!({})), ("list_tags", json!({}))]);
     for n in 1..=fresh {
         let path = dir.join(format!("tags{n}.jsonl"));
         std::fs::write(&path, &lines).unwrap();
@@ -271,10 +294,13 @@ pub async fn a_list_in_per_run_order_recorded_fresh_passes_every_run(
 pub async fn an_id_only_in_text_binds_on_every_path(sdk: &Sdk, runs: usize) {
     let dir = folder(sdk, "text-id");
     let path = dir.join("lines.jsonl");
-    let lines = client_lines(&[
-        ("add_note", json!({"text": "milk", "tag": "home"})),
-        ("get_note", json!({"id": "<MINTED:1>"})),
-    ]);
+    let lines = client_lines(
+        sdk,
+        &[
+            ("add_note", json!({"text": "milk", "tag": "home"})),
+            ("get_note", json!({"id": "<MINTED:1>"})),
+        ],
+    );
     std::fs::write(&path, lines).unwrap();
     record_then_replay(sdk, &path, runs).await;
 
@@ -322,13 +348,16 @@ pub async fn an_id_only_in_text_binds_on_every_path(sdk: &Sdk, runs: usize) {
 pub async fn a_value_in_structure_and_text_replays_and_rerecords_the_same(sdk: &Sdk, runs: usize) {
     let dir = folder(sdk, "contact");
     let path = dir.join("lines.jsonl");
-    let lines = client_lines(&[
-        ("find_customer", json!({"name": "Alice"})),
-        (
-            "email_customer",
-            json!({"email": "alice.martin@example.com", "subject": "hi"}),
-        ),
-    ]);
+    let lines = client_lines(
+        sdk,
+        &[
+            ("find_customer", json!({"name": "Alice"})),
+            (
+                "email_customer",
+                json!({"email": "alice.martin@example.com", "subject": "hi"}),
+            ),
+        ],
+    );
     std::fs::write(&path, lines).unwrap();
     let written = record_then_replay(sdk, &path, runs).await;
     for value in ["alice.martin@example.com", "+49 30 1234567"] {
@@ -403,19 +432,31 @@ fn pair_body(
 ) -> impl FnOnce(Transport, Transport) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send>> {
     move |server, client| {
         tokio::spawn((sdk.serve)(server, false));
-        Box::pin(run_client(client, flow))
+        Box::pin(run_client(client, flow, sdk.stateless))
     }
 }
 
-/// rmcp's client through `flow` on `transport`: what it saw, as shapes.
-async fn run_client(transport: Transport, flow: Flow) -> Result<(), String> {
-    client_flow(transport, flow).await.map(|_| ())
+/// rmcp's client through `flow` on `transport` (`stateless`: in protocol 2026-07-28).
+async fn run_client(transport: Transport, flow: Flow, stateless: bool) -> Result<(), String> {
+    client_flow(transport, flow, stateless).await.map(|_| ())
 }
 
-async fn client_flow(transport: Transport, flow: Flow) -> Result<Vec<String>, String> {
-    use rmcp::model::CallToolRequestParams;
-    use rmcp::ServiceExt;
-    let client = ().serve(transport).await.map_err(|e| e.to_string())?;
+/// rmcp's client through `flow` on `transport`: what it saw, as shapes.
+async fn client_flow(
+    transport: Transport,
+    flow: Flow,
+    stateless: bool,
+) -> Result<Vec<String>, String> {
+    use rmcp::model::{CallToolRequestParams, ProtocolVersion};
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let lifecycle = if stateless {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        }
+    } else {
+        ClientLifecycleMode::Initialize
+    };
+    let client = ().serve_with_lifecycle(transport, lifecycle).await.map_err(|e| e.to_string())?;
     let call = |name: &str, arguments: Value| {
         CallToolRequestParams::new(name.to_owned())
             .with_arguments(arguments.as_object().cloned().unwrap_or_default())
@@ -484,7 +525,7 @@ fn id_in(text: &str) -> Option<String> {
 async fn served_to_the_client(sdk: &Sdk, path: &Path, flow: Flow) {
     let fixture = Fixture::load(path).expect("the fixture");
     let (transport, mock) = fixture.mock().server();
-    let seen = client_flow(transport, flow).await;
+    let seen = client_flow(transport, flow, sdk.stateless).await;
     let report = mock.finish().await;
     assert!(report.is_ok(), "{}: the mock:\n{report}", sdk.name);
     let seen = seen.unwrap_or_else(|e| panic!("{}: the client against the mock: {e}", sdk.name));

@@ -159,7 +159,10 @@ where
     T::Error: Into<McpError>,
 {
     if next {
-        NotesServerNext::default().into_server().serve(transport).await
+        NotesServerNext::default()
+            .into_server()
+            .serve(transport)
+            .await
     } else {
         NotesServer::default().into_server().serve(transport).await
     }

@@ -16,8 +16,7 @@ async fn a_refused_create_is_never_written_but_by_force() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_list_in_per_run_order_recorded_fresh_passes_every_run() {
-    battery::a_list_in_per_run_order_recorded_fresh_passes_every_run(&mcpkit(), 20, 10)
-        .await;
+    battery::a_list_in_per_run_order_recorded_fresh_passes_every_run(&mcpkit(), 20, 10).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -27,6 +26,5 @@ async fn an_id_only_in_text_binds_on_every_path() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_value_in_structure_and_text_replays_and_rerecords_the_same() {
-    battery::a_value_in_structure_and_text_replays_and_rerecords_the_same(&mcpkit(), 20)
-        .await;
+    battery::a_value_in_structure_and_text_replays_and_rerecords_the_same(&mcpkit(), 20).await;
 }

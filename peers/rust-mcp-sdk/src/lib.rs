@@ -19,8 +19,7 @@ use rust_mcp_sdk::error::SdkResult;
 use rust_mcp_sdk::macros::{mcp_tool, JsonSchema};
 use rust_mcp_sdk::mcp_server::{server_runtime, McpServerOptions, ServerHandler, ServerRuntime};
 use rust_mcp_sdk::schema::schema_utils::{
-    CallToolError, ClientMessage, ClientMessages, MessageFromServer, ServerMessage,
-    ServerMessages,
+    CallToolError, ClientMessage, ClientMessages, MessageFromServer, ServerMessage, ServerMessages,
 };
 use rust_mcp_sdk::schema::{
     CallToolRequestParams, CallToolResult, Implementation, ListToolsResult,
@@ -78,8 +77,14 @@ pub struct EmailCustomer {
 #[derive(Debug, serde::Deserialize, serde::Serialize, JsonSchema)]
 pub struct ListTags {}
 
-tool_box!(NotesTools, [AddNote, GetNote, FindCustomer, EmailCustomer, ListTags]);
-tool_box!(NotesToolsNext, [AddNoteNext, GetNote, FindCustomer, EmailCustomer, ListTags]);
+tool_box!(
+    NotesTools,
+    [AddNote, GetNote, FindCustomer, EmailCustomer, ListTags]
+);
+tool_box!(
+    NotesToolsNext,
+    [AddNoteNext, GetNote, FindCustomer, EmailCustomer, ListTags]
+);
 
 /// The notes server's handler (`next`: the next release).
 #[derive(Default)]
@@ -113,7 +118,11 @@ impl ServerHandler for Notes {
         _runtime: Arc<dyn McpServer>,
     ) -> Result<ListToolsResult, RpcError> {
         Ok(ListToolsResult {
-            tools: if self.next { NotesToolsNext::tools() } else { NotesTools::tools() },
+            tools: if self.next {
+                NotesToolsNext::tools()
+            } else {
+                NotesTools::tools()
+            },
             cache_scope: ListToolsResultCacheScope::Private,
             result_type: "complete".into(),
             ttl_ms: 0,
@@ -168,7 +177,9 @@ fn text(text: impl Into<String>) -> CallToolResult {
 
 /// `value` as structured content beside `words`: `#[mcp_tool]` has no typed output.
 fn structured(value: Value, words: String) -> CallToolResult {
-    let Value::Object(map) = value else { unreachable!("an object") };
+    let Value::Object(map) = value else {
+        unreachable!("an object")
+    };
     text(words).with_structured_content(map)
 }
 
@@ -179,7 +190,10 @@ fn customer() -> CallToolResult {
         "email": "alice.martin@example.com",
         "phone": "+49 30 1234567",
     });
-    structured(alice, "contact alice.martin@example.com (+49 30 1234567)".into())
+    structured(
+        alice,
+        "contact alice.martin@example.com (+49 30 1234567)".into(),
+    )
 }
 
 /// The tags, in a fresh `HashSet`'s order, as structured content and as its JSON text
@@ -214,7 +228,10 @@ where
         instructions: None,
         meta: None,
     };
-    let handler = Notes { next, ..Notes::default() };
+    let handler = Notes {
+        next,
+        ..Notes::default()
+    };
     server_runtime::create_server(McpServerOptions {
         server_details,
         transport,

@@ -8,7 +8,11 @@ use rust_mcp_sdk::{McpServer, StdioTransport, TransportOptions};
 async fn main() {
     let next = std::env::args().any(|a| a == "--next");
     let served = match StdioTransport::new(TransportOptions::default()) {
-        Ok(transport) => mcp_replay_rust_mcp_sdk_peer::notes_server(transport, next).start().await,
+        Ok(transport) => {
+            mcp_replay_rust_mcp_sdk_peer::notes_server(transport, next)
+                .start()
+                .await
+        }
         Err(e) => Err(e.into()),
     };
     if let Err(e) = served {

@@ -1,6 +1,7 @@
 //! The checks every SDK peer passes (peers/battery, docs/sdks.md), against the rust-mcp-sdk
-//! notes server in process. rust-mcp-sdk 2.0 speaks protocol 2026-07-28 only, and the
-//! battery's client lines open with a 2025-11-25 `initialize`.
+//! notes server in process. rust-mcp-sdk 2.0 speaks protocol 2026-07-28 only: the client
+//! lines open with `server/discover` under a header naming that protocol, and the test
+//! body's rmcp client discovers instead of initializing.
 
 use mcp_replay_battery as battery;
 
@@ -8,6 +9,7 @@ fn rust_mcp_sdk() -> battery::Sdk {
     battery::Sdk::in_process("rust-mcp-sdk", |transport, next| async move {
         let _ = mcp_replay_rust_mcp_sdk_peer::serve_on(transport, next).await;
     })
+    .stateless()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -17,8 +19,7 @@ async fn a_refused_create_is_never_written_but_by_force() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_list_in_per_run_order_recorded_fresh_passes_every_run() {
-    battery::a_list_in_per_run_order_recorded_fresh_passes_every_run(&rust_mcp_sdk(), 20, 10)
-        .await;
+    battery::a_list_in_per_run_order_recorded_fresh_passes_every_run(&rust_mcp_sdk(), 20, 10).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -29,6 +29,33 @@ pub(crate) use write::{
     Tree, MESSAGE_KEY_ORDER,
 };
 
+/// The members of `map` in key order, whatever serde_json's `preserve_order` feature
+/// (which a user's SDK may turn on for the whole test build: tower-mcp, pmcp, turbomcp)
+/// makes its iteration order: where the walk decides an order that is written (the
+/// numbers of bound placeholders and pseudonyms, by first occurrence), it must not follow
+/// the server's key order, which may change from run to run. Without `preserve_order` the
+/// map iterates in key order already, and nothing is sorted.
+pub(crate) fn members(
+    map: &serde_json::Map<String, serde_json::Value>,
+) -> Vec<(&String, &serde_json::Value)> {
+    let mut members: Vec<(&String, &serde_json::Value)> = map.iter().collect();
+    if !members.is_sorted_by(|a, b| a.0 <= b.0) {
+        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    }
+    members
+}
+
+/// [`members`] for a walk that changes the values.
+pub(crate) fn members_mut(
+    map: &mut serde_json::Map<String, serde_json::Value>,
+) -> Vec<(&String, &mut serde_json::Value)> {
+    let mut members: Vec<(&String, &mut serde_json::Value)> = map.iter_mut().collect();
+    if !members.is_sorted_by(|a, b| a.0 <= b.0) {
+        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    }
+    members
+}
+
 /// A member reached through objects by key, as `Value::pointer("/a/b")` is, without its
 /// cost: `pointer` unescapes each token into a new `String`, a few hundred instructions
 /// per lookup, on paths the replay and the bridge look up for every message.

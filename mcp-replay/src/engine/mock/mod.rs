@@ -81,7 +81,7 @@ impl Fixture {
     /// let (read, mut write) = tokio::io::split(transport);
     /// write.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"tools/list\"}\n").await.unwrap();
     /// let reply = BufReader::new(read).lines().next_line().await.unwrap().unwrap();
-    /// assert_eq!(reply, r#"{"id":41,"jsonrpc":"2.0","result":{"tools":[]}}"#);
+    /// assert_eq!(reply, r#"{"jsonrpc":"2.0","id":41,"result":{"tools":[]}}"#);
     ///
     /// assert!(mock.finish().await.is_ok());
     /// # }

@@ -14,6 +14,13 @@ use crate::findings::report::{Mismatch, MismatchKind};
 use crate::normalize::fast::FastResponse;
 use serde_json::Value;
 
+/// Why a session whose own `initialize` the server refused is not recorded.
+const HANDSHAKE_REFUSED: &str = "the server refused the fixture's `initialize`, so the \
+     session never started and every answer after it would be recorded as the contract. A \
+     server that answers `initialize` with -32601 may speak protocol 2026-07-28 only, which \
+     has no handshake: write the client lines in that era (a header \"protocol\": \
+     \"2026-07-28\", `server/discover` first; `mcp-replay call --protocol 2026-07-28`).";
+
 /// Where a request carries its progress token.
 const TOKEN: &str = "/params/_meta/progressToken";
 /// [`TOKEN`] as keys ([`At`]).
@@ -224,21 +231,7 @@ impl<'f> Session<'f> {
             return;
         }
         let Some(&r) = self.script.response_of_request.get(&sent.entry) else {
-            let actual = relabel(response.into_tree(), entries[sent.entry].id());
-            self.trace.received(&actual, "not expected");
-            self.fail(
-                Mismatch::new(
-                    MismatchKind::Unexpected,
-                    None,
-                    format!(
-                        "a response to {} that the fixture does not expect",
-                        describe_request(&entries[sent.entry])
-                    ),
-                )
-                .request(&entries[sent.entry])
-                .actual(&actual),
-            );
-            self.record(seq, Rec::Server(actual));
+            self.unexpected_response(seq, sent.entry, response.into_tree());
             return;
         };
         if self.settings.strict_response_order {
@@ -264,6 +257,31 @@ impl<'f> Session<'f> {
         ));
         let actual = relabel(response.into_tree(), entries[r].id());
         self.compare_response(r, &actual);
+        self.record(seq, Rec::Server(actual));
+    }
+
+    /// A response to the request of entry `request` (arrived as `seq`), which the fixture
+    /// has no answer for (client lines not recorded yet): a finding, and recorded.
+    fn unexpected_response(&mut self, seq: u64, request: usize, message: Value) {
+        let entry = &self.fixture.entries()[request];
+        let actual = relabel(message, entry.id());
+        self.trace.received(&actual, "not expected");
+        let mut finding = Mismatch::new(
+            MismatchKind::Unexpected,
+            None,
+            format!(
+                "a response to {} that the fixture does not expect",
+                describe_request(entry)
+            ),
+        )
+        .request(entry)
+        .actual(&actual);
+        // A first recording whose own handshake the server refused records a session
+        // that never started: every answer after it a refusal.
+        if entry.method() == Some("initialize") && actual.get("error").is_some() {
+            finding = finding.unrecordable(HANDSHAKE_REFUSED);
+        }
+        self.fail(finding);
         self.record(seq, Rec::Server(actual));
     }
 

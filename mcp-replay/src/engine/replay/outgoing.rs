@@ -379,13 +379,14 @@ impl Session<'_> {
 fn id_in(value: Option<&Value>, taken: &dyn Fn(&str) -> bool) -> Option<String> {
     match value? {
         Value::Object(map) => {
-            let named = map.iter().find_map(|(k, v)| {
-                let id = k == "id" || k.ends_with("Id") || k.ends_with("_id");
+            let members = crate::data::json::members(map);
+            let named = members.iter().find_map(|(k, v)| {
+                let id = *k == "id" || k.ends_with("Id") || k.ends_with("_id");
                 v.as_str().filter(|s| id && !s.is_empty() && !taken(s))
             });
             named
                 .map(str::to_owned)
-                .or_else(|| map.values().find_map(|v| id_in(Some(v), taken)))
+                .or_else(|| members.iter().find_map(|(_, v)| id_in(Some(v), taken)))
         }
         Value::Array(items) => items.iter().find_map(|v| id_in(Some(v), taken)),
         _ => None,

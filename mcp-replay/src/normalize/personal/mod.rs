@@ -253,7 +253,7 @@ pub fn scan(value: &serde_json::Value) -> Vec<Finding> {
                 }
             }
             Value::Object(map) => {
-                for (key, item) in map {
+                for (key, item) in crate::data::json::members(map) {
                     if table::is_protocol_key(key) {
                         continue;
                     }

@@ -199,7 +199,7 @@ impl Table {
                 }
             }
             Value::Object(map) => {
-                for (k, v) in map.iter_mut() {
+                for (k, v) in crate::data::json::members_mut(map) {
                     if is_protocol_key(k) {
                         continue;
                     }

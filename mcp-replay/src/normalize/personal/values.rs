@@ -248,7 +248,7 @@ impl DenyList {
                 }
             }
             Value::Object(map) => {
-                for (key, item) in map {
+                for (key, item) in crate::data::json::members(map) {
                     let len = path.len();
                     match self.held(key) {
                         Some(entry) => {

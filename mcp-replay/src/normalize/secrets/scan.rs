@@ -224,9 +224,7 @@ fn walk(value: &Value, path: &mut String, out: &mut Vec<SecretFinding>) {
             }
         }
         Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            for (key, item) in entries {
+            for (key, item) in crate::data::json::members(map) {
                 let len = path.len();
                 match scan_str(key) {
                     Some((rule, description)) => {

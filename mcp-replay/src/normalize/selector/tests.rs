@@ -547,8 +547,9 @@ fn nodes(value: &Value) -> Vec<Vec<OwnedStep>> {
     fn walk(value: &Value, path: &mut Vec<OwnedStep>, out: &mut Vec<Vec<OwnedStep>>) {
         out.push(path.clone());
         match value {
+            // Members in key order, as the walk visits them whatever `preserve_order`.
             Value::Object(map) => {
-                for (k, v) in map {
+                for (k, v) in crate::data::json::members(map) {
                     path.push(OwnedStep::Key(k.clone()));
                     walk(v, path, out);
                     path.pop();

@@ -256,7 +256,11 @@ impl<'f> Mock<'f> {
                 return true;
             }
         }
-        serde_json::to_writer(&mut *buf, &queued.message).expect("a JSON value always serializes");
+        // In the fixture's canonical form: the same bytes whatever serde_json's features
+        // in the build (`preserve_order` keeps the order keys were inserted in).
+        let mut line = String::with_capacity(256);
+        crate::data::json::write_message(&mut line, &queued.message);
+        buf.extend_from_slice(line.as_bytes());
         self.written = Some(now);
         self.last = now;
         true
