@@ -121,8 +121,8 @@ async fn a_rerecording_in_process_binds_a_per_run_id_and_sorts_a_hash_ordered_li
 }
 
 /// A fixture recorded before values that change every run were found (one run's id
-/// written as it was, the list in one run's order): the plain run's advice names each path
-/// and the rule that pins it, not a re-recording.
+/// written as it was): the plain run's advice names each path, and what pins it: the
+/// re-recording whose runs bind a token inside a text alone.
 #[tokio::test]
 async fn a_plain_run_names_the_rule_that_pins_a_per_run_value() {
     let dir =
@@ -141,14 +141,29 @@ async fn a_plain_run_names_the_rule_that_pins_a_per_run_value() {
         .await
         .expect_err("one run's id does not pin the next");
     let text = failure.to_string();
+    // The id stands inside a text: a `bind` of the path would stop comparing the rest of
+    // the text, so the advice is the re-recording, whose runs bind the token alone.
     assert!(
-        text.contains(r#"line 2, .result.content[0].text (`at-5caaf2fb`, now `at-"#),
+        text.contains(r#"line 2, .result.content[0].text: `at-5caaf2fb` (now `at-"#),
         "{text}"
     );
     assert!(
-        text.contains(r#""bind": [".result.content[0].text"]"#),
+        text.contains("inside a text: re-record, which binds the token alone"),
         "{text}"
     );
     assert!(!text.contains("re-record the fixture"), "{text}");
+    // Followed, the advice makes the test green: checked before it was offered.
+    test_in(dir_text, UpdateMode::Always)
+        .serve_each(serve)
+        .await
+        .unwrap();
+    let written = std::fs::read_to_string(dir.join("clock.jsonl")).unwrap();
+    assert!(written.contains("stamped <MINTED:1>"), "{written}");
+    for _ in 0..5 {
+        test_in(dir_text, UpdateMode::No)
+            .serve_each(serve)
+            .await
+            .unwrap();
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

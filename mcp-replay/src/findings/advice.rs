@@ -156,14 +156,38 @@ fn followed(
     out
 }
 
-/// What a changed result or params differs in, when all of it looks minted per run.
+/// What a changed result or params differs in, when all of it looks minted per run and
+/// what the advice would name for it, applied to the two messages, makes them compare
+/// equal ([`pins`]): advice that leaves the test red is not given.
 fn looks_per_run(m: &Mismatch) -> Option<PerRun> {
     if !matches!(m.kind(), MismatchKind::Result | MismatchKind::Params) {
         return None;
     }
+    let (expected, actual) = (m.expected_message()?, m.actual_message()?);
     let mut found = PerRun::default();
-    found.add(m.expected_message()?, m.actual_message()?, "");
-    found.looks_per_run().then_some(found)
+    found.add(expected, actual, "");
+    (found.looks_per_run() && pins(&found, expected, actual)).then_some(found)
+}
+
+/// Whether what `found` names, applied to `expected` as a recording applies it (each list
+/// sorted, each value bound where it stands: a whole string as a `bind` rule binds it, a
+/// token inside a text as a recording's runs bind it) and then replayed against `actual`
+/// (its values bound where the placeholders stand), makes them compare equal.
+fn pins(found: &PerRun, expected: &Value, actual: &Value) -> bool {
+    use crate::data::message::Direction;
+    let sorting = found
+        .sorts
+        .iter()
+        .fold(crate::Rules::without_defaults(), |r, s| r.sort(s));
+    let mut pinned = [(Direction::ServerToClient, expected.clone())];
+    let mut actual = actual.clone();
+    sorting.normalize_server(&mut pinned[0].1);
+    sorting.normalize_server(&mut actual);
+    crate::normalize::bound::label_minted(&mut pinned, &found.values, &[]);
+    let mut bindings = crate::engine::replay::bind::Bindings::default();
+    bindings.bind_from(&pinned[0].1, &mut actual);
+    bindings.unbind(&mut actual);
+    crate::data::json::json_eq(&pinned[0].1, &actual)
 }
 
 #[cfg(test)]
@@ -443,6 +467,16 @@ mod should {
                     sorts: vec![".result.regions".into()],
                     ..PerRun::default()
                 })])],
+            ),
+            (
+                "one recorded id now two: no rule pins it, re-record",
+                vec![answered(
+                    1,
+                    "stamp",
+                    text("at-5caaf2fb then at-5caaf2fb"),
+                    json!({"jsonrpc": "2.0", "id": 1, "result": text("at-9d1e77a0 then at-c97352c8")}),
+                )],
+                vec![Advice::Rerecord],
             ),
             (
                 "a changed word beside a changed id: re-record",

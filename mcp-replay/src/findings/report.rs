@@ -221,30 +221,7 @@ impl Report {
     fn render_advice(&self, piece: &Advice) -> String {
         match piece {
             Advice::Refused(refused) => render_refused(refused),
-            Advice::PerRun(found) => {
-                let mut text = String::from(
-                    "What differs looks minted per run, which a re-recording would pin as one \
-                     run's value: pin it with a rule in the fixture's header or the folder's \
-                     rules file (docs/normalization.md, \"Values that change between runs\").",
-                );
-                for (line, per_run) in found {
-                    for (path, recorded, now) in &per_run.pairs {
-                        let _ = write!(
-                            text,
-                            "\n    line {line}, {path} (`{recorded}`, now `{now}`): \
-                             \"bind\": [\"{path}\"]"
-                        );
-                    }
-                    for path in &per_run.sorts {
-                        let _ = write!(
-                            text,
-                            "\n    line {line}, {path} came in another order: \"sort\": \
-                             [\"{path}\"] (a listing: or \"accept\": [\"cosmetic\"])"
-                        );
-                    }
-                }
-                text
-            }
+            Advice::PerRun(found) => render_per_run(found),
             Advice::Follow(followed) => render_followed(followed),
             // The run re-records already: what keeps it from writing follows the report.
             Advice::Rerecord if self.rerecording => String::new(),
@@ -270,6 +247,42 @@ impl Report {
             }
         }
     }
+}
+
+/// What looks minted per run, of [`Advice::PerRun`], each with the rule that pins it (each
+/// checked, by applying it to the two messages, before it is offered).
+fn render_per_run(found: &[(usize, crate::normalize::per_run::PerRun)]) -> String {
+    let mut text = String::from(
+        "What differs looks minted per run. A re-recording against a server it can start \
+         again (the attribute's body, a child process) runs it until such values show, and \
+         binds or sorts them; else pin them with a rule in the fixture's header or the \
+         folder's rules file (docs/normalization.md, \"Values that change between runs\").",
+    );
+    for (line, per_run) in found {
+        for (path, recorded, now) in &per_run.pairs {
+            let _ = if per_run.inside.contains(path) {
+                write!(
+                    text,
+                    "\n    line {line}, {path}: `{recorded}` (now `{now}`) inside a text: \
+                     re-record, which binds the token alone (a \"bind\" of the path would \
+                     stop comparing the rest of the text)"
+                )
+            } else {
+                write!(
+                    text,
+                    "\n    line {line}, {path} (`{recorded}`, now `{now}`): \"bind\": [\"{path}\"]"
+                )
+            };
+        }
+        for path in &per_run.sorts {
+            let _ = write!(
+                text,
+                "\n    line {line}, {path} came in another order: \"sort\": [\"{path}\"] (a \
+                 listing: or \"accept\": [\"cosmetic\"])"
+            );
+        }
+    }
+    text
 }
 
 /// The refused requests of [`Advice::Refused`], each with the line to look at.

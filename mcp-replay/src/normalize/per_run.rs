@@ -24,6 +24,9 @@ pub(crate) struct PerRun {
     /// Each string of `values` as it differed: its path, the recording's token (or whole
     /// string) and the other run's.
     pub(crate) pairs: Vec<(String, String, String)>,
+    /// The paths of `pairs` whose token stands inside a longer string (`stamped
+    /// at-5caaf2fb`): a `bind` rule of the path would bind the whole string.
+    pub(crate) inside: Vec<String>,
 }
 
 impl PerRun {
@@ -39,7 +42,11 @@ impl PerRun {
                 self.pairs.push(pair);
             }
         }
-        for (mine, theirs) in [(&mut self.sorts, other.sorts), (&mut self.left, other.left)] {
+        for (mine, theirs) in [
+            (&mut self.sorts, other.sorts),
+            (&mut self.left, other.left),
+            (&mut self.inside, other.inside),
+        ] {
             for item in theirs {
                 if !mine.contains(&item) {
                     mine.push(item);
@@ -114,6 +121,9 @@ impl PerRun {
                     .all(|(t, _)| t.len() >= MIN_MINTED && !contains_placeholder(t))
             {
                 for (x, y) in differing {
+                    if x != e {
+                        self.inside.push(rendered(path).to_owned());
+                    }
                     self.values.push(x.to_owned());
                     self.pairs
                         .push((rendered(path).to_owned(), x.to_owned(), y.to_owned()));

@@ -154,9 +154,12 @@ impl Bindings {
                 // A placeholder the actual string holds already (a value bound before,
                 // written back as its placeholder) stands for itself.
                 values.retain(|(p, v)| p != v || self.get(p).is_none());
-                let agrees = values
-                    .iter()
-                    .all(|(p, v)| self.get(p).is_none_or(|bound| bound == v));
+                // Each placeholder stands for one value: bound already, or the same
+                // wherever the template holds it.
+                let agrees = values.iter().all(|(p, v)| {
+                    self.get(p).is_none_or(|bound| bound == v)
+                        && values.iter().all(|(q, w)| q != p || w == v)
+                });
                 if !agrees {
                     return;
                 }
