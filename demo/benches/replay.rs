@@ -11,8 +11,10 @@
 //!                 harness (compare-only) | harness-record | harness-auto (records on
 //!                 change, the attribute's default outside CI) | raw | fixed-harness | fixed-raw |
 //!                 norm-harness | norm-floor | pair (a test whose body is the client: the
-//!                 raw client and the server through the pass-through, compared)
-//!   --n N         tool calls for `harness` / `raw` / `pair` (default 100)
+//!                 raw client and the server through the pass-through, compared) |
+//!                 settle | settle-list (a recording's runs against fresh servers that look
+//!                 for values changing between runs: one run, or two after a tools/list)
+//!   --n N         tool calls for `harness` / `raw` / `pair` / `settle` (default 100)
 //!   --warm        for harness, raw, pair, fixed-harness, fixed-raw: run once before the measured
 //!                 run, so that one-time costs (lazy statics) stay out
 //!   --repeat R    for harness and raw: the measured run R times over (default 1), so that
@@ -167,6 +169,25 @@ fn bench_rules() -> Rules {
         }
     }
     rules
+}
+
+/// The recording of the echo session (`list`: after a `tools/list`), as a replay of its
+/// client lines writes it.
+async fn recording(n: usize, list: bool) -> Fixture {
+    let mut lines = String::new();
+    if list {
+        lines.push_str(r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#);
+        lines.push('\n');
+    }
+    lines.extend(
+        echo_fixture(n)
+            .lines()
+            .filter(|l| l.contains("client->server"))
+            .map(|l| format!("{l}\n")),
+    );
+    let lines = Fixture::parse(&lines).expect("client lines");
+    let report = lines.replay().rules(&bench_rules()).run(serve_demo).await;
+    report.recorded().expect("a recording").clone()
 }
 
 async fn harness_replay(fixture: &Fixture, options: &Options) {
@@ -849,6 +870,34 @@ fn main() {
             measured(|| {
                 for _ in 0..repeat {
                     rt.block_on(pair_session(&fixture, &calls, true));
+                }
+            });
+        }
+        // A recording's runs that look for values changing between runs
+        // (`harness::settle`), for callgrind: the echo session alone (no list: one run),
+        // or after a `tools/list` (the demo's five tools: two runs).
+        "settle" | "settle-list" => {
+            let rt = runtime();
+            let recorded = rt.block_on(recording(n, case == "settle-list"));
+            let settle = || async {
+                let mut again = || Some(mcp_replay::harness::Target::serve_each(serve_demo));
+                let (settled, note) = mcp_replay::harness::settle(
+                    &recorded,
+                    &mut again,
+                    &bench_rules(),
+                    &Options::new(),
+                )
+                .await
+                .expect("the runs");
+                assert!(note.is_none(), "the demo server mints nothing: {note:?}");
+                black_box(settled);
+            };
+            if warm {
+                rt.block_on(settle());
+            }
+            measured(|| {
+                for _ in 0..repeat {
+                    rt.block_on(settle());
                 }
             });
         }

@@ -485,10 +485,11 @@ async fn second_run(report: &mut Report, again: Target<'_>, rules: &Rules, optio
 /// (compare only) against fresh servers, each from `again`, and what those runs gave
 /// otherwise is pinned in the recording before it is written: a string bound as
 /// `<MINTED:n>` (its differing token, or the whole string), a list in another order
-/// sorted (the header's `"sort"`). It runs until a list in a per-run order would have
-/// shown another order with a chance of missing it below 1 in 1,000
-/// (`normalize::per_run::runs_needed`: 4 runs for a list of three items, 10 for two; one
-/// without lists), or until `again` gives no target. Returns the recording to write and,
+/// sorted (the header's `"sort"`). It runs until a list of three items or more in a
+/// per-run order would have shown another order with a chance of missing it below 1 in
+/// 1,000 (`normalize::per_run::runs_needed`: 4 runs for a list of three, fewer for longer
+/// ones, one without lists; a list of two escapes 4 runs with a chance of 1/16), or until
+/// `again` gives no target. Returns the recording to write and,
 /// when the runs differed, a note saying what was pinned and what was not (with the rule
 /// that would pin it); `Err`: why the runs could not tell (the recording is then written
 /// as it is).
@@ -503,17 +504,20 @@ pub async fn settle<'a>(
     options: &Options,
 ) -> Result<(Fixture, Option<String>), String> {
     use crate::lifecycle::per_run::{apply, between};
-    use crate::normalize::per_run::{runs_needed, PerRun};
+    use crate::normalize::per_run::{lists_of, runs_needed, PerRun};
     let options = options.clone().without_recording().timeline(false);
+    // Only a line with a `[` can hold a list: the others are not parsed.
     let server_messages: Vec<serde_json::Value> = recorded
         .entries()
         .iter()
         .filter(|e| e.direction() == crate::fixture::Direction::ServerToClient)
+        .filter(|e| e.text().contains('['))
         .map(|e| e.message())
         .collect();
+    let lists = lists_of(&server_messages);
     let mut found = PerRun::default();
     let mut runs = 0;
-    while runs < runs_needed(&server_messages, &found) {
+    while runs < runs_needed(&lists, &found) {
         let Some(target) = again() else { break };
         let run = target
             .replay(recorded, rules, &options)

@@ -190,10 +190,15 @@ impl PerRun {
     }
 }
 
-/// The chance, at most, that a list in a per-run order escapes the runs that look for
-/// it: [`runs_needed`] runs enough for a list of three items to show another order with
-/// at least this certainty (docs/fixture-format.md, "Values that change between runs").
+/// The chance, at most, that a list of three items in a per-run order escapes the runs
+/// that look for it ([`runs_needed`]; docs/normalization.md, "Values that change between
+/// runs").
 pub(crate) const ESCAPE: u64 = 1000;
+
+/// The most runs a recording makes: enough for a list of three items ([`runs_for`] of 3).
+/// A list of two escapes them with a chance of 1/16; a plain run that then shows it in
+/// another order names the `sort` that pins it.
+pub(crate) const MOST_RUNS: usize = 4;
 
 /// How many runs of an unchanged server (besides the recording) show, with a chance of
 /// missing it below 1 in [`ESCAPE`], that a list of `items` distinct elements comes in a
@@ -214,24 +219,31 @@ pub(crate) fn runs_for(items: usize) -> usize {
     runs
 }
 
-/// How many runs `messages` (a recording's server messages) need in all, given what the
-/// runs so far found (`found`): as many as its shortest list of two or more distinct
-/// elements asks ([`runs_for`]), leaving out the lists seen in another order already
-/// (sorted from now on); one when it has no such list (a value minted per run differs in
-/// the first run but by a chance too small to count).
-pub(crate) fn runs_needed<'a>(
-    messages: impl IntoIterator<Item = &'a Value>,
-    found: &PerRun,
-) -> usize {
-    let mut shortest: Option<usize> = None;
+/// The lists of `messages` (a recording's server messages) whose order a run could show
+/// to change: the selector (every index as `[]`) and the number of distinct elements of
+/// each array with two or more.
+pub(crate) fn lists_of<'a>(messages: impl IntoIterator<Item = &'a Value>) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
     for message in messages {
         lists(message, &mut String::new(), &mut |selector, items| {
-            if !found.sorts.iter().any(|s| s == selector) {
-                shortest = Some(shortest.map_or(items, |s| s.min(items)));
-            }
+            out.push((selector.to_owned(), items));
         });
     }
-    shortest.map_or(1, runs_for)
+    out
+}
+
+/// How many runs a recording with `lists` ([`lists_of`]) needs in all, given what the
+/// runs so far found (`found`): as many as its shortest list not seen in another order yet
+/// asks ([`runs_for`]; a list seen in another order is sorted from now on), at most
+/// [`MOST_RUNS`]; one when it has no such list (a value minted per run differs in the first
+/// run but by a chance too small to count).
+pub(crate) fn runs_needed(lists: &[(String, usize)], found: &PerRun) -> usize {
+    lists
+        .iter()
+        .filter(|(selector, _)| !found.sorts.contains(selector))
+        .map(|(_, items)| runs_for(*items).min(MOST_RUNS))
+        .max()
+        .unwrap_or(1)
 }
 
 /// Calls `each` with the selector (every index as `[]`) and the number of distinct
