@@ -202,16 +202,31 @@ pub(crate) struct Crossed {
     lines: Vec<(Direction, String)>,
     /// The bytes of each side's line not ended yet (client's, server's).
     partial: [Vec<u8>; 2],
-    /// `MCP_REPLAY_TRACE`: each line printed on stderr as it ends, with the milliseconds
-    /// since this instant, its side and what it is.
-    trace: Option<std::time::Instant>,
+    /// `MCP_REPLAY_TRACE`: each line written to the sink as it ends (stderr), with the
+    /// milliseconds since this instant, its side and what it is.
+    trace: Option<(std::time::Instant, TraceSink)>,
+}
+
+/// Where a [`Crossed`] log's trace goes: stderr, or a buffer a test reads.
+pub(crate) struct TraceSink(pub(crate) Box<dyn FnMut(&str) + Send>);
+
+impl std::fmt::Debug for TraceSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TraceSink(..)")
+    }
 }
 
 impl Crossed {
-    /// A log that prints each line as it passes when `trace` is on.
+    /// A log that prints each line on stderr as it passes when `trace` is on.
     pub(crate) fn traced(trace: bool) -> Crossed {
+        let stderr = TraceSink(Box::new(|line| eprintln!("{line}")));
+        Crossed::traced_to(trace.then_some(stderr))
+    }
+
+    /// A log that writes each line to `sink` as it passes, if there is one.
+    pub(crate) fn traced_to(sink: Option<TraceSink>) -> Crossed {
         Crossed {
-            trace: trace.then(std::time::Instant::now),
+            trace: sink.map(|sink| (std::time::Instant::now(), sink)),
             ..Crossed::default()
         }
     }
@@ -231,7 +246,7 @@ impl Crossed {
         let line = trim_newline(&line);
         if !line.iter().all(u8::is_ascii_whitespace) {
             let text = String::from_utf8_lossy(line).into_owned();
-            if let Some(start) = self.trace {
+            if let Some((start, sink)) = &mut self.trace {
                 let ms = start.elapsed().as_secs_f64() * 1000.0;
                 let arrow = match direction {
                     Direction::ClientToServer => "->",
@@ -242,7 +257,7 @@ impl Crossed {
                     Err(_) => "a line that is not JSON".to_owned(),
                 };
                 let shown = crate::normalize::secrets::mask_text(&text);
-                eprintln!("  {ms:9.1} ms  {arrow} {what}: {shown}");
+                (sink.0)(&format!("  {ms:9.1} ms  {arrow} {what}: {shown}"));
             }
             self.lines.push((direction, text));
         }
@@ -449,6 +464,35 @@ pub(crate) async fn write_line<W: AsyncWrite + Unpin>(
 #[cfg(test)]
 mod crossed {
     use super::*;
+
+    /// `MCP_REPLAY_TRACE` in a test whose body is the client: each line as it passes,
+    /// with its side and what it is, secrets masked.
+    #[test]
+    fn a_traced_log_says_each_line_as_it_passes() {
+        let said = Arc::new(Mutex::new(Vec::<String>::new()));
+        let into = said.clone();
+        let mut log = Crossed::traced_to(Some(TraceSink(Box::new(move |line: &str| {
+            into.lock().unwrap().push(line.to_owned())
+        }))));
+        log.wrote(
+            Direction::ClientToServer,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"token\":\"ghp_0123456789abcdefghijklmnopqrstuvwxyz\"}}\n",
+        );
+        log.wrote(Direction::ServerToClient, b"{\"jsonrpc\":\"2.0\",");
+        assert_eq!(said.lock().unwrap().len(), 1, "a line is said once it ends");
+        log.wrote(Direction::ServerToClient, b"\"id\":1,\"result\":{}}\n");
+        let said = said.lock().unwrap();
+        assert!(
+            said[0].contains("-> request `tools/call` id 1: "),
+            "{said:?}"
+        );
+        assert!(!said[0].contains("ghp_0123"), "masked: {said:?}");
+        assert!(said[1].contains("<- response 1: "), "{said:?}");
+        assert!(
+            said[1].ends_with(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            "{said:?}"
+        );
+    }
 
     /// An answer the other side writes on another thread as soon as it reads a request
     /// is logged after that request: the log is held while the request's bytes go into
