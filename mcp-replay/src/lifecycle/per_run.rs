@@ -139,6 +139,36 @@ mod tests {
     }
 
     #[test]
+    fn a_json_text_whose_list_came_in_another_order_is_sorted_not_bound() {
+        // pmcp's and turbomcp's tools repeat their structured answer as a JSON text
+        // (turbomcp's pretty-printed): the text's list in a per-run order.
+        let found = between(&report(
+            MismatchKind::Result,
+            2,
+            json!({"result": {"content": [{"type": "text", "text": "{\n  \"tags\": [\"work\", \"home\"]\n}"}]}}),
+            json!({"result": {"content": [{"type": "text", "text": "{\n  \"tags\": [\"home\", \"work\"]\n}"}]}}),
+        ));
+        assert_eq!(found.sorts, vec![".result.content[].text"]);
+        assert!(found.values.is_empty(), "{found:?}");
+        let recorded = Fixture::parse(concat!(
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tags"}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\n  \"tags\": [\"work\", \"home\"]\n}"}]}}}"#,
+            "\n"
+        ))
+        .unwrap();
+        let text = apply(&found, &recorded, &Rules::default())
+            .unwrap()
+            .to_jsonl();
+        // Still compared, as JSON: the list sorted, in the canonical form.
+        assert!(
+            text.contains(r#""text":"{\"tags\":[\"home\",\"work\"]}""#),
+            "{text}"
+        );
+        assert!(!text.contains("MINTED"), "{text}");
+    }
+
+    #[test]
     fn write_the_bound_values_and_the_sorted_lists_into_the_recording() {
         let recorded = Fixture::parse(concat!(
             r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mint"}}}"#,

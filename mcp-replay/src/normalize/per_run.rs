@@ -72,6 +72,11 @@ impl PerRun {
     fn walk(&mut self, e: &Value, a: &Value, path: &mut String, selector: &mut String, at: &str) {
         match (e, a) {
             _ if e == a => {}
+            // A JSON text whose lists came in another order: sorted, as a list is.
+            (Value::String(es), Value::String(s)) if same_json_but_order(es, s) => {
+                let selector = if selector.is_empty() { "." } else { selector };
+                self.sorts.push(selector.to_owned());
+            }
             (Value::String(es), Value::String(s)) => self.strings(es, s, path, at),
             (Value::Array(ei), Value::Array(ai)) if ei.len() == ai.len() => {
                 if same_items(ei, ai) {
@@ -277,6 +282,12 @@ fn lists(value: &Value, selector: &mut String, each: &mut dyn FnMut(&str, usize)
         }
         _ => {}
     }
+}
+
+/// Are `a` and `b` texts of one JSON document but for the order of its lists?
+fn same_json_but_order(a: &str, b: &str) -> bool {
+    use crate::normalize::rules::sorted_json_text;
+    matches!((sorted_json_text(a), sorted_json_text(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// Are `a` and `b` the same elements in another order?

@@ -284,6 +284,12 @@ pub async fn a_list_in_per_run_order_recorded_fresh_passes_every_run(
             "{}: recording {n} sorts the tags:\n{written}",
             sdk.name
         );
+        // A text that repeats them as JSON is sorted too, and still compared.
+        assert!(
+            !written.contains(r#""text":"<MINTED"#),
+            "{}: recording {n} binds a whole text:\n{written}",
+            sdk.name
+        );
     }
 }
 

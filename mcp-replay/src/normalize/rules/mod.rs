@@ -683,16 +683,55 @@ impl Rules {
             .iter()
             .filter(|r| matches!(r.action, Action::Sort))
         {
-            rule.selector.apply(message, &mut |v: &mut Value, _: &str| {
-                if let Value::Array(items) = v {
-                    items.sort_by_cached_key(|item| {
-                        let mut key = String::new();
-                        write_canonical(&mut key, item);
-                        key
-                    });
-                }
-            });
+            rule.selector
+                .apply(message, &mut |v: &mut Value, _: &str| match v {
+                    Value::Array(items) => sort_items(items),
+                    // A text that holds a JSON document (pmcp's typed tools answer so, and
+                    // many tools repeat their structured answer as a JSON text): every list
+                    // inside it sorted, written back in the canonical form.
+                    Value::String(text) => {
+                        if let Some(sorted) = sorted_json_text(text) {
+                            *text = sorted;
+                        }
+                    }
+                    _ => {}
+                });
         }
+    }
+}
+
+/// Sorts `items` by their elements' canonical JSON.
+fn sort_items(items: &mut [Value]) {
+    items.sort_by_cached_key(|item| {
+        let mut key = String::new();
+        write_canonical(&mut key, item);
+        key
+    });
+}
+
+/// `text`, when it holds a JSON object or array, with every list inside it sorted
+/// ([`sort_items`]), in the canonical form; `None` when it holds no such document.
+pub(crate) fn sorted_json_text(text: &str) -> Option<String> {
+    let start = text.trim_start().as_bytes().first()?;
+    if !matches!(start, b'{' | b'[') {
+        return None;
+    }
+    let mut document: Value = serde_json::from_str(text).ok()?;
+    sort_deep(&mut document);
+    let mut out = String::with_capacity(text.len());
+    write_canonical(&mut out, &document);
+    Some(out)
+}
+
+/// Every list in `value` sorted, innermost first.
+fn sort_deep(value: &mut Value) {
+    match value {
+        Value::Array(items) => {
+            items.iter_mut().for_each(sort_deep);
+            sort_items(items);
+        }
+        Value::Object(map) => map.values_mut().for_each(sort_deep),
+        _ => {}
     }
 }
 
