@@ -138,8 +138,8 @@ fn rows(demo: &str) -> Vec<Row> {
         row("replay: usage error", &["replay", "--no-such-option", "good.jsonl", "--", demo], &[], 2, Err("error: unexpected argument '--no-such-option' found")),
 
         // serve: the fixture plays the server, so no server case applies.
-        row("serve: success", &["serve", "good.jsonl"], &[LOOKUP], 0, Out(r#"{"id":9,"jsonrpc":"2.0","result":"#)),
-        row("serve: finding", &["serve", "good.jsonl"], &[LOOKUP_OTHER], 1, Out(r#"{"error":{"code":-32600,"#)),
+        row("serve: success", &["serve", "good.jsonl"], &[LOOKUP], 0, Out(r#"{"jsonrpc":"2.0","id":9,"result":"#)),
+        row("serve: finding", &["serve", "good.jsonl"], &[LOOKUP_OTHER], 1, Out(r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32600,"#)),
         row("serve: missing file", &["serve", "missing.jsonl"], &[], 2, Err("mcp-replay: reading missing.jsonl: No such file or directory")),
         row("serve: malformed file", &["serve", "malformed.jsonl"], &[], 2, Err("mcp-replay: malformed.jsonl:1:13: not valid JSON")),
         row("serve: empty file", &["serve", "empty.jsonl"], &[], 2, Err("mcp-replay: empty.jsonl: the fixture holds no message")),

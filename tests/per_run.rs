@@ -167,3 +167,99 @@ async fn a_plain_run_names_the_rule_that_pins_a_per_run_value() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A server whose list of three comes in one order in its first instance and in another
+/// from then on, answering with raw lines: `started` counts its instances.
+/// `fixed`: the same tags in every instance (`["a"]` when `one`).
+async fn serve_ordered(
+    transport: Transport,
+    started: Arc<std::sync::atomic::AtomicUsize>,
+    fixed: bool,
+    one: bool,
+) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let instance = started.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let tags = match (one, fixed || instance == 0) {
+        (true, _) => vec!["a"],
+        (false, true) => vec!["a", "b", "c"],
+        (false, false) => vec!["c", "b", "a"],
+    };
+    let (read, mut write) = tokio::io::split(transport);
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let request: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let Some(id) = request.get("id") else {
+            continue;
+        };
+        let result = match request["method"].as_str() {
+            Some("initialize") => serde_json::json!({"protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}}, "serverInfo": {"name": "tags", "version": "1"}}),
+            _ => serde_json::json!({"content": [{"type": "text", "text": "3 tags"}],
+                "structuredContent": {"tags": tags}}),
+        };
+        let answer = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result});
+        let _ = write.write_all(format!("{answer}\n").as_bytes()).await;
+    }
+}
+
+const TAGS: &str = concat!(
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"tags","arguments":{}}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[{"text":"3 tags","type":"text"}],"structuredContent":{"tags":["a","b","c"]}}}}"#,
+    "\n",
+);
+
+/// A re-recording whose first run matched the fixture by chance, and whose later runs
+/// showed the list in another order: the fixture is written with the `sort`, as its note
+/// says (before, the note said so and nothing was written).
+#[tokio::test]
+async fn a_rerecording_whose_runs_pin_an_order_writes_it_even_when_its_first_run_matched() {
+    let dir = std::env::temp_dir().join(format!("mcp-replay-per-run-note-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("clock.jsonl"), TAGS).unwrap();
+    let dir_text: &'static str = Box::leak(dir.display().to_string().into_boxed_str());
+    let started = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = started.clone();
+    let verdict = test_in(dir_text, UpdateMode::Always)
+        .serve_each(move |t| serve_ordered(t, counter.clone(), false, false))
+        .await;
+    assert!(verdict.is_ok(), "{verdict:?}");
+    let written = std::fs::read_to_string(dir.join("clock.jsonl")).unwrap();
+    assert!(
+        written.contains(r#""sort":[".result.structuredContent.tags"]"#),
+        "{written}"
+    );
+    // The recording and one run that showed the other order: nothing more to look for.
+    assert_eq!(started.load(std::sync::atomic::Ordering::SeqCst), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// How many runs a recording makes, observed: a list of three that never changes asks for
+/// four (its per-run order would have escaped them one time in 1,296), a recording without
+/// a list for one.
+#[tokio::test]
+async fn a_recording_runs_as_often_as_its_shortest_list_asks() {
+    for (fixture, one, runs) in [
+        (TAGS.to_owned(), false, 4),
+        (TAGS.replace(r#","b","c""#, ""), true, 1),
+    ] {
+        let dir = std::env::temp_dir().join(format!(
+            "mcp-replay-per-run-runs-{runs}-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("clock.jsonl"), &fixture).unwrap();
+        let dir_text: &'static str = Box::leak(dir.display().to_string().into_boxed_str());
+        let started = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = started.clone();
+        let _ = test_in(dir_text, UpdateMode::Force)
+            .serve_each(move |t| serve_ordered(t, counter.clone(), true, one))
+            .await;
+        assert_eq!(
+            started.load(std::sync::atomic::Ordering::SeqCst),
+            1 + runs,
+            "{fixture}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -150,3 +150,85 @@ fn call_binds_an_id_each_sdk_gives_only_inside_a_text() {
         assert!(out.contains("20 passed, 0 failed"), "{sdk}: {out}");
     }
 }
+
+fn run(argv: &[String]) -> Output {
+    Command::new(&argv[0]).args(&argv[1..]).output().unwrap()
+}
+
+/// A real client (the TypeScript SDK's, `peers/node/notes_client.mjs`) recorded through
+/// `mcp-replay record` in front of each SDK's notes server: it reads a note back by the id
+/// the server gave only inside a text, and e-mails the address the server gave in
+/// `structuredContent` and again in a text. The fixture holds neither live value, replays
+/// 20 times green against fresh servers, and `serve` plays it to the same client, which
+/// prints what it printed live.
+#[test]
+fn a_real_client_recorded_in_front_of_each_sdk_replays_and_is_served_as_it_was_live() {
+    let client = mcp_replay_peers::node("notes_client.mjs");
+    let sdks: [(&str, Vec<String>); 3] = [
+        ("turbomcp", mcp_replay_peers::notes_server("turbomcp")),
+        ("pmcp", mcp_replay_peers::notes_server("pmcp")),
+        ("typescript", mcp_replay_peers::node("notes_server.mjs")),
+    ];
+    let dir = std::env::temp_dir().join(format!("mcp-replay-sdk-record-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cat = |parts: &[&[String]]| -> Vec<String> { parts.concat() };
+    for (sdk, server) in sdks {
+        let live = run(&cat(&[&client, &["--".into()], &server]));
+        let (live_out, err) = text(&live);
+        assert!(live.status.success(), "{sdk}: {live_out}{err}");
+        assert!(
+            live_out.contains(r#""read":"milk [home]""#),
+            "{sdk}: {live_out}"
+        );
+        let fixture = dir.join(format!("{sdk}.jsonl")).display().to_string();
+        let proxy: Vec<String> = vec![
+            "--".into(),
+            mcp_replay(),
+            "record".into(),
+            "-o".into(),
+            fixture.clone(),
+            "--".into(),
+        ];
+        let recorded = run(&cat(&[&client, &proxy, &server]));
+        let (out, err) = text(&recorded);
+        assert!(recorded.status.success(), "{sdk}: {out}{err}");
+        assert_eq!(
+            out, live_out,
+            "{sdk}: the client saw the same through the proxy"
+        );
+        let written = std::fs::read_to_string(&fixture).unwrap();
+        let messages: String = written
+            .lines()
+            .filter(|l| l.contains("direction"))
+            .collect();
+        for live_value in ["note-", "alice.martin@example.com", "+49 30 1234567"] {
+            assert!(
+                !messages.contains(live_value),
+                "{sdk}: {live_value} in\n{written}"
+            );
+        }
+        assert!(
+            messages.contains(r#""id":"<MINTED:1>""#),
+            "{sdk}:\n{written}"
+        );
+        let mut replay = vec![mcp_replay(), "replay".into()];
+        replay.extend(std::iter::repeat_n(fixture.clone(), 20));
+        replay.push("--".into());
+        replay.extend(server.iter().cloned());
+        let replayed = run(&replay);
+        let (out, err) = text(&replayed);
+        assert!(replayed.status.success(), "{sdk}: {out}{err}\n{written}");
+        assert!(out.contains("20 passed, 0 failed"), "{sdk}: {out}");
+        let serve: Vec<String> = vec!["--".into(), mcp_replay(), "serve".into(), fixture.clone()];
+        let served = run(&cat(&[&client, &serve]));
+        let (out, err) = text(&served);
+        assert!(
+            served.status.success(),
+            "{sdk}: served: {out}{err}\n{written}"
+        );
+        assert_eq!(
+            out, live_out,
+            "{sdk}: the client served saw what it saw live"
+        );
+    }
+}

@@ -79,7 +79,7 @@ fn serve_plays_a_fixture_to_a_client_on_stdio_and_fails_on_a_divergence() {
     assert!(output.status.success(), "{out}{err}");
     assert_eq!(
         out.trim(),
-        r#"{"id":9,"jsonrpc":"2.0","result":{"content":[{"text":"Issue 42: example","type":"text"}]}}"#
+        r#"{"jsonrpc":"2.0","id":9,"result":{"content":[{"text":"Issue 42: example","type":"text"}]}}"#
     );
 
     let other = call.replace("42", "43");
