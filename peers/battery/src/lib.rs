@@ -310,18 +310,7 @@ pub async fn an_id_only_in_text_binds_on_every_path(sdk: &Sdk, runs: usize) {
     std::fs::write(&path, lines).unwrap();
     record_then_replay(sdk, &path, runs).await;
 
-    let path = dir.join("body.jsonl");
-    let body = pair_body(sdk.clone(), Flow::Note);
-    let first = Plan::new(&path, UpdateMode::Always)
-        .run_target(Target::pair(body))
-        .await;
-    assert!(
-        first.is_ok(),
-        "{}: the first run writes: {:?}",
-        sdk.name,
-        first.map_err(|f| f.message().into_owned())
-    );
-    let written = std::fs::read_to_string(&path).unwrap();
+    let written = body_records_then_replays(sdk, &dir.join("body.jsonl"), Flow::Note, runs).await;
     // The header holds the id's shape (`note-0000000000000001`), no message the live id.
     let messages: String = written
         .lines()
@@ -332,20 +321,6 @@ pub async fn an_id_only_in_text_binds_on_every_path(sdk: &Sdk, runs: usize) {
         "{}: the body's id is bound, on both sides:\n{written}",
         sdk.name
     );
-    for run in 1..=runs {
-        let body = pair_body(sdk.clone(), Flow::Note);
-        if let Err(f) = Plan::new(&path, UpdateMode::No)
-            .run_target(Target::pair(body))
-            .await
-        {
-            panic!(
-                "{}: body run {run} of {runs}:\n{}\n{written}",
-                sdk.name,
-                f.message()
-            );
-        }
-    }
-    served_to_the_client(sdk, &path, Flow::Note).await;
 }
 
 /// One value in structure and in text (an e-mail address in `structuredContent`, again in
@@ -389,25 +364,32 @@ pub async fn a_value_in_structure_and_text_replays_and_rerecords_the_same(sdk: &
         );
     }
 
-    let path = dir.join("body.jsonl");
-    let first = Plan::new(&path, UpdateMode::Always)
-        .run_target(Target::pair(pair_body(sdk.clone(), Flow::Contact)))
-        .await;
-    assert!(
-        first.is_ok(),
-        "{}: {:?}",
-        sdk.name,
-        first.map_err(|f| f.message().into_owned())
-    );
-    let written = std::fs::read_to_string(&path).unwrap();
+    let written =
+        body_records_then_replays(sdk, &dir.join("body.jsonl"), Flow::Contact, runs).await;
     assert!(
         !written.contains("alice.martin@"),
         "{}:\n{written}",
         sdk.name
     );
+}
+
+/// A test whose body is rmcp's client through `flow`: its first run writes the fixture at
+/// `path` (`MCP_FIXTURE_UPDATE=1`), which then replays `runs` times green, each against a
+/// fresh server, and the mock serves the same client what it saw live. The fixture.
+async fn body_records_then_replays(sdk: &Sdk, path: &Path, flow: Flow, runs: usize) -> String {
+    let first = Plan::new(path, UpdateMode::Always)
+        .run_target(Target::pair(pair_body(sdk.clone(), flow)))
+        .await;
+    assert!(
+        first.is_ok(),
+        "{}: the first run writes: {:?}",
+        sdk.name,
+        first.map_err(|f| f.message().into_owned())
+    );
+    let written = std::fs::read_to_string(path).unwrap();
     for run in 1..=runs {
-        let body = pair_body(sdk.clone(), Flow::Contact);
-        if let Err(f) = Plan::new(&path, UpdateMode::No)
+        let body = pair_body(sdk.clone(), flow);
+        if let Err(f) = Plan::new(path, UpdateMode::No)
             .run_target(Target::pair(body))
             .await
         {
@@ -418,7 +400,8 @@ pub async fn a_value_in_structure_and_text_replays_and_rerecords_the_same(sdk: &
             );
         }
     }
-    served_to_the_client(sdk, &path, Flow::Contact).await;
+    served_to_the_client(sdk, path, flow).await;
+    written
 }
 
 /// What a test body's client does.
