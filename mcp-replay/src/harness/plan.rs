@@ -473,7 +473,7 @@ async fn second_run(report: &mut Report, again: Target<'_>, rules: &Rules, optio
     let mut next = move || again.again();
     match settle(recorded, &mut next, rules, options).await {
         Ok((settled, note)) => {
-            report.pinned = note.is_some();
+            report.pinned = settled.to_jsonl() != recorded.to_jsonl();
             report.recorded = Some(settled);
             report.notes.extend(note);
         }
