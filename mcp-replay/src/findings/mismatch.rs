@@ -151,7 +151,7 @@ pub struct Mismatch {
     /// and its name (`tools/call add_note`).
     pub(crate) request: Option<(usize, String)>,
     /// The bound placeholders (`<MINTED:1>`) that request sends: what an earlier answer
-    /// had to mint for it ([`Mismatch::follows`]).
+    /// had to mint for it ([`follows`]).
     pub(crate) sends: Vec<String>,
     /// The bound placeholder a client line sent as written, no answer before it having
     /// minted it (a finding of its own: [`Mismatch::unbound`]).
