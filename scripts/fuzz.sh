@@ -26,7 +26,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
 cd "$FUZZ"
 
-ALL_TARGETS=(fixture_parser normalizer selector_parser stdio_framing mcporter_importer fast_path)
+ALL_TARGETS=(fixture_parser normalizer selector_parser stdio_framing mcporter_importer fast_path validator)
 CARGO_FUZZ_VERSION=0.13.2
 # The default budget, per target: at least 1.5 times what 1,000,000 executions take on a
 # 2-core machine with both lanes busy and a grown working corpus (measured rates in

@@ -72,7 +72,10 @@ async fn another_method_is_a_method_finding() {
     let report = replay_work(|r| {
         vec![
             progress(),
-            notification("notifications/resources/updated", json!({"uri": "x"})),
+            notification(
+                "notifications/resources/updated",
+                json!({"uri": "file:///x"}),
+            ),
             done(r),
         ]
     })
