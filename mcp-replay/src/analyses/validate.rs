@@ -285,12 +285,12 @@ mod schema;
 /// The check itself: the specification's schema of the era's revision (`schema.rs`)
 /// interpreted by a small validator (`check.rs`).
 mod imp {
-    use super::check::{fits, misfit, other_items, Misfit};
+    use super::check::{fits, get, misfit, other_items, Misfit, Node};
     use super::schema::Schema;
     use super::{Checked, Request, Source, Violation};
+    use crate::data::json::Tree;
     use crate::data::protocol::Era;
     use serde_json::Value;
-    use std::borrow::Cow;
 
     /// The schema of the revision `era` is checked against: 2025-11-25 for the legacy era
     /// (the versions before it only added to, so it checks them too), 2026-07-28 for the
@@ -325,12 +325,9 @@ mod imp {
             return Checked::Skipped;
         }
         let schema = schema(Era::Legacy);
-        let Ok(message) = tree(m) else {
-            return not_json();
-        };
-        match (schema.def("Error"), message.get("error")) {
-            (Some(definition), Some(error)) => verdict(schema, definition, error, ".error"),
-            _ => Checked::Skipped,
+        match schema.node("Error") {
+            Some(definition) => member(schema, definition, m, "error"),
+            None => Checked::Skipped,
         }
     }
 
@@ -347,20 +344,36 @@ mod imp {
         }
         let schema = schema(era);
         let definition = match (era, request.task) {
-            (Era::Legacy, true) => schema.def("CreateTaskResult"),
+            (Era::Legacy, true) => schema.node("CreateTaskResult"),
             _ => schema
                 .result_of(request.method)
                 .map(|answer| by_result_type(answer, result_type)),
         };
-        let Some(definition) = definition else {
-            return Checked::Skipped;
-        };
-        let Ok(message) = tree(m) else {
-            return not_json();
-        };
-        match message.get("result") {
-            Some(result) => verdict(schema, definition, result, ".result"),
+        match definition {
+            Some(definition) => member(schema, definition, m, "result"),
             None => Checked::Skipped,
+        }
+    }
+
+    /// The message's member `key` (`result`, `error`) checked against `definition`; not
+    /// there, nothing to check. The fast path's text is read as a borrowed tree, not into
+    /// a `Value`: a replay checks every answer it does not skip.
+    fn member(schema: &Schema, definition: &Node, m: Source<'_>, key: &str) -> Checked {
+        let prefix = format!(".{key}");
+        match m {
+            Source::Tree(message) => match message.get(key) {
+                Some(value) => verdict(schema, definition, value, &prefix),
+                None => Checked::Skipped,
+            },
+            Source::Text(text) => {
+                let Some(message) = crate::normalize::fast::tree(text) else {
+                    return not_json();
+                };
+                match get(&message, key) {
+                    Some(value) => verdict(schema, definition, value, &prefix),
+                    None => Checked::Skipped,
+                }
+            }
         }
     }
 
@@ -368,26 +381,8 @@ mod imp {
     /// 2026-07-28 `<Name>ResultResponse`'s `result`, `anyOf` the two, which the schema
     /// tells apart by no constant): the one its `resultType` names, as the specification
     /// says a client reads it (`"input_required"`, else the method's own).
-    fn by_result_type<'s>(answer: &'s Value, result_type: Option<&str>) -> &'s Value {
-        const INPUT_REQUIRED: &str = "#/$defs/InputRequiredResult";
-        let Some(members) = answer.get("anyOf").and_then(Value::as_array) else {
-            return answer;
-        };
-        let input_required =
-            |m: &Value| m.get("$ref").and_then(Value::as_str) == Some(INPUT_REQUIRED);
-        let wanted = result_type == Some("input_required");
-        members
-            .iter()
-            .find(|m| input_required(m) == wanted)
-            .unwrap_or(answer)
-    }
-
-    /// The message as a tree: the fast path's text parsed.
-    fn tree(m: Source<'_>) -> Result<Cow<'_, Value>, serde_json::Error> {
-        match m {
-            Source::Tree(value) => Ok(Cow::Borrowed(value)),
-            Source::Text(text) => serde_json::from_str(text).map(Cow::Owned),
-        }
+    fn by_result_type<'s>(answer: &'s Node, result_type: Option<&str>) -> &'s Node {
+        answer.alternative("InputRequiredResult", result_type == Some("input_required"))
     }
 
     fn not_json() -> Checked {
@@ -401,7 +396,7 @@ mod imp {
     /// `value` (at `prefix` in its message) checked against `definition`: valid, or the
     /// first misfit, with the other items of a list that break a rule too (a tool listing's
     /// other tools).
-    fn verdict(schema: &Schema, definition: &Value, value: &Value, prefix: &str) -> Checked {
+    fn verdict<T: Tree>(schema: &Schema, definition: &Node, value: &T, prefix: &str) -> Checked {
         if fits(schema, definition, value) {
             return Checked::Valid;
         }

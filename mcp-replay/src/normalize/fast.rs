@@ -357,6 +357,13 @@ fn sort_unique(members: &mut [(Cow<'_, str>, Node<'_>)]) -> Option<()> {
     members.windows(2).all(|w| w[0].0 != w[1].0).then_some(())
 }
 
+/// `text` (a canonical line: its objects' keys sorted) as a tree borrowing its strings, for
+/// a reader that walks a [`Tree`] (the protocol check): no map is built, and a string
+/// without escapes is not copied. `None` when it is not JSON.
+pub(crate) fn tree(text: &str) -> Option<impl Tree + '_> {
+    serde_json::from_str::<Node<'_>>(text).ok()
+}
+
 /// A JSON value borrowing its strings from the line where it can.
 enum Node<'a> {
     Null,

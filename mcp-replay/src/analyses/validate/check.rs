@@ -2,12 +2,386 @@
 //! schema uses: `$ref` (to its `$defs`), `type`, `properties`, `required`,
 //! `additionalProperties`, `items`, `enum`, `const`, `anyOf`, `oneOf`, `allOf`, `minimum`,
 //! `maximum`, `minItems`, `maxItems`, and the formats a client reads (`byte`: base64, `uri`:
-//! a scheme). Other keywords are let through. Two passes: [`fits`] says whether a value
-//! fits, allocating nothing; only a value that does not is walked again by [`misfit`], for
-//! the path and the rule broken. Pure.
+//! a scheme). Other keywords are let through. A schema is compiled once into a [`Node`]
+//! (`compile`), whose rules are fields, not map lookups. Two passes: [`fits`] says whether
+//! a value fits, allocating nothing; only a value that does not is walked again by
+//! [`misfit`], for the path and the rule broken. Pure.
 
 use super::schema::Schema;
-use serde_json::{Map, Value};
+use crate::data::json::{Shape, Tree};
+use serde_json::Value;
+
+/// A schema, compiled.
+#[derive(Debug, Default)]
+pub(crate) struct Node {
+    /// `false`: nothing fits.
+    never: bool,
+    /// `$ref`: the name of the definition (`#/$defs/NAME`).
+    reference: Option<String>,
+    all_of: Vec<Node>,
+    /// `anyOf` and `oneOf` alike: one of them must fit (the specification's schema has
+    /// no alternatives that overlap).
+    any_of: Vec<Node>,
+    /// `type`: the JSON types allowed (`Types`), none when any is.
+    types: Types,
+    constant: Option<Value>,
+    choices: Option<Vec<Value>>,
+    format: Format,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    min_items: Option<usize>,
+    max_items: Option<usize>,
+    required: Vec<String>,
+    /// `properties`, sorted by key.
+    properties: Vec<(String, Node)>,
+    /// `additionalProperties`; `None`: anything.
+    additional: Option<Box<Node>>,
+    items: Option<Box<Node>>,
+}
+
+/// The JSON types a `type` allows, as bits ([`Types::ANY`]: no `type`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Types(u8);
+
+impl Types {
+    const ANY: Types = Types(0);
+    const NAMES: [&'static str; 7] = [
+        "object", "array", "string", "boolean", "null", "number", "integer",
+    ];
+
+    fn of(value: &Value) -> Types {
+        let names: Vec<&str> = match value {
+            Value::String(name) => vec![name],
+            Value::Array(names) => names.iter().filter_map(Value::as_str).collect(),
+            _ => return Types::ANY,
+        };
+        Types(
+            names
+                .iter()
+                .filter_map(|n| Types::NAMES.iter().position(|k| k == n))
+                .fold(0, |bits, i| bits | 1 << i),
+        )
+    }
+
+    fn allows<T: Tree>(self, value: &T) -> bool {
+        if self == Types::ANY {
+            return true;
+        }
+        let has = |i: usize| self.0 & (1 << i) != 0;
+        match value.shape() {
+            Shape::Object(_) => has(0),
+            Shape::Array(_) => has(1),
+            Shape::String(_) => has(2),
+            Shape::Bool(_) => has(3),
+            Shape::Null => has(4),
+            // JSON Schema: an integer is a number with no fraction, `1.0` too.
+            Shape::Number(n) => has(5) || (has(6) && n.as_f64().is_some_and(|n| n.fract() == 0.0)),
+        }
+    }
+
+    /// `a string`, `an object or null`: what it asks for, in words.
+    fn words(self) -> String {
+        let word = |name: &str| match name {
+            "object" | "array" | "integer" => format!("an {name}"),
+            "null" => "null".to_owned(),
+            other => format!("a {other}"),
+        };
+        Types::NAMES
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.0 & (1 << i) != 0)
+            .map(|(_, name)| word(name))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    }
+}
+
+/// A `format` the validator asserts.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    #[default]
+    Annotation,
+    /// Base64 (RFC 4648), which a client decodes.
+    Byte,
+    /// A URI with a scheme, which a client resolves.
+    Uri,
+}
+
+/// Compiles `schema`: its rules as fields, its subschemas compiled too; a `$ref` stays a
+/// name, resolved when a value meets it.
+pub(crate) fn compile(schema: &Value) -> Node {
+    let Value::Object(map) = schema else {
+        return Node {
+            never: schema.as_bool() == Some(false),
+            ..Node::default()
+        };
+    };
+    let nodes = |key: &str| -> Vec<Node> {
+        map.get(key)
+            .and_then(Value::as_array)
+            .map(|all| all.iter().map(compile).collect())
+            .unwrap_or_default()
+    };
+    let number = |key: &str| map.get(key).and_then(Value::as_f64);
+    let count = |key: &str| {
+        map.get(key)
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+    };
+    let mut any_of = nodes("anyOf");
+    any_of.extend(nodes("oneOf"));
+    let mut properties: Vec<(String, Node)> = map
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.iter().map(|(k, s)| (k.clone(), compile(s))).collect())
+        .unwrap_or_default();
+    properties.sort_by(|a, b| a.0.cmp(&b.0));
+    Node {
+        never: false,
+        reference: map
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix("#/$defs/"))
+            .map(str::to_owned),
+        all_of: nodes("allOf"),
+        any_of,
+        types: map.get("type").map_or(Types::ANY, Types::of),
+        constant: map.get("const").cloned(),
+        choices: map.get("enum").and_then(Value::as_array).cloned(),
+        format: match map.get("format").and_then(Value::as_str) {
+            Some("byte") => Format::Byte,
+            Some("uri") => Format::Uri,
+            _ => Format::Annotation,
+        },
+        minimum: number("minimum"),
+        maximum: number("maximum"),
+        min_items: count("minItems"),
+        max_items: count("maxItems"),
+        required: map
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        properties,
+        additional: map
+            .get("additionalProperties")
+            .map(|s| Box::new(compile(s))),
+        items: map.get("items").map(|s| Box::new(compile(s))),
+    }
+}
+
+impl Node {
+    /// Its `properties` entry for `key`, if it names one.
+    pub(crate) fn property(&self, key: &str) -> Option<&Node> {
+        let at = self
+            .properties
+            .binary_search_by(|(k, _)| k.as_str().cmp(key))
+            .ok()?;
+        Some(&self.properties[at].1)
+    }
+
+    /// The names of the definitions its alternatives (`anyOf`, `oneOf`) refer to.
+    pub(crate) fn alternatives(&self) -> impl Iterator<Item = &str> {
+        self.any_of.iter().filter_map(|n| n.reference.as_deref())
+    }
+
+    /// Of its alternatives, the one that refers to definition `name` (`wanted`), or the
+    /// one that does not (`!wanted`); itself when it has none such.
+    pub(crate) fn alternative(&self, name: &str, wanted: bool) -> &Node {
+        let named = |n: &&Node| n.reference.as_deref() == Some(name);
+        if !self.any_of.iter().any(|n| named(&n)) {
+            return self;
+        }
+        self.any_of
+            .iter()
+            .find(|n| named(n) == wanted)
+            .unwrap_or(self)
+    }
+
+    /// The schema a member `key` of an object is checked against: its `properties` entry,
+    /// else `additionalProperties`; `None`: anything goes.
+    fn member(&self, key: &str) -> Option<&Node> {
+        match self
+            .properties
+            .binary_search_by(|(k, _)| k.as_str().cmp(key))
+        {
+            Ok(at) => Some(&self.properties[at].1),
+            Err(_) => self.additional.as_deref(),
+        }
+    }
+
+    /// The first member it requires that the object `value` does not have.
+    fn missing<T: Tree>(&self, value: &T) -> Option<&str> {
+        if self.required.is_empty() || !matches!(value.shape(), Shape::Object(_)) {
+            return None;
+        }
+        self.required
+            .iter()
+            .find(|key| get(value, key).is_none())
+            .map(String::as_str)
+    }
+
+    /// The first rule of its own (not of its members, its reference or its alternatives,
+    /// nor the members it requires: [`Node::missing`]) that `value` breaks: its type,
+    /// const, enum, format, bounds.
+    fn local_rule<T: Tree>(&self, value: &T) -> Option<String> {
+        if !self.types.allows(value) {
+            return Some(format!("must be {}", self.types.words()));
+        }
+        if let Some(constant) = &self.constant {
+            if !equals(value, constant) {
+                return Some(format!("must be {constant}"));
+            }
+        }
+        if let Some(choices) = &self.choices {
+            if !choices.iter().any(|c| equals(value, c)) {
+                let choices: Vec<String> = choices.iter().map(Value::to_string).collect();
+                return Some(format!("must be one of {}", choices.join(", ")));
+            }
+        }
+        if let Shape::String(text) = value.shape() {
+            if let Some(rule) = format_rule(self.format, text) {
+                return Some(rule);
+            }
+        }
+        self.bound_rule(value)
+    }
+
+    /// `minimum`, `maximum` of a number, `minItems`, `maxItems` of an array.
+    fn bound_rule<T: Tree>(&self, value: &T) -> Option<String> {
+        match value.shape() {
+            Shape::Number(n) => {
+                let n = n.as_f64()?;
+                if let Some(min) = self.minimum.filter(|min| n < *min) {
+                    return Some(format!("must be at least {min}"));
+                }
+                let max = self.maximum.filter(|max| n > *max)?;
+                Some(format!("must be at most {max}"))
+            }
+            Shape::Array(items) => {
+                if let Some(min) = self.min_items.filter(|min| items.len() < *min) {
+                    return Some(format!("must have at least {min} items"));
+                }
+                let max = self.max_items.filter(|max| items.len() > *max)?;
+                Some(format!("must have at most {max} items"))
+            }
+            _ => None,
+        }
+    }
+
+    /// Does `value` have every constant member its properties name, with its value, and
+    /// at least one (the member that tells alternatives apart)?
+    fn constants_agree<T: Tree>(&self, defs: &Schema, value: &T) -> bool {
+        if let Some(target) = self.reference.as_deref().and_then(|r| defs.node(r)) {
+            return target.constants_agree(defs, value);
+        }
+        let mut any = false;
+        for (key, property) in &self.properties {
+            if let Some(constant) = &property.constant {
+                if !get(value, key).is_some_and(|member| equals(member, constant)) {
+                    return false;
+                }
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// What it is called in a list of alternatives: its definition's name, else its type.
+    fn name(&self) -> String {
+        match &self.reference {
+            Some(name) => name.clone(),
+            None if self.types != Types::ANY => self.types.words(),
+            None => "a schema".to_owned(),
+        }
+    }
+}
+
+/// Whether a string breaks `format`: `byte` (base64, RFC 4648) and `uri` (a scheme,
+/// `file:`, `https:`); the other formats are annotations.
+fn format_rule(format: Format, text: &str) -> Option<String> {
+    match format {
+        Format::Annotation => None,
+        Format::Byte => {
+            let body = text.trim_end_matches('=');
+            let base64 = text.len().is_multiple_of(4)
+                && text.len() - body.len() <= 2
+                && body
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/');
+            (!base64).then(|| "must be base64 (format \"byte\")".to_owned())
+        }
+        Format::Uri => {
+            let scheme = text.split_once(':').map(|(s, _)| s).unwrap_or_default();
+            let valid = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+            (!valid).then(|| "must be a URI with a scheme (format \"uri\")".to_owned())
+        }
+    }
+}
+
+/// The member `key` of `value`, an object.
+pub(crate) fn get<'a, T: Tree>(value: &'a T, key: &str) -> Option<&'a T> {
+    match value.shape() {
+        Shape::Object(mut members) => members.find(|(k, _)| *k == key).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+/// Is `value` the JSON value `constant`, as fixtures mean equality (numbers by value)?
+fn equals<T: Tree>(value: &T, constant: &Value) -> bool {
+    match (value.shape(), constant) {
+        (Shape::Null, Value::Null) => true,
+        (Shape::Bool(a), Value::Bool(b)) => a == *b,
+        (Shape::Number(a), Value::Number(b)) => {
+            crate::data::json::json_eq(&Value::Number(a.clone()), &Value::Number(b.clone()))
+        }
+        (Shape::String(a), Value::String(b)) => a == b,
+        (Shape::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| equals(x, y))
+        }
+        (Shape::Object(a), Value::Object(b)) => {
+            let a: Vec<(&str, &T)> = a.collect();
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(k, v)| b.get(*k).is_some_and(|w| equals(*v, w)))
+        }
+        _ => false,
+    }
+}
+
+/// Does `value` fit `node`?
+pub(crate) fn fits<T: Tree>(defs: &Schema, node: &Node, value: &T) -> bool {
+    if node.never {
+        return false;
+    }
+    if let Some(target) = node.reference.as_deref().and_then(|r| defs.node(r)) {
+        if !fits(defs, target, value) {
+            return false;
+        }
+    }
+    node.all_of.iter().all(|n| fits(defs, n, value))
+        && (node.any_of.is_empty() || node.any_of.iter().any(|n| fits(defs, n, value)))
+        && node.local_rule(value).is_none()
+        && node.missing(value).is_none()
+        && match value.shape() {
+            Shape::Object(mut members) => {
+                members.all(|(key, member)| node.member(key).is_none_or(|n| fits(defs, n, member)))
+            }
+            Shape::Array(items) => node
+                .items
+                .as_deref()
+                .is_none_or(|n| items.iter().all(|item| fits(defs, n, item))),
+            _ => true,
+        }
+}
 
 /// Where a value does not fit, and the rule it breaks: the path's steps from the value
 /// checked down (keys, indexes), innermost last.
@@ -41,360 +415,111 @@ impl Misfit {
 
     /// The path as the findings write it, after `prefix` (`.result`).
     pub(crate) fn path(&self, prefix: &str) -> String {
+        use crate::data::json::path::{push_step, rendered_path, PathSegment};
         let mut path = prefix.to_owned();
         for step in &self.steps {
             match step {
-                Step::Key(key) => crate::data::json::path::push_step(
-                    &mut path,
-                    crate::data::json::path::PathSegment::Key(key),
-                ),
-                Step::Index(i) => crate::data::json::path::push_step(
-                    &mut path,
-                    crate::data::json::path::PathSegment::Index(*i),
-                ),
+                Step::Key(key) => push_step(&mut path, PathSegment::Key(key)),
+                Step::Index(i) => push_step(&mut path, PathSegment::Index(*i)),
             }
         }
-        crate::data::json::path::rendered_path(&path).to_owned()
+        rendered_path(&path).to_owned()
     }
 }
 
-/// Does `value` fit `schema`?
-pub(crate) fn fits(defs: &Schema, schema: &Value, value: &Value) -> bool {
-    let Value::Object(schema) = schema else {
-        // `true` fits everything, `false` nothing.
-        return schema.as_bool().unwrap_or(true);
-    };
-    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
-        match defs.resolve(reference) {
-            Some(target) if !fits(defs, target, value) => return false,
-            _ => {}
-        }
+/// Why `value`, which does not [`fit`](fits) `node`, does not: the first misfit in the
+/// order a reader meets it (the node's own type and value, its members in key order, the
+/// members it lacks), the innermost one where a member or an item breaks a rule. Of
+/// alternatives (`anyOf`, `oneOf`), the one whose constant members (a content block's
+/// `"type": "image"`) the value has is explained; with none or several, that it matches
+/// none of them.
+pub(crate) fn misfit<T: Tree>(defs: &Schema, node: &Node, value: &T) -> Option<Misfit> {
+    if node.never {
+        return Some(Misfit::at("is not allowed"));
     }
-    if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
-        if !all.iter().all(|s| fits(defs, s, value)) {
-            return false;
-        }
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(any) = schema.get(key).and_then(Value::as_array) {
-            if !any.iter().any(|s| fits(defs, s, value)) {
-                return false;
-            }
-        }
-    }
-    local_rule(schema, value).is_none()
-        && missing(schema, value).is_none()
-        && members_fit(defs, schema, value)
-}
-
-/// The members of an object and the items of an array, under `schema`'s `properties`,
-/// `additionalProperties` and `items`.
-fn members_fit(defs: &Schema, schema: &Map<String, Value>, value: &Value) -> bool {
-    match value {
-        Value::Object(members) => members
-            .iter()
-            .all(|(key, member)| member_schema(schema, key).is_none_or(|s| fits(defs, s, member))),
-        Value::Array(items) => schema
-            .get("items")
-            .is_none_or(|s| items.iter().all(|item| fits(defs, s, item))),
-        _ => true,
-    }
-}
-
-/// The schema a member `key` of an object is checked against: its `properties` entry,
-/// else `additionalProperties`; `None`: anything goes.
-fn member_schema<'s>(schema: &'s Map<String, Value>, key: &str) -> Option<&'s Value> {
-    schema
-        .get("properties")
-        .and_then(|p| p.get(key))
-        .or_else(|| schema.get("additionalProperties"))
-}
-
-/// The first rule of `schema` itself (not of its members, its references or its
-/// alternatives, nor the members it requires: [`missing`]) that `value` breaks: its type,
-/// const, enum, format, bounds.
-fn local_rule(schema: &Map<String, Value>, value: &Value) -> Option<String> {
-    if let Some(types) = schema.get("type") {
-        if !type_fits(types, value) {
-            return Some(format!("must be {}", type_words(types)));
-        }
-    }
-    if let Some(constant) = schema.get("const") {
-        if !crate::data::json::json_eq(constant, value) {
-            return Some(format!("must be {constant}"));
-        }
-    }
-    if let Some(choices) = schema.get("enum").and_then(Value::as_array) {
-        if !choices.iter().any(|c| crate::data::json::json_eq(c, value)) {
-            let choices: Vec<String> = choices.iter().map(Value::to_string).collect();
-            return Some(format!("must be one of {}", choices.join(", ")));
-        }
-    }
-    if let (Some(format), Value::String(text)) =
-        (schema.get("format").and_then(Value::as_str), value)
-    {
-        if let Some(rule) = format_rule(format, text) {
-            return Some(rule);
-        }
-    }
-    bound_rule(schema, value)
-}
-
-/// The first member `schema` requires that the object `value` does not have.
-fn missing<'s>(schema: &'s Map<String, Value>, value: &Value) -> Option<&'s str> {
-    let members = value.as_object()?;
-    schema
-        .get("required")?
-        .as_array()?
-        .iter()
-        .filter_map(Value::as_str)
-        .find(|key| !members.contains_key(*key))
-}
-
-/// `minimum`, `maximum` of a number, `minItems`, `maxItems` of an array.
-fn bound_rule(schema: &Map<String, Value>, value: &Value) -> Option<String> {
-    let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
-    match value {
-        Value::Number(n) => {
-            let n = n.as_f64()?;
-            if let Some(min) = bound("minimum").filter(|min| n < *min) {
-                return Some(format!("must be at least {min}"));
-            }
-            if let Some(max) = bound("maximum").filter(|max| n > *max) {
-                return Some(format!("must be at most {max}"));
-            }
-            None
-        }
-        Value::Array(items) => {
-            let len = items.len() as f64;
-            if let Some(min) = bound("minItems").filter(|min| len < *min) {
-                return Some(format!("must have at least {min} items"));
-            }
-            if let Some(max) = bound("maxItems").filter(|max| len > *max) {
-                return Some(format!("must have at most {max} items"));
-            }
-            None
-        }
-        _ => None,
-    }
-}
-
-/// Whether a string breaks the format a client reads it by: `byte` (base64, RFC 4648,
-/// which a client decodes) and `uri` (a scheme, `file:`, `https:`, which a client
-/// resolves); the other formats are annotations.
-fn format_rule(format: &str, text: &str) -> Option<String> {
-    match format {
-        "byte" => {
-            let body = text.trim_end_matches('=');
-            let base64 = text.len().is_multiple_of(4)
-                && text.len() - body.len() <= 2
-                && body
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/');
-            (!base64).then(|| "must be base64 (format \"byte\")".to_owned())
-        }
-        "uri" => {
-            let scheme = text.split_once(':').map(|(s, _)| s).unwrap_or_default();
-            let valid = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-            (!valid).then(|| "must be a URI with a scheme (format \"uri\")".to_owned())
-        }
-        _ => None,
-    }
-}
-
-/// Does `value` have one of `types` (a name or a list of names)?
-fn type_fits(types: &Value, value: &Value) -> bool {
-    let one = |name: &str| match name {
-        "object" => value.is_object(),
-        "array" => value.is_array(),
-        "string" => value.is_string(),
-        "boolean" => value.is_boolean(),
-        "null" => value.is_null(),
-        "number" => value.is_number(),
-        // JSON Schema: a number with no fraction, `1.0` too.
-        "integer" => value
-            .as_f64()
-            .is_some_and(|n| n.fract() == 0.0 && n.is_finite()),
-        _ => true,
-    };
-    match types {
-        Value::String(name) => one(name),
-        Value::Array(names) => names.iter().filter_map(Value::as_str).any(one),
-        _ => true,
-    }
-}
-
-/// `a string`, `an object or null`: what a `type` asks for, in words.
-fn type_words(types: &Value) -> String {
-    let word = |name: &str| match name {
-        "object" | "array" | "integer" => format!("an {name}"),
-        "null" => "null".to_owned(),
-        other => format!("a {other}"),
-    };
-    match types {
-        Value::String(name) => word(name),
-        Value::Array(names) => names
-            .iter()
-            .filter_map(Value::as_str)
-            .map(word)
-            .collect::<Vec<_>>()
-            .join(" or "),
-        other => other.to_string(),
-    }
-}
-
-/// Why `value`, which does not [`fit`](fits) `schema`, does not: the first misfit in the
-/// order the schema's rules are read, the innermost one where a member or an item breaks
-/// a rule. Of alternatives (`anyOf`, `oneOf`), the one whose constant members (a content
-/// block's `"type": "image"`) the value has is explained; with none or several, that it
-/// matches none of them.
-pub(crate) fn misfit(defs: &Schema, schema: &Value, value: &Value) -> Option<Misfit> {
-    let Value::Object(map) = schema else {
-        return (!schema.as_bool().unwrap_or(true)).then(|| Misfit::at("is not allowed"));
-    };
-    if let Some(target) = map
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| defs.resolve(r))
-    {
+    if let Some(target) = node.reference.as_deref().and_then(|r| defs.node(r)) {
         if let Some(found) = misfit(defs, target, value) {
             return Some(found);
         }
     }
-    if let Some(all) = map.get("allOf").and_then(Value::as_array) {
-        if let Some(found) = all.iter().find_map(|s| misfit(defs, s, value)) {
-            return Some(found);
-        }
+    if let Some(found) = node.all_of.iter().find_map(|n| misfit(defs, n, value)) {
+        return Some(found);
     }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(any) = map.get(key).and_then(Value::as_array) {
-            if !any.iter().any(|s| fits(defs, s, value)) {
-                return Some(alternatives(defs, any, value));
-            }
-        }
+    if !node.any_of.is_empty() && !node.any_of.iter().any(|n| fits(defs, n, value)) {
+        return Some(alternatives(defs, &node.any_of, value));
     }
-    if let Some(rule) = local_rule(map, value) {
+    if let Some(rule) = node.local_rule(value) {
         return Some(Misfit::at(rule));
     }
-    // The members it has, in key order, then the ones it lacks (serde's order: the path
-    // a reader stumbles on first).
-    let inner = match value {
-        Value::Object(members) => {
-            crate::data::json::members(members)
-                .into_iter()
-                .find_map(|(key, member)| {
-                    let s = member_schema(map, key)?;
-                    Some(misfit(defs, s, member)?.under(Step::Key(key.clone())))
-                })
-        }
-        Value::Array(items) => map.get("items").and_then(|s| {
+    // Members in key order (a tree's members come sorted), then the ones it lacks.
+    let inner = match value.shape() {
+        Shape::Object(mut members) => members.find_map(|(key, member)| {
+            let n = node.member(key)?;
+            Some(misfit(defs, n, member)?.under(Step::Key(key.to_owned())))
+        }),
+        Shape::Array(items) => node.items.as_deref().and_then(|n| {
             items
                 .iter()
                 .enumerate()
-                .find_map(|(i, item)| Some(misfit(defs, s, item)?.under(Step::Index(i))))
+                .find_map(|(i, item)| Some(misfit(defs, n, item)?.under(Step::Index(i))))
         }),
         _ => None,
     };
     inner.or_else(|| {
-        let key = missing(map, value)?;
+        let key = node.missing(value)?;
         Some(Misfit::at("is required").under(Step::Key(key.to_owned())))
     })
 }
 
 /// Why `value` fits none of `alternatives`: the one whose constant members it has
 /// explained, or the names of them all.
-fn alternatives(defs: &Schema, alternatives: &[Value], value: &Value) -> Misfit {
-    let resolved = |s: &'_ Value| -> Option<Value> {
-        match s.get("$ref").and_then(Value::as_str) {
-            Some(r) => defs.resolve(r).cloned(),
-            None => Some(s.clone()),
-        }
-    };
-    let chosen: Vec<&Value> = alternatives
+fn alternatives<T: Tree>(defs: &Schema, alternatives: &[Node], value: &T) -> Misfit {
+    let chosen: Vec<&Node> = alternatives
         .iter()
-        .filter(|s| resolved(s).is_some_and(|s| constants_agree(&s, value)))
+        .filter(|n| n.constants_agree(defs, value))
         .collect();
     if let [one] = chosen.as_slice() {
         if let Some(found) = misfit(defs, one, value) {
             return found;
         }
     }
-    let names: Vec<String> = alternatives
-        .iter()
-        .map(|s| match s.get("$ref").and_then(Value::as_str) {
-            Some(r) => r.trim_start_matches("#/$defs/").to_owned(),
-            None => s.get("type").map_or("a schema".to_owned(), type_words),
-        })
-        .collect();
+    let names: Vec<String> = alternatives.iter().map(Node::name).collect();
     Misfit::at(format!("matches none of {}", names.join(", ")))
-}
-
-/// Does `value` have every constant member `schema`'s properties name, with its value,
-/// and at least one (the member that tells alternatives apart)?
-fn constants_agree(schema: &Value, value: &Value) -> bool {
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return false;
-    };
-    let mut any = false;
-    for (key, property) in properties {
-        if let Some(constant) = property.get("const") {
-            if value.get(key) != Some(constant) {
-                return false;
-            }
-            any = true;
-        }
-    }
-    any
 }
 
 /// For a first misfit inside an item of a list member (`tools[1]...`) of an object
 /// `value`: the first misfit of each other item of that list, with the item's own path
 /// (`.tools[3]`), so that one finding says how many items a fix concerns.
-pub(crate) fn other_items(
+pub(crate) fn other_items<T: Tree>(
     defs: &Schema,
-    schema: &Value,
-    value: &Value,
+    node: &Node,
+    value: &T,
     first: &Misfit,
 ) -> Vec<(String, Misfit)> {
+    use crate::data::json::path::{push_step, PathSegment};
     let [Step::Key(key), Step::Index(at), ..] = first.steps.as_slice() else {
         return Vec::new();
     };
-    let mut object = schema;
-    while let Some(target) = object
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| defs.resolve(r))
-    {
+    let mut object = node;
+    while let Some(target) = object.reference.as_deref().and_then(|r| defs.node(r)) {
         object = target;
     }
-    let (Some(Value::Object(object)), Some(items)) = (
-        Some(object),
-        value.get(key.as_str()).and_then(Value::as_array),
-    ) else {
-        return Vec::new();
+    let items = match get(value, key).map(Tree::shape) {
+        Some(Shape::Array(items)) => items,
+        _ => return Vec::new(),
     };
-    let Some(item_schema) = member_schema(object, key).and_then(|s| s.get("items")) else {
+    let Some(item_node) = object.member(key).and_then(|n| n.items.as_deref()) else {
         return Vec::new();
     };
     items
         .iter()
         .enumerate()
-        .filter(|(i, _)| i != at)
-        .filter(|(_, item)| !fits(defs, item_schema, item))
+        .filter(|(i, item)| i != at && !fits(defs, item_node, *item))
         .filter_map(|(i, item)| {
             let mut prefix = String::new();
-            crate::data::json::path::push_step(
-                &mut prefix,
-                crate::data::json::path::PathSegment::Key(key),
-            );
-            crate::data::json::path::push_step(
-                &mut prefix,
-                crate::data::json::path::PathSegment::Index(i),
-            );
-            Some((prefix, misfit(defs, item_schema, item)?))
+            push_step(&mut prefix, PathSegment::Key(key));
+            push_step(&mut prefix, PathSegment::Index(i));
+            Some((prefix, misfit(defs, item_node, item)?))
         })
         .collect()
 }
@@ -411,8 +536,9 @@ mod tests {
     /// `(path from the value, rule)` of `value` against `schema`, `None` when it fits; the
     /// two passes agree.
     fn verdict(schema: Value, value: Value) -> Option<(String, String)> {
-        let fits = fits(legacy(), &schema, &value);
-        let found = misfit(legacy(), &schema, &value);
+        let node = compile(&schema);
+        let fits = fits(legacy(), &node, &value);
+        let found = misfit(legacy(), &node, &value);
         assert_eq!(fits, found.is_none(), "the passes disagree on {value}");
         found.map(|m| (m.path(""), m.rule))
     }

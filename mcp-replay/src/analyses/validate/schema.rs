@@ -7,6 +7,7 @@
 //! revision has one, else `<Name>Result`; a notification or a server's request is the
 //! definition whose `method` it is.
 
+use super::check::{compile, Node};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -37,10 +38,10 @@ pub(crate) struct Schema {
     server_sends: OnceLock<Vec<&'static str>>,
 }
 
-/// A definition: its compact text, parsed at its first use.
+/// A definition: its compact text, parsed and compiled at its first use.
 struct Definition {
     text: &'static str,
-    parsed: OnceLock<Value>,
+    compiled: OnceLock<Node>,
 }
 
 /// What a `method` member holds as the compact writer writes it (keys sorted).
@@ -81,7 +82,7 @@ impl Schema {
                 name,
                 Definition {
                     text: json,
-                    parsed: OnceLock::new(),
+                    compiled: OnceLock::new(),
                 },
             );
         }
@@ -108,18 +109,13 @@ impl Schema {
         }
     }
 
-    /// The definition named `name`, parsed.
-    pub(crate) fn def(&self, name: &str) -> Option<&Value> {
+    /// The definition named `name`, compiled.
+    pub(crate) fn node(&self, name: &str) -> Option<&Node> {
         let def = self.defs.get(name)?;
-        Some(
-            def.parsed
-                .get_or_init(|| serde_json::from_str(def.text).expect("the schema's data is JSON")),
-        )
-    }
-
-    /// What a `$ref` (`#/$defs/Tool`) points to.
-    pub(crate) fn resolve(&self, reference: &str) -> Option<&Value> {
-        self.def(reference.strip_prefix("#/$defs/")?)
+        Some(def.compiled.get_or_init(|| {
+            let value: Value = serde_json::from_str(def.text).expect("the schema's data is JSON");
+            compile(&value)
+        }))
     }
 
     /// The name of the definition of a message whose method is `method`: a request
@@ -133,11 +129,11 @@ impl Schema {
     /// `CallToolResultResponse`, whose `result` may also be an `InputRequiredResult`),
     /// else `<Name>Result`. `None` for a method whose answer the schema does not name (an
     /// empty result: `ping`, `logging/setLevel`).
-    pub(crate) fn result_of(&self, method: &str) -> Option<&Value> {
+    pub(crate) fn result_of(&self, method: &str) -> Option<&Node> {
         let (name, response) = *self.answers.get(method)?;
-        let def = self.def(name)?;
+        let def = self.node(name)?;
         if response {
-            def.pointer("/properties/result")
+            def.property("result")
         } else {
             Some(def)
         }
@@ -146,18 +142,17 @@ impl Schema {
     /// The definition of a message the server sends of its own (a notification, or a
     /// request to the client) whose method is `method`; `None` for one the schema does not
     /// have a server send.
-    pub(crate) fn sent_by_server(&self, method: &str) -> Option<&Value> {
+    pub(crate) fn sent_by_server(&self, method: &str) -> Option<&Node> {
         let name = self.of_method(method)?;
         let sends = self.server_sends.get_or_init(|| {
             ["ServerNotification", "ServerRequest"]
                 .iter()
-                .filter_map(|union| self.def(union)?.get("anyOf")?.as_array())
-                .flatten()
-                .filter_map(|member| member.get("$ref")?.as_str()?.strip_prefix("#/$defs/"))
+                .filter_map(|union| self.node(union))
+                .flat_map(Node::alternatives)
                 .filter_map(|member| self.defs.get_key_value(member).map(|(k, _)| *k))
                 .collect()
         });
-        sends.contains(&name).then(|| self.def(name)).flatten()
+        sends.contains(&name).then(|| self.node(name)).flatten()
     }
 }
 
@@ -174,7 +169,10 @@ mod tests {
             Some("GetTaskPayloadRequest")
         );
         let answer = legacy.result_of("tools/list").unwrap();
-        assert_eq!(answer, legacy.def("ListToolsResult").unwrap());
+        assert!(std::ptr::eq(
+            answer,
+            legacy.node("ListToolsResult").unwrap()
+        ));
         assert!(legacy.result_of("tasks/result").is_some());
         // `ping` and `logging/setLevel` answer an empty result the schema does not name.
         assert!(legacy.result_of("ping").is_none());
@@ -185,7 +183,10 @@ mod tests {
         let stateless = Schema::of("2026-07-28").unwrap();
         // 2026-07-28 names the response: its `result` may be an `InputRequiredResult`.
         let call = stateless.result_of("tools/call").unwrap();
-        assert!(call.get("anyOf").is_some(), "{call}");
+        assert_eq!(
+            call.alternatives().collect::<Vec<_>>(),
+            ["InputRequiredResult", "CallToolResult"]
+        );
         assert_eq!(
             stateless.of_method("notifications/cancelled"),
             Some("CancelledNotification")
