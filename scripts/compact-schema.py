@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns one revision of the MCP specification's JSON Schema into the compact form the
-runtime checks protocol validity against (mcp-replay/schema/REVISION.defs; docs/protocol.md).
+runtime checks protocol validity against (mcp-replay/schema/REVISION.rs; docs/protocol.md).
 
     python3 scripts/compact-schema.py PATH/TO/schema/2025-11-25/schema.json 2025-11-25 [COMMIT]
 
@@ -9,10 +9,14 @@ PATH is `schema/<revision>/schema.json` of the specification's repository
 every keyword that constrains an instance ($ref, type, properties, required,
 additionalProperties, items, enum, const, anyOf, oneOf, allOf, format, minimum, maximum,
 minItems, maxItems, ...), none that only describes (description, title, $comment,
-examples, default). One definition a line, `NAME<TAB>JSON`, sorted by name, after a first
-line naming the source: the runtime finds a definition by its name and parses it only when
-a message needs it. A new revision is this command and one line in the runtime's table of
-revisions (analyses/validate/schema.rs, REVISIONS).
+examples, default), boolean schemas written as objects (`true` as `{}`, `false` as
+`{"not": {}}`). It is data in a Rust literal, which the runtime includes
+(analyses/validate/schema.rs): each definition as `(NAME, METHOD, JSON)`, sorted by name,
+METHOD its own `method` constant (a request's or a notification's) or empty; then each method
+with the index of its first definition, sorted. The runtime finds a definition by its name or
+its method with nothing to parse, and parses a definition's JSON only when a message needs
+it. A new revision is this command and one line in the runtime's table of revisions
+(REVISIONS).
 """
 
 import json
@@ -27,6 +31,12 @@ MANY = {"anyOf", "oneOf", "allOf", "prefixItems"}
 
 
 def compact(schema):
+    # Boolean schemas as objects, which the runtime reads one way: `true` fits anything,
+    # as `{}` does; `false` nothing, as `{"not": {}}` does.
+    if schema is True:
+        return {}
+    if schema is False:
+        return {"not": {}}
     if not isinstance(schema, dict):
         return schema
     out = {}
@@ -44,6 +54,14 @@ def compact(schema):
     return out
 
 
+def rust(text):
+    """`text` as a Rust raw string literal."""
+    hashes = "#"
+    while f'"{hashes}' in text:
+        hashes += "#"
+    return f'r{hashes}"{text}"{hashes}'
+
+
 def main():
     if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
@@ -54,19 +72,36 @@ def main():
     definitions = schema.get("$defs")
     if not isinstance(definitions, dict) or not definitions:
         sys.exit(f"{source}: no $defs")
-    lines = [
-        f"# modelcontextprotocol/modelcontextprotocol schema/{revision}/schema.json at "
-        f"{commit} (MIT or Apache-2.0), structure only: scripts/compact-schema.py"
-    ]
+    rows = []
+    methods = {}
     for name in sorted(definitions):
-        if "\t" in name or "\n" in name:
-            sys.exit(f"{source}: a definition name with a tab or a newline: {name!r}")
-        text = json.dumps(compact(definitions[name]), separators=(",", ":"), sort_keys=True)
-        lines.append(f"{name}\t{text}")
-    out = f"mcp-replay/schema/{revision}.defs"
-    with open(out, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    print(f"{out}: {len(definitions)} definitions, {sum(len(l) + 1 for l in lines)} bytes")
+        definition = compact(definitions[name])
+        method = definition.get("properties", {}).get("method", {}).get("const", "")
+        if not isinstance(method, str):
+            sys.exit(f"{source}: {name}'s method is not a string: {method!r}")
+        if method and method not in methods:
+            methods[method] = len(rows)
+        text = json.dumps(definition, separators=(",", ":"), sort_keys=True)
+        rows.append((name, method, text))
+    out = [
+        f"// modelcontextprotocol/modelcontextprotocol schema/{revision}/schema.json at {commit}",
+        "// (MIT or Apache-2.0), its structure only, written by scripts/compact-schema.py: data,",
+        "// not code to edit. (NAME, METHOD, JSON) sorted by name; each METHOD with its first",
+        "// definition.",
+        "(",
+        "    &[",
+    ]
+    for name, method, text in rows:
+        out.append(f"        ({rust(name)}, {rust(method)}, {rust(text)}),")
+    out += ["    ],", "    &["]
+    for method in sorted(methods):
+        out.append(f"        ({rust(method)}, {methods[method]}),")
+    out += ["    ],", ")"]
+    path = f"mcp-replay/schema/{revision}.rs"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(out) + "\n")
+    size = sum(len(t) for _, _, t in rows)
+    print(f"{path}: {len(rows)} definitions, {len(methods)} methods, {size} bytes of JSON")
 
 
 if __name__ == "__main__":

@@ -107,71 +107,120 @@ enum Format {
     Uri,
 }
 
-/// Compiles `schema`: its rules as fields, its subschemas compiled too; a `$ref` stays a
-/// name, resolved when a value meets it.
+/// A schema as the data writes it: the keywords the validator reads, every other one
+/// skipped by serde. Boolean schemas are written as objects by `scripts/compact-schema.py`
+/// (`true` as `{}`, `false` as `{"not": {}}`).
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct Raw {
+    #[serde(rename = "$ref")]
+    reference: Option<String>,
+    #[serde(rename = "allOf")]
+    all_of: Vec<Raw>,
+    #[serde(rename = "anyOf")]
+    any_of: Vec<Raw>,
+    #[serde(rename = "oneOf")]
+    one_of: Vec<Raw>,
+    not: Option<Box<Raw>>,
+    #[serde(rename = "type")]
+    types: Option<Value>,
+    #[serde(rename = "const")]
+    constant: Option<Value>,
+    #[serde(rename = "enum")]
+    choices: Option<Vec<Value>>,
+    format: Option<String>,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    #[serde(rename = "minItems")]
+    min_items: Option<usize>,
+    #[serde(rename = "maxItems")]
+    max_items: Option<usize>,
+    required: Vec<String>,
+    #[serde(deserialize_with = "members")]
+    properties: Vec<(String, Raw)>,
+    #[serde(rename = "additionalProperties")]
+    additional: Option<Box<Raw>>,
+    items: Option<Box<Raw>>,
+}
+
+/// An object's members in the order they come, as pairs.
+fn members<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(String, Raw)>, D::Error> {
+    struct Members;
+    impl<'de> serde::de::Visitor<'de> for Members {
+        type Value = Vec<(String, Raw)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object of schemas")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4));
+            while let Some(member) = map.next_entry()? {
+                out.push(member);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Members)
+}
+
+impl From<Raw> for Node {
+    fn from(raw: Raw) -> Node {
+        let nodes = |all: Vec<Raw>| all.into_iter().map(Node::from).collect::<Vec<_>>();
+        let mut any_of = nodes(raw.any_of);
+        any_of.extend(nodes(raw.one_of));
+        let mut properties: Vec<(String, Node)> = raw
+            .properties
+            .into_iter()
+            .map(|(k, s)| (k, Node::from(s)))
+            .collect();
+        properties.sort_by(|a, b| a.0.cmp(&b.0));
+        Node {
+            // `not` of the empty schema: nothing fits (the only `not` the data holds).
+            never: raw.not.is_some(),
+            reference: raw
+                .reference
+                .and_then(|r| r.strip_prefix("#/$defs/").map(str::to_owned)),
+            all_of: nodes(raw.all_of),
+            any_of,
+            types: raw.types.as_ref().map_or(Types::ANY, Types::of),
+            constant: raw.constant,
+            choices: raw.choices,
+            format: match raw.format.as_deref() {
+                Some("byte") => Format::Byte,
+                Some("uri") => Format::Uri,
+                _ => Format::Annotation,
+            },
+            minimum: raw.minimum,
+            maximum: raw.maximum,
+            min_items: raw.min_items,
+            max_items: raw.max_items,
+            required: raw.required,
+            properties,
+            additional: raw.additional.map(|s| Box::new(Node::from(*s))),
+            items: raw.items.map(|s| Box::new(Node::from(*s))),
+        }
+    }
+}
+
+/// Compiles the compact text of a schema (`scripts/compact-schema.py`): its rules as
+/// fields, its subschemas compiled too; a `$ref` stays a name, resolved when a value meets
+/// it. Read straight into the keywords the validator knows, no `Value` on the way.
+pub(crate) fn compile_text(text: &str) -> Result<Node, serde_json::Error> {
+    serde_json::from_str::<Raw>(text).map(Node::from)
+}
+
+/// [`compile_text`] of a schema as a value (`true` and `false` too).
+#[cfg(test)]
 pub(crate) fn compile(schema: &Value) -> Node {
-    let Value::Object(map) = schema else {
-        return Node {
-            never: schema.as_bool() == Some(false),
+    match schema {
+        Value::Bool(true) => Node::default(),
+        Value::Bool(false) => Node {
+            never: true,
             ..Node::default()
-        };
-    };
-    let nodes = |key: &str| -> Vec<Node> {
-        map.get(key)
-            .and_then(Value::as_array)
-            .map(|all| all.iter().map(compile).collect())
-            .unwrap_or_default()
-    };
-    let number = |key: &str| map.get(key).and_then(Value::as_f64);
-    let count = |key: &str| {
-        map.get(key)
-            .and_then(Value::as_u64)
-            .and_then(|n| usize::try_from(n).ok())
-    };
-    let mut any_of = nodes("anyOf");
-    any_of.extend(nodes("oneOf"));
-    let mut properties: Vec<(String, Node)> = map
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|p| p.iter().map(|(k, s)| (k.clone(), compile(s))).collect())
-        .unwrap_or_default();
-    properties.sort_by(|a, b| a.0.cmp(&b.0));
-    Node {
-        never: false,
-        reference: map
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix("#/$defs/"))
-            .map(str::to_owned),
-        all_of: nodes("allOf"),
-        any_of,
-        types: map.get("type").map_or(Types::ANY, Types::of),
-        constant: map.get("const").cloned(),
-        choices: map.get("enum").and_then(Value::as_array).cloned(),
-        format: match map.get("format").and_then(Value::as_str) {
-            Some("byte") => Format::Byte,
-            Some("uri") => Format::Uri,
-            _ => Format::Annotation,
         },
-        minimum: number("minimum"),
-        maximum: number("maximum"),
-        min_items: count("minItems"),
-        max_items: count("maxItems"),
-        required: map
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default(),
-        properties,
-        additional: map
-            .get("additionalProperties")
-            .map(|s| Box::new(compile(s))),
-        items: map.get("items").map(|s| Box::new(compile(s))),
+        _ => compile_text(&schema.to_string()).expect("a schema"),
     }
 }
 

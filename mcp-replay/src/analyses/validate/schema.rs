@@ -1,142 +1,92 @@
 //! The specification's JSON Schema as data: one revision's definitions (`$defs`), as
-//! `scripts/compact-schema.py` writes them into `mcp-replay/schema/REVISION.defs` (the
-//! structure only, one definition a line, `NAME<TAB>JSON`), read once per process and each
-//! definition parsed only when a message needs it. Which definition checks which message
-//! comes from the schema's own names: a request is the definition whose `method` is that
-//! `const` (`CallToolRequest`), its answer `<Name>ResultResponse`'s `result` where the
-//! revision has one, else `<Name>Result`; a notification or a server's request is the
-//! definition whose `method` it is.
+//! `scripts/compact-schema.py` writes them into `mcp-replay/schema/REVISION.rs` (the
+//! structure only, each definition's JSON text with its name and its method, sorted, in a
+//! Rust literal): nothing is read when a process starts, and a definition is parsed and
+//! compiled only when a message first needs it. Which definition checks which message comes
+//! from the schema's own names: a request is the definition whose `method` is that constant
+//! (`CallToolRequest`), its answer `<Name>ResultResponse`'s `result` where the revision has
+//! one, else `<Name>Result`; a notification or a server's request is a member of
+//! `ServerNotification` or `ServerRequest`.
 
-use super::check::{compile, Node};
-use serde_json::Value;
-use std::collections::HashMap;
+use super::check::{compile_text, Node};
 use std::sync::OnceLock;
+
+/// One revision's data: each definition as `(name, method, JSON)` sorted by name, and each
+/// method with the index of its first definition, sorted by method.
+type Data = (
+    &'static [(&'static str, &'static str, &'static str)],
+    &'static [(&'static str, usize)],
+);
 
 /// The revisions the runtime holds, oldest first: a new one is its file (written by
 /// `scripts/compact-schema.py`) and a line here.
-const REVISIONS: [(&str, &str); 2] = [
-    (
-        "2025-11-25",
-        include_str!("../../../schema/2025-11-25.defs"),
-    ),
-    (
-        "2026-07-28",
-        include_str!("../../../schema/2026-07-28.defs"),
-    ),
+const REVISIONS: [(&str, Data); 2] = [
+    ("2025-11-25", include!("../../../schema/2025-11-25.rs")),
+    ("2026-07-28", include!("../../../schema/2026-07-28.rs")),
 ];
 
 /// One revision's definitions.
 pub(crate) struct Schema {
-    defs: HashMap<&'static str, Definition>,
-    /// Each method the schema names (`"method": {"const": ...}`), with its definition.
-    by_method: HashMap<&'static str, &'static str>,
-    /// Each request method, with the definition of its answer and whether that is a
-    /// `<Name>ResultResponse`, whose `result` it is.
-    answers: HashMap<&'static str, (&'static str, bool)>,
+    data: Data,
+    /// Each definition compiled, at its first use.
+    compiled: Vec<OnceLock<Node>>,
     /// The definitions of what a server sends of its own: the members of the unions
     /// `ServerNotification` and `ServerRequest`.
     server_sends: OnceLock<Vec<&'static str>>,
 }
 
-/// A definition: its compact text, parsed and compiled at its first use.
-struct Definition {
-    text: &'static str,
-    compiled: OnceLock<Node>,
-}
-
-/// What a `method` member holds as the compact writer writes it (keys sorted).
-const METHOD_CONST: &str = "\"method\":{\"const\":\"";
-
 impl Schema {
-    /// The definitions of `revision` (`"2025-11-25"`), read at the first call in the
-    /// process; `None` for a revision the runtime does not hold.
+    /// The definitions of `revision` (`"2025-11-25"`); `None` for a revision the runtime
+    /// does not hold.
     pub(crate) fn of(revision: &str) -> Option<&'static Schema> {
         static LOADED: [OnceLock<Schema>; REVISIONS.len()] = [OnceLock::new(), OnceLock::new()];
         let at = REVISIONS.iter().position(|(r, _)| *r == revision)?;
-        Some(LOADED[at].get_or_init(|| Schema::read(REVISIONS[at].1)))
+        Some(LOADED[at].get_or_init(|| {
+            let data = REVISIONS[at].1;
+            Schema {
+                data,
+                compiled: data.0.iter().map(|_| OnceLock::new()).collect(),
+                server_sends: OnceLock::new(),
+            }
+        }))
     }
 
-    /// Reads the lines of a `.defs` file: nothing is parsed but the names and methods.
-    fn read(text: &'static str) -> Schema {
-        let mut defs = HashMap::new();
-        let mut by_method = HashMap::new();
-        for line in text
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.is_empty())
-        {
-            let Some((name, json)) = line.split_once('\t') else {
-                continue;
-            };
-            // The definition's own `method` is a top-level property; a `$ref`'d one is
-            // another definition's.
-            if let Some(at) = json.find(METHOD_CONST) {
-                let rest = &json[at + METHOD_CONST.len()..];
-                // A union of messages (`ClientNotification`) holds its members' methods
-                // too: the message's own definition is the one named for its kind.
-                let own = name.ends_with("Request") || name.ends_with("Notification");
-                if let (Some(end), true) = (rest.find('"'), own) {
-                    by_method.entry(&rest[..end]).or_insert(name);
-                }
-            }
-            defs.insert(
-                name,
-                Definition {
-                    text: json,
-                    compiled: OnceLock::new(),
-                },
-            );
-        }
-        let answers = by_method
-            .iter()
-            .filter_map(|(method, name)| {
-                let stem = name.strip_suffix("Request")?;
-                let named = |suffix: &str| {
-                    defs.get_key_value(format!("{stem}{suffix}").as_str())
-                        .map(|(k, _)| *k)
-                };
-                let answer = match named("ResultResponse") {
-                    Some(response) => (response, true),
-                    None => (named("Result")?, false),
-                };
-                Some((*method, answer))
-            })
-            .collect();
-        Schema {
-            defs,
-            by_method,
-            answers,
-            server_sends: OnceLock::new(),
-        }
+    /// The index of the definition named `name`.
+    fn index(&self, name: &str) -> Option<usize> {
+        self.data
+            .0
+            .binary_search_by(|(n, _, _)| (*n).cmp(name))
+            .ok()
     }
 
     /// The definition named `name`, compiled.
     pub(crate) fn node(&self, name: &str) -> Option<&Node> {
-        let def = self.defs.get(name)?;
-        Some(def.compiled.get_or_init(|| {
-            let value: Value = serde_json::from_str(def.text).expect("the schema's data is JSON");
-            compile(&value)
+        let at = self.index(name)?;
+        Some(self.compiled[at].get_or_init(|| {
+            compile_text(self.data.0[at].2).expect("the schema's data is a schema")
         }))
     }
 
     /// The name of the definition of a message whose method is `method`: a request
     /// (`CallToolRequest`) or a notification (`ProgressNotification`).
     pub(crate) fn of_method(&self, method: &str) -> Option<&'static str> {
-        self.by_method.get(method).copied()
+        let methods = self.data.1;
+        let at = methods.binary_search_by(|(m, _)| (*m).cmp(method)).ok()?;
+        Some(self.data.0[methods[at].1].0)
     }
 
-    /// The schema of the `result` that answers a request of `method`, with the name it
-    /// goes by: `<Name>ResultResponse`'s `result` where the revision has one (2026-07-28:
-    /// `CallToolResultResponse`, whose `result` may also be an `InputRequiredResult`),
-    /// else `<Name>Result`. `None` for a method whose answer the schema does not name (an
-    /// empty result: `ping`, `logging/setLevel`).
+    /// The schema of the `result` that answers a request of `method`: `<Name>ResultResponse`'s
+    /// `result` where the revision has one (2026-07-28: `CallToolResultResponse`, whose
+    /// `result` may also be an `InputRequiredResult`), else `<Name>Result`. `None` for a
+    /// method whose answer the schema does not name (an empty result: `ping`,
+    /// `logging/setLevel`).
     pub(crate) fn result_of(&self, method: &str) -> Option<&Node> {
-        let (name, response) = *self.answers.get(method)?;
-        let def = self.node(name)?;
-        if response {
-            def.property("result")
-        } else {
-            Some(def)
+        let stem = self.of_method(method)?.strip_suffix("Request")?;
+        let response = format!("{stem}ResultResponse");
+        if self.index(&response).is_some() {
+            return self.node(&response)?.property("result");
         }
+        self.node(&format!("{stem}Result"))
     }
 
     /// The definition of a message the server sends of its own (a notification, or a
@@ -149,7 +99,7 @@ impl Schema {
                 .iter()
                 .filter_map(|union| self.node(union))
                 .flat_map(Node::alternatives)
-                .filter_map(|member| self.defs.get_key_value(member).map(|(k, _)| *k))
+                .filter_map(|member| Some(self.data.0[self.index(member)?].0))
                 .collect()
         });
         sends.contains(&name).then(|| self.node(name)).flatten()
@@ -187,6 +137,7 @@ mod tests {
             call.alternatives().collect::<Vec<_>>(),
             ["InputRequiredResult", "CallToolResult"]
         );
+        // Two definitions of one method: the first by name.
         assert_eq!(
             stateless.of_method("notifications/cancelled"),
             Some("CancelledNotification")
