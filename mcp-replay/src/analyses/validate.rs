@@ -4,7 +4,7 @@
 //! `.result.tools[1].inputSchema.type` is required (server-filesystem 2025.8.21 advertises
 //! `inputSchema: {}`, which the specification's schema rejects).
 //!
-//! The schema is data (`mcp-replay/schema/REVISION.defs`, written from the specification's
+//! The schema is data (`mcp-replay/schema/REVISION.rs`, written from the specification's
 //! `schema/<revision>/schema.json` by `scripts/compact-schema.py`): protocol 2025-11-25 for
 //! the legacy era (the versions before it only added to it, so it checks them too) and
 //! 2026-07-28 for the stateless era. Which definition checks which message comes from the
