@@ -285,19 +285,19 @@ mod schema;
 /// The check itself: the specification's schema of the era's revision (`schema.rs`)
 /// interpreted by a small validator (`check.rs`).
 mod imp {
-    use super::check::{fits, get, misfit, other_items, Misfit, Node};
+    use super::check::{fits, get, misfit, other_items, Defs, Misfit, Node};
     use super::schema::Schema;
     use super::{Checked, Request, Source, Violation};
     use crate::data::json::Tree;
     use crate::data::protocol::Era;
     use serde_json::Value;
 
-    /// The schema of the revision `era` is checked against: 2025-11-25 for the legacy era
-    /// (the versions before it only added to, so it checks them too), 2026-07-28 for the
-    /// stateless one.
     /// Whether the build checks at all (cargo feature `validate`, on by default).
     const ON: bool = cfg!(feature = "validate");
 
+    /// The schema of the revision `era` is checked against: 2025-11-25 for the legacy era
+    /// (the versions before it only added to, so it checks them too), 2026-07-28 for the
+    /// stateless one.
     fn schema(era: Era) -> &'static Schema {
         let revision = match era {
             Era::Legacy => "2025-11-25",

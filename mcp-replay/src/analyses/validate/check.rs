@@ -7,9 +7,15 @@
 //! a value fits, allocating nothing; only a value that does not is walked again by
 //! [`misfit`], for the path and the rule broken. Pure.
 
-use super::schema::Schema;
 use crate::data::json::{Shape, Tree};
 use serde_json::Value;
+
+/// Where a `$ref` is resolved: the definitions of one revision (`schema::Schema`), each
+/// compiled at its first use.
+pub(crate) trait Defs {
+    /// The definition named `name`, compiled; `None` for a name the revision lacks.
+    fn node(&self, name: &str) -> Option<&Node>;
+}
 
 /// A schema, compiled.
 #[derive(Debug, Default)]
@@ -325,7 +331,7 @@ impl Node {
 
     /// Does `value` have every constant member its properties name, with its value, and
     /// at least one (the member that tells alternatives apart)?
-    fn constants_agree<T: Tree>(&self, defs: &Schema, value: &T) -> bool {
+    fn constants_agree<T: Tree>(&self, defs: &dyn Defs, value: &T) -> bool {
         if let Some(target) = self.reference.as_deref().and_then(|r| defs.node(r)) {
             return target.constants_agree(defs, value);
         }
@@ -407,7 +413,7 @@ fn equals<T: Tree>(value: &T, constant: &Value) -> bool {
 }
 
 /// Does `value` fit `node`?
-pub(crate) fn fits<T: Tree>(defs: &Schema, node: &Node, value: &T) -> bool {
+pub(crate) fn fits<T: Tree>(defs: &dyn Defs, node: &Node, value: &T) -> bool {
     if node.never {
         return false;
     }
@@ -482,7 +488,7 @@ impl Misfit {
 /// alternatives (`anyOf`, `oneOf`), the one whose constant members (a content block's
 /// `"type": "image"`) the value has is explained; with none or several, that it matches
 /// none of them.
-pub(crate) fn misfit<T: Tree>(defs: &Schema, node: &Node, value: &T) -> Option<Misfit> {
+pub(crate) fn misfit<T: Tree>(defs: &dyn Defs, node: &Node, value: &T) -> Option<Misfit> {
     if node.never {
         return Some(Misfit::at("is not allowed"));
     }
@@ -522,7 +528,7 @@ pub(crate) fn misfit<T: Tree>(defs: &Schema, node: &Node, value: &T) -> Option<M
 
 /// Why `value` fits none of `alternatives`: the one whose constant members it has
 /// explained, or the names of them all.
-fn alternatives<T: Tree>(defs: &Schema, alternatives: &[Node], value: &T) -> Misfit {
+fn alternatives<T: Tree>(defs: &dyn Defs, alternatives: &[Node], value: &T) -> Misfit {
     let chosen: Vec<&Node> = alternatives
         .iter()
         .filter(|n| n.constants_agree(defs, value))
@@ -540,7 +546,7 @@ fn alternatives<T: Tree>(defs: &Schema, alternatives: &[Node], value: &T) -> Mis
 /// `value`: the first misfit of each other item of that list, with the item's own path
 /// (`.tools[3]`), so that one finding says how many items a fix concerns.
 pub(crate) fn other_items<T: Tree>(
-    defs: &Schema,
+    defs: &dyn Defs,
     node: &Node,
     value: &T,
     first: &Misfit,
@@ -575,6 +581,7 @@ pub(crate) fn other_items<T: Tree>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::schema::Schema;
     use super::*;
     use serde_json::json;
 

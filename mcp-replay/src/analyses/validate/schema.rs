@@ -8,7 +8,7 @@
 //! one, else `<Name>Result`; a notification or a server's request is a member of
 //! `ServerNotification` or `ServerRequest`.
 
-use super::check::{compile_text, Node};
+use super::check::{compile_text, Defs, Node};
 use std::sync::OnceLock;
 
 /// One revision's data: each definition as `(name, method, JSON)` sorted by name, and each
@@ -59,14 +59,6 @@ impl Schema {
             .ok()
     }
 
-    /// The definition named `name`, compiled.
-    pub(crate) fn node(&self, name: &str) -> Option<&Node> {
-        let at = self.index(name)?;
-        Some(self.compiled[at].get_or_init(|| {
-            compile_text(self.data.0[at].2).expect("the schema's data is a schema")
-        }))
-    }
-
     /// The name of the definition of a message whose method is `method`: a request
     /// (`CallToolRequest`) or a notification (`ProgressNotification`).
     pub(crate) fn of_method(&self, method: &str) -> Option<&'static str> {
@@ -103,6 +95,15 @@ impl Schema {
                 .collect()
         });
         sends.contains(&name).then(|| self.node(name)).flatten()
+    }
+}
+
+impl Defs for Schema {
+    fn node(&self, name: &str) -> Option<&Node> {
+        let at = self.index(name)?;
+        Some(self.compiled[at].get_or_init(|| {
+            compile_text(self.data.0[at].2).expect("the schema's data is a schema")
+        }))
     }
 }
 
