@@ -91,7 +91,8 @@
 //!   [`Header`](fixture::Header), ...); [`rules`]: the rules file and the versioned
 //!   defaults; [`update`]: re-recording and atomic writes; [`mock`]: the fixture as a
 //!   server for a client under test; [`process`]: a server in a child process;
-//!   [`record`] and [`mcporter`]: fixtures from live or imported exchanges;
+//!   [`record`]: fixtures from live exchanges (and `mcporter`, feature `command`: from
+//!   mcporter's);
 //!   [`protocol`]: the two protocol eras.
 //! - [`harness`]: what `#[mcp_fixture]` and the `mcp-replay` command both run, for a
 //!   runner of your own; [`output`]: reports as a versioned JSON document, for CI.
@@ -116,6 +117,7 @@ mod findings;
 mod lifecycle;
 
 pub use analyses::contract;
+#[cfg(feature = "command")]
 pub use analyses::coverage;
 pub use analyses::diff;
 pub use analyses::validate;
@@ -126,6 +128,7 @@ pub use engine::http;
 pub use engine::mock;
 pub use engine::process;
 pub use findings::output;
+#[cfg(feature = "command")]
 pub use lifecycle::mcporter;
 pub use lifecycle::record;
 pub use lifecycle::update;

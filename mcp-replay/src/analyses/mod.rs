@@ -1,9 +1,10 @@
 //! The analyses room: what is read from fixtures without a replay. Contract changes
-//! (breaking to cosmetic), the contract diff of two fixtures, a server's coverage, and
-//! protocol validity.
+//! (breaking to cosmetic), the contract diff of two fixtures, a server's coverage (feature
+//! `command`), and protocol validity.
 //! (docs/ARCHITECTURE.md, "The runtime, by room".)
 
 pub mod contract;
+#[cfg(feature = "command")]
 pub mod coverage;
 pub mod diff;
 pub mod validate;

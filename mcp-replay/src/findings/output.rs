@@ -34,6 +34,7 @@
 //! A new field may be added within a version; a field removed or changed in meaning raises
 //! [`VERSION`].
 
+#[cfg(feature = "command")]
 pub mod sarif;
 
 use crate::analyses::contract::Change;

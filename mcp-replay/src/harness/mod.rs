@@ -27,6 +27,7 @@
 
 mod attribute;
 mod claim;
+#[cfg(feature = "command")]
 mod coverage;
 #[cfg(feature = "files")]
 mod files;
@@ -39,6 +40,7 @@ mod target;
 
 pub use crate::env::PENDING_PASSES_ENV;
 pub use attribute::Test;
+#[cfg(feature = "command")]
 pub use coverage::{ask_surface, coverage_of, era_of, load_fixtures};
 #[cfg(feature = "files")]
 pub use files::Files;
