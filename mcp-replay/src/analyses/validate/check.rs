@@ -9,12 +9,21 @@
 
 use crate::data::json::{Shape, Tree};
 use serde_json::Value;
+use std::sync::OnceLock;
 
 /// Where a `$ref` is resolved: the definitions of one revision (`schema::Schema`), each
 /// compiled at its first use.
 pub(crate) trait Defs {
-    /// The definition named `name`, compiled; `None` for a name the revision lacks.
-    fn node(&self, name: &str) -> Option<&Node>;
+    /// The position of the definition named `name`; `None` for a name the revision lacks.
+    fn index(&self, name: &str) -> Option<usize>;
+
+    /// The definition at `at` (an [`Defs::index`]), compiled.
+    fn node_at(&self, at: usize) -> &Node;
+
+    /// The definition named `name`, compiled.
+    fn node(&self, name: &str) -> Option<&Node> {
+        Some(self.node_at(self.index(name)?))
+    }
 }
 
 /// A schema, compiled.
@@ -24,6 +33,9 @@ pub(crate) struct Node {
     never: bool,
     /// `$ref`: the name of the definition (`#/$defs/NAME`).
     reference: Option<String>,
+    /// Its position among the definitions, found at the first value that meets it (a node
+    /// is only ever checked against the definitions it was compiled from).
+    resolved: OnceLock<Option<usize>>,
     all_of: Vec<Node>,
     /// `anyOf` and `oneOf` alike: one of them must fit (the specification's schema has
     /// no alternatives that overlap).
@@ -188,6 +200,7 @@ impl From<Raw> for Node {
             reference: raw
                 .reference
                 .and_then(|r| r.strip_prefix("#/$defs/").map(str::to_owned)),
+            resolved: OnceLock::new(),
             all_of: nodes(raw.all_of),
             any_of,
             types: raw.types.as_ref().map_or(Types::ANY, Types::of),
@@ -231,6 +244,13 @@ pub(crate) fn compile(schema: &Value) -> Node {
 }
 
 impl Node {
+    /// The definition its `$ref` names, if it has one the definitions hold.
+    fn target<'d>(&self, defs: &'d dyn Defs) -> Option<&'d Node> {
+        let name = self.reference.as_deref()?;
+        let at = (*self.resolved.get_or_init(|| defs.index(name)))?;
+        Some(defs.node_at(at))
+    }
+
     /// Its `properties` entry for `key`, if it names one.
     pub(crate) fn property(&self, key: &str) -> Option<&Node> {
         let at = self
@@ -332,7 +352,7 @@ impl Node {
     /// Does `value` have every constant member its properties name, with its value, and
     /// at least one (the member that tells alternatives apart)?
     fn constants_agree<T: Tree>(&self, defs: &dyn Defs, value: &T) -> bool {
-        if let Some(target) = self.reference.as_deref().and_then(|r| defs.node(r)) {
+        if let Some(target) = self.target(defs) {
             return target.constants_agree(defs, value);
         }
         let mut any = false;
@@ -417,7 +437,7 @@ pub(crate) fn fits<T: Tree>(defs: &dyn Defs, node: &Node, value: &T) -> bool {
     if node.never {
         return false;
     }
-    if let Some(target) = node.reference.as_deref().and_then(|r| defs.node(r)) {
+    if let Some(target) = node.target(defs) {
         if !fits(defs, target, value) {
             return false;
         }
@@ -492,7 +512,7 @@ pub(crate) fn misfit<T: Tree>(defs: &dyn Defs, node: &Node, value: &T) -> Option
     if node.never {
         return Some(Misfit::at("is not allowed"));
     }
-    if let Some(target) = node.reference.as_deref().and_then(|r| defs.node(r)) {
+    if let Some(target) = node.target(defs) {
         if let Some(found) = misfit(defs, target, value) {
             return Some(found);
         }
@@ -556,7 +576,7 @@ pub(crate) fn other_items<T: Tree>(
         return Vec::new();
     };
     let mut object = node;
-    while let Some(target) = object.reference.as_deref().and_then(|r| defs.node(r)) {
+    while let Some(target) = object.target(defs) {
         object = target;
     }
     let items = match get(value, key).map(Tree::shape) {

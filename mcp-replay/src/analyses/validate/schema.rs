@@ -33,6 +33,10 @@ pub(crate) struct Schema {
     /// The definitions of what a server sends of its own: the members of the unions
     /// `ServerNotification` and `ServerRequest`.
     server_sends: OnceLock<Vec<&'static str>>,
+    /// For each method (in the order of the data's methods), the definition of its
+    /// answer, found at its first use ([`Schema::result_of`]): its position, and whether
+    /// it is a `<Name>ResultResponse` whose `result` is the answer.
+    results: Vec<OnceLock<Option<(usize, bool)>>>,
 }
 
 impl Schema {
@@ -47,24 +51,23 @@ impl Schema {
                 data,
                 compiled: data.0.iter().map(|_| OnceLock::new()).collect(),
                 server_sends: OnceLock::new(),
+                results: data.1.iter().map(|_| OnceLock::new()).collect(),
             }
         }))
-    }
-
-    /// The index of the definition named `name`.
-    fn index(&self, name: &str) -> Option<usize> {
-        self.data
-            .0
-            .binary_search_by(|(n, _, _)| (*n).cmp(name))
-            .ok()
     }
 
     /// The name of the definition of a message whose method is `method`: a request
     /// (`CallToolRequest`) or a notification (`ProgressNotification`).
     pub(crate) fn of_method(&self, method: &str) -> Option<&'static str> {
         let methods = self.data.1;
-        let at = methods.binary_search_by(|(m, _)| (*m).cmp(method)).ok()?;
+        let at = self.method_at(method)?;
         Some(self.data.0[methods[at].1].0)
+    }
+
+    /// The position of `method` among the data's methods.
+    fn method_at(&self, method: &str) -> Option<usize> {
+        let methods = self.data.1;
+        methods.binary_search_by(|(m, _)| (*m).cmp(method)).ok()
     }
 
     /// The schema of the `result` that answers a request of `method`: `<Name>ResultResponse`'s
@@ -73,12 +76,21 @@ impl Schema {
     /// method whose answer the schema does not name (an empty result: `ping`,
     /// `logging/setLevel`).
     pub(crate) fn result_of(&self, method: &str) -> Option<&Node> {
-        let stem = self.of_method(method)?.strip_suffix("Request")?;
-        let response = format!("{stem}ResultResponse");
-        if self.index(&response).is_some() {
-            return self.node(&response)?.property("result");
+        let at = self.method_at(method)?;
+        let found = self.results[at].get_or_init(|| {
+            let stem = self.data.0[self.data.1[at].1].0.strip_suffix("Request")?;
+            match self.index(&format!("{stem}ResultResponse")) {
+                Some(response) => Some((response, true)),
+                None => Some((self.index(&format!("{stem}Result"))?, false)),
+            }
+        });
+        let (definition, response) = (*found)?;
+        let node = self.node_at(definition);
+        if response {
+            node.property("result")
+        } else {
+            Some(node)
         }
-        self.node(&format!("{stem}Result"))
     }
 
     /// The definition of a message the server sends of its own (a notification, or a
@@ -99,11 +111,17 @@ impl Schema {
 }
 
 impl Defs for Schema {
-    fn node(&self, name: &str) -> Option<&Node> {
-        let at = self.index(name)?;
-        Some(self.compiled[at].get_or_init(|| {
+    fn index(&self, name: &str) -> Option<usize> {
+        self.data
+            .0
+            .binary_search_by(|(n, _, _)| (*n).cmp(name))
+            .ok()
+    }
+
+    fn node_at(&self, at: usize) -> &Node {
+        self.compiled[at].get_or_init(|| {
             compile_text(self.data.0[at].2).expect("the schema's data is a schema")
-        }))
+        })
     }
 }
 
