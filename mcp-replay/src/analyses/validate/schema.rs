@@ -119,9 +119,8 @@ impl Defs for Schema {
     }
 
     fn node_at(&self, at: usize) -> &Node {
-        self.compiled[at].get_or_init(|| {
-            compile_text(self.data.0[at].2).expect("the schema's data is a schema")
-        })
+        self.compiled[at]
+            .get_or_init(|| compile_text(self.data.0[at].2).expect("the schema's data is a schema"))
     }
 }
 

@@ -92,7 +92,8 @@ pub struct Bridge<S> {
 /// What the body readers share with the bridge.
 struct Shared {
     problems: Problems,
-    /// The protocol version the `initialize` result negotiated, as the header every later
+    /// The protocol version the `initialize` result negotiated, or else the one the last line
+    /// naming one named (2026-07-28 negotiates nothing), as the header every later
     /// request carries.
     protocol_version: Mutex<Option<http::HeaderValue>>,
     /// The tools' input schemas, for the `Mcp-Param-*` headers: the recording's, replaced

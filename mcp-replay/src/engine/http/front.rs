@@ -433,7 +433,8 @@ impl Front {
                 }
             }
             if let Err(reason) = check_standard(&parts.headers, &message, &state.tools) {
-                return error_response(
+                return error_answering(
+                    message.get("id").unwrap_or(&Value::Null),
                     StatusCode::BAD_REQUEST,
                     HEADER_MISMATCH,
                     format!("Bad Request: {reason}"),
@@ -759,8 +760,21 @@ fn refuse(status: StatusCode, message: impl Into<String>) -> Response<FrontBody>
     error_response(status, SERVER_ERROR, message.into())
 }
 
+/// `status` with the JSON-RPC error `code`; its `id` is `null` (the request's own is passed
+/// to [`error_answering`]).
 fn error_response(status: StatusCode, code: i64, message: String) -> Response<FrontBody> {
-    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    error_answering(&Value::Null, status, code, message)
+}
+
+/// `status` with the JSON-RPC error `code` answering the request whose id is `id` (the
+/// specification's `-32020` example carries the request's id).
+fn error_answering(
+    id: &Value,
+    status: StatusCode,
+    code: i64,
+    message: String,
+) -> Response<FrontBody> {
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     let mut response = Response::new(FrontBody::full(body.to_string().into()));
     *response.status_mut() = status;
     response.extensions_mut().insert(Refusal(message));

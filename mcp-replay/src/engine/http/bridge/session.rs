@@ -3,7 +3,7 @@
 
 use super::answer::{forward, Answer};
 use super::body::{error_body, error_excerpt, excerpt_of, show};
-use super::client::{Client, Listen, SESSION_ID};
+use super::client::{Client, Listen, PROTOCOL_VERSION, SESSION_ID};
 use super::outgoing::{Outgoing, Peeked, What};
 use super::read::read_answer;
 use super::{Bridge, Shared, ACCEPT_BOTH};
@@ -141,6 +141,16 @@ impl<S: HttpService> Session<S> {
                 Outgoing::classify(message.as_ref())
             }
         };
+        // The version a line names is the one the lines after it speak: a notification or
+        // an answer to the server names none, and a server of 2026-07-28 (which negotiates
+        // nothing) reads a POST without the header as the older era's.
+        if let Some(version) = headers.get(PROTOCOL_VERSION) {
+            *self
+                .shared
+                .protocol_version
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = Some(version.clone());
+        }
         *request.body_mut() = Full::new(Bytes::copy_from_slice(line));
         (request, outgoing)
     }

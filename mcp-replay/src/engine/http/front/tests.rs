@@ -388,6 +388,8 @@ async fn standard_headers_are_checked_from_2026_07_28() {
     let (status, error) = error_of(front.handle(with(&named)).await).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(error["error"]["code"], -32020);
+    // The request's own id, as the specification's example and the Python SDK answer.
+    assert_eq!(error["id"], 1);
     assert_eq!(
         error["error"]["message"],
         "Bad Request: the Mcp-Param-Region header is missing"

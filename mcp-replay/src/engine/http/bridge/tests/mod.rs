@@ -471,6 +471,54 @@ async fn http_problems_are_collected() {
     assert_eq!(seen[5].method(), Method::DELETE);
 }
 
+/// 2026-07-28 negotiates nothing: every POST carries the version the last line named,
+/// the notifications and the answers to the server that name none included (a server of
+/// that era reads a POST without it as the older era's), with `Mcp-Method` where one applies.
+#[tokio::test]
+async fn every_post_of_the_stateless_era_carries_its_version() {
+    let answer = |request: &Request<Full<Bytes>>| match method_of(request).as_deref() {
+        Some("tools/list") => Some(respond(
+            200,
+            Some("application/json"),
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#,
+        )),
+        _ => Some(respond(202, None, "")),
+    };
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let bridge = Bridge::new(Canned {
+        answer: Arc::new(answer),
+        seen: seen.clone(),
+    });
+    let (mut harness, task) = start(bridge);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    harness
+        .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}))
+        .await;
+    assert_eq!(harness.receive().await["result"], json!({"tools": []}));
+    harness
+        .send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 1}}),
+        )
+        .await;
+    harness
+        .send(json!({"jsonrpc": "2.0", "id": "s-1", "result": {"roots": []}}))
+        .await;
+    harness.write.shutdown().await.unwrap();
+    task.await.unwrap();
+
+    let seen = seen.lock().unwrap().clone();
+    let posts: Vec<_> = seen.iter().filter(|r| r.method() == Method::POST).collect();
+    assert_eq!(posts.len(), 3, "{seen:#?}");
+    for post in &posts {
+        assert_eq!(post.headers()[PROTOCOL_VERSION], "2026-07-28");
+    }
+    assert_eq!(posts[0].headers()["mcp-method"], "tools/list");
+    assert_eq!(posts[1].headers()["mcp-method"], "notifications/cancelled");
+    // An answer has no method.
+    assert!(posts[2].headers().get("mcp-method").is_none());
+}
+
 /// After `notifications/initialized`, the GET stream carries the server's own messages
 /// to the engine; a GET answered with JSON is a problem.
 #[tokio::test]
