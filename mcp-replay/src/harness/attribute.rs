@@ -198,6 +198,10 @@ impl Test {
             Some(mode) => mode,
             None => UpdateMode::from_env()?,
         };
-        self.plan(mode).run_target(target).await.map(|_| ())
+        // Boxed: the flow's future is large, and a test's first replay would touch its
+        // stack pages one by one (a page fault each, in a fresh process).
+        Box::pin(self.plan(mode).run_target(target))
+            .await
+            .map(|_| ())
     }
 }

@@ -28,8 +28,10 @@ const REVISIONS: [(&str, Data); 2] = [
 /// One revision's definitions.
 pub(crate) struct Schema {
     data: Data,
-    /// Each definition compiled, at its first use.
-    compiled: Vec<OnceLock<Node>>,
+    /// Each definition compiled, at its first use: boxed, so that the table a fresh process
+    /// makes is a few pages of empty cells, not one `Node` per definition (each one a page
+    /// fault to write in a test's first replay).
+    compiled: Vec<OnceLock<Box<Node>>>,
     /// The definitions of what a server sends of its own: the members of the unions
     /// `ServerNotification` and `ServerRequest`.
     server_sends: OnceLock<Vec<&'static str>>,
@@ -120,7 +122,9 @@ impl Defs for Schema {
 
     fn node_at(&self, at: usize) -> &Node {
         self.compiled[at]
-            .get_or_init(|| compile_text(self.data.0[at].2).expect("the schema's data is a schema"))
+            .get_or_init(|| {
+                Box::new(compile_text(self.data.0[at].2).expect("the schema's data is a schema"))
+            })
     }
 }
 
