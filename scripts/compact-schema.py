@@ -11,7 +11,9 @@ additionalProperties, items, enum, const, anyOf, oneOf, allOf, format, minimum, 
 minItems, maxItems, ...), none that only describes (description, title, $comment,
 examples, default), boolean schemas written as objects (`true` as `{}`, `false` as
 `{"not": {}}`). It is data in a Rust literal, which the runtime includes
-(analyses/validate/schema.rs): each definition as `(NAME, METHOD, JSON)`, sorted by name,
+(analyses/validate/schema.rs): each definition as `(NAME, METHOD, JSON)`, sorted by name (the
+object schemas inside a definition moved out into definitions of their own, `NAME.member`,
+`NAME[]`, `NAME{}`, so that a message compiles only the parts it reaches),
 METHOD its own `method` constant (a request's or a notification's) or empty; then each method
 with the index of its first definition, sorted. The runtime finds a definition by its name or
 its method with nothing to parse, and parses a definition's JSON only when a message needs
@@ -54,6 +56,36 @@ def compact(schema):
     return out
 
 
+def hoist(name, schema, rows):
+    """`schema` (definition `name`, compacted) with each object schema below it that has
+    properties of its own (a member's, an item's, an additional member's, not an
+    alternative, whose name a finding may say) moved into a definition of its own,
+    `NAME.member`, `NAME[]`, `NAME{}`, appended to `rows` as (name, schema) and left as a
+    `$ref`: the runtime compiles a definition at its first use, so a value compiles only
+    the parts of the schema it reaches (an `initialize` answer, not every capability)."""
+    if not isinstance(schema, dict):
+        return schema
+
+    def moved(sub_name, sub):
+        sub = hoist(sub_name, sub, rows)
+        if isinstance(sub, dict) and "properties" in sub:
+            rows.append((sub_name, sub))
+            return {"$ref": f"#/$defs/{sub_name}"}
+        return sub
+
+    out = dict(schema)
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {k: moved(f"{name}.{k}", v) for k, v in out["properties"].items()}
+    if isinstance(out.get("items"), dict):
+        out["items"] = moved(f"{name}[]", out["items"])
+    if isinstance(out.get("additionalProperties"), dict):
+        out["additionalProperties"] = moved(f"{name}{{}}", out["additionalProperties"])
+    for key in ("anyOf", "oneOf", "allOf"):
+        if isinstance(out.get(key), list):
+            out[key] = [hoist(f"{name}|{i}", v, rows) for i, v in enumerate(out[key])]
+    return out
+
+
 def rust(text):
     """`text` as a Rust raw string literal."""
     hashes = "#"
@@ -72,17 +104,20 @@ def main():
     definitions = schema.get("$defs")
     if not isinstance(definitions, dict) or not definitions:
         sys.exit(f"{source}: no $defs")
+    hoisted = []
+    for name in sorted(definitions):
+        definition = hoist(name, compact(definitions[name]), hoisted)
+        hoisted.append((name, definition))
     rows = []
     methods = {}
-    for name in sorted(definitions):
-        definition = compact(definitions[name])
+    for name, definition in sorted(hoisted):
         method = definition.get("properties", {}).get("method", {}).get("const", "")
         if not isinstance(method, str):
             sys.exit(f"{source}: {name}'s method is not a string: {method!r}")
-        if method and method not in methods:
+        if name in definitions and method and method not in methods:
             methods[method] = len(rows)
         text = json.dumps(definition, separators=(",", ":"), sort_keys=True)
-        rows.append((name, method, text))
+        rows.append((name, method if name in definitions else "", text))
     out = [
         f"// modelcontextprotocol/modelcontextprotocol schema/{revision}/schema.json at {commit}",
         "// (MIT or Apache-2.0), its structure only, written by scripts/compact-schema.py: data,",

@@ -583,7 +583,14 @@ pub(crate) fn other_items<T: Tree>(
         Some(Shape::Array(items)) => items,
         _ => return Vec::new(),
     };
-    let Some(item_node) = object.member(key).and_then(|n| n.items.as_deref()) else {
+    let mut list = match object.member(key) {
+        Some(list) => list,
+        None => return Vec::new(),
+    };
+    while let Some(target) = list.target(defs) {
+        list = target;
+    }
+    let Some(item_node) = list.items.as_deref() else {
         return Vec::new();
     };
     items

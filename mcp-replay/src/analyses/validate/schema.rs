@@ -121,10 +121,9 @@ impl Defs for Schema {
     }
 
     fn node_at(&self, at: usize) -> &Node {
-        self.compiled[at]
-            .get_or_init(|| {
-                Box::new(compile_text(self.data.0[at].2).expect("the schema's data is a schema"))
-            })
+        self.compiled[at].get_or_init(|| {
+            Box::new(compile_text(self.data.0[at].2).expect("the schema's data is a schema"))
+        })
     }
 }
 
