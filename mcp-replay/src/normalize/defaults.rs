@@ -11,14 +11,14 @@ use serde_json::{Map, Value};
 /// The newest version of the default rules. A fixture header's `"rules": N` pins an older
 /// one, so fixtures recorded before the defaults grew keep passing. Version 2 added
 /// `cache-hints` and `resource-not-found-code`, version 3 the categories of personal data
-/// (`email`, `phone`, `ipv4`, `ipv6`, `payment-card`, `iban`), version 4 `server-identity`
-/// (see [`DEFAULT_RULES`]).
-pub const RULES_VERSION: u64 = 4;
+/// (`email`, `phone`, `ipv4`, `ipv6`, `payment-card`, `iban`), version 4 `server-identity`,
+/// version 5 `trace-context` (see [`DEFAULT_RULES`]).
+pub const RULES_VERSION: u64 = 5;
 
 /// The default rules, by name, with the version of the defaults that added each and what
 /// it does. A fixture whose header pins `"rules": N` gets the rules added in versions up
 /// to `N` (`docs/normalization.md`, "Versions").
-pub const DEFAULT_RULES: [(&str, u64, &str); 18] = [
+pub const DEFAULT_RULES: [(&str, u64, &str); 19] = [
     ("is-error-default", 1, "drops `result.isError: false`, MCP's default for tool results"),
     (
         "result-type-default",
@@ -61,6 +61,14 @@ pub const DEFAULT_RULES: [(&str, u64, &str); 18] = [
          `<CLIENT_INFO>` and `<PROTOCOL_VERSION>`; capabilities stay (servers behave by them)",
     ),
     ("session-id", 1, "the value of any `Mcp-Session-Id` key becomes `<SESSION_ID>`"),
+    (
+        "trace-context",
+        5,
+        "in every message's `params._meta` and `result._meta`: the W3C trace context keys the \
+         specification reserves (`traceparent`, `tracestate`, `baggage`) become \
+         `<TRACEPARENT>`, `<TRACESTATE>`, `<BAGGAGE>`; the harness sends a fresh valid \
+         `traceparent` in their place (and no `tracestate` or `baggage`)",
+    ),
     (
         "server-identity",
         4,
@@ -363,6 +371,15 @@ pub(crate) const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 /// What the `server-identity` rule writes; the mock serves [`SERVED_SERVER_INFO`] for it.
 pub(crate) const SERVER_INFO: &str = "<SERVER_INFO>";
 
+/// The `_meta` keys the specification reserves for W3C trace context (OpenTelemetry), with
+/// the placeholders of the `trace-context` rule: a client with tracing on sends a new
+/// `traceparent` in every request.
+pub const TRACE_META: [(&str, &str); 3] = [
+    ("traceparent", "<TRACEPARENT>"),
+    ("tracestate", "<TRACESTATE>"),
+    ("baggage", "<BAGGAGE>"),
+];
+
 /// The `_meta` keys of the 2026-07-28 era that carry client identity, with placeholders.
 pub const IDENTITY_META: [(&str, &str); 3] = [
     ("io.modelcontextprotocol/clientInfo", "<CLIENT_INFO>"),
@@ -384,10 +401,16 @@ pub const IDENTITY_META: [(&str, &str); 3] = [
 /// (an object, as the protocol has it), the same in every run.
 pub(crate) const SERVED_SERVER_INFO: (&str, &str) = ("mcp-replay-mock", "0.0.0");
 
-pub const SERVED_VALUES: [(&str, &str); 3] = [
+pub const SERVED_VALUES: [(&str, &str); 6] = [
     ("<TIMESTAMP>", "2026-01-01T00:00:00.000Z"),
     ("<UUID>", "00000000-0000-4000-8000-000000000000"),
     ("<SESSION_ID>", "mcp-replay-session"),
+    (
+        "<TRACEPARENT>",
+        "00-6d63702d7265706c61792d7365727665-6d63702d7265706c-01",
+    ),
+    ("<TRACESTATE>", "mcp-replay=0"),
+    ("<BAGGAGE>", "mcp-replay=0"),
 ];
 
 #[cfg(test)]
@@ -420,6 +443,7 @@ mod should {
                 ("paths", 1),
                 ("client-identity", 1),
                 ("session-id", 1),
+                ("trace-context", 5),
                 ("server-identity", 4),
                 ("ids", 1),
                 ("email", 3),

@@ -22,6 +22,7 @@
 
 use super::defaults::{
     is_session_id_key, rewritten_code, Defaults, RESULT_RULES, SERVER_INFO_META, TASK_KEY,
+    TRACE_META,
 };
 use super::general::normalize_str;
 use super::paths::Paths;
@@ -82,6 +83,10 @@ pub(crate) fn response(line: &str, defaults: Option<&Defaults>) -> Option<FastRe
         }
         // So is a server's identity in a result's `_meta` (`server-identity`).
         if defaults.is_some_and(|d| d.in_force("server-identity")) && names_the_server(result) {
+            return None;
+        }
+        // And a trace context in its `_meta` (`trace-context`).
+        if defaults.is_some_and(|d| d.in_force("trace-context")) && has_trace_context(result) {
             return None;
         }
     }
@@ -236,6 +241,15 @@ fn names_the_server(result: &[(Cow<'_, str>, Node<'_>)]) -> bool {
     !result.iter().any(|(k, _)| k == "supportedVersions") && result.iter().any(|(k, v)| {
         k == "_meta"
             && matches!(v, Node::Object(meta) if meta.iter().any(|(m, _)| m == SERVER_INFO_META))
+    })
+}
+
+/// Does this `result`'s `_meta` hold a W3C trace context key (`TRACE_META`)?
+fn has_trace_context(result: &[(Cow<'_, str>, Node<'_>)]) -> bool {
+    result.iter().any(|(k, v)| {
+        k == "_meta"
+            && matches!(v, Node::Object(meta)
+                if meta.iter().any(|(m, _)| TRACE_META.iter().any(|(key, _)| m == key)))
     })
 }
 

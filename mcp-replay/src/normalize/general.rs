@@ -9,7 +9,7 @@
 
 use super::defaults::{
     is_session_id_key, rewritten_code, Defaults, IDENTITY_META, REQUEST_STATE, RESULT_RULES,
-    SERVED_SERVER_INFO, SERVED_VALUES, SERVER_INFO, SERVER_INFO_META,
+    SERVED_SERVER_INFO, SERVED_VALUES, SERVER_INFO, SERVER_INFO_META, TRACE_META,
 };
 use super::paths::Paths;
 use super::placeholder::is_placeholder;
@@ -34,6 +34,7 @@ static UUID: Lazy<Regex> = Lazy::new(|| {
 
 /// Applies the default rules in force to a server message.
 pub(crate) fn normalize_server(message: &mut Value, defaults: &Defaults) {
+    trace_context(message, defaults);
     if let Some(result) = message.get_mut("result").and_then(Value::as_object_mut) {
         for rule in &RESULT_RULES {
             if defaults.in_force(rule.name) {
@@ -59,6 +60,7 @@ pub(crate) fn normalize_server(message: &mut Value, defaults: &Defaults) {
 
 /// Applies the default rules to a client message (adds `client-identity`).
 pub(crate) fn normalize_client(message: &mut Value, defaults: &Defaults) {
+    trace_context(message, defaults);
     let paths = &defaults.paths;
     let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
     if let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
@@ -75,6 +77,7 @@ pub(crate) fn normalize_client(message: &mut Value, defaults: &Defaults) {
         if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
             identity_meta(meta);
         }
+
         if let Some(state) = params.get_mut("requestState") {
             if !state.is_null() && !state.as_str().is_some_and(super::bound::has_bound) {
                 *state = Value::String(REQUEST_STATE.into());
@@ -82,6 +85,28 @@ pub(crate) fn normalize_client(message: &mut Value, defaults: &Defaults) {
         }
     }
     normalize_values(message, paths);
+}
+
+/// The `trace-context` rule, both directions: the W3C trace context keys of `params._meta`
+/// and `result._meta` (`traceparent`, `tracestate`, `baggage`) written as placeholders.
+fn trace_context(message: &mut Value, defaults: &Defaults) {
+    if !defaults.in_force("trace-context") {
+        return;
+    }
+    for member in ["params", "result"] {
+        let Some(meta) = message
+            .get_mut(member)
+            .and_then(|m| m.get_mut("_meta"))
+            .and_then(Value::as_object_mut)
+        else {
+            continue;
+        };
+        for (key, placeholder) in TRACE_META {
+            if let Some(value) = meta.get_mut(key).filter(|v| v.is_string()) {
+                *value = Value::String(placeholder.into());
+            }
+        }
+    }
 }
 
 /// The `server-identity` rule on a `result` (not `server/discover`'s, which has

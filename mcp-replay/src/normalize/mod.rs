@@ -43,7 +43,9 @@ pub(crate) mod selector;
 pub(crate) mod shape;
 
 // What the replay and the mock name besides the modules above.
-pub(crate) use defaults::{IDENTITY_META, SERVED_SERVER_INFO, SERVER_INFO, SERVER_INFO_META};
+pub(crate) use defaults::{
+    IDENTITY_META, SERVED_SERVER_INFO, SERVER_INFO, SERVER_INFO_META, TRACE_META,
+};
 pub(crate) use paths::FOLDER_PLACEHOLDERS;
 pub use placeholder::REQUEST_ID;
 pub(crate) use placeholder::{starts_any, starts_either};

@@ -119,6 +119,7 @@ impl Session<'_> {
             add_identity_meta(message);
         }
         self.fill_identity(message);
+        fill_trace(message, self.seq);
         if crate::normalize::FOLDER_PLACEHOLDERS
             .iter()
             .any(|p| entry.text().contains(p))
@@ -319,6 +320,33 @@ pub(crate) fn strip_json<'t>(text: &'t str, value: &Value) -> Option<&'t str> {
             let mut token = String::new();
             crate::data::json::write_canonical(&mut token, other);
             text.strip_prefix(token.as_str())
+        }
+    }
+}
+
+/// The `trace-context` placeholders of a client line's `params._meta` or `result._meta`:
+/// `<TRACEPARENT>` becomes a fresh, valid W3C `traceparent` (its trace id ends in `seq`,
+/// the line's place in the session, so each line starts its own trace, as a traced client's
+/// do); `<TRACESTATE>` and `<BAGGAGE>` are left out (both optional, and a recorded one
+/// belongs to the recording's trace).
+fn fill_trace(message: &mut Value, seq: u64) {
+    for member in ["params", "result"] {
+        let Some(meta) = message
+            .get_mut(member)
+            .and_then(|m| m.get_mut("_meta"))
+            .and_then(Value::as_object_mut)
+        else {
+            continue;
+        };
+        for (key, placeholder) in crate::normalize::TRACE_META {
+            if meta.get(key).and_then(Value::as_str) != Some(placeholder) {
+                continue;
+            }
+            if key == "traceparent" {
+                meta[key] = json!(format!("00-6d63702d7265706c{seq:016x}-{seq:016x}-01"));
+            } else {
+                meta.remove(key);
+            }
         }
     }
 }

@@ -104,7 +104,7 @@ fn cancelled_requests(fixture: &Fixture) -> IntSet<usize> {
 
 /// What `send` fills in place of a placeholder: a line holding one is parsed and edited,
 /// not sent as the fixture has it.
-const FILLED: [&str; 10] = [
+const FILLED: [&str; 13] = [
     "<TASK_ID:",
     "<CURSOR:",
     "<MINTED:",
@@ -115,6 +115,9 @@ const FILLED: [&str; 10] = [
     "<WORKSPACE>",
     "<HOME>",
     "<TMP>",
+    "<TRACEPARENT>",
+    "<TRACESTATE>",
+    "<BAGGAGE>",
 ];
 
 /// Does a client request send a bound placeholder that no server line before it has?

@@ -83,7 +83,7 @@ fn read_a_rules_file_and_explain_its_mistakes() {
     let e = Rules::from_json(r#"{"version":7}"#, "r.json")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("\"version\" must be 1 to 4, not 7"), "{e}");
+    assert!(e.contains("\"version\" must be 1 to 5, not 7"), "{e}");
 }
 
 #[test]
