@@ -82,6 +82,30 @@ pub mod meta {
     pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
     /// A `server/discover` result's server name and version.
     pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+    /// The subscription a message of a `subscriptions/listen` stream belongs to: the
+    /// JSON-RPC id of that request (a request's own id, labelled as the request is).
+    pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+}
+
+/// Where a message names the subscription it belongs to: `_meta`'s
+/// [`meta::SUBSCRIPTION_ID`] of its params (the acknowledgement, every notification of the
+/// stream) or of its result (the `subscriptions/listen` answer that ends it).
+pub fn subscription_id(message: &mut serde_json::Value) -> Option<&mut serde_json::Value> {
+    let [params, result] = ["params", "result"].map(|member| {
+        message
+            .get(member)
+            .and_then(|m| m.get("_meta"))
+            .is_some_and(|meta| meta.get(meta::SUBSCRIPTION_ID).is_some())
+    });
+    let member = match (params, result) {
+        (true, _) => "params",
+        (_, true) => "result",
+        _ => return None,
+    };
+    message
+        .get_mut(member)?
+        .get_mut("_meta")?
+        .get_mut(meta::SUBSCRIPTION_ID)
 }
 
 /// The HTTP header names of Streamable HTTP (lower case, as HTTP/2 writes them).

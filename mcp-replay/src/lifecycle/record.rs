@@ -144,6 +144,15 @@ impl Labels {
         label
     }
 
+    /// The label of the latest request sent in `direction` whose raw id is `id`.
+    fn label_of(&self, direction: Direction, id: &Value) -> Option<Value> {
+        self.requests
+            .iter()
+            .rev()
+            .find(|(d, raw, _)| *d == direction && json_eq(raw, id))
+            .map(|(_, _, label)| label.clone())
+    }
+
     /// The label of the request a response (sent the other way) answers.
     fn response(&self, direction: Direction, id: &Value) -> Option<Value> {
         let requester = match direction {
@@ -182,6 +191,14 @@ impl Labels {
         if method == "notifications/progress" {
             if let Some(token) = message.at(&["params", "progressToken"]).cloned() {
                 message["params"]["progressToken"] = self.token_label(&token);
+            }
+        }
+        if direction == Direction::ServerToClient {
+            // A subscription's id is its `subscriptions/listen` request's (the client's).
+            if let Some(id) = crate::data::protocol::subscription_id(message) {
+                if let Some(label) = self.label_of(Direction::ClientToServer, id) {
+                    *id = label;
+                }
             }
         }
         if method == "notifications/cancelled" {

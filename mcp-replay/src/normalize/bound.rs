@@ -20,11 +20,9 @@ pub(crate) const KINDS: [(&str, &[&str]); 4] = [
     // (protocol 2026-07-28's multi-round-trip requests).
     ("REQUEST_STATE", &["requestState"]),
     // A URL elicitation's id (the server's `elicitation/create`, then its
-    // `notifications/elicitation/complete`), and a 2026-07-28 subscription's.
-    (
-        "MINTED",
-        &["elicitationId", "io.modelcontextprotocol/subscriptionId"],
-    ),
+    // `notifications/elicitation/complete`). (A 2026-07-28 subscription's id is not one:
+    // it is the `subscriptions/listen` request's own id, labelled as that request is.)
+    ("MINTED", &["elicitationId"]),
 ];
 
 /// A value found by use must be at least this long: shorter strings (`"ok"`, `"user"`,

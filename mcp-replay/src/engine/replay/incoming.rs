@@ -69,6 +69,7 @@ impl<'f> Session<'f> {
                         self.last_request_state = Some(state.clone());
                     }
                     self.label_server_cancellation(&mut message);
+                    self.label_subscription(&mut message);
                     self.bind_raw(kind, &mut message);
                     self.settings.rules.normalize_server(&mut message);
                     self.expected.pseudonymize(&mut message);
@@ -651,6 +652,20 @@ impl<'f> Session<'f> {
     pub(super) fn record(&mut self, seq: u64, rec: Rec<'f>) {
         if let Some(recording) = &mut self.recording {
             recording.push((seq, rec));
+        }
+    }
+
+    /// A message of a `subscriptions/listen` stream names its subscription by the live id
+    /// of that request (the harness's): write the fixture's label of the request instead.
+    pub(super) fn label_subscription(&self, message: &mut Value) {
+        let Some(id) = crate::data::protocol::subscription_id(message) else {
+            return;
+        };
+        let Some(sent) = id.as_i64().and_then(|live| self.ledger.get(live)) else {
+            return;
+        };
+        if let Some(label) = self.fixture.entries()[sent.entry].id() {
+            *id = label.clone();
         }
     }
 

@@ -806,6 +806,18 @@ impl<'f> Mock<'f> {
     }
 
     fn put_back_tokens(&self, message: &mut Value) {
+        // A subscription's id is the client's own id of its `subscriptions/listen`.
+        if let Some(id) = crate::data::protocol::subscription_id(message) {
+            let entries = self.fixture.entries();
+            if let Some((_, live)) = self
+                .client_live
+                .iter()
+                .filter(|(e, _)| entries[**e].id() == Some(&*id))
+                .max_by_key(|(e, _)| **e)
+            {
+                *id = live.clone();
+            }
+        }
         if let Some(token) = message.pointer_mut("/params/progressToken") {
             if let Some((_, live)) = self
                 .tokens
