@@ -133,7 +133,12 @@ pub(crate) fn label_handles(
     // After the placeholders the messages hold already (a re-recording's new page
     // after the fixture's `<CURSOR:1>` is `<CURSOR:2>`).
     let mut counts = taken(messages);
-    for (_, message) in messages.iter() {
+    // Values the server sent: one only a client sent is the client's own (a retry's
+    // `requestState` it made up), sent as it was, never bound to the server's.
+    for (_, message) in messages
+        .iter()
+        .filter(|(d, _)| *d == Direction::ServerToClient)
+    {
         let mut strings = Vec::new();
         strings_of(message, None, &mut strings);
         for (key, value) in strings {

@@ -41,9 +41,10 @@ pub const DEFAULT_RULES: [(&str, u64, &str); 19] = [
     (
         "request-state",
         1,
-        "the opaque `requestState` of an `input_required` result (and of the client's retry) becomes \
-         `<REQUEST_STATE>` where a recording has not already written it as the bound placeholder \
-         `<REQUEST_STATE:n>`; the harness sends the server's live state in its place",
+        "the opaque `requestState` of an `input_required` result becomes `<REQUEST_STATE>` where \
+         a recording has not already written it as the bound placeholder `<REQUEST_STATE:n>`, \
+         which the client's retry sends back and the harness fills with the server's live \
+         state; a state only the client sent (one it made) is kept as sent",
     ),
     ("timestamp", 1, "RFC 3339 / ISO 8601 date-times inside strings become `<TIMESTAMP>`"),
     ("uuid", 1, "UUIDs inside strings become `<UUID>`"),

@@ -8,8 +8,8 @@
 //! ids and progress tokens are labels handled by the replay driver, not here.
 
 use super::defaults::{
-    is_session_id_key, rewritten_code, Defaults, IDENTITY_META, REQUEST_STATE, RESULT_RULES,
-    SERVED_SERVER_INFO, SERVED_VALUES, SERVER_INFO, SERVER_INFO_META, TRACE_META,
+    is_session_id_key, rewritten_code, Defaults, IDENTITY_META, RESULT_RULES, SERVED_SERVER_INFO,
+    SERVED_VALUES, SERVER_INFO, SERVER_INFO_META, TRACE_META,
 };
 use super::paths::Paths;
 use super::placeholder::is_placeholder;
@@ -76,12 +76,6 @@ pub(crate) fn normalize_client(message: &mut Value, defaults: &Defaults) {
         }
         if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
             identity_meta(meta);
-        }
-
-        if let Some(state) = params.get_mut("requestState") {
-            if !state.is_null() && !state.as_str().is_some_and(super::bound::has_bound) {
-                *state = Value::String(REQUEST_STATE.into());
-            }
         }
     }
     normalize_values(message, paths);
@@ -390,10 +384,12 @@ mod should {
             ),
             json!({"result": {"resultType": "input_required", "requestState": "<REQUEST_STATE>", "inputRequests": {}}})
         );
+        // A client's own state (one the recording did not bind to the server's) is kept
+        // as it was sent.
         let mut retry =
             json!({"method": "tools/call", "params": {"name": "x", "requestState": "opaque.123"}});
         normalize_client(&mut retry, &Defaults::example(2));
-        assert_eq!(retry["params"]["requestState"], "<REQUEST_STATE>");
+        assert_eq!(retry["params"]["requestState"], "opaque.123");
     }
 
     #[test]
