@@ -45,7 +45,15 @@ async fn serve(io: impl AsyncRead + AsyncWrite + Send + 'static) {
                     "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}}}}),
             Some(state) if state == signed => {
                 let ok = params["inputResponses"]["confirm"]["content"]["ok"] == true;
-                done(&id, if ok { "refunded order 42" } else { "kept order 42" }, false)
+                done(
+                    &id,
+                    if ok {
+                        "refunded order 42"
+                    } else {
+                        "kept order 42"
+                    },
+                    false,
+                )
             }
             Some(_) => done(&id, "the request state is not one this server signed", true),
         };
@@ -126,8 +134,16 @@ async fn a_state_the_client_made_is_sent_as_it_was_and_the_servers_is_bound() {
     let recorded =
         mcp_replay::record::fixture_from_exchange(exchange, &Rules::default(), "refund").unwrap();
     let text = recorded.to_jsonl();
-    assert!(text.contains(&format!(r#""requestState":"{TAMPERED}""#)), "{text}");
-    assert_eq!(text.matches(r#""requestState":"<REQUEST_STATE:1>""#).count(), 2, "{text}");
+    assert!(
+        text.contains(&format!(r#""requestState":"{TAMPERED}""#)),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches(r#""requestState":"<REQUEST_STATE:1>""#)
+            .count(),
+        2,
+        "{text}"
+    );
     assert!(!text.contains("refund-42."), "{text}");
 
     let fixture = Fixture::parse(&text).unwrap();

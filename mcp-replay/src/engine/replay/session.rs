@@ -804,7 +804,10 @@ impl<'f> Session<'f> {
             while let Some(pending) = queue.next() {
                 match pending {
                     Pending::Answer(entry) => {
-                        if let Some(held) = self.line_held_before(entry) {
+                        let held = self
+                            .line_held_before(entry)
+                            .or_else(|| self.server_line_awaited_before(entry));
+                        if let Some(held) = held {
                             let until = *self
                                 .held_until
                                 .get_or_insert(self.now + HOLD.min(self.settings.timeout / 4));
@@ -831,6 +834,23 @@ impl<'f> Session<'f> {
                 }
             }
         }
+    }
+
+    /// The first server line recorded between the request that answer entry `answer`
+    /// answers and the answer itself that has not come yet: the answer waits for it (as
+    /// long as [`HOLD`]), so that a server that acts on the answer's absence (it asks
+    /// again, or answers a call as if it had none) does so as it did when recorded, not
+    /// differently because the recorded answer came sooner.
+    fn server_line_awaited_before(&self, answer: usize) -> Option<usize> {
+        let entries = self.fixture.entries();
+        let request = entries[answer].answers()?;
+        self.model
+            .wants
+            .iter()
+            .zip(&self.claimed)
+            .filter(|(want, claimed)| !**claimed && want.entry > request && want.entry < answer)
+            .map(|(want, _)| want.entry)
+            .min()
     }
 
     /// Sends the client lines recorded before answer entry `answer` that the feed holds and
