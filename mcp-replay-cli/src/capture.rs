@@ -152,7 +152,13 @@ fn save(
     let mut messages = Vec::new();
     let mut times = Vec::new();
     let mut stray = StrayLines::default();
+    // After how many messages the client closed its input (`pump`'s empty line).
+    let mut closed_after = None;
     for (i, (direction, bytes, time)) in lines.iter().enumerate() {
+        if bytes.is_empty() && *direction == Direction::ClientToServer {
+            closed_after.get_or_insert(messages.len());
+            continue;
+        }
         let text = String::from_utf8_lossy(bytes);
         if text.trim().is_empty() {
             continue;
@@ -186,6 +192,13 @@ fn save(
     if allow_stray {
         fixture = fixture
             .with_header_key(ALLOW_STRAY_OUTPUT, Value::Bool(true))
+            .map_err(unsaved)?;
+    }
+    // The server sent more once the client had closed its input: the replay closes the
+    // server's there too (a `subscriptions/listen` its client left, answered then).
+    if let Some(n) = closed_after.filter(|&n| n > 0 && n < fixture.entries().len()) {
+        fixture = fixture
+            .with_header_key("closes_input_after", Value::from(n))
             .map_err(unsaved)?;
     }
     write_fixture(&fixture, Path::new(output), UpdateMode::Always).map_err(unsaved)?;

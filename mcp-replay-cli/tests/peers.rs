@@ -184,6 +184,56 @@ fn a_server_that_mints_ids_and_cursors_replays_green_against_its_unchanged_self(
     assert!(err.contains(": ok"), "{err}");
 }
 
+/// A 2026-07-28 subscription with the Python SDK on both sides (`Client.listen`, the
+/// server's `subscriptions/listen`): the subscription id on the stream is the listen
+/// request's own id, recorded as its label; the SDK client leaves by closing its input, and
+/// the server answers the listen request then, which the fixture's header records
+/// (`closes_input_after`). Replayed 20 times green; a server that announces no update is a
+/// finding; served to the same client 20 times, it sees what it saw live.
+#[test]
+fn a_python_sdk_subscription_replays_and_serves_its_client() {
+    let (client, server) = (peer("python-listen-client"), peer("python-listen-server"));
+    let dir = temp_dir("listen");
+    let fixture = dir.join("listen.jsonl").display().to_string();
+    let live = run(&cat(&[&client, &["--".into()], &server]));
+    let (live_out, err) = text(&live);
+    assert!(live.status.success(), "{live_out}{err}");
+    assert!(
+        live_out.contains(r#""kind":"ResourceUpdated""#),
+        "{live_out}"
+    );
+
+    let record = run(&through_proxy(&client, &fixture, &server));
+    let (out, err) = text(&record);
+    assert!(record.status.success(), "{out}{err}");
+    assert_eq!(out, live_out, "the client saw the same through the proxy");
+    assert!(!err.contains("differed"), "{err}");
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        written.starts_with(r#"{"mcp_replay":1,"closes_input_after":"#),
+        "{written}"
+    );
+    assert!(
+        written.contains(r#""io.modelcontextprotocol/subscriptionId":"<REQUEST_ID:2>""#),
+        "{written}"
+    );
+    assert!(!written.contains("MINTED"), "{written}");
+
+    assert_green_times(&[], &fixture, 20, &server);
+    let changed = cat(&[&server, &["--variant".into(), "changed".into()]]);
+    let red = run(&replay(std::slice::from_ref(&fixture), &changed));
+    let (out, _) = text(&red);
+    assert_eq!(red.status.code(), Some(1), "{out}");
+    assert!(out.contains("notifications/resources/updated"), "{out}");
+
+    for run_number in 0..20 {
+        let served = run(&against_mock(&client, &fixture));
+        let (out, err) = text(&served);
+        assert!(served.status.success(), "run {run_number}: {out}{err}");
+        assert_eq!(out, live_out, "run {run_number}: {err}");
+    }
+}
+
 /// A server that combines what real sessions combine (tools in pages behind per-run
 /// cursors, a minted `cus_<hex>` id inside a resource URI, an owner's e-mail the client
 /// sends back, a timestamp, progress and a log naming the id), recorded through the proxy

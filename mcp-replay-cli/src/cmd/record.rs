@@ -183,9 +183,14 @@ async fn pump<R, W>(
 {
     let mut buf = vec![0u8; 64 * 1024];
     let mut line = Vec::new();
+    let mut ended = false;
     loop {
         let n = match from.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
+            Ok(0) => {
+                ended = true;
+                break;
+            }
+            Err(_) => break,
             Ok(n) => n,
         };
         // Capture before forwarding: the peer can only react to a line after it got it, so
@@ -211,6 +216,14 @@ async fn pump<R, W>(
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push((direction, line, start.elapsed()));
+    }
+    if ended && direction == Direction::ClientToServer {
+        // The client closed its input here: an empty line marks it (`capture::save`).
+        capture.lock().unwrap_or_else(|e| e.into_inner()).push((
+            direction,
+            Vec::new(),
+            start.elapsed(),
+        ));
     }
     // Closing the server's stdin when the client's side ended is what ends the server.
     let _ = to.shutdown().await;

@@ -5,7 +5,7 @@
 use super::align::{self, How, Span};
 use super::describe::{describe, describe_message, describe_request, ms, relabel};
 use super::ledger::Moment;
-use super::session::{Ending, Rec, Session};
+use super::session::{Awaited, Ending, Rec, Session};
 use crate::data::fixture::{Direction, Fixture, MessageKind};
 use crate::data::json::compact;
 use crate::findings::report::{Mismatch, MismatchKind, Report};
@@ -16,6 +16,15 @@ impl<'f> Session<'f> {
     /// pairing, the findings of how the server ended (`ending`, from the shell) and the
     /// recording.
     pub(crate) fn conclude(mut self, ending: Ending) -> Report {
+        // What came after the client closed its input: a response that never did.
+        let after_close = std::mem::take(&mut self.after_close);
+        let unanswered: Vec<_> = after_close
+            .into_iter()
+            .filter(|a| matches!(a, Awaited::Response(_)) && !self.arrived(*a))
+            .collect();
+        if !self.aborted && !unanswered.is_empty() {
+            self.timed_out(&unanswered, true);
+        }
         self.pair_arrivals();
         self.judge_the_end(&ending);
         let timeline = match self.picture.take() {

@@ -213,6 +213,10 @@ pub(crate) struct Session<'f> {
     pub(super) claimed: Vec<bool>,
     /// Per want: the replay stopped waiting for it.
     pub(super) given_up: Vec<bool>,
+    /// What the fixture records after the client closed its input (the header's
+    /// `closes_input_after`): not awaited before the replay closes the server's input;
+    /// a response among it that never came is a finding when the session ends.
+    pub(super) after_close: Vec<Awaited>,
     /// The server's own requests ([`ServerRequests`]: which expected one each was, the
     /// answers to send, the labels of new ones).
     pub(super) requests: ServerRequests,
@@ -295,6 +299,7 @@ impl<'f> Session<'f> {
             anomalies: Vec::new(),
             arrivals: Vec::new(),
             claimed: vec![false; wants],
+            after_close: Vec::new(),
             given_up: vec![false; wants],
             requests: ServerRequests::default(),
             findings: Findings::default(),
@@ -627,9 +632,24 @@ impl<'f> Session<'f> {
                 }
             }
         }
+        let mut awaited = self.the_rest();
+        if let Some(closed) = self.fixture.header().closes_input_after {
+            // Only what came before the client closed its input is awaited now; the rest
+            // comes once the replay closes the server's (`Phase::Drain`).
+            let entry_of = |a: &Awaited| match *a {
+                Awaited::Response(e) | Awaited::Answer(_, e) => Some(e),
+                Awaited::Want(w) | Awaited::Loose(w) => Some(self.model.wants[w].entry),
+                Awaited::Poll(_) => None,
+            };
+            let (before, after): (Vec<Awaited>, Vec<Awaited>) = awaited
+                .into_iter()
+                .partition(|a| entry_of(a).is_none_or(|e| e < closed));
+            awaited = before;
+            self.after_close = after;
+        }
         self.phase = Phase::Waiting(Wait {
-            awaited: self.the_rest(),
-            unanswered: true,
+            awaited,
+            unanswered: self.fixture.header().closes_input_after.is_none(),
             last: true,
             deadline: now + self.settings.timeout,
             then: None,
