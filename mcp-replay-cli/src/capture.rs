@@ -65,27 +65,33 @@ impl Unsaved {
 /// could not tell.
 pub(crate) async fn settled<'a>(
     fixture: mcp_replay::Fixture,
-    mut target: impl FnMut() -> mcp_replay::harness::Target<'a> + Send + 'a,
+    target: impl FnMut() -> mcp_replay::harness::Target<'a> + Send + 'a,
     rules: &mcp_replay::Rules,
     timeout: Option<std::time::Duration>,
     who: &str,
 ) -> mcp_replay::Fixture {
+    let (settled, note) = settled_quietly(fixture, target, rules, timeout).await;
+    if let Some(note) = note {
+        eprintln!("mcp-replay {who}: note: {note}");
+    }
+    settled
+}
+
+/// [`settled`], its note returned instead of said.
+pub(crate) async fn settled_quietly<'a>(
+    fixture: mcp_replay::Fixture,
+    mut target: impl FnMut() -> mcp_replay::harness::Target<'a> + Send + 'a,
+    rules: &mcp_replay::Rules,
+    timeout: Option<std::time::Duration>,
+) -> (mcp_replay::Fixture, Option<String>) {
     let mut options = mcp_replay::Options::new();
     if let Some(timeout) = timeout {
         options = options.timeout(timeout);
     }
     let mut again = move || Some(target());
     match mcp_replay::harness::settle(&fixture, &mut again, rules, &options).await {
-        Ok((settled, note)) => {
-            if let Some(note) = note {
-                eprintln!("mcp-replay {who}: note: {note}");
-            }
-            settled
-        }
-        Err(why) => {
-            eprintln!("mcp-replay {who}: note: {why}");
-            fixture
-        }
+        Ok((settled, note)) => (settled, note),
+        Err(why) => (fixture, Some(why.to_string())),
     }
 }
 

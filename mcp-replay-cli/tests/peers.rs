@@ -234,6 +234,50 @@ fn a_python_sdk_subscription_replays_and_serves_its_client() {
     }
 }
 
+/// A client with OpenTelemetry on (the Python SDK with the OpenTelemetry SDK's tracer
+/// provider): a new W3C `traceparent` in every request's `_meta`. Recorded through the
+/// proxy, the fixture keeps none of them (`<TRACEPARENT>`, the `trace-context` rule);
+/// replayed 20 times green against the unchanged server; served to the same client, whose
+/// trace ids are new every run, 20 times green.
+#[test]
+fn a_client_with_opentelemetry_on_records_replays_and_is_served() {
+    let (client, server) = (peer("python-otel-client"), peer("python-server"));
+    let dir = temp_dir("otel");
+    let fixture = dir.join("otel.jsonl").display().to_string();
+    let raw = dir.join("otel.raw.jsonl").display().to_string();
+    let proxy = [
+        "--".to_owned(),
+        mcp_replay(),
+        "record".into(),
+        "--raw".into(),
+        raw.clone(),
+        "-o".into(),
+        fixture.clone(),
+        "--".into(),
+    ];
+    let record = run(&cat(&[&client, &proxy, &server]));
+    let (live_out, err) = text(&record);
+    assert!(record.status.success(), "{live_out}{err}");
+    let captured = std::fs::read_to_string(&raw).unwrap();
+    let traced = captured.matches(r#""traceparent":"00-"#).count();
+    assert!(traced >= 4, "every request traced: {captured}");
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert_eq!(
+        written.matches(r#""traceparent":"<TRACEPARENT>""#).count(),
+        traced,
+        "{written}"
+    );
+    assert!(!written.contains(r#""traceparent":"00-"#), "{written}");
+
+    assert_green_times(&[], &fixture, 20, &server);
+    for run_number in 0..20 {
+        let served = run(&against_mock(&client, &fixture));
+        let (out, err) = text(&served);
+        assert!(served.status.success(), "run {run_number}: {out}{err}");
+        assert_eq!(out, live_out, "run {run_number}: {err}");
+    }
+}
+
 /// A server that combines what real sessions combine (tools in pages behind per-run
 /// cursors, a minted `cus_<hex>` id inside a resource URI, an owner's e-mail the client
 /// sends back, a timestamp, progress and a log naming the id), recorded through the proxy

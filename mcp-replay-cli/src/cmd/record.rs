@@ -159,7 +159,25 @@ async fn settle_written(args: &Args, rules: &mcp_replay::Rules) -> Result<(), Er
         return Ok(());
     };
     let target = || crate::live::target(None, &args.server, &[]);
-    let settled = crate::capture::settled(fixture.clone(), target, rules, None, "record").await;
+    // A client that launched the proxy may stop it once it closed its input (the Python
+    // SDK signals the process group 2 s later): then the runs' servers die with it, and
+    // what those runs saw says nothing of the server.
+    let stopped = signalled();
+    let (settled, note) =
+        crate::capture::settled_quietly(fixture.clone(), target, rules, None).await;
+    if stopped.load(std::sync::atomic::Ordering::SeqCst) {
+        eprintln!(
+            "mcp-replay record: note: stopped by a signal while the fixture was replayed to \
+             find per-run values (a client may stop its server soon after closing its input); \
+             the fixture is written as recorded: `mcp-replay replay --update {} -- SERVER` \
+             runs that check",
+            args.output.display()
+        );
+        return Ok(());
+    }
+    if let Some(note) = note {
+        eprintln!("mcp-replay record: note: {note}");
+    }
     if settled.to_jsonl() != fixture.to_jsonl() {
         mcp_replay::update::write_fixture(
             &settled,
@@ -169,6 +187,33 @@ async fn settle_written(args: &Args, rules: &mcp_replay::Rules) -> Result<(), Er
         .map_err(Error::output)?;
     }
     Ok(())
+}
+
+/// A flag that SIGTERM, SIGINT or SIGHUP sets from now on (and no longer ends the process).
+#[cfg(unix)]
+fn signalled() -> Arc<std::sync::atomic::AtomicBool> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for kind in [
+        SignalKind::terminate(),
+        SignalKind::interrupt(),
+        SignalKind::hangup(),
+    ] {
+        if let Ok(mut stream) = signal(kind) {
+            let flag = flag.clone();
+            tokio::spawn(async move {
+                if stream.recv().await.is_some() {
+                    flag.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
+            });
+        }
+    }
+    flag
+}
+
+#[cfg(not(unix))]
+fn signalled() -> Arc<std::sync::atomic::AtomicBool> {
+    Arc::default()
 }
 
 /// Copies bytes unchanged, flushing each read, and tees complete lines into the capture.
