@@ -260,6 +260,7 @@ impl Options {
             allow_stray_output: self.allow_stray_output || header.allow_stray_output,
             strict_order: header.strict_order,
             strict_response_order: header.strict_response_order,
+            closes_input_after: header.closes_input_after,
             unordered: header.unordered.clone(),
             accept: header.accept.clone(),
             shapes: header.shapes.clone(),
@@ -306,6 +307,9 @@ pub(crate) struct Settings<'r> {
     pub allow_stray_output: bool,
     pub strict_order: bool,
     pub strict_response_order: bool,
+    /// The header's `closes_input_after`: the replay closes the server's input after
+    /// that many of the fixture's messages, as the recorded client did.
+    pub closes_input_after: Option<usize>,
     /// Methods whose messages may arrive anywhere, in any order (the header's; the rules'
     /// own are asked with [`Settings::is_unordered`]).
     unordered: Vec<String>,

@@ -4,11 +4,14 @@
 //! call) is recorded asking twice; the replay holds the recorded answer until the server
 //! lines recorded before it have come, so the unchanged server asks again as it did live.
 
+mod common;
+
+use common::{green_times, write_line, Rerecorded};
 use mcp_replay::fixture::Direction;
 use mcp_replay::{Fixture, Rules};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 
 /// Handles each message in a task of its own, as SDK servers do; the tool reads the roots
@@ -18,9 +21,7 @@ async fn serve(io: impl AsyncRead + AsyncWrite + Send + 'static) {
     let (out, mut outgoing) = mpsc::unbounded_channel::<Value>();
     let writer = tokio::spawn(async move {
         while let Some(message) = outgoing.recv().await {
-            let mut line = message.to_string();
-            line.push('\n');
-            if write.write_all(line.as_bytes()).await.is_err() {
+            if !write_line(&mut write, &message).await {
                 return;
             }
         }
@@ -82,9 +83,7 @@ async fn emit(
     message: Value,
 ) {
     log.push((Direction::ClientToServer, message.clone()));
-    let mut line = message.to_string();
-    line.push('\n');
-    write.write_all(line.as_bytes()).await.unwrap();
+    write_line(write, &message).await;
 }
 
 /// The late client: answers the server's `roots/list` only after its own call's answer.
@@ -175,16 +174,5 @@ async fn an_answer_recorded_late_is_given_late_and_the_server_asks_again() {
         .unwrap()
         .to_jsonl();
     let fixture = Fixture::parse(&fixture).unwrap();
-    for run in 0..20 {
-        let report = fixture
-            .replay()
-            .timeout(std::time::Duration::from_secs(5))
-            .run(serve)
-            .await;
-        assert!(
-            report.is_ok(),
-            "replay {run}:\n{report}\n{}",
-            fixture.to_jsonl()
-        );
-    }
+    green_times(&fixture, 20, Rerecorded::Same, serve).await;
 }

@@ -4,11 +4,14 @@
 //! state is bound (`<REQUEST_STATE:1>`: new in every run, sent back live); the client's own
 //! is kept as it sent it, so the replay sends it again and the server refuses it again.
 
+mod common;
+
+use common::{green_times, served_times, write_line, Rerecorded};
 use mcp_replay::fixture::Direction;
 use mcp_replay::{Fixture, Rules};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 
 const TAMPERED: &str = "state-forged-by-the-client";
 
@@ -57,9 +60,7 @@ async fn serve(io: impl AsyncRead + AsyncWrite + Send + 'static) {
             }
             Some(_) => done(&id, "the request state is not one this server signed", true),
         };
-        let mut text = answer.to_string();
-        text.push('\n');
-        if out.write_all(text.as_bytes()).await.is_err() {
+        if !write_line(&mut out, &answer).await {
             return;
         }
     }
@@ -90,9 +91,7 @@ async fn client(
         if let Some(log) = log.as_deref_mut() {
             log.push((Direction::ClientToServer, request.clone()));
         }
-        let mut text = request.to_string();
-        text.push('\n');
-        out.write_all(text.as_bytes()).await.unwrap();
+        write_line(&mut out, &request).await;
         let line = tokio::time::timeout(std::time::Duration::from_secs(5), lines.next_line())
             .await
             .expect("an answer within 5 s")
@@ -147,22 +146,6 @@ async fn a_state_the_client_made_is_sent_as_it_was_and_the_servers_is_bound() {
     assert!(!text.contains("refund-42."), "{text}");
 
     let fixture = Fixture::parse(&text).unwrap();
-    for run in 0..20 {
-        let report = fixture
-            .replay()
-            .timeout(std::time::Duration::from_secs(5))
-            .run(serve)
-            .await;
-        assert!(report.is_ok(), "replay {run}:\n{report}\n{text}");
-        if let Some(again) = report.recorded() {
-            assert_eq!(again.to_jsonl(), text, "re-recorded, run {run}");
-        }
-    }
-    for run in 0..20 {
-        let (transport, mock) = fixture.mock().server();
-        let served = client(transport, None).await;
-        let report = mock.finish().await;
-        assert!(report.is_ok(), "mock {run}:\n{report}\n{text}");
-        assert_eq!(served, live, "served, run {run}");
-    }
+    green_times(&fixture, 20, Rerecorded::Same, serve).await;
+    served_times(&fixture, 20, &live, |t| client(t, None)).await;
 }

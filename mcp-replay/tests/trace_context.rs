@@ -5,11 +5,14 @@
 //! harness sends a valid `traceparent` of its own, 20 times green; served by the mock, the
 //! same client with new values each run is green 20 times, and gets a valid one back.
 
+mod common;
+
+use common::{green_times, served_times, write_line, Rerecorded};
 use mcp_replay::fixture::Direction;
 use mcp_replay::{Fixture, Rules};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 
 /// A fresh value every call: the trace ids of one run are never those of another.
 fn fresh() -> u64 {
@@ -68,9 +71,7 @@ async fn serve(io: impl AsyncRead + AsyncWrite + Send + 'static) {
             _ => json!({}),
         };
         let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
-        let mut line = answer.to_string();
-        line.push('\n');
-        if write.write_all(line.as_bytes()).await.is_err() {
+        if !write_line(&mut write, &answer).await {
             return;
         }
     }
@@ -98,9 +99,7 @@ async fn client(
         if let Some(log) = log.as_deref_mut() {
             log.push((Direction::ClientToServer, message.clone()));
         }
-        let mut line = message.to_string();
-        line.push('\n');
-        write.write_all(line.as_bytes()).await.unwrap();
+        write_line(&mut write, &message).await;
         if message.get("id").is_none() {
             continue;
         }
@@ -149,21 +148,8 @@ async fn trace_context_is_recorded_as_placeholders_replayed_and_served_fresh() {
     assert!(text.contains(r#""traceparent":"<TRACEPARENT>""#), "{text}");
     assert!(text.contains(r#""baggage":"<BAGGAGE>""#), "{text}");
     let fixture = Fixture::parse(&text).unwrap();
-
-    for run in 0..20 {
-        let report = fixture.replay().run(serve).await;
-        assert!(report.is_ok(), "replay {run}:\n{report}\n{text}");
-        if let Some(again) = report.recorded() {
-            assert_eq!(again.to_jsonl(), text, "re-recorded, run {run}");
-        }
-    }
-    for run in 0..20 {
-        let (transport, mock) = fixture.mock().server();
-        let served = client(transport, None).await;
-        let report = mock.finish().await;
-        assert!(report.is_ok(), "mock {run}:\n{report}\n{text}");
-        assert_eq!(served, live, "served, run {run}");
-    }
+    green_times(&fixture, 20, Rerecorded::Same, serve).await;
+    served_times(&fixture, 20, &live, |t| client(t, None)).await;
 }
 
 /// Pinned to the rules before `trace-context` (`"rules": 4`), a fixture keeps comparing

@@ -157,3 +157,74 @@ impl Run {
         self.fixture.replay().options(&self.options)
     }
 }
+
+/// Writes `message` as one line; `false` once the peer is gone.
+pub async fn write_line(write: &mut (impl tokio::io::AsyncWrite + Unpin), message: &Value) -> bool {
+    let mut line = message.to_string();
+    line.push('\n');
+    write.write_all(line.as_bytes()).await.is_ok()
+}
+
+/// How a re-recording of the unchanged server must compare with the fixture.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Rerecorded {
+    /// Byte for byte.
+    Same,
+    /// The same lines, in any order (a notification may come after a client line the
+    /// harness sent without waiting for it).
+    SameLines,
+}
+
+/// Replays `fixture` `times` times against fresh `serve`s, each green, each re-recording
+/// as `rerecorded` says.
+pub async fn green_times<S, F>(fixture: &Fixture, times: usize, rerecorded: Rerecorded, serve: S)
+where
+    S: Fn(Transport) -> F + Clone + Send + 'static,
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let text = fixture.to_jsonl();
+    let sorted = |t: &str| {
+        let mut lines: Vec<String> = t.lines().map(str::to_owned).collect();
+        lines.sort();
+        lines
+    };
+    for run in 0..times {
+        let report = fixture
+            .replay()
+            .timeout(std::time::Duration::from_secs(5))
+            .run(serve.clone())
+            .await;
+        assert!(report.is_ok(), "replay {run}:\n{report}\n{text}");
+        if let Some(again) = report.recorded() {
+            match rerecorded {
+                Rerecorded::Same => assert_eq!(again.to_jsonl(), text, "re-recorded, run {run}"),
+                Rerecorded::SameLines => assert_eq!(
+                    sorted(&again.to_jsonl()),
+                    sorted(&text),
+                    "re-recorded, run {run}"
+                ),
+            }
+        }
+    }
+}
+
+/// Serves `fixture` `times` times to a fresh `client`, each run green and the client
+/// seeing `live`, what it saw against the real server.
+pub async fn served_times<C, F, T>(fixture: &Fixture, times: usize, live: &T, client: C)
+where
+    C: Fn(Transport) -> F,
+    F: std::future::Future<Output = T>,
+    T: PartialEq + std::fmt::Debug,
+{
+    for run in 0..times {
+        let (transport, mock) = fixture.mock().server();
+        let served = client(transport).await;
+        let report = mock.finish().await;
+        assert!(
+            report.is_ok(),
+            "mock {run}:\n{report}\n{}",
+            fixture.to_jsonl()
+        );
+        assert_eq!(&served, live, "served, run {run}");
+    }
+}

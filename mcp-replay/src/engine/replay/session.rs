@@ -633,7 +633,7 @@ impl<'f> Session<'f> {
             }
         }
         let mut awaited = self.the_rest();
-        if let Some(closed) = self.fixture.header().closes_input_after {
+        if let Some(closed) = self.settings.closes_input_after {
             // Only what came before the client closed its input is awaited now; the rest
             // comes once the replay closes the server's (`Phase::Drain`).
             let entry_of = |a: &Awaited| match *a {
@@ -649,7 +649,7 @@ impl<'f> Session<'f> {
         }
         self.phase = Phase::Waiting(Wait {
             awaited,
-            unanswered: self.fixture.header().closes_input_after.is_none(),
+            unanswered: self.settings.closes_input_after.is_none(),
             last: true,
             deadline: now + self.settings.timeout,
             then: None,
@@ -864,13 +864,17 @@ impl<'f> Session<'f> {
     fn server_line_awaited_before(&self, answer: usize) -> Option<usize> {
         let entries = self.fixture.entries();
         let request = entries[answer].answers()?;
-        self.model
-            .wants
-            .iter()
-            .zip(&self.claimed)
-            .filter(|(want, claimed)| !**claimed && want.entry > request && want.entry < answer)
-            .map(|(want, _)| want.entry)
-            .min()
+        let between = |entry: usize| entry > request && entry < answer;
+        let wanted = (0..self.model.wants.len())
+            .filter(|&w| between(self.model.wants[w].entry) && !self.arrived(Awaited::Want(w)))
+            .map(|w| self.model.wants[w].entry);
+        let answered = self
+            .script
+            .response_of_request
+            .values()
+            .copied()
+            .filter(|&r| between(r) && !self.arrived(Awaited::Response(r)));
+        wanted.chain(answered).min()
     }
 
     /// Sends the client lines recorded before answer entry `answer` that the feed holds and
