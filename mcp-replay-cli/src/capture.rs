@@ -158,12 +158,15 @@ fn save(
     let mut messages = Vec::new();
     let mut times = Vec::new();
     let mut stray = StrayLines::default();
-    // After how many messages the client closed its input (`pump`'s empty line).
+    // After how many messages the client closed its input (an empty client line: stdin's
+    // end, or over HTTP a stream it dropped), if it sent nothing after that.
     let mut closed_after = None;
     for (i, (direction, bytes, time)) in lines.iter().enumerate() {
-        if bytes.is_empty() && *direction == Direction::ClientToServer {
-            closed_after.get_or_insert(messages.len());
-            continue;
+        if *direction == Direction::ClientToServer {
+            closed_after = bytes.is_empty().then_some(messages.len());
+            if bytes.is_empty() {
+                continue;
+            }
         }
         let text = String::from_utf8_lossy(bytes);
         if text.trim().is_empty() {
@@ -202,7 +205,9 @@ fn save(
     }
     // The server sent more once the client had closed its input: the replay closes the
     // server's there too (a `subscriptions/listen` its client left, answered then).
-    if let Some(n) = closed_after.filter(|&n| n > 0 && n < fixture.entries().len()) {
+    if let Some(n) = closed_after
+        .filter(|&n| n > 0 && (n < fixture.entries().len() || has_unanswered_request(&fixture)))
+    {
         fixture = fixture
             .with_header_key("closes_input_after", Value::from(n))
             .map_err(unsaved)?;
@@ -220,6 +225,16 @@ fn save(
         .zip(times)
         .collect();
     Ok(Saved { times, stray })
+}
+
+/// Does a client request of `fixture` have no response line (the client left first)?
+fn has_unanswered_request(fixture: &mcp_replay::Fixture) -> bool {
+    let entries = fixture.entries();
+    entries.iter().enumerate().any(|(i, e)| {
+        e.direction() == Direction::ClientToServer
+            && e.kind() == MessageKind::Request
+            && !entries.iter().any(|r| r.answers() == Some(i))
+    })
 }
 
 /// `record --timing FILE`: when each message of the fixture crossed the proxy, one

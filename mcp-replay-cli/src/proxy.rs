@@ -303,6 +303,7 @@ async fn forward(
         inner: body,
         kind,
         proxy,
+        ended: false,
     };
     Ok(Response::from_parts(parts, tee.boxed()))
 }
@@ -435,6 +436,19 @@ struct Tee {
     inner: Incoming,
     kind: Kind,
     proxy: Arc<Proxy>,
+    /// The server ended the body (else the client dropped it first).
+    ended: bool,
+}
+
+impl Drop for Tee {
+    /// An SSE stream the client closed before the server ended it (it leaves a
+    /// `subscriptions/listen` stream that way): an empty client line marks where
+    /// (`capture::save` reads it as the client closing its input, if it sent nothing after).
+    fn drop(&mut self) {
+        if !self.ended && matches!(self.kind, Kind::Sse(..)) {
+            capture(&self.proxy, Direction::ClientToServer, Vec::new());
+        }
+    }
 }
 
 impl Tee {
@@ -473,6 +487,7 @@ impl Tee {
     }
 
     fn end(&mut self) {
+        self.ended = true;
         if let Kind::Json(bytes) = std::mem::replace(&mut self.kind, Kind::Other) {
             match serde_json::from_slice::<serde_json::Value>(&bytes) {
                 Ok(serde_json::Value::Array(messages)) => {

@@ -249,6 +249,54 @@ fn the_stateless_era_records_replays_and_serves_with_the_python_sdk_on_both_side
     assert!(err.contains(": ok"), "{err}");
 }
 
+/// A 2026-07-28 subscription over Streamable HTTP with the Python SDK on both sides
+/// (`peers/python/listen_*.py`): the `subscriptions/listen` answer is an SSE stream that
+/// the client leaves by closing it, with no answer. The proxy records where it closed it
+/// (`"closes_input_after"`), so the replay does not wait for an answer that never comes:
+/// 20 replays green; `serve --http` plays it to the same client.
+#[test]
+fn a_subscription_the_client_closes_over_http_replays_and_is_served() {
+    let (server, client) = (peer("python-listen-server"), peer("python-listen-client"));
+    let on = |port: u16| {
+        let mut argv = server.clone();
+        argv.extend(["--http".to_owned(), port.to_string()]);
+        argv
+    };
+    let client_at = |url: &str| {
+        let mut command = Command::new(&client[0]);
+        command.args(&client[1..]).args(["--url", url]);
+        command
+    };
+    let dir = temp_dir("http", "listen");
+    let upstream = free_port();
+    let fixture = record_session(&dir, &on(upstream), upstream, &["--idle", "1s"], |url| {
+        client_at(url)
+    });
+    let written = std::fs::read_to_string(&fixture).expect("written");
+    assert!(
+        written.starts_with(r#"{"mcp_replay":1,"closes_input_after":"#),
+        "{written}"
+    );
+    assert!(
+        written.contains(r#""io.modelcontextprotocol/subscriptionId":"<REQUEST_ID:2>""#),
+        "{written}"
+    );
+
+    // One at a time: the server notifies every open subscription of a change, so two
+    // sessions at once each see the other's update too, as two real clients would.
+    let (ran, _) = replay_over_http(&times(&fixture, 20), &["-j", "1"], on);
+    ran.assert_green(20);
+
+    let serve = common::HttpServe::start(&[fixture.to_str().expect("a UTF-8 path")]);
+    let served = client_at(&serve.url).output().expect("the client runs");
+    let (out, err) = text(&served);
+    assert!(served.status.success(), "{out}{err}");
+    assert!(out.contains(r#""kind":"ResourceUpdated""#), "{out}");
+    let (code, report) = serve.finish();
+    assert_eq!(code, Some(0), "{report}");
+    assert!(report.contains(": ok"), "{report}");
+}
+
 /// `fixture` with a header marking its `nth` progress notification (1-based) as a drop
 /// point, written beside it.
 fn mark_resume(fixture: &Path, nth: usize) -> std::path::PathBuf {

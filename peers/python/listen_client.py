@@ -4,6 +4,7 @@ stream, and leaves the stream (the SDK cancels the `subscriptions/listen` reques
 Prints one JSON line a step.
 
 Usage: python listen_client.py -- <server command> [args...]
+       python listen_client.py --url http://HOST:PORT/mcp
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def emit(obj: dict) -> None:
 
 
 async def run(command: list[str]) -> None:
-    params = StdioServerParameters(command=command[0], args=command[1:])
+    params = command[1] if command[0] == "--url" else StdioServerParameters(command=command[0], args=command[1:])
     async with Client(params, read_timeout_seconds=20) as client:
         async with client.listen(resource_subscriptions=[URI]) as sub:
             emit({"event": "honored", "uris": list(sub.honored.resource_subscriptions or [])})
@@ -38,6 +39,9 @@ async def run(command: list[str]) -> None:
 
 def main() -> int:
     args = sys.argv[1:]
+    if args[:1] == ["--url"] and len(args) == 2:
+        anyio.run(run, args)
+        return 0
     if args[:1] != ["--"] or len(args) < 2:
         sys.exit(__doc__)
     anyio.run(run, args[1:])

@@ -9,7 +9,7 @@ Tools:
 Variant: `--variant changed` announces no update, so a recording made against the default
 server shows a finding when replayed against this one.
 
-Usage: python listen_server.py [--variant changed]
+Usage: python listen_server.py [--variant changed] [--http PORT]
 """
 
 from __future__ import annotations
@@ -36,5 +36,10 @@ def build_server(variant: str) -> MCPServer:
 
 
 if __name__ == "__main__":
-    variant = sys.argv[2] if sys.argv[1:2] == ["--variant"] else "default"
-    build_server(variant).run("stdio")
+    args = sys.argv[1:]
+    variant = args[args.index("--variant") + 1] if "--variant" in args else "default"
+    if "--http" in args:
+        port = int(args[args.index("--http") + 1])
+        build_server(variant).run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        build_server(variant).run("stdio")

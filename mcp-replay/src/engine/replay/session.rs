@@ -620,7 +620,10 @@ impl<'f> Session<'f> {
                     // Every request deserves an answer: before a new request, the ones the
                     // fixture has no response line for are awaited (not while `initialize`
                     // runs: a client sends nothing then but `initialize`'s own answers).
-                    let unanswered = kind == MessageKind::Request || self.initialize_in_flight();
+                    // (Not where the client closed its input with requests open: a request
+                    // it recorded no answer to is one it left, a subscription's stream.)
+                    let unanswered = (kind == MessageKind::Request || self.initialize_in_flight())
+                        && self.settings.closes_input_after.is_none();
                     self.phase = Phase::Waiting(Wait {
                         awaited: std::mem::take(&mut self.before),
                         unanswered,
