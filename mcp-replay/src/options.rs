@@ -345,7 +345,9 @@ impl Settings<'_> {
     /// only: rmcp sends a tool's log on the GET stream and its progress on the POST's, so
     /// the log may overtake the progress it followed over stdio. Progress is tied to its
     /// request's stream by its token; the others are still expected, each once, but not in
-    /// order. A fixture with `"strict_order": true` keeps its one order.
+    /// order. A subscription's messages travel on its `subscriptions/listen` stream, and
+    /// are tied to it by the subscription id they carry, as progress is by its token. A
+    /// fixture with `"strict_order": true` keeps its one order.
     #[cfg(feature = "http")]
     pub fn across_streams(mut self, fixture: &Fixture) -> Self {
         use crate::data::fixture::{Direction, MessageKind};
@@ -355,6 +357,7 @@ impl Settings<'_> {
         for entry in fixture.entries() {
             if entry.direction() == Direction::ServerToClient
                 && entry.kind() == MessageKind::Notification
+                && entry.subscription().is_none()
             {
                 match entry.method() {
                     Some("notifications/progress") | None => {}

@@ -85,6 +85,16 @@ impl Entry {
     pub fn id(&self) -> Option<&Value> {
         self.id.as_ref()
     }
+    /// The subscription a message of a `subscriptions/listen` stream belongs to: the id
+    /// label of that request ([`meta::SUBSCRIPTION_ID`]).
+    pub fn subscription(&self) -> Option<Value> {
+        static SUBSCRIPTION: crate::data::needle::Needle =
+            crate::data::needle::Needle::new("subscriptionId");
+        if !SUBSCRIPTION.is_in(&self.text) {
+            return None;
+        }
+        crate::data::protocol::subscription_of(&self.message()).cloned()
+    }
     /// For a response: the index (in [`Fixture::entries`]) of the request it answers.
     pub fn answers(&self) -> Option<usize> {
         self.answers

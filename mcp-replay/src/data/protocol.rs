@@ -91,21 +91,29 @@ pub mod meta {
 /// [`meta::SUBSCRIPTION_ID`] of its params (the acknowledgement, every notification of the
 /// stream) or of its result (the `subscriptions/listen` answer that ends it).
 pub fn subscription_id(message: &mut serde_json::Value) -> Option<&mut serde_json::Value> {
-    let [params, result] = ["params", "result"].map(|member| {
-        message
-            .get(member)
-            .and_then(|m| m.get("_meta"))
-            .is_some_and(|meta| meta.get(meta::SUBSCRIPTION_ID).is_some())
-    });
-    let member = match (params, result) {
-        (true, _) => "params",
-        (_, true) => "result",
-        _ => return None,
-    };
+    let member = subscription_member(message)?;
     message
         .get_mut(member)?
         .get_mut("_meta")?
         .get_mut(meta::SUBSCRIPTION_ID)
+}
+
+/// The subscription a message names, read only ([`subscription_id`]).
+pub fn subscription_of(message: &serde_json::Value) -> Option<&serde_json::Value> {
+    message
+        .get(subscription_member(message)?)?
+        .get("_meta")?
+        .get(meta::SUBSCRIPTION_ID)
+}
+
+/// The member (`params` or `result`) whose `_meta` names a subscription.
+fn subscription_member(message: &serde_json::Value) -> Option<&'static str> {
+    ["params", "result"].into_iter().find(|member| {
+        message
+            .get(member)
+            .and_then(|m| m.get("_meta"))
+            .is_some_and(|meta| meta.get(meta::SUBSCRIPTION_ID).is_some())
+    })
 }
 
 /// The HTTP header names of Streamable HTTP (lower case, as HTTP/2 writes them).

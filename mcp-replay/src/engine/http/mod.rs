@@ -303,4 +303,26 @@ mod tests {
             .across_streams(&strict);
         assert!(!settings.is_unordered("notifications/message"));
     }
+
+    /// A subscription's acknowledgement travels on its `subscriptions/listen` stream: tied
+    /// to that request by the id it names (so the next client line waits for it), not
+    /// unordered as a message of any stream.
+    #[test]
+    fn a_subscription_acknowledgement_stays_tied_to_its_listen_stream() {
+        let fixture = Fixture::parse(concat!(
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID:1>","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"<REQUEST_ID:1>"}}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}}"#,
+            "\n",
+        ))
+        .unwrap();
+        let rules = Rules::default();
+        let settings = Options::new()
+            .resolve(&fixture, &rules)
+            .across_streams(&fixture);
+        assert!(!settings.is_unordered("notifications/subscriptions/acknowledged"));
+        assert!(settings.is_unordered("notifications/message"));
+    }
 }

@@ -5,7 +5,9 @@
 //! - A message **tied to a client request** keeps its order among that request's messages
 //!   while the request runs (from the request to its response, across the client's answers
 //!   to server requests). Progress is tied to the request whose token it carries (else to
-//!   the one request in flight), and may come only while it runs. Another notification is
+//!   the one request in flight), a subscription's acknowledgement to the
+//!   `subscriptions/listen` request whose id it names, and either may come only while its
+//!   request runs. Another notification is
 //!   tied when it was recorded while one request alone was in flight and the client had
 //!   answered no server request since; as it may have been the server's own (a log after
 //!   the client answered its `roots/list`), it is also matched after the request ends.
@@ -135,7 +137,7 @@ impl<'f> Model<'f> {
                     {
                         (None, false)
                     } else {
-                        model.tie(entry, &in_flight, &answered_since)
+                        model.tie(entries, entry, &in_flight, &answered_since)
                     };
                     // The server's own messages come from several sources (timers, answers
                     // to its requests, other requests' work): no order among them is
@@ -165,10 +167,21 @@ impl<'f> Model<'f> {
     /// progress token.
     fn tie(
         &self,
+        entries: &[Entry],
         entry: &Entry,
         in_flight: &[usize],
         answered_since: &[usize],
     ) -> (Option<usize>, bool) {
+        // A message of a subscription's stream (its acknowledgement) is the
+        // `subscriptions/listen` request's whose id it names, however many run.
+        if let Some(id) = entry.subscription() {
+            if let Some(&q) = in_flight
+                .iter()
+                .find(|&&q| entries[q].id().is_some_and(|label| json_eq(label, &id)))
+            {
+                return (Some(q), true);
+            }
+        }
         // Progress is always a request's: by its token, else the one request in flight.
         if entry.method() == Some("notifications/progress") {
             let token = progress_token(entry, "/params/progressToken");
@@ -384,6 +397,44 @@ mod tests {
         );
         // The log could be either request's: it is unsolicited.
         assert_eq!(wants, [(2, Some((1, true)), 0), (3, None, 1)]);
+    }
+
+    #[test]
+    fn a_subscription_id_ties_its_acknowledgement_among_several_listens_in_flight() {
+        let listen = |id: &str| {
+            (
+                "client->server",
+                json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+                    "params": {"notifications": {"toolsListChanged": true}}}),
+            )
+        };
+        let of = |id: &str| json!({"_meta": {"io.modelcontextprotocol/subscriptionId": id}});
+        let wants = model_of(
+            &[
+                listen("<REQUEST_ID:1>"),
+                note(
+                    "notifications/subscriptions/acknowledged",
+                    of("<REQUEST_ID:1>"),
+                ),
+                listen("<REQUEST_ID:2>"),
+                note(
+                    "notifications/subscriptions/acknowledged",
+                    of("<REQUEST_ID:2>"),
+                ),
+                note("notifications/tools/list_changed", of("<REQUEST_ID:2>")),
+            ],
+            "",
+        );
+        // Each acknowledgement is its listen's, though two run; an event stays the
+        // server's own (it may come from any source).
+        assert_eq!(
+            wants,
+            [
+                (1, Some((0, true)), 0),
+                (3, Some((2, true)), 1),
+                (4, None, 2)
+            ]
+        );
     }
 
     #[test]
