@@ -8,6 +8,7 @@
 //! gives exactly the finding it should.
 
 mod command;
+mod mock_client;
 
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Options, Report, Rules, Transport};
 use mcp_replay_demo::TaskServer;
@@ -263,4 +264,121 @@ fn each_task_fixture_is_served_back_to_rmcps_task_client() {
             assert!(err.contains(": ok"), "{name}: {err}");
         }
     }
+}
+
+/// A multi round-trip request of 2026-07-28 (SEP-2322) with rmcp 3.11 on both sides, in
+/// one session with a minted refund id read back from a text and a new W3C `traceparent` on
+/// every request: `task-client --refund` recorded through `mcp-replay record` with
+/// `demo-server tasks`, whose `refund` seals its `requestState` under a key drawn per
+/// process (`mcp_replay_demo::refund`). The fixture keeps no state, no trace id and no
+/// refund id; it replays 20 times against the server as a child and over Streamable HTTP
+/// (stateless, and with sessions), is served to the same client 20 times over stdio and
+/// over HTTP, and a changed answer is the first cause of what follows from it.
+#[test]
+fn an_rmcp_multi_round_trip_refund_records_replays_and_is_served() {
+    let dir = command::temp_dir("tasks", "refund");
+    let fixture = dir.join("refund.jsonl");
+    let task_client = env!("CARGO_BIN_EXE_task-client");
+    let recorded = std::process::Command::new(task_client)
+        .args(["--refund", "--", command::MCP_REPLAY, "record", "-o"])
+        .arg(&fixture)
+        .arg("--")
+        .arg(command::demo_server())
+        .arg("tasks")
+        .output()
+        .expect("task-client runs");
+    let (out, err) = command::text(&recorded);
+    assert!(recorded.status.success(), "{out}{err}");
+    let written = std::fs::read_to_string(&fixture).expect("written");
+    // The retry sends back the state the server sealed, bound; no run's value is kept.
+    assert_eq!(
+        written
+            .matches(r#""requestState":"<REQUEST_STATE:1>""#)
+            .count(),
+        2,
+        "{written}"
+    );
+    assert_eq!(
+        written.matches(r#""traceparent":"<TRACEPARENT>""#).count(),
+        4,
+        "{written}"
+    );
+    assert!(!written.contains("\"00-"), "{written}");
+    assert!(
+        written.contains(r#""shapes":{"<MINTED:1>":"R-00000001"}"#),
+        "{written}"
+    );
+    assert!(written.contains(r#""refund":"<MINTED:1>""#), "{written}");
+
+    let twenty: Vec<&std::path::Path> = std::iter::repeat_n(fixture.as_path(), RUNS).collect();
+    let replayed = command::mcp_replay()
+        .arg("replay")
+        .args(&twenty)
+        .arg("--")
+        .arg(command::demo_server())
+        .arg("tasks")
+        .output()
+        .expect("replay runs");
+    let (out, err) = command::text(&replayed);
+    assert!(out.contains("20 passed, 0 failed"), "{out}{err}");
+    for mode in ["stateless", "sse"] {
+        let port = command::http::free_port();
+        let over_http = command::mcp_replay()
+            .args(["replay", "--url", &command::http::url(port)])
+            .args(&twenty)
+            .arg("--")
+            .arg(command::demo_server())
+            .args(["http", &format!("127.0.0.1:{port}"), mode, "tasks"])
+            .output()
+            .expect("replay runs");
+        let (out, err) = command::text(&over_http);
+        assert!(out.contains("20 passed, 0 failed"), "{mode}: {out}{err}");
+    }
+
+    let says = r#"{"refund":"refunded 42.50 to order A-1001 (damaged) as R-?","status":"refund R-?: settled"}"#;
+    for _ in 0..RUNS {
+        let served = std::process::Command::new(task_client)
+            .args(["--refund", "--", command::MCP_REPLAY, "serve"])
+            .arg(&fixture)
+            .output()
+            .expect("task-client runs");
+        let (out, err) = command::text(&served);
+        assert!(served.status.success(), "{out}{err}");
+        assert_eq!(out.trim(), says, "{err}");
+        assert!(err.contains(": ok"), "{err}");
+    }
+    let loaded = Fixture::load(&fixture).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    for n in 0..RUNS {
+        runtime.block_on(async {
+            let (front, mock) = loaded.mock().http();
+            let path = mock_client::socket_path(&format!("refund-{n}"));
+            mock_client::serve_on_unix_socket(front, &path);
+            let transport = mock_client::rmcp_http_client(&path);
+            let saw = mcp_replay_demo::refund::client::session(transport).await;
+            assert_eq!(saw.expect("the session over HTTP"), says);
+            let report = mock.finish().await;
+            assert!(report.is_ok(), "{report}");
+        });
+    }
+
+    let changed = dir.join("changed.jsonl");
+    std::fs::write(&changed, written.replace("(damaged) as", "(late) as")).unwrap();
+    let red = command::mcp_replay()
+        .arg("replay")
+        .arg(&changed)
+        .arg("--")
+        .arg(command::demo_server())
+        .arg("tasks")
+        .output()
+        .expect("replay runs");
+    let (out, err) = command::text(&red);
+    assert_eq!(red.status.code(), Some(1), "{out}{err}");
+    // The changed text binds no refund id, so the status call cannot name it: the report
+    // says those findings follow from the first.
+    assert!(
+        out.contains("the response to `tools/call refund` (line 8) differs"),
+        "{out}"
+    );
+    assert!(out.contains("lines 10, 11 follow from line 9"), "{out}");
 }

@@ -428,6 +428,7 @@ pub mod protocol_server;
 #[cfg(test)]
 mod raw_client;
 pub use protocol_server::ProtocolServer;
+pub mod refund;
 pub mod task_server;
 pub use task_server::TaskServer;
 

@@ -10,6 +10,9 @@
 //! `tasks/update` answer goes into the report. `tasks/cancel` stops it. A client without
 //! the extension gets the result at once. Every run mints a new task id and the stages
 //! fall on other polls: a fixture of it replays only when both are judged by meaning.
+//!
+//! Its `refund` and `refund_status` tools are a multi round-trip request of 2026-07-28
+//! (`input_required`, a sealed `requestState`, the retry): see [`crate::refund`].
 
 use std::time::Duration;
 
@@ -48,13 +51,15 @@ pub struct ResearchArgs {
 pub struct TaskServer {
     tool_router: ToolRouter<Self>,
     tasks: TaskManager,
+    pub(crate) refunds: crate::refund::Refunds,
 }
 
 impl Default for TaskServer {
     fn default() -> Self {
         Self {
-            tool_router: Self::tool_router(),
+            tool_router: Self::tool_router() + Self::refund_router(),
             tasks: TaskManager::new(),
+            refunds: Default::default(),
         }
     }
 }

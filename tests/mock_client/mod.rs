@@ -1,6 +1,7 @@
 //! What the tests of a client against a fixture's mock share: the mock's Streamable HTTP
 //! front on a Unix socket, rmcp's HTTP client on it, and a client that keeps the progress
 //! it is given.
+#![allow(dead_code)] // Each test file uses its own part.
 
 /// `front` served over HTTP/1.1 on a Unix socket at `path` (each connection its own task).
 pub fn serve_on_unix_socket(front: mcp_replay::http::front::Front, path: &std::path::Path) {

@@ -6,11 +6,19 @@
 //!
 //! ```text
 //! task-client [--ask] [--cancel] -- <server command> [args...]
+//! task-client --refund -- <server command> [args...]
 //! ```
 //!
 //! `--ask` asks the tool for a clarification; `--cancel` cancels the task right after its
-//! creation and reads its status once. It prints the outcome as one JSON line; exit status
-//! 0 on success, 1 on any error (to stderr).
+//! creation and reads its status once. `--refund` is another session, of protocol
+//! 2026-07-28 only (`server/discover`, no handshake): it calls `refund`, a multi
+//! round-trip request that rmcp's client completes by itself (each `input_required`
+//! answered by the handler, the sealed `requestState` sent back with the answers under a
+//! new id), then `refund_status` of the refund id the answer's text names; every request
+//! carries a new random W3C `traceparent` in its `_meta`, as a client with tracing on sends
+//! (`mcp_replay_demo::refund::client`).
+//! It prints the outcome as one JSON line; exit status 0 on success, 1 on any error (to
+//! stderr).
 
 use std::time::Duration;
 
@@ -34,11 +42,19 @@ async fn main() {
     };
     let ask = args.iter().any(|a| a == "--ask");
     let cancel = args.iter().any(|a| a == "--cancel");
+    let refund = args.iter().any(|a| a == "--refund");
     if command.is_empty() {
-        eprintln!("usage: task-client [--ask] [--cancel] -- <server command> [args...]");
+        eprintln!("usage: task-client [--ask] [--cancel] [--refund] -- <server command> [args...]");
         std::process::exit(2);
     }
-    match tokio::time::timeout(Duration::from_secs(30), run(command, ask, cancel)).await {
+    let session = async {
+        if refund {
+            run_refund(command).await
+        } else {
+            run(command, ask, cancel).await
+        }
+    };
+    match tokio::time::timeout(Duration::from_secs(30), session).await {
         Ok(Ok(())) => {}
         Ok(Err(e)) => {
             eprintln!("task-client: {e}");
@@ -124,5 +140,13 @@ async fn run(command: Vec<String>, ask: bool, cancel: bool) -> Result<(), Failur
         }
     }
     client.cancel().await?;
+    Ok(())
+}
+
+async fn run_refund(command: Vec<String>) -> Result<(), Failure> {
+    let mut child = tokio::process::Command::new(&command[0]);
+    child.args(&command[1..]);
+    let outcome = mcp_replay_demo::refund::client::session(TokioChildProcess::new(child)?).await?;
+    println!("{outcome}");
     Ok(())
 }

@@ -6,7 +6,8 @@
 //! {"<MINTED:1>": "cus_000000000001"}`), made here from the recorded value when the
 //! fixture is written and never holding it: an e-mail address becomes
 //! `minted1@example.invalid`, a UUID a UUID numbered 1, and any other value keeps its
-//! punctuation and its short lowercase words (`cus_`, `crm://customers/`) while each run of
+//! punctuation, its short lowercase words (`cus_`, `crm://customers/`) and its upper-case
+//! words of up to four letters (`ORD-`, `R-`) while each run of
 //! digits, hex digits or other letters becomes the number, padded to the run's length
 //! (`at-5caaf2fb` -> `at-00000001`). A placeholder with no shape is served as
 //! `mcp-replay-minted-1` (`normalize/bound.rs`).
@@ -108,8 +109,12 @@ fn push_run(out: &mut String, run: &str, n: u64) {
         && bytes.iter().all(|b| matches!(b, b'0'..=b'9' | b'A'..=b'F'))
     {
         out.push_str(&format!("{n:0width$X}"));
-    } else if letters && width <= 12 && (run.bytes().all(|b| b.is_ascii_lowercase())) {
-        // A word: a prefix (`cus`), a scheme (`crm`), a path's folder (`customers`).
+    } else if letters
+        && (width <= 12 && run.bytes().all(|b| b.is_ascii_lowercase())
+            || width <= 4 && run.bytes().all(|b| b.is_ascii_uppercase()))
+    {
+        // A word: a prefix (`cus`, `ORD`, `R`), a scheme (`crm`), a path's folder
+        // (`customers`). A client may check it (`starts_with("R-")`).
         out.push_str(run);
     } else {
         let number = n.to_string();
@@ -161,7 +166,10 @@ mod tests {
             synthetic("5B1E0C4A-9D3F-4E2B-8C7A-1F2E3D4C5B6A", 1),
             "00000000-0000-4000-8000-000000000001"
         );
-        assert_eq!(synthetic("ORD-2026-000417", 7), "xx7-0007-000007");
+        // A short upper-case prefix is a word too: a client may check it.
+        assert_eq!(synthetic("ORD-2026-000417", 7), "ORD-0007-000007");
+        assert_eq!(synthetic("R-5CAAF2FB", 1), "R-00000001");
+        assert_eq!(synthetic("NORTHWIND-7", 2), "xxxxxxxx2-2");
         // Mixed letters and digits (a base64 token) keep their length, not their letters.
         assert_eq!(synthetic("Zk9vYmFy_x1Q", 4), "xxxxxxx4_xx4");
         assert_eq!(synthetic("Ünïcode-42", 5), "xnxcode-05");
