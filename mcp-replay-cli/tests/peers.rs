@@ -1184,6 +1184,36 @@ fn the_mcporter_recordings_import_and_replay_green_against_server_everything() {
     }
 }
 
+/// The Python SDK client answers server-everything's `roots/list` half a second late, as
+/// a client that must work out its roots does: its first `get-roots-list` call makes the
+/// server ask, and the server's own timer (350 ms after the handshake), finding no roots
+/// yet, asks again, so the server logs "Roots updated" twice. Recorded through the proxy,
+/// the fixture replays 20 times against the unchanged server (each answer held until the
+/// server's second ask came, as recorded; answered at once, the server would never ask
+/// again), and serves the same client 10 times (its second answer now before, now after
+/// its next call: the mock takes either order).
+#[test]
+fn a_client_that_answers_late_makes_server_everything_ask_again_replayed_and_served() {
+    let (client, everything) = (peer("python-late-roots-client"), peer("everything"));
+    let dir = temp_dir("late-roots");
+    let fixture = dir.join("late_roots.jsonl").display().to_string();
+    let recorded = run(&through_proxy(&client, &fixture, &everything));
+    let (out, err) = text(&recorded);
+    assert!(recorded.status.success(), "{out}{err}");
+    assert!(out.contains(r#"{"asked":2}"#), "{out}");
+    let written = std::fs::read_to_string(&fixture).unwrap();
+    assert_eq!(written.matches(r#""method":"roots/list""#).count(), 2, "{written}");
+
+    assert_green_times(&[], &fixture, 20, &everything);
+    for _ in 0..10 {
+        let served = run(&against_mock(&client, &fixture));
+        let (out, err) = text(&served);
+        assert!(served.status.success(), "{out}{err}");
+        assert!(out.contains(r#"{"asked":2}"#), "{out}");
+        assert!(err.contains(": ok"), "{err}");
+    }
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     common::temp_dir("peers", name)
 }

@@ -74,7 +74,7 @@ pub fn text(output: &Output) -> (String, String) {
 /// Program and arguments of an external peer (`python-server`, `python-client`,
 /// `python-tour`, `python-modern-server`, `python-modern-client`, `python-notes-server`,
 /// `python-notes-client`, `python-listen-server`, `python-listen-client`,
-/// `python-otel-client`, `everything`), installing
+/// `python-otel-client`, `python-late-roots-client`, `everything`), installing
 /// the peers first if this checkout has not ([`mcp_replay_peers`]). A peer that cannot be
 /// installed fails the test.
 pub fn peer(which: &str) -> Vec<String> {
@@ -90,6 +90,7 @@ pub fn peer(which: &str) -> Vec<String> {
         "python-listen-server" => mcp_replay_peers::python("listen_server.py"),
         "python-listen-client" => mcp_replay_peers::python("listen_client.py"),
         "python-otel-client" => mcp_replay_peers::python("otel_client.py"),
+        "python-late-roots-client" => mcp_replay_peers::python("late_roots_client.py"),
         "python-crm-server" => mcp_replay_peers::python("crm_server.py"),
         "python-crm-client" => mcp_replay_peers::python("crm_client.py"),
         "tower-server" => mcp_replay_peers::tower(),

@@ -228,13 +228,26 @@ impl<'f> Session<'f> {
             }
             _ => format!("(waited {})", ms(self.settings.timeout)),
         };
-        let m = Mismatch::new(
-            MismatchKind::Missing,
-            Some(e.line()),
-            format!("{} never came {when}", describe(e)),
-        )
-        .during(when)
-        .expected(self.expected.message(want.entry));
+        let mut summary = format!("{} never came {when}", describe(e));
+        if let Some(&(_, answer)) = self
+            .requests
+            .went_early
+            .iter()
+            .find(|(held, _)| *held == want.entry)
+        {
+            // The recorded answer was to come after it: a server that sends this only
+            // while it has no answer (it asks again) sends nothing once answered.
+            summary.push_str(&format!(
+                "; the recorded answer (line {}) came after it when recorded, and was sent \
+                 before it once {} of waiting for it were over: the server may send it only \
+                 while it has no answer",
+                entries[answer].line(),
+                ms(super::session::HOLD.min(self.settings.timeout / 4))
+            ));
+        }
+        let m = Mismatch::new(MismatchKind::Missing, Some(e.line()), summary)
+            .during(when)
+            .expected(self.expected.message(want.entry));
         match want.tie {
             Some(q) => m.request(&entries[q]),
             None => m,

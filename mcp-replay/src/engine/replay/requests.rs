@@ -24,4 +24,8 @@ pub(super) struct ServerRequests {
     pub(super) seen: IntMap<usize, Value>,
     /// How many `<SERVER_REQUEST_ID:n>` labels a re-recording has given new requests.
     pub(super) new_labels: usize,
+    /// Answers that went before a line recorded before them, which still waited when
+    /// their hold ended: `(that line's entry, the answer's entry)`. A server line of them
+    /// that never comes says why (`Session::missing`).
+    pub(super) went_early: Vec<(usize, usize)>,
 }

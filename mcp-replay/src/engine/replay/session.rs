@@ -166,9 +166,12 @@ pub(super) struct Wait {
     pub(super) then: Option<usize>,
 }
 
-/// How long at most an answer to a server request is held back for the client lines
-/// recorded before it ([`Session::flush_pending`]); a quarter of the timeout if that is less.
-const HOLD: Duration = Duration::from_millis(250);
+/// How long at most an answer to a server request is held back for the lines recorded
+/// before it ([`Session::flush_pending`]); a quarter of the timeout if that is less. Long
+/// enough for a server's own timer (server-everything asks for roots 350 ms after the
+/// handshake, and again if a late answer has not come by then); a server that instead
+/// waits for the answer costs this once per answer, and only when it changed.
+pub(super) const HOLD: Duration = Duration::from_millis(1000);
 
 /// One replay of one fixture: the state of the exchange and every decision about it.
 pub(crate) struct Session<'f> {
@@ -849,6 +852,7 @@ impl<'f> Session<'f> {
                                     entries[held].line()
                                 ));
                             }
+                            self.requests.went_early.push((held, entry));
                         }
                         self.held_until = None;
                         self.send(entry)

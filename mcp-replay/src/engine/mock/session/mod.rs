@@ -139,8 +139,11 @@ pub(super) struct Mock<'f> {
     /// The fixture's runs of task polls (`replay/polls.rs`): a client may poll more or
     /// fewer times than the recording's client did.
     polls: Polls,
-    /// Poll entries of a run the client stopped polling before its end: passed over.
+    /// Poll entries of a run the client stopped polling before its end, and client
+    /// answers that came before their turn: passed over.
     skipped: HashSet<usize>,
+    /// Client answers the client's own requests went ahead of: taken when they come.
+    owed: HashSet<usize>,
     /// The faults to inject (`engine/mock/faults.rs`), with the state of their counts and
     /// draws.
     faults: Option<super::Faults>,
@@ -201,6 +204,7 @@ impl<'f> Mock<'f> {
             ),
             polls: Polls::of(fixture.entries()),
             skipped: HashSet::new(),
+            owed: HashSet::new(),
             faults: settings.faults.clone().filter(|f| !f.is_empty()),
             injected: Vec::new(),
             over_http: settings.over_http,
@@ -513,6 +517,9 @@ impl<'f> Mock<'f> {
         if self.other_poll_count(&message, live_id.as_ref()) {
             return;
         }
+        if self.out_of_turn(kind, live_id.as_ref(), &mut message) {
+            return;
+        }
         let Some(entry) = self.next_expected().cloned() else {
             self.past_the_end(&message, live_id.as_ref(), kind);
             return;
@@ -559,6 +566,73 @@ impl<'f> Mock<'f> {
         }
         self.position += 1;
         self.deliver();
+    }
+
+    /// A client's answers to the server's requests and its own requests are two streams
+    /// that promise no order between them (an SDK answers a server request when its
+    /// handler is done, which may be before or after its next call). An answer that comes
+    /// before its turn is compared with its own recorded line, which is then passed over;
+    /// a request that comes while only answers are still due before it goes ahead of
+    /// them, and they are taken when they come. `true` when `message` was an answer taken
+    /// here.
+    fn out_of_turn(
+        &mut self,
+        kind: MessageKind,
+        live_id: Option<&Value>,
+        message: &mut Value,
+    ) -> bool {
+        let entries = self.fixture.entries();
+        if kind != MessageKind::Response {
+            // Only answers due before the next client message: go ahead of them.
+            let due = |e: &Entry| {
+                e.direction() == Direction::ClientToServer && e.kind() == MessageKind::Response
+            };
+            let ahead = (self.position..entries.len())
+                .find(|&i| !due(&entries[i]) && !self.skipped.contains(&i));
+            if let Some(next) = ahead.filter(|&next| {
+                next > self.position && entries[next].direction() == Direction::ClientToServer
+            }) {
+                self.owed.extend(self.position..next);
+                self.position = next;
+            }
+            return false;
+        }
+        let Some(answer) = live_id.and_then(|id| self.answer_entry(id)) else {
+            return false;
+        };
+        let early = answer > self.position && !self.skipped.contains(&answer);
+        if answer == self.position || !(early || self.owed.remove(&answer)) {
+            return false;
+        }
+        let entry = entries[answer].clone();
+        if let Some(label) = entry.id() {
+            message["id"] = label.clone();
+        }
+        self.label_client_values(&entry, message);
+        strip_sdk_meta(message);
+        let mut wanted = self.recorded(&entry);
+        self.bindings.bind_from(&wanted, message);
+        strip_sdk_meta(&mut wanted);
+        if !json_eq(&wanted, message) {
+            self.fail(
+                Mismatch::new(
+                    MismatchKind::Result,
+                    Some(entry.line()),
+                    "the client answered the server's request differently from the recording",
+                )
+                .compare(&wanted, message),
+            );
+        }
+        self.skipped.insert(answer);
+        true
+    }
+
+    /// The recorded client answer entry to the server request the mock sent as `id`.
+    fn answer_entry(&self, id: &Value) -> Option<usize> {
+        let (&request, _) = self.server_live.iter().find(|(_, live)| *live == id)?;
+        self.fixture.entries().iter().position(|e| {
+            e.direction() == Direction::ClientToServer && e.answers() == Some(request)
+        })
     }
 
     /// A client that polls a task more or fewer times than the recording's did (`message`

@@ -147,3 +147,92 @@ fn a_client_that_polls_fewer_times_gets_the_rest_of_the_task_and_its_result() {
     assert_eq!(got.last().unwrap()["id"], 3);
     assert_eq!(got.last().unwrap()["result"], json!({"content": []}));
 }
+
+/// A call during which the server asked for roots twice (its timer asked again, the
+/// client's first answer being late), answered once before and once after the client's
+/// next call, as recorded against server-everything.
+const ROOTS: &str = concat!(
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/call","params":{"name":"get-roots-list","arguments":{}}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<SERVER_REQUEST_ID:1>","method":"roots/list"}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<SERVER_REQUEST_ID:2>","method":"roots/list"}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<SERVER_REQUEST_ID:1>","result":{"roots":[]}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"content":[]}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<SERVER_REQUEST_ID:2>","result":{"roots":[]}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"roots again"}}}"#,
+    "\n",
+);
+
+/// Plays `ROOTS` to a client that sends `lines` in turn (`answer N`: its answer to the
+/// mock's Nth request, by the id the mock sent it under); the methods, ids and data of
+/// what it was sent, and the report.
+fn serve_roots(lines: &[&str]) -> (Vec<String>, Report) {
+    let fixture = Fixture::parse(ROOTS).unwrap();
+    let rules = Rules::default();
+    let settings = Options::new()
+        .pace(Duration::ZERO)
+        .resolve(&fixture, &rules);
+    let start = Instant::now();
+    let mut mock = Mock::new(&fixture, &settings, start);
+    let (mut buf, mut got, mut asked) = (Vec::new(), Vec::new(), Vec::new());
+    for (n, line) in lines.iter().enumerate() {
+        let message = match line.strip_prefix("answer ") {
+            Some(k) => {
+                let id: &Value = &asked[k.parse::<usize>().unwrap() - 1];
+                json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}})
+            }
+            None if *line == "tools/list" => json!({"jsonrpc": "2.0", "id": n + 1, "method": line}),
+            None => json!({"jsonrpc": "2.0", "id": n + 1, "method": "tools/call",
+                "params": {"name": "get-roots-list", "arguments": {}}}),
+        };
+        mock.handle(Incoming::Message(message), start);
+        while let Wake::Write(_) = mock.poll_timeout() {
+            if !mock.poll_transmit(start + Duration::from_secs(1), &mut buf) {
+                break;
+            }
+            mock.line_written(start);
+            let message: Value = serde_json::from_slice(&buf).unwrap();
+            if message["method"] == "roots/list" {
+                asked.push(message["id"].clone());
+            }
+            got.push(match message["method"].as_str() {
+                Some(method) => format!("{method} {}", message["params"]["data"]),
+                None if message["result"].get("tools").is_some() => "tools".to_owned(),
+                None => "called".to_owned(),
+            });
+        }
+    }
+    (got, mock.conclude())
+}
+
+#[test]
+fn a_clients_answers_and_its_own_requests_may_come_in_either_order() {
+    let whole = [
+        "roots/list null",
+        "roots/list null",
+        "called",
+        "tools",
+        "notifications/message \"roots again\"",
+    ];
+    // As recorded: the second answer after the client's next call.
+    let (got, report) = serve_roots(&["tools/call", "answer 1", "tools/list", "answer 2"]);
+    assert!(report.is_ok(), "{report}");
+    assert_eq!(got, whole);
+    // The second answer before it (its handler was quicker this time).
+    let (got, report) = serve_roots(&["tools/call", "answer 1", "answer 2", "tools/list"]);
+    assert!(report.is_ok(), "{report}");
+    assert_eq!(got, whole);
+    // The client's next call before its first answer: the call goes ahead only where no
+    // server line waits on the answer (here the call's own result does), so it is a finding.
+    let (_, report) = serve_roots(&["tools/call", "tools/list", "answer 1", "answer 2"]);
+    assert!(!report.is_ok(), "{report}");
+}
