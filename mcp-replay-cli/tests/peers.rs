@@ -1202,7 +1202,11 @@ fn a_client_that_answers_late_makes_server_everything_ask_again_replayed_and_ser
     assert!(recorded.status.success(), "{out}{err}");
     assert!(out.contains(r#"{"asked":2}"#), "{out}");
     let written = std::fs::read_to_string(&fixture).unwrap();
-    assert_eq!(written.matches(r#""method":"roots/list""#).count(), 2, "{written}");
+    assert_eq!(
+        written.matches(r#""method":"roots/list""#).count(),
+        2,
+        "{written}"
+    );
 
     assert_green_times(&[], &fixture, 20, &everything);
     for _ in 0..10 {

@@ -524,33 +524,13 @@ impl<'f> Mock<'f> {
             self.past_the_end(&message, live_id.as_ref(), kind);
             return;
         };
-        if let Some(label) = entry.id() {
-            if message.get("id").is_some() && kind == entry.kind() {
-                message["id"] = label.clone();
-            }
-        }
-        self.label_client_values(&entry, &mut message);
-        strip_sdk_meta(&mut message);
-        let mut wanted = self.recorded(&entry);
-        self.bindings.bind_from(&wanted, &mut message);
-        strip_sdk_meta(&mut wanted);
+        let wanted = self.as_recorded(&entry, kind, &mut message);
         let same_method = entry.method() == message.get("method").and_then(Value::as_str);
         let matches = kind == entry.kind()
             && same_method
             && (entry.method() == Some("server/discover") || json_eq(&wanted, &message));
         if kind == MessageKind::Response && entry.kind() == MessageKind::Response {
-            // The client's answer to one of our requests: a different decision is a finding,
-            // and the exchange goes on either way.
-            if !json_eq(&wanted, &message) {
-                self.fail(
-                    Mismatch::new(
-                        MismatchKind::Result,
-                        Some(entry.line()),
-                        "the client answered the server's request differently from the recording",
-                    )
-                    .compare(&wanted, &message),
-                );
-            }
+            self.compare_answer(&entry, &wanted, &message);
             self.position += 1;
             self.deliver();
             return;
@@ -605,26 +585,42 @@ impl<'f> Mock<'f> {
             return false;
         }
         let entry = entries[answer].clone();
+        let wanted = self.as_recorded(&entry, kind, message);
+        self.compare_answer(&entry, &wanted, message);
+        self.skipped.insert(answer);
+        true
+    }
+
+    /// `message` (of `kind`) written as `entry` would have it, to compare with it: the
+    /// entry's label for its id, the client's own values labelled and bound, the SDK's
+    /// own `_meta` left out; and what `entry` recorded, alike.
+    fn as_recorded(&mut self, entry: &Entry, kind: MessageKind, message: &mut Value) -> Value {
         if let Some(label) = entry.id() {
-            message["id"] = label.clone();
+            if message.get("id").is_some() && kind == entry.kind() {
+                message["id"] = label.clone();
+            }
         }
-        self.label_client_values(&entry, message);
+        self.label_client_values(entry, message);
         strip_sdk_meta(message);
-        let mut wanted = self.recorded(&entry);
+        let mut wanted = self.recorded(entry);
         self.bindings.bind_from(&wanted, message);
         strip_sdk_meta(&mut wanted);
-        if !json_eq(&wanted, message) {
+        wanted
+    }
+
+    /// The client's answer to one of the mock's requests (`entry`, recorded as `wanted`):
+    /// a different decision is a finding, and the exchange goes on either way.
+    fn compare_answer(&mut self, entry: &Entry, wanted: &Value, message: &Value) {
+        if !json_eq(wanted, message) {
             self.fail(
                 Mismatch::new(
                     MismatchKind::Result,
                     Some(entry.line()),
                     "the client answered the server's request differently from the recording",
                 )
-                .compare(&wanted, message),
+                .compare(wanted, message),
             );
         }
-        self.skipped.insert(answer);
-        true
     }
 
     /// The recorded client answer entry to the server request the mock sent as `id`.
