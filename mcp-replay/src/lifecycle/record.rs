@@ -32,6 +32,7 @@ pub fn fixture_from_exchange(
     source: &str,
 ) -> Result<Fixture, Error> {
     let messages: Vec<(Direction, Value)> = messages.into_iter().collect();
+    let newer = newer_revision(&messages);
     let pipelined = has_pipelined_client_requests(&messages);
     let mut labels = Labels {
         one_token: distinct_tokens(&messages) <= 1,
@@ -78,9 +79,25 @@ pub fn fixture_from_exchange(
     // and the client sent back is already bound.
     rules.pseudonymize_exchange(&mut out);
     let shapes = crate::normalize::shape::shapes_of(&found, &[]);
-    Fixture::empty(source)
+    let fixture = Fixture::empty(source)
         .with_messages(out)?
-        .with_shapes(shapes)
+        .with_shapes(shapes)?;
+    match newer {
+        // Replayed in the revision it was recorded in, which the era's default is not.
+        Some(version) => fixture.with_header_key("protocol", Value::String(version)),
+        None => Ok(fixture),
+    }
+}
+
+/// The version the client's requests name in their `_meta` when it is newer than every
+/// revision whose schema this build holds: the normalizer writes it `<PROTOCOL_VERSION>`,
+/// and a replay would speak the era's default in its place.
+fn newer_revision(messages: &[(Direction, Value)]) -> Option<String> {
+    let version = messages
+        .iter()
+        .filter(|(d, _)| *d == Direction::ClientToServer)
+        .find_map(|(_, m)| crate::data::protocol::request_version(m))?;
+    crate::analyses::validate::newer_than_schemas(version).map(|_| version.to_owned())
 }
 
 fn distinct_tokens(messages: &[(Direction, Value)]) -> usize {
@@ -188,8 +205,12 @@ impl Labels {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        if method == "notifications/progress" {
-            if let Some(token) = message.at(&["params", "progressToken"]).cloned() {
+        // Progress names its request's token; so may a message of a revision this build
+        // does not know (`notifications/tools/progress`): a token a request carried is
+        // labelled wherever a message's params name it.
+        if let Some(token) = message.at(&["params", "progressToken"]).cloned() {
+            let known = self.tokens.iter().any(|(raw, _)| json_eq(raw, &token));
+            if known || method == "notifications/progress" {
                 message["params"]["progressToken"] = self.token_label(&token);
             }
         }

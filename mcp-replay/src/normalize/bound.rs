@@ -134,13 +134,20 @@ pub(crate) fn label_handles(
     // after the fixture's `<CURSOR:1>` is `<CURSOR:2>`).
     let mut counts = taken(messages);
     // Values the server sent: one only a client sent is the client's own (a retry's
-    // `requestState` it made up), sent as it was, never bound to the server's.
-    for (_, message) in messages
-        .iter()
-        .filter(|(d, _)| *d == Direction::ServerToClient)
-    {
+    // `requestState` it made up), sent as it was, never bound to the server's; so is one
+    // a client request sent before the server ever did (a task id the client names, which
+    // the server echoes). One the client's answer sent first it minted (a task it runs
+    // for the server), and both sides' players bind it (`Bindings::minted_by`).
+    let mut client_said: Vec<String> = Vec::new();
+    for (direction, message) in messages.iter() {
         let mut strings = Vec::new();
         strings_of(message, None, &mut strings);
+        if *direction == Direction::ClientToServer {
+            if message.get("method").is_some() {
+                client_said.extend(strings.into_iter().map(|(_, value)| value));
+            }
+            continue;
+        }
         for (key, value) in strings {
             let Some(kind) = key
                 .as_deref()
@@ -151,6 +158,7 @@ pub(crate) fn label_handles(
             if value.is_empty()
                 || super::placeholder::contains_placeholder(&value)
                 || pinned.contains(&value)
+                || client_said.contains(&value)
                 || found.iter().any(|(v, _)| *v == value)
             {
                 continue;

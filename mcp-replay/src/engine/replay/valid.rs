@@ -110,19 +110,31 @@ impl<'f> Session<'f> {
                 None,
             ),
         };
+        let ahead = crate::analyses::validate::newer_than_schemas(&self.settings.protocol);
+        let summary = match ahead {
+            Some(newest) => format!(
+                "{summary} (checked against {newest}, the newest revision this build knows; \
+                 {} may allow it)",
+                self.settings.protocol
+            ),
+            None => summary,
+        };
         let mut finding = Mismatch::new(MismatchKind::Protocol, line, summary);
         if let Some(r) = request {
             finding = finding.request(&entries[r]);
         }
         match self.settings.protocol_check {
-            ProtocolCheck::Warn => {
-                if self.trace.on() {
-                    self.trace
-                        .line(format_args!("warning: {}", finding.summary()));
-                }
-                self.warnings.push(finding);
-            }
+            _ if ahead.is_some() => self.warn_protocol(finding),
+            ProtocolCheck::Warn => self.warn_protocol(finding),
             _ => self.fail(finding),
         }
+    }
+
+    fn warn_protocol(&mut self, finding: Mismatch) {
+        if self.trace.on() {
+            self.trace
+                .line(format_args!("warning: {}", finding.summary()));
+        }
+        self.warnings.push(finding);
     }
 }
