@@ -1,4 +1,4 @@
-//! The `refund` and `refund_status` tools of [`TaskServer`](crate::TaskServer): a multi
+//! The `refund` and `refund_status` tools of [`TaskServer`]: a multi
 //! round-trip request of protocol 2026-07-28 (SEP-2322, `input_required` then a retry under
 //! a new id with `inputResponses` and the `requestState` the server sealed), as rmcp 3.11
 //! implements it, with the state rmcp's [`RequestStateCodec`] seals under a key drawn when

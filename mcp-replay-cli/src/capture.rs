@@ -161,10 +161,19 @@ fn save(
     // After how many messages the client closed its input (an empty client line: stdin's
     // end, or over HTTP a stream it dropped), if it sent nothing after that.
     let mut closed_after = None;
+    // Over HTTP, the streams the client dropped: (after how many messages, its request's id).
+    let mut dropped = Vec::new();
     for (i, (direction, bytes, time)) in lines.iter().enumerate() {
         if *direction == Direction::ClientToServer {
-            closed_after = bytes.is_empty().then_some(messages.len());
-            if bytes.is_empty() {
+            let marker = bytes.first().is_none_or(|&b| b == DROPPED);
+            closed_after = marker.then_some(messages.len());
+            if marker {
+                if let Some(id) = bytes
+                    .get(1..)
+                    .and_then(|id| serde_json::from_slice(id).ok())
+                {
+                    dropped.push((messages.len(), id, *time));
+                }
                 continue;
             }
         }
@@ -191,6 +200,7 @@ fn save(
             "mcp-replay record: {raw} holds the UNREDACTED capture (tokens, paths, personal data): keep it private and never commit it"
         );
     }
+    cancel_dropped(&mut messages, &mut times, dropped);
     if messages.is_empty() {
         return Err(Unsaved::Nothing(format!(
             "nothing to record: no JSON-RPC message crossed the proxy, {output} not written"
@@ -314,5 +324,44 @@ pub(crate) fn warn_protocol(command: &str, fixture: &mcp_replay::Fixture, output
             "mcp-replay {command}: {n} server message{s} {is} not valid MCP: {consequence} \
              (docs/protocol.md, \"Protocol validity\")"
         );
+    }
+}
+
+/// The first byte of the client line the HTTP proxy captures where the client dropped the
+/// SSE stream of a request's answer before the server ended it; the request's id follows.
+pub(crate) const DROPPED: u8 = 0;
+
+/// From 2026-07-28 on, a client that closes the SSE stream of a request it has no answer to
+/// cancels that request (the specification's cancellation over Streamable HTTP; over stdio
+/// the same act is a `notifications/cancelled`). Where it then went on sending, the
+/// fixture holds that act in its transport-neutral form, the `notifications/cancelled` a
+/// stdio client sends: a replay over stdio sends it, one over HTTP closes the stream
+/// instead, and the mock over HTTP takes the closed stream for it. A stream dropped last
+/// is the client closing its input (`closes_input_after`), left as it is.
+fn cancel_dropped(
+    messages: &mut Vec<(Direction, Value)>,
+    times: &mut Vec<Duration>,
+    dropped: Vec<(usize, Value, Duration)>,
+) {
+    for (at, id, time) in dropped.into_iter().rev() {
+        let client_after = messages[at..]
+            .iter()
+            .any(|(d, _)| *d == Direction::ClientToServer);
+        let request = messages[..at].iter().rev().find(|(d, m)| {
+            *d == Direction::ClientToServer && m.get("method").is_some() && m.get("id") == Some(&id)
+        });
+        let stateless = request.is_some_and(|(_, m)| {
+            mcp_replay::protocol::request_version(m)
+                .is_some_and(|v| mcp_replay::protocol::Era::of_version(v).is_stateless())
+        });
+        let answered = messages[..at].iter().any(|(d, m)| {
+            *d == Direction::ServerToClient && m.get("method").is_none() && m.get("id") == Some(&id)
+        });
+        if client_after && stateless && !answered {
+            let cancel = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id}});
+            messages.insert(at, (Direction::ClientToServer, cancel));
+            times.insert(at, time);
+        }
     }
 }

@@ -304,6 +304,7 @@ async fn forward(
         kind,
         proxy,
         ended: false,
+        request: request_id(&teed),
     };
     Ok(Response::from_parts(parts, tee.boxed()))
 }
@@ -438,15 +439,28 @@ struct Tee {
     proxy: Arc<Proxy>,
     /// The server ended the body (else the client dropped it first).
     ended: bool,
+    /// The id of the request this body answers (a POST of one request).
+    request: Option<Vec<u8>>,
+}
+
+/// The id of the one request a POST carried, as JSON (`None` for a batch, a notification
+/// or an answer).
+fn request_id(teed: &[Vec<u8>]) -> Option<Vec<u8>> {
+    let [line] = teed else { return None };
+    let message: serde_json::Value = serde_json::from_slice(line).ok()?;
+    message.get("method")?;
+    Some(message.get("id")?.to_string().into_bytes())
 }
 
 impl Drop for Tee {
     /// An SSE stream the client closed before the server ended it (it leaves a
-    /// `subscriptions/listen` stream that way): an empty client line marks where
-    /// (`capture::save` reads it as the client closing its input, if it sent nothing after).
+    /// `subscriptions/listen` stream that way, and from 2026-07-28 on cancels any request
+    /// so): a client line of a NUL and the request's id marks where (`capture::save`).
     fn drop(&mut self) {
         if !self.ended && matches!(self.kind, Kind::Sse(..)) {
-            capture(&self.proxy, Direction::ClientToServer, Vec::new());
+            let mut marker = vec![crate::capture::DROPPED];
+            marker.extend(self.request.take().unwrap_or_default());
+            capture(&self.proxy, Direction::ClientToServer, marker);
         }
     }
 }

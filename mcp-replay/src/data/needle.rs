@@ -26,9 +26,14 @@ impl Needle {
 
     /// Does `haystack` hold the needle? The same as `haystack.contains(text)`.
     pub(crate) fn is_in(&self, haystack: &str) -> bool {
+        self.is_in_bytes(haystack.as_bytes())
+    }
+
+    /// [`is_in`](Self::is_in) for bytes (a line not known to be UTF-8).
+    pub(crate) fn is_in_bytes(&self, haystack: &[u8]) -> bool {
         self.finder
             .get_or_init(|| Finder::new(self.text))
-            .find(haystack.as_bytes())
+            .find(haystack)
             .is_some()
     }
 }

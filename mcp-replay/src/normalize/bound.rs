@@ -371,6 +371,9 @@ impl Sightings {
                     self.from_server.push((s, key));
                 }
             }
+            // The client's own value, sent again (an order id it knows, which the server
+            // repeated inside a question meanwhile): still its own.
+            Direction::ClientToServer if client_first.contains(&s) => {}
             Direction::ClientToServer => {
                 // The smallest value the client's string holds: the part, where it
                 // sends a whole built around it.
@@ -621,6 +624,30 @@ mod tests {
         assert_eq!(out[5]["result"]["structuredContent"]["id"], "<MINTED:2>");
         assert_eq!(out[3]["result"]["ok"], "yes");
         assert_eq!(out[4]["params"]["arguments"]["b"], "milk");
+    }
+
+    /// The Python SDK's `refund_desk` example: the client names an order it knows, the
+    /// server asks about it by name, the client retries with it. The client's all along.
+    #[test]
+    fn a_clients_own_id_that_the_server_repeats_in_a_question_stays_the_clients() {
+        let out = label(vec![
+            (
+                C,
+                json!({"method": "tools/call", "params": {"name": "refund", "arguments": {"order_id": "ORD-7002"}}}),
+            ),
+            (
+                S,
+                json!({"result": {"resultType": "input_required", "inputRequests": {"scope": {"method": "elicitation/create",
+                    "params": {"message": "ORD-7002 has several items. Refund the whole order?"}}}}}),
+            ),
+            (
+                C,
+                json!({"method": "tools/call", "params": {"name": "refund", "arguments": {"order_id": "ORD-7002"}}}),
+            ),
+        ]);
+        assert_eq!(out[2]["params"]["arguments"]["order_id"], "ORD-7002");
+        let asked = out[1]["result"]["inputRequests"]["scope"]["params"]["message"].clone();
+        assert_eq!(asked, "ORD-7002 has several items. Refund the whole order?");
     }
 
     #[test]

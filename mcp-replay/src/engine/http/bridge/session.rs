@@ -32,10 +32,11 @@ pub(super) struct Session<S> {
     listening: bool,
     /// Where to drop SSE streams and resume them (by request, then progress count).
     resume: Vec<ResumePoint>,
-    /// The readers of the answers and of the GET stream not yet seen finished. Plain tasks,
-    /// not a `JoinSet`: one keeps every finished task until it is joined, a cost per POST
-    /// (and memory per POST over a long session) paid only to be dropped at the end.
-    readers: Vec<JoinHandle<()>>,
+    /// The readers of the answers (with their request's id) and of the GET stream not yet
+    /// seen finished. Plain tasks, not a `JoinSet`: one keeps every finished task until it
+    /// is joined, a cost per POST (and memory per POST over a long session) paid only to be
+    /// dropped at the end.
+    readers: Vec<(Option<Value>, JoinHandle<()>)>,
     /// The POSTs sent so far (problems number them from 1).
     posts: usize,
     /// The requests among them (drop points count them from 0).
@@ -87,6 +88,9 @@ impl<S: HttpService> Session<S> {
 
     /// POSTs one client line and handles the answer by what the line is.
     pub(super) async fn post(&mut self, line: &[u8]) {
+        if self.closes_stream(line) {
+            return;
+        }
         self.posts += 1;
         let (request, outgoing) = self.post_request(line);
         let what = What::Post(self.posts, outgoing);
@@ -219,28 +223,38 @@ impl<S: HttpService> Session<S> {
         }
         if status != StatusCode::OK {
             let body = error_body(response.into_body()).await;
-            self.shared.problem(format!(
-                "{}: answered HTTP {status} instead of 200{}",
-                answer.what,
-                excerpt_of(&body)
-            ));
-            // A JSON-RPC error for this request in the body (rmcp and the SDKs refuse so)
-            // is the server's answer: the engine gets it now rather than timing out.
-            if let Ok(message) = serde_json::from_slice::<Value>(&body) {
-                if message.get("error").is_some() && answer.is_answered_by(&message) {
-                    forward(&self.shared, &answer, message, Some(&body));
-                }
+            // A JSON-RPC error for this request in the body is the server's answer: the
+            // engine gets it now rather than timing out, and compares it with the
+            // recording. Under a 4xx it is how the transport carries a refusal (the
+            // specification's 400 for `-32020` and an unsupported version, the SDKs' for
+            // invalid params), not a fault of its own; under any other status it is.
+            let error = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .filter(|m| m.get("error").is_some() && answer.is_answered_by(m));
+            if error.is_none() || !status.is_client_error() {
+                self.shared.problem(format!(
+                    "{}: answered HTTP {status} instead of 200{}",
+                    answer.what,
+                    excerpt_of(&body)
+                ));
+            }
+            if let Some(message) = error {
+                forward(&self.shared, &answer, message, Some(&body));
             }
             return;
         }
         // Boxed: the reader's future is large, and spawning it unboxed copies it several
         // times (a tenth of the bridge's cost per POST).
-        self.spawn_reader(Box::pin(read_answer(
-            self.shared.clone(),
-            self.client.clone(),
-            response,
-            answer,
-        )));
+        let id = answer.id().cloned();
+        self.spawn_reader(
+            id,
+            Box::pin(read_answer(
+                self.shared.clone(),
+                self.client.clone(),
+                response,
+                answer,
+            )),
+        );
     }
 
     /// The answer to a notification or to a response: 202. Once notifications/initialized
@@ -279,12 +293,15 @@ impl<S: HttpService> Session<S> {
             .await;
         self.listening = match asked {
             Listen::Open(stream) => {
-                self.spawn_reader(Box::pin(read_answer(
-                    self.shared.clone(),
-                    self.client.clone(),
-                    stream,
-                    Answer::stream(),
-                )));
+                self.spawn_reader(
+                    None,
+                    Box::pin(read_answer(
+                        self.shared.clone(),
+                        self.client.clone(),
+                        stream,
+                        Answer::stream(),
+                    )),
+                );
                 true
             }
             Listen::Later => false,
@@ -292,14 +309,55 @@ impl<S: HttpService> Session<S> {
         };
     }
 
-    /// Runs a reader beside the session, forgetting the ones that finished.
-    /// (Boxed by the caller: see `on_request`.)
-    fn spawn_reader<F>(&mut self, reader: std::pin::Pin<Box<F>>)
+    /// From 2026-07-28 on, a client cancels a request over Streamable HTTP by closing the
+    /// SSE stream of its answer, with no message (the specification's cancellation): a
+    /// `notifications/cancelled` line (a fixture holds the act so, the form stdio sends)
+    /// naming a request whose stream is still read closes that stream, and nothing is
+    /// POSTed. Whether `line` was taken so.
+    fn closes_stream(&mut self, line: &[u8]) -> bool {
+        static CANCELLED: crate::data::needle::Needle =
+            crate::data::needle::Needle::new("notifications/cancelled");
+        if !CANCELLED.is_in_bytes(line) {
+            return false;
+        }
+        let stateless = self
+            .shared
+            .protocol_version
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| crate::data::protocol::Era::of_version(v).is_stateless());
+        let Some(message) = serde_json::from_slice::<Value>(line)
+            .ok()
+            .filter(|_| stateless)
+        else {
+            return false;
+        };
+        if message.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
+            return false;
+        }
+        let id = message.pointer("/params/requestId");
+        let Some(at) = self
+            .readers
+            .iter()
+            .position(|(request, reader)| request.as_ref() == id && !reader.is_finished())
+        else {
+            return false;
+        };
+        let (_, reader) = self.readers.swap_remove(at);
+        reader.abort();
+        true
+    }
+
+    /// Runs a reader beside the session (of the answer to request `id`), forgetting the
+    /// ones that finished. (Boxed by the caller: see `on_request`.)
+    fn spawn_reader<F>(&mut self, id: Option<Value>, reader: std::pin::Pin<Box<F>>)
     where
         F: std::future::Future<Output = ()> + Send + 'static,
     {
-        self.readers.retain(|r| !r.is_finished());
-        self.readers.push(tokio::spawn(reader));
+        self.readers.retain(|(_, r)| !r.is_finished());
+        self.readers.push((id, tokio::spawn(reader)));
     }
 
     /// Ends the run once the engine has closed its end: stops the readers, DELETEs the
@@ -314,10 +372,10 @@ impl<S: HttpService> Session<S> {
         } = self;
         // As `JoinSet::shutdown`: each reader stopped, and gone (its guards dropped) before
         // the DELETE.
-        for reader in &readers {
+        for (_, reader) in &readers {
             reader.abort();
         }
-        for reader in readers {
+        for (_, reader) in readers {
             let _ = reader.await;
         }
         if let Some(id) = &id {

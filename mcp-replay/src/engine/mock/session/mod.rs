@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 
 use super::MISMATCH_CODE;
 use shape::{
-    capabilities_of, describe_incoming, put_back_cache_hints, put_back_result_type, server_info,
-    strip_sdk_meta,
+    capabilities_of, describe_incoming, put_back_cache_hints, put_back_result_type,
+    same_forged_state, server_info, strip_sdk_meta,
 };
 
 mod faults;
@@ -552,9 +552,10 @@ impl<'f> Mock<'f> {
     /// that promise no order between them (an SDK answers a server request when its
     /// handler is done, which may be before or after its next call). An answer that comes
     /// before its turn is compared with its own recorded line, which is then passed over;
-    /// a request that comes while only answers are still due before it goes ahead of
-    /// them, and they are taken when they come. `true` when `message` was an answer taken
-    /// here.
+    /// a request that comes while only answers (or, over HTTP from 2026-07-28 on, a
+    /// cancellation the client makes by closing a stream) are still due before it goes
+    /// ahead of them, and they are taken when they come. `true` when `message` was an
+    /// answer taken here.
     fn out_of_turn(
         &mut self,
         kind: MessageKind,
@@ -563,9 +564,14 @@ impl<'f> Mock<'f> {
     ) -> bool {
         let entries = self.fixture.entries();
         if kind != MessageKind::Response {
-            // Only answers due before the next client message: go ahead of them.
+            // Only answers due before the next client message: go ahead of them. So does a
+            // cancellation from 2026-07-28 on over HTTP, where the client closes the
+            // request's stream instead of sending it (the fixture holds the stdio form).
+            let closes_instead = self.over_http && self.stateless;
             let due = |e: &Entry| {
-                e.direction() == Direction::ClientToServer && e.kind() == MessageKind::Response
+                e.direction() == Direction::ClientToServer
+                    && (e.kind() == MessageKind::Response
+                        || closes_instead && e.method() == Some("notifications/cancelled"))
             };
             let ahead = (self.position..entries.len())
                 .find(|&i| !due(&entries[i]) && !self.skipped.contains(&i));
@@ -605,6 +611,7 @@ impl<'f> Mock<'f> {
         let mut wanted = self.recorded(entry);
         self.bindings.bind_from(&wanted, message);
         strip_sdk_meta(&mut wanted);
+        same_forged_state(&wanted, message);
         wanted
     }
 

@@ -7,6 +7,22 @@ use crate::data::fixture::Fixture;
 use crate::data::json::compact;
 use serde_json::{json, Value};
 
+/// A `requestState` the server never sent (a client's forged or stale token, recorded as
+/// the client sent it) is opaque: to the server, any other value it never sent is the
+/// same. So where the recording has one, a live one the mock never served stands for it
+/// (the Python SDK's `mrtr` example flips one character of the token it was served).
+pub(super) fn same_forged_state(wanted: &Value, message: &mut Value) {
+    let forged = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .is_some_and(|s| !crate::normalize::placeholder::contains_placeholder(s))
+    };
+    if forged(wanted.pointer("/params/requestState"))
+        && forged(message.pointer("/params/requestState"))
+    {
+        message["params"]["requestState"] = wanted["params"]["requestState"].clone();
+    }
+}
+
 /// What differs from client to client (the identity and capabilities of `initialize` and
 /// `_meta`, the progress token SDKs add to every request, an empty `params`) is not part of
 /// the contract a client fixture pins: compared without it.
