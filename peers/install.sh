@@ -3,6 +3,7 @@
 #   peers/node/node_modules   @modelcontextprotocol/server-everything, server-filesystem and sdk
 #                             (from package-lock.json, npm ci)
 #   peers/python/.venv        mcp (Python SDK) pinned by requirements.txt, constrained by requirements.lock
+#   peers/python/sdk-examples the SDK's own examples/stories, from its sdist (sha256 pinned below)
 #   peers/tower/target        a stdio server on tower-mcp 0.25 (cargo build, its own workspace)
 #   peers/target              notes servers on turbomcp 3.6 and pmcp 2.23 (cargo build, each
 #                             its own workspace)
@@ -61,6 +62,30 @@ print("    ok: mcp==" + m.version("mcp") + " in " + sys.prefix)
 '
 "$VENV/bin/pre-commit" --version
 "$VENV/bin/python" -m py_compile "$PY_DIR/peer_cli.py" "$PY_DIR/tour_client.py" "$PY_DIR/tour_server.py" "$PY_DIR/jitter_client.py"
+
+# The Python SDK's own example servers and clients (examples/stories of its sdist, which the
+# wheel leaves out): the 2026-07-28 stories the tests record, replay and serve. Its checksum
+# is pinned here; a new mcp version in requirements.txt needs a new one.
+MCP_SDIST_VERSION="2.3.0"
+MCP_SDIST_SHA256="8b147a50441cf059dc88c684e0aeed3687f0aa0f39c6cde7b90330effd2b34d8"
+SDK_EXAMPLES="$PY_DIR/sdk-examples"
+echo "==> the Python SDK's examples: mcp-$MCP_SDIST_VERSION sdist into $SDK_EXAMPLES"
+if [ ! -f "$SDK_EXAMPLES/stories/mrtr/client.py" ]; then
+  sdist_dir="$(mktemp -d)"
+  "$VENV/bin/python" -m pip download --quiet --disable-pip-version-check --no-input \
+    --no-deps --no-binary :all: "mcp==$MCP_SDIST_VERSION" -d "$sdist_dir"
+  echo "$MCP_SDIST_SHA256  $sdist_dir/mcp-$MCP_SDIST_VERSION.tar.gz" | sha256sum -c --quiet -
+  tar xzf "$sdist_dir/mcp-$MCP_SDIST_VERSION.tar.gz" -C "$sdist_dir" "mcp-$MCP_SDIST_VERSION/examples/stories"
+  rm -rf "$SDK_EXAMPLES.tmp"
+  mkdir -p "$SDK_EXAMPLES.tmp"
+  mv "$sdist_dir/mcp-$MCP_SDIST_VERSION/examples/stories" "$SDK_EXAMPLES.tmp/stories"
+  rm -rf "$SDK_EXAMPLES" "$sdist_dir"
+  mv "$SDK_EXAMPLES.tmp" "$SDK_EXAMPLES"
+fi
+for story in mrtr refund_desk subscriptions; do
+  "$VENV/bin/python" -m py_compile "$SDK_EXAMPLES/stories/$story/server.py" "$SDK_EXAMPLES/stories/$story/client.py"
+done
+echo "    ok: $SDK_EXAMPLES/stories (mrtr, refund_desk, subscriptions)"
 
 echo "==> conformance suite: npm ci in $CONF_DIR"
 (cd "$CONF_DIR" && npm ci --no-audit --no-fund --loglevel=error)

@@ -6,7 +6,7 @@
 mod common;
 
 use common::http::{
-    free_port, record_python_session, record_session, replay_over_http, times, url, Ran,
+    free_port, record_python_session, record_session, replay_over_http, runs, times, url, Ran,
 };
 use common::{mcp_replay, peer, temp_dir, text, workspace};
 use std::path::Path;
@@ -295,6 +295,68 @@ fn a_subscription_the_client_closes_over_http_replays_and_is_served() {
     let (code, report) = serve.finish();
     assert_eq!(code, Some(0), "{report}");
     assert!(report.contains(": ok"), "{report}");
+}
+
+/// The Python SDK's own 2026-07-28 example stories (`examples/stories` of the mcp 2.3
+/// sdist; `peers/install.sh` takes them): the multi round-trip retries of `mrtr` (whose
+/// client retries once with a token it forged) and `refund_desk` (six round trips, an order
+/// id the client names), and the `subscriptions` client, which leaves its listen stream by
+/// closing it and goes on. Each is recorded through `record --listen` from the SDK's own
+/// client, replayed `runs()` times, each against a fresh server (the stories keep their
+/// state per process), and served `runs()` times to the same client, which checks every
+/// answer itself and says `OK:` (on stderr).
+#[test]
+fn the_python_sdks_own_2026_07_28_stories_record_replay_and_are_served_over_http() {
+    let stories = [
+        // The retry with the token the client forged keeps it, as the client sent it.
+        ("mrtr", r#""requestState":"v1."#),
+        ("refund_desk", r#""resultType":"input_required""#),
+        // Where the client closed its listen stream and went on: the cancel it stands for.
+        ("subscriptions", r#""method":"notifications/cancelled""#),
+    ];
+    for (story, recorded) in stories {
+        let (server, client) = mcp_replay_peers::python_story(story);
+        let on = |port: u16| {
+            let mut argv = server.clone();
+            argv.extend(["--port".to_owned(), port.to_string()]);
+            argv
+        };
+        let client_at = |url: &str| {
+            let mut command = Command::new(&client[0]);
+            command.args(&client[1..]).args(["--http", url]);
+            command
+        };
+        let dir = temp_dir("http-story", story);
+        let upstream = free_port();
+        let fixture = record_session(&dir, &on(upstream), upstream, &["--idle", "1s"], |url| {
+            client_at(url)
+        });
+        let written = std::fs::read_to_string(&fixture).expect("written");
+        assert!(written.contains(recorded), "{story}: {written}");
+        for run in 1..=runs() {
+            let (ran, _) = replay_over_http(&[&fixture], &[], on);
+            assert_eq!(
+                ran.code,
+                Some(0),
+                "{story}, replay {run}: {}{}",
+                ran.out,
+                ran.err
+            );
+        }
+        let fixture = fixture.to_str().expect("a UTF-8 path");
+        for run in 1..=runs() {
+            let serve = common::HttpServe::start(&[fixture]);
+            let served = client_at(&serve.url).output().expect("the client runs");
+            let (out, err) = text(&served);
+            assert!(served.status.success(), "{story}, served {run}: {out}{err}");
+            assert!(
+                err.contains(&format!("OK: {story}")),
+                "{story}, served {run}: {err}"
+            );
+            let (code, report) = serve.finish();
+            assert_eq!(code, Some(0), "{story}, served {run}: {report}");
+        }
+    }
 }
 
 /// `fixture` with a header marking its `nth` progress notification (1-based) as a drop

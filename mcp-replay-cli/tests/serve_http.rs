@@ -11,15 +11,9 @@
 
 mod common;
 
+use common::http::runs;
 use common::{temp_dir, text, tour_client, workspace, HttpServe};
 use std::process::Command;
-
-fn runs() -> usize {
-    std::env::var("MCP_REPLAY_HTTP_RUNS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(3)
-}
 
 fn matrix(name: &str) -> String {
     let path = workspace().join("tests/fixtures/matrix").join(name);

@@ -42,8 +42,9 @@ const INPUTS: [&str; 18] = [
 
 /// Files that exist only after a whole install (a deleted `node_modules` or `.venv`
 /// installs again even when the stamp matches).
-const INSTALLED: [&str; 10] = [
+const INSTALLED: [&str; 11] = [
     TOWER_SERVER,
+    "python/sdk-examples/stories/mrtr/client.py",
     "target/debug/turbomcp-notes-server",
     "target/debug/pmcp-notes-server",
     "node/node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json",
@@ -157,6 +158,28 @@ pub fn python(script: &str) -> Vec<String> {
         display(&peers.join("python/.venv/bin/python")),
         display(&peers.join("python").join(script)),
     ]
+}
+
+/// One of the Python SDK's own example stories (`mrtr`, `refund_desk`, `subscriptions`,
+/// from `examples/stories` of the mcp sdist): `(server, client)`, where `server` serves it
+/// over Streamable HTTP once given `--port N` and `client` runs it once given `--http URL`.
+/// The stories import one another as `stories.*`: both start through `env` with the
+/// examples' folder on `PYTHONPATH`, so they run from any working directory (a proxy's or
+/// a replay's child included).
+pub fn python_story(name: &str) -> (Vec<String>, Vec<String>) {
+    let peers = installed();
+    let start = |part: &str| {
+        vec![
+            "env".to_owned(),
+            format!("PYTHONPATH={}", display(&peers.join("python/sdk-examples"))),
+            display(&peers.join("python/.venv/bin/python")),
+            "-m".to_owned(),
+            format!("stories.{name}.{part}"),
+        ]
+    };
+    let mut server = start("server");
+    server.push("--http".to_owned());
+    (server, start("client"))
 }
 
 fn display(path: &Path) -> String {

@@ -34,6 +34,15 @@ pub fn free_port() -> u16 {
     panic!("no free port in {LOW}..{}", LOW + SPAN)
 }
 
+/// How many times a test runs each client or replay: `MCP_REPLAY_HTTP_RUNS`, 3 unless set
+/// (the 20-in-a-row figures in the docs are `MCP_REPLAY_HTTP_RUNS=20`).
+pub fn runs() -> usize {
+    std::env::var("MCP_REPLAY_HTTP_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3)
+}
+
 pub fn url(port: u16) -> String {
     format!("http://127.0.0.1:{port}/mcp")
 }
