@@ -304,17 +304,31 @@ fn a_subscription_the_client_closes_over_http_replays_and_is_served() {
 /// closing it and goes on. Each is recorded through `record --listen` from the SDK's own
 /// client, replayed `runs()` times, each against a fresh server (the stories keep their
 /// state per process), and served `runs()` times to the same client, which checks every
-/// answer itself and says `OK:` (on stderr).
+/// answer itself and says `OK:` (on stderr). An answer changed in the recording (as a
+/// server that answered otherwise would give) is one `result` finding.
 #[test]
 fn the_python_sdks_own_2026_07_28_stories_record_replay_and_are_served_over_http() {
+    // Each story, a line its recording must hold, and an answer of its server to change.
     let stories = [
         // The retry with the token the client forged keeps it, as the client sent it.
-        ("mrtr", r#""requestState":"v1."#),
-        ("refund_desk", r#""resultType":"input_required""#),
+        (
+            "mrtr",
+            r#""requestState":"v1."#,
+            ["staging cancelled", "staging done"],
+        ),
+        (
+            "refund_desk",
+            r#""resultType":"input_required""#,
+            ["item 'mystery-hat'", "item 'mystery-cap'"],
+        ),
         // Where the client closed its listen stream and went on: the cancel it stands for.
-        ("subscriptions", r#""method":"notifications/cancelled""#),
+        (
+            "subscriptions",
+            r#""method":"notifications/cancelled""#,
+            ["search is live", "search is down"],
+        ),
     ];
-    for (story, recorded) in stories {
+    for (story, recorded, [was, now]) in stories {
         let (server, client) = mcp_replay_peers::python_story(story);
         let on = |port: u16| {
             let mut argv = server.clone();
@@ -343,6 +357,21 @@ fn the_python_sdks_own_2026_07_28_stories_record_replay_and_are_served_over_http
                 ran.err
             );
         }
+        let changed = dir.join("changed.jsonl");
+        std::fs::write(&changed, server_lines_changed(&written, was, now)).expect("written");
+        let (ran, _) = replay_over_http(&[&changed], &[], on);
+        assert_eq!(
+            ran.code,
+            Some(1),
+            "{story}, changed: {}{}",
+            ran.out,
+            ran.err
+        );
+        assert!(
+            ran.out.contains("(1 result)"),
+            "{story}, changed: {}",
+            ran.out
+        );
         let fixture = fixture.to_str().expect("a UTF-8 path");
         for run in 1..=runs() {
             let serve = common::HttpServe::start(&[fixture]);
@@ -357,6 +386,20 @@ fn the_python_sdks_own_2026_07_28_stories_record_replay_and_are_served_over_http
             assert_eq!(code, Some(0), "{story}, served {run}: {report}");
         }
     }
+}
+
+/// `fixture` with `was` replaced by `now` in what its server sent (as if the server
+/// answered otherwise), or a panic if no server line holds `was`.
+fn server_lines_changed(fixture: &str, was: &str, now: &str) -> String {
+    let changed: String = fixture
+        .lines()
+        .map(|line| match line.starts_with(r#"{"direction":"server->client""#) {
+            true => line.replace(was, now),
+            false => line.to_owned(),
+        } + "\n")
+        .collect();
+    assert_ne!(changed, fixture, "no server line holds {was:?}");
+    changed
 }
 
 /// `fixture` with a header marking its `nth` progress notification (1-based) as a drop

@@ -167,9 +167,25 @@ async fn client(
     seen
 }
 
-/// A result as the client saw it, without what changes from run to run.
+/// A result as the client saw it, without what changes from run to run, its keys sorted
+/// (a workspace build may keep serde_json's keys in the order they came).
 fn compact(result: &Value) -> String {
-    let mut result = result.clone();
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&map[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    let mut result = sorted(result);
     if let Some(meta) = result.get_mut("_meta") {
         *meta = json!("..");
     }

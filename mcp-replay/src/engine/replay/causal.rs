@@ -5,8 +5,9 @@
 //! - A message **tied to a client request** keeps its order among that request's messages
 //!   while the request runs (from the request to its response, across the client's answers
 //!   to server requests). Progress is tied to the request whose token it carries (else to
-//!   the one request in flight), a subscription's acknowledgement to the
-//!   `subscriptions/listen` request whose id it names, and either may come only while its
+//!   the one request in flight), a subscription's messages (its acknowledgement and its
+//!   events, `list_changed` and `resources/updated` included) to the
+//!   `subscriptions/listen` request whose id they name, and either may come only while its
 //!   request runs. Another notification is
 //!   tied when it was recorded while one request alone was in flight and the client had
 //!   answered no server request since; as it may have been the server's own (a log after
@@ -131,14 +132,11 @@ impl<'f> Model<'f> {
                 }
                 (Direction::ServerToClient, _) => {
                     let method = entry.method().unwrap_or_default();
-                    let (tie, hard) = if unordered(method)
-                        || unsolicited(method)
-                        || entry.kind() == MessageKind::Request
-                    {
-                        (None, false)
-                    } else {
-                        model.tie(entries, entry, &in_flight, &answered_since)
-                    };
+                    let (tie, hard) =
+                        match unordered(method) || entry.kind() == MessageKind::Request {
+                            true => (None, false),
+                            false => model.tie(entries, entry, &in_flight, &answered_since),
+                        };
                     // The server's own messages come from several sources (timers, answers
                     // to its requests, other requests' work): no order among them is
                     // promised, not even within one method (a log of a timer and a log of
@@ -163,8 +161,8 @@ impl<'f> Model<'f> {
         model
     }
 
-    /// The client request a message recorded now is tied to, if any, and whether by its
-    /// progress token.
+    /// The client request a notification recorded now is tied to, if any, and whether
+    /// hard (by its progress token or its subscription: it comes only while that runs).
     fn tie(
         &self,
         entries: &[Entry],
@@ -172,15 +170,11 @@ impl<'f> Model<'f> {
         in_flight: &[usize],
         answered_since: &[usize],
     ) -> (Option<usize>, bool) {
-        // A message of a subscription's stream (its acknowledgement) is the
-        // `subscriptions/listen` request's whose id it names, however many run.
-        if let Some(id) = entry.subscription() {
-            if let Some(&q) = in_flight
-                .iter()
-                .find(|&&q| entries[q].id().is_some_and(|label| json_eq(label, &id)))
-            {
-                return (Some(q), true);
-            }
+        if let Some(listen) = listen_of(entries, entry, in_flight) {
+            return (Some(listen), true);
+        }
+        if unsolicited(entry.method().unwrap_or_default()) {
+            return (None, false);
         }
         // Progress is always a request's: by its token, else the one request in flight.
         if entry.method() == Some("notifications/progress") {
@@ -283,6 +277,19 @@ impl<'f> Model<'f> {
         }
         (candidates.first().copied(), None)
     }
+}
+
+/// The `subscriptions/listen` request in flight whose stream a server message travels on:
+/// the one whose id the message names as its subscription id. Its acknowledgement and
+/// every event it delivers (`list_changed`, `resources/updated`, however unsolicited they
+/// are without a subscription) are that request's, come only while it runs, and come
+/// before what the client did after it saw them (closed the stream, among others).
+fn listen_of(entries: &[Entry], entry: &Entry, in_flight: &[usize]) -> Option<usize> {
+    let id = entry.subscription()?;
+    in_flight
+        .iter()
+        .copied()
+        .find(|&q| entries[q].id().is_some_and(|label| json_eq(label, &id)))
 }
 
 /// The progress token at `pointer` of `entry`'s message, if it has one.
@@ -400,7 +407,7 @@ mod tests {
     }
 
     #[test]
-    fn a_subscription_id_ties_its_acknowledgement_among_several_listens_in_flight() {
+    fn a_subscription_id_ties_its_messages_among_several_listens_in_flight() {
         let listen = |id: &str| {
             (
                 "client->server",
@@ -425,14 +432,14 @@ mod tests {
             ],
             "",
         );
-        // Each acknowledgement is its listen's, though two run; an event stays the
-        // server's own (it may come from any source).
+        // Each acknowledgement is its listen's, though two run, and so is an event the
+        // stream delivers, in the stream's order: the client's next line waits for it.
         assert_eq!(
             wants,
             [
                 (1, Some((0, true)), 0),
                 (3, Some((2, true)), 1),
-                (4, None, 2)
+                (4, Some((2, true)), 1)
             ]
         );
     }

@@ -3,7 +3,8 @@
 //! recorded line is due when ([`Mock::poll_transmit`], [`Mock::poll_timeout`]: the pace,
 //! the recorded timing and the bound on an answer the client owes are its decisions), and
 //! concludes into a [`Report`]. `run` in `mock/mod.rs` is its shell. Here: the core;
-//! `shape.rs` the shape of the messages it compares and writes, `tests.rs` its tests.
+//! `shape.rs` the shape of the messages it compares and writes, `turns.rs` the turns a
+//! client may take out of the recorded order, `tests.rs` its tests.
 
 use crate::data::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::data::json::At;
@@ -23,14 +24,14 @@ use std::time::{Duration, Instant};
 
 use super::MISMATCH_CODE;
 use shape::{
-    capabilities_of, describe_incoming, put_back_cache_hints, put_back_result_type,
-    same_forged_state, server_info, strip_sdk_meta,
+    capabilities_of, describe_incoming, put_back_cache_hints, put_back_result_type, server_info,
 };
 
 mod faults;
 mod shape;
 #[cfg(test)]
 mod tests;
+mod turns;
 
 /// A line to write: the recorded pause after the client message it answers (with recorded
 /// timing), and the gap after the line before it.
@@ -548,96 +549,6 @@ impl<'f> Mock<'f> {
         self.deliver();
     }
 
-    /// A client's answers to the server's requests and its own requests are two streams
-    /// that promise no order between them (an SDK answers a server request when its
-    /// handler is done, which may be before or after its next call). An answer that comes
-    /// before its turn is compared with its own recorded line, which is then passed over;
-    /// a request that comes while only answers (or, over HTTP from 2026-07-28 on, a
-    /// cancellation the client makes by closing a stream) are still due before it goes
-    /// ahead of them, and they are taken when they come. `true` when `message` was an
-    /// answer taken here.
-    fn out_of_turn(
-        &mut self,
-        kind: MessageKind,
-        live_id: Option<&Value>,
-        message: &mut Value,
-    ) -> bool {
-        let entries = self.fixture.entries();
-        if kind != MessageKind::Response {
-            // Only answers due before the next client message: go ahead of them. So does a
-            // cancellation from 2026-07-28 on over HTTP, where the client closes the
-            // request's stream instead of sending it (the fixture holds the stdio form).
-            let closes_instead = self.over_http && self.stateless;
-            let due = |e: &Entry| {
-                e.direction() == Direction::ClientToServer
-                    && (e.kind() == MessageKind::Response
-                        || closes_instead && e.method() == Some("notifications/cancelled"))
-            };
-            let ahead = (self.position..entries.len())
-                .find(|&i| !due(&entries[i]) && !self.skipped.contains(&i));
-            if let Some(next) = ahead.filter(|&next| {
-                next > self.position && entries[next].direction() == Direction::ClientToServer
-            }) {
-                self.owed.extend(self.position..next);
-                self.position = next;
-            }
-            return false;
-        }
-        let Some(answer) = live_id.and_then(|id| self.answer_entry(id)) else {
-            return false;
-        };
-        let early = answer > self.position && !self.skipped.contains(&answer);
-        if answer == self.position || !(early || self.owed.remove(&answer)) {
-            return false;
-        }
-        let entry = entries[answer].clone();
-        let wanted = self.as_recorded(&entry, kind, message);
-        self.compare_answer(&entry, &wanted, message);
-        self.skipped.insert(answer);
-        true
-    }
-
-    /// `message` (of `kind`) written as `entry` would have it, to compare with it: the
-    /// entry's label for its id, the client's own values labelled and bound, the SDK's
-    /// own `_meta` left out; and what `entry` recorded, alike.
-    fn as_recorded(&mut self, entry: &Entry, kind: MessageKind, message: &mut Value) -> Value {
-        if let Some(label) = entry.id() {
-            if message.get("id").is_some() && kind == entry.kind() {
-                message["id"] = label.clone();
-            }
-        }
-        self.label_client_values(entry, message);
-        strip_sdk_meta(message);
-        let mut wanted = self.recorded(entry);
-        self.bindings.bind_from(&wanted, message);
-        strip_sdk_meta(&mut wanted);
-        same_forged_state(&wanted, message);
-        wanted
-    }
-
-    /// The client's answer to one of the mock's requests (`entry`, recorded as `wanted`):
-    /// a different decision is a finding, and the exchange goes on either way.
-    fn compare_answer(&mut self, entry: &Entry, wanted: &Value, message: &Value) {
-        if !json_eq(wanted, message) {
-            self.fail(
-                Mismatch::new(
-                    MismatchKind::Result,
-                    Some(entry.line()),
-                    "the client answered the server's request differently from the recording",
-                )
-                .compare(wanted, message),
-            );
-        }
-    }
-
-    /// The recorded client answer entry to the server request the mock sent as `id`.
-    fn answer_entry(&self, id: &Value) -> Option<usize> {
-        let (&request, _) = self.server_live.iter().find(|(_, live)| *live == id)?;
-        self.fixture.entries().iter().position(|e| {
-            e.direction() == Direction::ClientToServer && e.answers() == Some(request)
-        })
-    }
-
     /// A client that polls a task more or fewer times than the recording's did (`message`
     /// normalized): a poll after the run's last is answered as the last was (the task
     /// has not moved on), and a message other than the poll the run expects next ends
@@ -799,6 +710,11 @@ impl<'f> Mock<'f> {
             .unwrap_or(0.0);
         while let Some(entry) = entries.get(self.position) {
             if self.skipped.contains(&self.position) {
+                self.position += 1;
+                continue;
+            }
+            if self.closes_instead(entry) {
+                self.owed.insert(self.position);
                 self.position += 1;
                 continue;
             }

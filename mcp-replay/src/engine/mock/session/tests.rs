@@ -236,3 +236,75 @@ fn a_clients_answers_and_its_own_requests_may_come_in_either_order() {
     let (_, report) = serve_roots(&["tools/call", "tools/list", "answer 1", "answer 2"]);
     assert!(!report.is_ok(), "{report}");
 }
+
+/// A 2026-07-28 subscription the client left (its cancellation, in the stdio form the
+/// recorder writes, noticed only after the client's next request), then that request.
+const LEFT: &str = concat!(
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID:1>","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"<PROTOCOL_VERSION>"},"notifications":{"toolsListChanged":true}}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"<REQUEST_ID:1>"},"notifications":{"toolsListChanged":true}}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID:2>","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"<PROTOCOL_VERSION>"}}}}"#,
+    "\n",
+    r#"{"direction":"client->server","message":{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"<REQUEST_ID:1>"}}}"#,
+    "\n",
+    r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID:2>","result":{"tools":[]}}}"#,
+    "\n",
+);
+
+/// Plays `LEFT` over HTTP (`http`) or stdio to a client that sends `lines` (`listen`,
+/// `list`, `cancel`) in turn: what it was sent, and the report.
+fn serve_left(http: bool, lines: &[&str]) -> (Vec<String>, Report) {
+    let fixture = Fixture::parse(LEFT).unwrap();
+    let rules = Rules::default();
+    let options = Options::new().pace(Duration::ZERO);
+    let options = if http { options.over_http() } else { options };
+    let settings = options.resolve(&fixture, &rules);
+    let start = Instant::now();
+    let mut mock = Mock::new(&fixture, &settings, start);
+    let (mut buf, mut got) = (Vec::new(), Vec::new());
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    for line in lines {
+        let message = match *line {
+            "listen" => json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+                "params": {"_meta": meta, "notifications": {"toolsListChanged": true}}}),
+            "list" => json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                "params": {"_meta": meta}}),
+            _ => json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": 1}}),
+        };
+        mock.handle(Incoming::Message(message), start);
+        while let Wake::Write(_) = mock.poll_timeout() {
+            if !mock.poll_transmit(start + Duration::from_secs(1), &mut buf) {
+                break;
+            }
+            mock.line_written(start);
+            let message: Value = serde_json::from_slice(&buf).unwrap();
+            got.push(match message["method"].as_str() {
+                Some(method) => method.to_owned(),
+                None => format!("answer {}", message["id"]),
+            });
+        }
+    }
+    (got, mock.conclude())
+}
+
+#[test]
+fn over_http_a_cancellation_the_client_makes_by_closing_its_stream_is_not_waited_for() {
+    let whole = ["notifications/subscriptions/acknowledged", "answer 2"];
+    // Over HTTP the client closes the listen stream: no cancellation comes, and the
+    // answer recorded after where the recorder noticed the close is served at once.
+    let (got, report) = serve_left(true, &["listen", "list"]);
+    assert!(report.is_ok(), "{report}");
+    assert_eq!(got, whole);
+    // A client that sends it all the same, late: taken.
+    let (got, report) = serve_left(true, &["listen", "list", "cancel"]);
+    assert!(report.is_ok(), "{report}");
+    assert_eq!(got, whole);
+    // Over stdio the cancellation is a message the client sends: the answer waits for it.
+    let (got, report) = serve_left(false, &["listen", "list", "cancel"]);
+    assert!(report.is_ok(), "{report}");
+    assert_eq!(got, whole);
+    let (got, _) = serve_left(false, &["listen", "list"]);
+    assert_eq!(got, whole[..1]);
+}
