@@ -69,6 +69,10 @@ pub enum Checked {
     Skipped,
 }
 
+/// Searched for in a `tools/list` answer: does any tool declare one?
+pub(crate) static OUTPUT_SCHEMA: crate::data::needle::Needle =
+    crate::data::needle::Needle::new("\"outputSchema\"");
+
 /// The Tasks extension's id in capabilities.
 const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// [`TASKS_EXTENSION`] searched for in a fixture's lines.
@@ -82,6 +86,9 @@ pub struct Checker {
     extension: bool,
     /// Put back the defaults the normalizer drops (checking a fixture, not a live message).
     normalized: bool,
+    /// The output schemas the session's tools declare (`output.rs`), as its latest
+    /// `tools/list` said.
+    outputs: output::OutputSchemas,
 }
 
 /// The request a response answers, as far as its type depends on it.
@@ -101,13 +108,46 @@ impl Checker {
             era,
             extension,
             normalized: false,
+            outputs: output::OutputSchemas::default(),
         }
     }
 
-    /// A checker for the live messages of a replay of `fixture` in `era`.
+    /// A checker for the live messages of a replay of `fixture` in `era`, knowing the
+    /// output schemas the fixture's own `tools/list` answers declare (until the live ones
+    /// come, [`learn_tools`](Checker::learn_tools)).
     pub fn for_session(fixture: &Fixture, era: Era) -> Checker {
-        let extension = fixture.entries().iter().any(|e| EXTENSION.is_in(e.text()));
-        Checker::new(era, extension)
+        let entries = fixture.entries();
+        let extension = entries.iter().any(|e| EXTENSION.is_in(e.text()));
+        let mut checker = Checker::new(era, extension);
+        for entry in entries {
+            let listing = entry.answers().map(|r| entries[r].method()) == Some(Some("tools/list"));
+            if listing && OUTPUT_SCHEMA.is_in(entry.text()) {
+                checker.learn_tools(&entry.message()["result"]);
+            }
+        }
+        checker
+    }
+
+    /// Takes in the output schemas a `tools/list` `result` declares, replacing what an
+    /// earlier listing said of each tool it lists.
+    pub fn learn_tools(&mut self, result: &Value) {
+        self.outputs.learn(result);
+    }
+
+    /// Whether some tool of the session declares an output schema: only then is a
+    /// `tools/call` answer worth [`tool_result`](Checker::tool_result).
+    pub fn checks_tool_results(&self) -> bool {
+        imp::ON && !self.outputs.is_empty()
+    }
+
+    /// Checks the answer to a `tools/call` of `tool` against the `outputSchema` the tool
+    /// declares (the specification: a server MUST send structured results that conform to
+    /// it): a successful result must carry `structuredContent` that fits.
+    pub fn tool_result(&self, tool: &str, message: &Value) -> Checked {
+        if !imp::ON {
+            return Checked::Skipped;
+        }
+        self.outputs.check(tool, message, self.normalized)
     }
 
     /// Checks a notification or a server request.
@@ -269,7 +309,13 @@ pub fn fixture(fixture: &Fixture) -> Vec<(usize, Violation)> {
                     let task = request.method() == Some("tools/call")
                         && request.message().at(&["params", "task"]).is_some();
                     let method = request.method().unwrap_or_default();
-                    checker.response(Request { method, task }, &message)
+                    match checker.response(Request { method, task }, &message) {
+                        Checked::Invalid(v) => Checked::Invalid(v),
+                        _ => match called_tool(request) {
+                            Some(tool) => checker.tool_result(&tool, &message),
+                            None => Checked::Skipped,
+                        },
+                    }
                 }
                 None => checker.message(&message),
             };
@@ -281,6 +327,15 @@ pub fn fixture(fixture: &Fixture) -> Vec<(usize, Violation)> {
         .collect()
 }
 
+/// The tool a `tools/call` request entry calls.
+pub(crate) fn called_tool(request: &crate::data::fixture::Entry) -> Option<String> {
+    if request.method() != Some("tools/call") {
+        return None;
+    }
+    let message = request.message();
+    message.at(&["params", "name"])?.as_str().map(str::to_owned)
+}
+
 /// A message to check: a tree, or the canonical text of one.
 #[derive(Clone, Copy)]
 enum Source<'a> {
@@ -289,6 +344,7 @@ enum Source<'a> {
 }
 
 mod check;
+mod output;
 mod schema;
 
 /// The check itself: the specification's schema of the era's revision (`schema.rs`)
@@ -302,7 +358,7 @@ mod imp {
     use serde_json::Value;
 
     /// Whether the build checks at all (cargo feature `validate`, on by default).
-    const ON: bool = cfg!(feature = "validate");
+    pub(super) const ON: bool = cfg!(feature = "validate");
 
     /// The schema of the revision `era` is checked against: 2025-11-25 for the legacy era
     /// (the versions before it only added to, so it checks them too), 2026-07-28 for the

@@ -4,7 +4,7 @@
 
 use super::describe::{describe_message, describe_request};
 use super::session::Session;
-use crate::analyses::validate::{Checked, ProtocolCheck, Request};
+use crate::analyses::validate::{called_tool, Checked, ProtocolCheck, Request, OUTPUT_SCHEMA};
 use crate::data::fixture::MessageKind;
 use crate::findings::report::{Mismatch, MismatchKind};
 use crate::normalize::fast::FastResponse;
@@ -32,6 +32,35 @@ impl<'f> Session<'f> {
             (checker.message(message), None)
         };
         self.protocol_finding(checked, request, || describe_message(message));
+        if let Some(entry) = request {
+            self.check_tool_answer(entry, || Some(message.clone()));
+        }
+    }
+
+    /// What the server declares of its tools and what they answer: a `tools/list` answer
+    /// teaches the checker the tools' output schemas, and a `tools/call` answer is checked
+    /// against its tool's ([`tool_result`](crate::analyses::validate::Checker::tool_result)). `message`: the answer, parsed only
+    /// when it is needed (the fast path holds it as text).
+    fn check_tool_answer(&mut self, entry: usize, message: impl FnOnce() -> Option<Value>) {
+        let request = &self.fixture.entries()[entry];
+        let Some(checker) = &mut self.checker else {
+            return;
+        };
+        match request.method() {
+            Some("tools/list") => {
+                if let Some(result) = message().as_ref().and_then(|m| m.get("result")) {
+                    checker.learn_tools(result);
+                }
+            }
+            Some("tools/call") if checker.checks_tool_results() => {
+                let (Some(tool), Some(message)) = (called_tool(request), message()) else {
+                    return;
+                };
+                let checked = checker.tool_result(&tool, &message);
+                self.protocol_finding(checked, Some(entry), || describe_message(&message));
+            }
+            _ => {}
+        }
     }
 
     /// [`check_message`](Self::check_message) for a response the fast path holds as text.
@@ -53,6 +82,11 @@ impl<'f> Session<'f> {
         };
         let checked = checker.response_text(request, &fast.text, fast.is_error, fast.text_blocks);
         self.protocol_finding(checked, entry, || format!("response {}", fast.id));
+        // A listing is read only if it declares an output schema.
+        let listing = request.method == "tools/list";
+        if let Some(entry) = entry.filter(|_| !listing || OUTPUT_SCHEMA.is_in(&fast.text)) {
+            self.check_tool_answer(entry, || serde_json::from_str(&fast.text).ok());
+        }
     }
 
     /// The answer to the harness's own `initialize`, as the server wrote it.
