@@ -26,8 +26,9 @@ pub(crate) struct Args {
     /// The same as --unreferenced=reject
     #[arg(long, conflicts_with = "unreferenced")]
     pub strict: bool,
-    /// Report what the server sends that is not valid MCP (the protocol's types of
-    /// 2025-11-25) as warnings, not problems: for a server you cannot fix
+    /// Report what the server sends that is not valid MCP (the specification's schema of
+    /// its era's revision, and each tool's own outputSchema) as warnings, not problems: for
+    /// a server you cannot fix
     #[arg(long)]
     pub protocol_warnings: bool,
     /// Fail when a fixture holds any value listed in FILE (one a line; `[kind]` headers and
@@ -392,8 +393,10 @@ fn fixture_problems(
                 kind: "protocol",
                 line: Some(line),
                 summary: format!(
-                    "{}:{line}: protocol: {v} (the protocol's types of 2025-11-25)",
-                    path.display()
+                    "{}:{line}: protocol: {v} (checked against the specification's schema \
+                     of {})",
+                    path.display(),
+                    mcp_replay::validate::revision_of(fixture.era())
                 ),
                 problem: protocol_problems,
             })

@@ -284,6 +284,16 @@ fn names_the_server(result: &Value) -> bool {
         == Some(crate::normalize::SERVER_INFO)
 }
 
+/// The revision of the specification whose schema checks a session of `era`: 2025-11-25
+/// for the legacy era (the versions before it only added to it), 2026-07-28 for the
+/// stateless one.
+pub fn revision_of(era: Era) -> &'static str {
+    match era {
+        Era::Legacy => "2025-11-25",
+        Era::Stateless => "2026-07-28",
+    }
+}
+
 /// The newest revision whose schema this build holds, when `version` is newer than every
 /// one of them (2027-03-30, before a build knows it): a session in it is checked against
 /// that revision, and what breaks it may be `version`'s own (a new kind of input request),
@@ -364,11 +374,7 @@ mod imp {
     /// (the versions before it only added to, so it checks them too), 2026-07-28 for the
     /// stateless one.
     fn schema(era: Era) -> &'static Schema {
-        let revision = match era {
-            Era::Legacy => "2025-11-25",
-            Era::Stateless => "2026-07-28",
-        };
-        Schema::of(revision).expect("the runtime holds both revisions")
+        Schema::of(super::revision_of(era)).expect("the runtime holds both revisions")
     }
 
     /// A notification or a server request: the definition of its method, if the schema
