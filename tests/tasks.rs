@@ -382,3 +382,108 @@ fn an_rmcp_multi_round_trip_refund_records_replays_and_is_served() {
     );
     assert!(out.contains("lines 10, 11 follow from line 9"), "{out}");
 }
+
+/// A 2026-07-28 subscription as rmcp 3.11 speaks it on both sides (`demo-server watch`,
+/// `task-client --watch`: `subscriptions/listen` of `stock://hat`, two restocks, the hat's
+/// update on the subscription, the client leaving it, a restock no one hears of). Recorded
+/// through `record`, the subscription id is the listen request's label; it replays 20
+/// times against the server as a child and over Streamable HTTP (sessionless, the listen an
+/// SSE stream the client closes), is served 20 times to the same client over stdio and over
+/// HTTP, and a changed update is a finding.
+#[test]
+fn an_rmcp_subscription_records_replays_and_is_served() {
+    let dir = command::temp_dir("tasks", "watch");
+    let fixture = dir.join("watch.jsonl");
+    let task_client = env!("CARGO_BIN_EXE_task-client");
+    let recorded = std::process::Command::new(task_client)
+        .args(["--watch", "--", command::MCP_REPLAY, "record", "-o"])
+        .arg(&fixture)
+        .arg("--")
+        .arg(command::demo_server())
+        .arg("watch")
+        .output()
+        .expect("task-client runs");
+    let (out, err) = command::text(&recorded);
+    assert!(recorded.status.success(), "{out}{err}");
+    let written = std::fs::read_to_string(&fixture).expect("written");
+    let says = r#"{"restocked":["restocked cap","restocked hat","restocked hat"],"updated":"stock://hat"}"#;
+    assert_eq!(out.trim(), says);
+    let of_the_listen = r#""io.modelcontextprotocol/subscriptionId":"<REQUEST_ID:2>""#;
+    assert_eq!(written.matches(of_the_listen).count(), 2, "{written}");
+    assert!(
+        written.contains(
+            r#""method":"notifications/cancelled","params":{"requestId":"<REQUEST_ID:2>"}"#
+        ),
+        "{written}"
+    );
+
+    let twenty: Vec<&std::path::Path> = std::iter::repeat_n(fixture.as_path(), RUNS).collect();
+    let replayed = command::mcp_replay()
+        .arg("replay")
+        .args(&twenty)
+        .arg("--")
+        .arg(command::demo_server())
+        .arg("watch")
+        .output()
+        .expect("replay runs");
+    let (out, err) = command::text(&replayed);
+    assert!(out.contains("20 passed, 0 failed"), "{out}{err}");
+    // One at a time over HTTP: the server tells every open subscription of a restock, so
+    // two sessions at once would each hear of the other's, as two real clients would.
+    let port = command::http::free_port();
+    let over_http = command::mcp_replay()
+        .args(["replay", "-j", "1", "--url", &command::http::url(port)])
+        .args(&twenty)
+        .arg("--")
+        .arg(command::demo_server())
+        .args(["http", &format!("127.0.0.1:{port}"), "modern", "watch"])
+        .output()
+        .expect("replay runs");
+    let (out, err) = command::text(&over_http);
+    assert!(out.contains("20 passed, 0 failed"), "{out}{err}");
+
+    for _ in 0..RUNS {
+        let served = std::process::Command::new(task_client)
+            .args(["--watch", "--", command::MCP_REPLAY, "serve"])
+            .arg(&fixture)
+            .output()
+            .expect("task-client runs");
+        let (out, err) = command::text(&served);
+        assert!(served.status.success(), "{out}{err}");
+        assert_eq!(out.trim(), says, "{err}");
+        assert!(err.contains(": ok"), "{err}");
+    }
+    let loaded = Fixture::load(&fixture).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    for n in 0..RUNS {
+        runtime.block_on(async {
+            let (front, mock) = loaded.mock().http();
+            let path = mock_client::socket_path(&format!("watch-{n}"));
+            mock_client::serve_on_unix_socket(front, &path);
+            let transport = mock_client::rmcp_http_client(&path);
+            let saw = mcp_replay_demo::watch::client::session(transport).await;
+            assert_eq!(saw.expect("the session over HTTP"), says);
+            let report = mock.finish().await;
+            assert!(report.is_ok(), "{report}");
+        });
+    }
+
+    let changed = dir.join("changed.jsonl");
+    std::fs::write(
+        &changed,
+        written.replace(r#""uri":"stock://hat""#, r#""uri":"stock://cap""#),
+    )
+    .unwrap();
+    let red = command::mcp_replay()
+        .arg("replay")
+        .arg(&changed)
+        .arg("--")
+        .arg(command::demo_server())
+        .arg("watch")
+        .output()
+        .expect("replay runs");
+    let (out, err) = command::text(&red);
+    assert_eq!(red.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("1 mismatch (1 params)"), "{out}");
+    assert!(out.contains("`notifications/resources/updated` has other params"), "{out}");
+}

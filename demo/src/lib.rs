@@ -431,6 +431,8 @@ pub use protocol_server::ProtocolServer;
 pub mod refund;
 pub mod task_server;
 pub use task_server::TaskServer;
+pub mod watch;
+pub use watch::WatchServer;
 
 #[cfg(test)]
 mod tests {

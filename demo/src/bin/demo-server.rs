@@ -8,9 +8,11 @@
 //! address is printed on stderr): with sessions and SSE answers, JSON answers (`json`),
 //! or without sessions (`stateless`). `demo-server tasks` serves `TaskServer` (a task tool,
 //! the Tasks extension of 2026-07-28), and `demo-server http ADDR MODE tasks` serves it over
-//! Streamable HTTP (`MODE`: `sse`, `json` or `stateless`).
+//! Streamable HTTP (`MODE`: `sse`, `json` or `stateless`). `demo-server watch` serves
+//! `WatchServer` (2026-07-28 subscriptions), `demo-server http ADDR modern watch` over
+//! Streamable HTTP without sessions, its answers as SSE streams (a subscription is one).
 
-use mcp_replay_demo::{jitter::JitterServer, DemoServer, ProtocolServer, TaskServer};
+use mcp_replay_demo::{jitter::JitterServer, DemoServer, ProtocolServer, TaskServer, WatchServer};
 use rmcp::ServiceExt;
 
 #[tokio::main]
@@ -28,6 +30,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         Some("leaky") => DemoServer::leaky().serve(stdio).await?.waiting().await?,
         Some("tasks") => TaskServer::default().serve(stdio).await?.waiting().await?,
+        Some("watch") => WatchServer::default().serve(stdio).await?.waiting().await?,
         Some("jitter") => {
             let server = match args.next() {
                 None => JitterServer::new(),
@@ -49,7 +52,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let shared = TaskServer::default();
                     http(&address, mode.as_deref(), move || shared.clone()).await?
                 }
-                Some(other) => return Err(format!("unknown http server {other:?}: tasks").into()),
+                // One set of subscriptions for every request.
+                Some("watch") => {
+                    let shared = WatchServer::default();
+                    http(&address, mode.as_deref(), move || shared.clone()).await?
+                }
+                Some(other) => {
+                    return Err(format!("unknown http server {other:?}: tasks or watch").into())
+                }
             }
             return Ok(());
         }
@@ -82,7 +92,10 @@ async fn http<S: rmcp::ServerHandler + Clone + Send + Sync + 'static>(
             config.legacy_session_mode = false;
             config.json_response = true;
         }
-        Some(other) => return Err(format!("unknown http mode {other:?}: json or stateless").into()),
+        Some("modern") => config.legacy_session_mode = false,
+        Some(other) => {
+            return Err(format!("unknown http mode {other:?}: json, stateless or modern").into())
+        }
     }
     let service: StreamableHttpService<S, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(make()), Default::default(), config);

@@ -7,6 +7,7 @@
 //! ```text
 //! task-client [--ask] [--cancel] -- <server command> [args...]
 //! task-client --refund -- <server command> [args...]
+//! task-client --watch -- <server command> [args...]
 //! ```
 //!
 //! `--ask` asks the tool for a clarification; `--cancel` cancels the task right after its
@@ -16,7 +17,9 @@
 //! answered by the handler, the sealed `requestState` sent back with the answers under a
 //! new id), then `refund_status` of the refund id the answer's text names; every request
 //! carries a new random W3C `traceparent` in its `_meta`, as a client with tracing on sends
-//! (`mcp_replay_demo::refund::client`).
+//! (`mcp_replay_demo::refund::client`). `--watch` is a 2026-07-28 subscription: it listens
+//! to `stock://hat`, restocks the cap and the hat, waits for the hat's update, leaves the
+//! subscription and restocks the hat again (`mcp_replay_demo::watch::client`).
 //! It prints the outcome as one JSON line; exit status 0 on success, 1 on any error (to
 //! stderr).
 
@@ -43,13 +46,16 @@ async fn main() {
     let ask = args.iter().any(|a| a == "--ask");
     let cancel = args.iter().any(|a| a == "--cancel");
     let refund = args.iter().any(|a| a == "--refund");
+    let watch = args.iter().any(|a| a == "--watch");
     if command.is_empty() {
-        eprintln!("usage: task-client [--ask] [--cancel] [--refund] -- <server command> [args...]");
+        eprintln!(
+            "usage: task-client [--ask] [--cancel] [--refund] [--watch] -- <server command> [args...]"
+        );
         std::process::exit(2);
     }
     let session = async {
-        if refund {
-            run_refund(command).await
+        if refund || watch {
+            run_session(command, watch).await
         } else {
             run(command, ask, cancel).await
         }
@@ -143,10 +149,15 @@ async fn run(command: Vec<String>, ask: bool, cancel: bool) -> Result<(), Failur
     Ok(())
 }
 
-async fn run_refund(command: Vec<String>) -> Result<(), Failure> {
+/// The refund session, or (`watch`) the subscription session, with a child.
+async fn run_session(command: Vec<String>, watch: bool) -> Result<(), Failure> {
     let mut child = tokio::process::Command::new(&command[0]);
     child.args(&command[1..]);
-    let outcome = mcp_replay_demo::refund::client::session(TokioChildProcess::new(child)?).await?;
+    let transport = TokioChildProcess::new(child)?;
+    let outcome = match watch {
+        true => mcp_replay_demo::watch::client::session(transport).await?,
+        false => mcp_replay_demo::refund::client::session(transport).await?,
+    };
     println!("{outcome}");
     Ok(())
 }
