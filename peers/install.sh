@@ -82,10 +82,10 @@ if [ ! -f "$SDK_EXAMPLES/stories/mrtr/client.py" ]; then
   rm -rf "$SDK_EXAMPLES" "$sdist_dir"
   mv "$SDK_EXAMPLES.tmp" "$SDK_EXAMPLES"
 fi
-for story in mrtr refund_desk subscriptions; do
+for story in mrtr refund_desk streaming subscriptions; do
   "$VENV/bin/python" -m py_compile "$SDK_EXAMPLES/stories/$story/server.py" "$SDK_EXAMPLES/stories/$story/client.py"
 done
-echo "    ok: $SDK_EXAMPLES/stories (mrtr, refund_desk, subscriptions)"
+echo "    ok: $SDK_EXAMPLES/stories (mrtr, refund_desk, streaming, subscriptions)"
 
 echo "==> conformance suite: npm ci in $CONF_DIR"
 (cd "$CONF_DIR" && npm ci --no-audit --no-fund --loglevel=error)

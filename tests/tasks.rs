@@ -485,5 +485,8 @@ fn an_rmcp_subscription_records_replays_and_is_served() {
     let (out, err) = command::text(&red);
     assert_eq!(red.status.code(), Some(1), "{out}{err}");
     assert!(out.contains("1 mismatch (1 params)"), "{out}");
-    assert!(out.contains("`notifications/resources/updated` has other params"), "{out}");
+    assert!(
+        out.contains("`notifications/resources/updated` has other params"),
+        "{out}"
+    );
 }

@@ -300,8 +300,9 @@ fn a_subscription_the_client_closes_over_http_replays_and_is_served() {
 /// The Python SDK's own 2026-07-28 example stories (`examples/stories` of the mcp 2.3
 /// sdist; `peers/install.sh` takes them): the multi round-trip retries of `mrtr` (whose
 /// client retries once with a token it forged) and `refund_desk` (six round trips, an order
-/// id the client names), and the `subscriptions` client, which leaves its listen stream by
-/// closing it and goes on. Each is recorded through `record --listen` from the SDK's own
+/// id the client names), `streaming` (progress and logs, then a call the client cancels
+/// by closing its stream once the first progress came), and the `subscriptions` client,
+/// which leaves its listen stream by closing it and goes on. Each is recorded through `record --listen` from the SDK's own
 /// client, replayed `runs()` times, each against a fresh server (the stories keep their
 /// state per process), and served `runs()` times to the same client, which checks every
 /// answer itself and says `OK:` (on stderr). An answer changed in the recording (as a
@@ -320,6 +321,13 @@ fn the_python_sdks_own_2026_07_28_stories_record_replay_and_are_served_over_http
             "refund_desk",
             r#""resultType":"input_required""#,
             ["item 'mystery-hat'", "item 'mystery-cap'"],
+        ),
+        // A call the client cancels after its first progress: the server's steps until it
+        // noticed the closed stream are recorded, and a replay's own late ones ignored.
+        (
+            "streaming",
+            r#""method":"notifications/cancelled""#,
+            [r#""completed":1,"#, r#""completed":7,"#],
         ),
         // Where the client closed its listen stream and went on: the cancel it stands for.
         (

@@ -139,6 +139,68 @@ async fn a_changed_reaction_to_a_cancellation_is_reported() {
     assert_eq!(kinds(&report), [MismatchKind::Result], "{report}");
 }
 
+/// A long call the server still works on when the cancellation comes: one more progress
+/// and log (`late`), as a server that notices the cancellation late sends them.
+fn works_on(late: &'static str) -> impl Fn(&Value) -> Vec<String> {
+    move |m: &Value| {
+        let step = |n: u32| {
+            vec![
+                notification(
+                    "notifications/progress",
+                    json!({"progressToken": "<PROGRESS_TOKEN>", "progress": n}),
+                ),
+                notification(
+                    if n == 1 {
+                        "notifications/message"
+                    } else {
+                        late
+                    },
+                    json!({"level": "info", "data": format!("step {n}")}),
+                ),
+            ]
+        };
+        match m["method"].as_str() {
+            Some("tools/call") if m["params"]["name"] == "long" => step(1),
+            Some("notifications/cancelled") => step(2),
+            Some("tools/call") => vec![result(
+                m,
+                json!({"content": [{"type": "text", "text": "quick"}]}),
+            )],
+            _ => vec![],
+        }
+    }
+}
+
+#[tokio::test]
+async fn what_a_cancelled_request_still_sends_after_the_cancellation_is_late_not_unexpected() {
+    let run = || {
+        fixture(&[
+            (
+                "client->server",
+                json!({"jsonrpc": "2.0", "id": "<REQUEST_ID:1>", "method": "tools/call", "params": {"name": "long", "_meta": {"progressToken": "<PROGRESS_TOKEN>"}}}),
+            ),
+            ("server->client", json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "<PROGRESS_TOKEN>", "progress": 1}})),
+            ("server->client", json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "step 1"}})),
+            ("client->server", json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "<REQUEST_ID:1>"}})),
+            call("<REQUEST_ID:2>", "quick"),
+            answer("<REQUEST_ID:2>", "quick"),
+        ])
+        .with_timeout(Duration::from_millis(400))
+    };
+    // Progress and a log, of the kinds the long call sent before it was cancelled.
+    let report = run()
+        .replay()
+        .run(|t| scripted_all(t, works_on("notifications/message")))
+        .await;
+    assert!(report.is_ok(), "{report}");
+    // A kind it never sent while it ran is not its late work: unexpected.
+    let report = run()
+        .replay()
+        .run(|t| scripted_all(t, works_on("notifications/other")))
+        .await;
+    assert_eq!(kinds(&report), [MismatchKind::Unexpected], "{report}");
+}
+
 /// A server that asks for the user's name (server id 0 next to the client's live id 1)
 /// and answers the tool call with what the client said.
 fn asks_name(m: &Value) -> Vec<String> {

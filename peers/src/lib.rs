@@ -160,7 +160,7 @@ pub fn python(script: &str) -> Vec<String> {
     ]
 }
 
-/// One of the Python SDK's own example stories (`mrtr`, `refund_desk`, `subscriptions`,
+/// One of the Python SDK's own example stories (`mrtr`, `refund_desk`, `streaming`, `subscriptions`,
 /// from `examples/stories` of the mcp sdist): `(server, client)`, where `server` serves it
 /// over Streamable HTTP once given `--port N` and `client` runs it once given `--http URL`.
 /// The stories import one another as `stories.*`: both start through `env` with the

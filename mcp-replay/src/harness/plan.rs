@@ -487,8 +487,8 @@ async fn second_run(report: &mut Report, again: Target<'_>, rules: &Rules, optio
 /// `<MINTED:n>` (its differing token, or the whole string), a list in another order
 /// sorted (the header's `"sort"`). It runs until a list of three items or more in a
 /// per-run order would have shown another order with a chance of missing it below 1 in
-/// 1,000 (`normalize::per_run::runs_needed`: 4 runs for a list of three, fewer for longer
-/// ones, one without lists; a list of two escapes 4 runs with a chance of 1/16), or until
+/// 10,000 (`normalize::per_run::runs_needed`: 6 runs for a list of three, fewer for longer
+/// ones, one without lists; a list of two escapes 6 runs with a chance of 1/64), or until
 /// `again` gives no target. Returns the recording to write and,
 /// when the runs differed, a note saying what was pinned and what was not (with the rule
 /// that would pin it); `Err`: why the runs could not tell (the recording is then written

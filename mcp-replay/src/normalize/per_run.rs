@@ -197,19 +197,21 @@ impl PerRun {
 
 /// The chance, at most, that a list of three items in a per-run order escapes the runs
 /// that look for it ([`runs_needed`]; docs/normalization.md, "Values that change between
-/// runs").
-pub(crate) const ESCAPE: u64 = 1000;
+/// runs"). One in 10,000 per fixture: a suite re-records many fixtures at once, and 1 in
+/// 1,000 let one of fifteen fresh recordings of a shuffled list of three escape in about
+/// one suite run of eighty.
+pub(crate) const ESCAPE: u64 = 10_000;
 
 /// The most runs a recording makes: enough for a list of three items ([`runs_for`] of 3).
-/// A list of two escapes them with a chance of 1/16; a plain run that then shows it in
+/// A list of two escapes them with a chance of 1/64; a plain run that then shows it in
 /// another order names the `sort` that pins it.
-pub(crate) const MOST_RUNS: usize = 4;
+pub(crate) const MOST_RUNS: usize = 6;
 
 /// How many runs of an unchanged server (besides the recording) show, with a chance of
 /// missing it below 1 in [`ESCAPE`], that a list of `items` distinct elements comes in a
 /// per-run order: each run gives the recorded order again with a chance of `1/items!`
-/// when every order is as likely, so `n` runs miss it with `(1/items!)^n`. Two items: 10
-/// runs (1/1024); three: 4 (1/1296); four: 3; five or six: 2; seven or more: 1.
+/// when every order is as likely, so `n` runs miss it with `(1/items!)^n`. Two items: 14
+/// runs (1/16,384); three: 6 (1/46,656); four: 3; five to seven: 2; eight or more: 1.
 pub(crate) fn runs_for(items: usize) -> usize {
     let orders: u64 = (2..=items as u64).fold(1, |p, k| p.saturating_mul(k));
     if orders < 2 {

@@ -302,6 +302,24 @@ fn progress_token(entry: &Entry, pointer: &str) -> Option<Value> {
     entry.message().pointer(pointer).cloned()
 }
 
+/// Whether the server sent a notification of `method` while client request entry
+/// `request` ran in the recording, until the client cancelled it (or the end).
+pub(crate) fn sent_while_running(entries: &[Entry], request: usize, method: &str) -> bool {
+    entries[request + 1..]
+        .iter()
+        .enumerate()
+        .take_while(|(i, e)| {
+            !(e.direction() == Direction::ClientToServer
+                && e.method() == Some("notifications/cancelled")
+                && cancelled_request(entries, request + 1 + i) == Some(request))
+        })
+        .any(|(_, e)| {
+            e.direction() == Direction::ServerToClient
+                && e.kind() == MessageKind::Notification
+                && e.method() == Some(method)
+        })
+}
+
 /// The client request entry that the client `notifications/cancelled` at `index` names.
 pub(crate) fn cancelled_request(entries: &[Entry], index: usize) -> Option<usize> {
     let message = entries[index].message();

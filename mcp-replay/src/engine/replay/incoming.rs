@@ -430,6 +430,11 @@ impl<'f> Session<'f> {
             (group, fixed, fixed.is_some())
         } else {
             let (group, claim) = self.take_notification(&message);
+            if claim.is_none() && self.late_of_cancelled(&message) {
+                self.trace
+                    .received(&message, "ignored: late, of a request the replay cancelled");
+                return;
+            }
             (group, None, claim.is_some())
         };
         self.record(seq, Rec::Arrival(index));
@@ -441,6 +446,21 @@ impl<'f> Session<'f> {
             fixed,
             claimed,
         });
+    }
+
+    /// A notification that claims nothing, of a kind the server sent while a request ran
+    /// in the recording, which the replay has cancelled since (as the recorded client did):
+    /// the server's work on it, still under way when the cancellation came. The
+    /// specification expects it ("due to communication latency, notifications may still
+    /// arrive after cancellation"), and how many come depends on when the server notices
+    /// (over HTTP, when it finds the request's stream closed).
+    fn late_of_cancelled(&self, message: &Value) -> bool {
+        let method = message["method"].as_str().unwrap_or_default();
+        let entries = self.fixture.entries();
+        self.ledger
+            .requests()
+            .filter(|sent| sent.cancelled)
+            .any(|sent| super::causal::sent_while_running(entries, sent.entry, method))
     }
 
     /// A value the server minted was bound after messages that carry it came (a task's

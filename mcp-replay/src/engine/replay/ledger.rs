@@ -23,6 +23,8 @@ pub(crate) struct Sent {
     pub answered: Option<u64>,
     /// The replay stopped waiting for its answer (a timeout, or the client cancelled it).
     pub given_up: bool,
+    /// The replay cancelled it, as the recorded client did.
+    pub cancelled: bool,
 }
 
 /// When a message came, relative to the client's requests ([`Ledger::moment`]).
@@ -69,6 +71,7 @@ impl Ledger {
             sent: seq,
             answered: None,
             given_up: false,
+            cancelled: false,
         });
         self.open.insert(live);
         live
@@ -109,6 +112,17 @@ impl Ledger {
             sent.given_up = true;
         }
         self.open.remove(&live);
+    }
+
+    /// The replay cancelled request `live` (as the recorded client did): what it still
+    /// sends is late, and its answer is not awaited unless the fixture has one.
+    pub fn cancel(&mut self, live: i64, awaited: bool) {
+        if let Some(sent) = self.get_mut(live) {
+            sent.cancelled = true;
+        }
+        if !awaited {
+            self.give_up(live);
+        }
     }
 
     /// When arrival `seq` came, relative to the client's requests; `last_sent` is when

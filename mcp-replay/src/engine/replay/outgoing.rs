@@ -176,9 +176,8 @@ impl Session<'_> {
             return;
         };
         message["params"]["requestId"] = json!(live);
-        if !self.script.response_of_request.contains_key(&target) {
-            self.ledger.give_up(live);
-        }
+        let awaited = self.script.response_of_request.contains_key(&target);
+        self.ledger.cancel(live, awaited);
     }
 
     /// With a caller-supplied handler, the handler answers a server request instead of
