@@ -266,10 +266,128 @@ fn each_task_fixture_is_served_back_to_rmcps_task_client() {
     }
 }
 
+/// `task-client FLAG -- mcp-replay record -o DIR/NAME.jsonl -- demo-server SERVER`: what the
+/// client printed, the fixture and its text.
+fn record_rmcp_session(
+    flag: &str,
+    server: &str,
+    dir: &std::path::Path,
+) -> (String, PathBuf, String) {
+    let fixture = dir.join(format!("{server}.jsonl"));
+    let recorded = std::process::Command::new(env!("CARGO_BIN_EXE_task-client"))
+        .args([flag, "--", command::MCP_REPLAY, "record", "-o"])
+        .arg(&fixture)
+        .arg("--")
+        .arg(command::demo_server())
+        .arg(server)
+        .output()
+        .expect("task-client runs");
+    let (out, err) = command::text(&recorded);
+    assert!(recorded.status.success(), "{out}{err}");
+    let written = std::fs::read_to_string(&fixture).expect("written");
+    (out.trim().to_owned(), fixture, written)
+}
+
+/// `mcp-replay replay OPTIONS FIXTURE×RUNS -- demo-server SERVER` (`http`: `Some(MODE)`
+/// over Streamable HTTP, `demo-server http ADDR MODE SERVER`): all green.
+fn replay_rmcp_session(
+    fixture: &std::path::Path,
+    server: &str,
+    http: Option<&str>,
+    options: &[&str],
+) {
+    let twenty: Vec<&std::path::Path> = std::iter::repeat_n(fixture, RUNS).collect();
+    let mut replay = command::mcp_replay();
+    replay.arg("replay").args(options);
+    let mut argv = vec![server.to_owned()];
+    if let Some(mode) = http {
+        let port = command::http::free_port();
+        replay.args(["--url", &command::http::url(port)]);
+        argv = [
+            "http".to_owned(),
+            format!("127.0.0.1:{port}"),
+            mode.to_owned(),
+            server.to_owned(),
+        ]
+        .to_vec();
+    }
+    let replayed = replay
+        .args(&twenty)
+        .arg("--")
+        .arg(command::demo_server())
+        .args(&argv)
+        .output()
+        .expect("replay runs");
+    let (out, err) = command::text(&replayed);
+    assert!(out.contains("20 passed, 0 failed"), "{http:?}: {out}{err}");
+}
+
+/// `fixture` served RUNS times to `task-client FLAG` over stdio and RUNS times to the same
+/// client's `session` over Streamable HTTP (the mock in process, on a Unix socket): each
+/// saw `says`, each report clean.
+fn serve_rmcp_session<
+    F: std::future::Future<Output = Result<String, mcp_replay_demo::refund::client::Failure>>,
+>(
+    fixture: &std::path::Path,
+    flag: &str,
+    says: &str,
+    session: impl Fn(mock_client::RmcpHttp) -> F,
+) {
+    for _ in 0..RUNS {
+        let served = std::process::Command::new(env!("CARGO_BIN_EXE_task-client"))
+            .args([flag, "--", command::MCP_REPLAY, "serve"])
+            .arg(fixture)
+            .output()
+            .expect("task-client runs");
+        let (out, err) = command::text(&served);
+        assert!(served.status.success(), "{out}{err}");
+        assert_eq!(out.trim(), says, "{err}");
+        assert!(err.contains(": ok"), "{err}");
+    }
+    let loaded = Fixture::load(fixture).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    for n in 0..RUNS {
+        runtime.block_on(async {
+            let (front, mock) = loaded.mock().http();
+            let path = mock_client::socket_path(&format!("{}-{n}", flag.trim_start_matches('-')));
+            mock_client::serve_on_unix_socket(front, &path);
+            let saw = session(mock_client::rmcp_http_client(&path)).await;
+            assert_eq!(saw.expect("the session over HTTP"), says);
+            let report = mock.finish().await;
+            assert!(report.is_ok(), "{report}");
+        });
+    }
+}
+
+/// `mcp-replay replay CHANGED -- demo-server SERVER`, `changed` holding `written` with `was`
+/// replaced by `now`: exit 1 and the report.
+fn replay_changed(
+    dir: &std::path::Path,
+    written: &str,
+    [was, now]: [&str; 2],
+    server: &str,
+) -> String {
+    let changed = dir.join("changed.jsonl");
+    let edited = written.replace(was, now);
+    assert_ne!(edited, written);
+    std::fs::write(&changed, edited).unwrap();
+    let red = command::mcp_replay()
+        .arg("replay")
+        .arg(&changed)
+        .arg("--")
+        .arg(command::demo_server())
+        .arg(server)
+        .output()
+        .expect("replay runs");
+    let (out, err) = command::text(&red);
+    assert_eq!(red.status.code(), Some(1), "{out}{err}");
+    out
+}
+
 /// A multi round-trip request of 2026-07-28 (SEP-2322) with rmcp 3.11 on both sides, in
 /// one session with a minted refund id read back from a text and a new W3C `traceparent` on
 /// every request: `task-client --refund` recorded through `mcp-replay record` with
-/// `demo-server tasks`, whose `refund` seals its `requestState` under a key drawn per
+/// `demo-server tasks`, whose `refund` tool seals its state with a key drawn for each
 /// process (`mcp_replay_demo::refund`). The fixture keeps no state, no trace id and no
 /// refund id; it replays 20 times against the server as a child and over Streamable HTTP
 /// (stateless, and with sessions), is served to the same client 20 times over stdio and
@@ -277,19 +395,8 @@ fn each_task_fixture_is_served_back_to_rmcps_task_client() {
 #[test]
 fn an_rmcp_multi_round_trip_refund_records_replays_and_is_served() {
     let dir = command::temp_dir("tasks", "refund");
-    let fixture = dir.join("refund.jsonl");
-    let task_client = env!("CARGO_BIN_EXE_task-client");
-    let recorded = std::process::Command::new(task_client)
-        .args(["--refund", "--", command::MCP_REPLAY, "record", "-o"])
-        .arg(&fixture)
-        .arg("--")
-        .arg(command::demo_server())
-        .arg("tasks")
-        .output()
-        .expect("task-client runs");
-    let (out, err) = command::text(&recorded);
-    assert!(recorded.status.success(), "{out}{err}");
-    let written = std::fs::read_to_string(&fixture).expect("written");
+    let (_, fixture, written) = record_rmcp_session("--refund", "tasks", &dir);
+    let says = r#"{"refund":"refunded 42.50 to order A-1001 (damaged) as R-?","status":"refund R-?: settled"}"#;
     // The retry sends back the state the server sealed, bound; no run's value is kept.
     assert_eq!(
         written
@@ -310,70 +417,17 @@ fn an_rmcp_multi_round_trip_refund_records_replays_and_is_served() {
     );
     assert!(written.contains(r#""refund":"<MINTED:1>""#), "{written}");
 
-    let twenty: Vec<&std::path::Path> = std::iter::repeat_n(fixture.as_path(), RUNS).collect();
-    let replayed = command::mcp_replay()
-        .arg("replay")
-        .args(&twenty)
-        .arg("--")
-        .arg(command::demo_server())
-        .arg("tasks")
-        .output()
-        .expect("replay runs");
-    let (out, err) = command::text(&replayed);
-    assert!(out.contains("20 passed, 0 failed"), "{out}{err}");
-    for mode in ["stateless", "sse"] {
-        let port = command::http::free_port();
-        let over_http = command::mcp_replay()
-            .args(["replay", "--url", &command::http::url(port)])
-            .args(&twenty)
-            .arg("--")
-            .arg(command::demo_server())
-            .args(["http", &format!("127.0.0.1:{port}"), mode, "tasks"])
-            .output()
-            .expect("replay runs");
-        let (out, err) = command::text(&over_http);
-        assert!(out.contains("20 passed, 0 failed"), "{mode}: {out}{err}");
-    }
+    replay_rmcp_session(&fixture, "tasks", None, &[]);
+    replay_rmcp_session(&fixture, "tasks", Some("stateless"), &[]);
+    replay_rmcp_session(&fixture, "tasks", Some("sse"), &[]);
+    serve_rmcp_session(
+        &fixture,
+        "--refund",
+        says,
+        mcp_replay_demo::refund::client::session,
+    );
 
-    let says = r#"{"refund":"refunded 42.50 to order A-1001 (damaged) as R-?","status":"refund R-?: settled"}"#;
-    for _ in 0..RUNS {
-        let served = std::process::Command::new(task_client)
-            .args(["--refund", "--", command::MCP_REPLAY, "serve"])
-            .arg(&fixture)
-            .output()
-            .expect("task-client runs");
-        let (out, err) = command::text(&served);
-        assert!(served.status.success(), "{out}{err}");
-        assert_eq!(out.trim(), says, "{err}");
-        assert!(err.contains(": ok"), "{err}");
-    }
-    let loaded = Fixture::load(&fixture).unwrap();
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    for n in 0..RUNS {
-        runtime.block_on(async {
-            let (front, mock) = loaded.mock().http();
-            let path = mock_client::socket_path(&format!("refund-{n}"));
-            mock_client::serve_on_unix_socket(front, &path);
-            let transport = mock_client::rmcp_http_client(&path);
-            let saw = mcp_replay_demo::refund::client::session(transport).await;
-            assert_eq!(saw.expect("the session over HTTP"), says);
-            let report = mock.finish().await;
-            assert!(report.is_ok(), "{report}");
-        });
-    }
-
-    let changed = dir.join("changed.jsonl");
-    std::fs::write(&changed, written.replace("(damaged) as", "(late) as")).unwrap();
-    let red = command::mcp_replay()
-        .arg("replay")
-        .arg(&changed)
-        .arg("--")
-        .arg(command::demo_server())
-        .arg("tasks")
-        .output()
-        .expect("replay runs");
-    let (out, err) = command::text(&red);
-    assert_eq!(red.status.code(), Some(1), "{out}{err}");
+    let out = replay_changed(&dir, &written, ["(damaged) as", "(late) as"], "tasks");
     // The changed text binds no refund id, so the status call cannot name it: the report
     // says those findings follow from the first.
     assert!(
@@ -393,21 +447,9 @@ fn an_rmcp_multi_round_trip_refund_records_replays_and_is_served() {
 #[test]
 fn an_rmcp_subscription_records_replays_and_is_served() {
     let dir = command::temp_dir("tasks", "watch");
-    let fixture = dir.join("watch.jsonl");
-    let task_client = env!("CARGO_BIN_EXE_task-client");
-    let recorded = std::process::Command::new(task_client)
-        .args(["--watch", "--", command::MCP_REPLAY, "record", "-o"])
-        .arg(&fixture)
-        .arg("--")
-        .arg(command::demo_server())
-        .arg("watch")
-        .output()
-        .expect("task-client runs");
-    let (out, err) = command::text(&recorded);
-    assert!(recorded.status.success(), "{out}{err}");
-    let written = std::fs::read_to_string(&fixture).expect("written");
+    let (said, fixture, written) = record_rmcp_session("--watch", "watch", &dir);
     let says = r#"{"restocked":["restocked cap","restocked hat","restocked hat"],"updated":"stock://hat"}"#;
-    assert_eq!(out.trim(), says);
+    assert_eq!(said, says);
     let of_the_listen = r#""io.modelcontextprotocol/subscriptionId":"<REQUEST_ID:2>""#;
     assert_eq!(written.matches(of_the_listen).count(), 2, "{written}");
     assert!(
@@ -417,73 +459,19 @@ fn an_rmcp_subscription_records_replays_and_is_served() {
         "{written}"
     );
 
-    let twenty: Vec<&std::path::Path> = std::iter::repeat_n(fixture.as_path(), RUNS).collect();
-    let replayed = command::mcp_replay()
-        .arg("replay")
-        .args(&twenty)
-        .arg("--")
-        .arg(command::demo_server())
-        .arg("watch")
-        .output()
-        .expect("replay runs");
-    let (out, err) = command::text(&replayed);
-    assert!(out.contains("20 passed, 0 failed"), "{out}{err}");
+    replay_rmcp_session(&fixture, "watch", None, &[]);
     // One at a time over HTTP: the server tells every open subscription of a restock, so
     // two sessions at once would each hear of the other's, as two real clients would.
-    let port = command::http::free_port();
-    let over_http = command::mcp_replay()
-        .args(["replay", "-j", "1", "--url", &command::http::url(port)])
-        .args(&twenty)
-        .arg("--")
-        .arg(command::demo_server())
-        .args(["http", &format!("127.0.0.1:{port}"), "modern", "watch"])
-        .output()
-        .expect("replay runs");
-    let (out, err) = command::text(&over_http);
-    assert!(out.contains("20 passed, 0 failed"), "{out}{err}");
+    replay_rmcp_session(&fixture, "watch", Some("modern"), &["-j", "1"]);
+    serve_rmcp_session(
+        &fixture,
+        "--watch",
+        says,
+        mcp_replay_demo::watch::client::session,
+    );
 
-    for _ in 0..RUNS {
-        let served = std::process::Command::new(task_client)
-            .args(["--watch", "--", command::MCP_REPLAY, "serve"])
-            .arg(&fixture)
-            .output()
-            .expect("task-client runs");
-        let (out, err) = command::text(&served);
-        assert!(served.status.success(), "{out}{err}");
-        assert_eq!(out.trim(), says, "{err}");
-        assert!(err.contains(": ok"), "{err}");
-    }
-    let loaded = Fixture::load(&fixture).unwrap();
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    for n in 0..RUNS {
-        runtime.block_on(async {
-            let (front, mock) = loaded.mock().http();
-            let path = mock_client::socket_path(&format!("watch-{n}"));
-            mock_client::serve_on_unix_socket(front, &path);
-            let transport = mock_client::rmcp_http_client(&path);
-            let saw = mcp_replay_demo::watch::client::session(transport).await;
-            assert_eq!(saw.expect("the session over HTTP"), says);
-            let report = mock.finish().await;
-            assert!(report.is_ok(), "{report}");
-        });
-    }
-
-    let changed = dir.join("changed.jsonl");
-    std::fs::write(
-        &changed,
-        written.replace(r#""uri":"stock://hat""#, r#""uri":"stock://cap""#),
-    )
-    .unwrap();
-    let red = command::mcp_replay()
-        .arg("replay")
-        .arg(&changed)
-        .arg("--")
-        .arg(command::demo_server())
-        .arg("watch")
-        .output()
-        .expect("replay runs");
-    let (out, err) = command::text(&red);
-    assert_eq!(red.status.code(), Some(1), "{out}{err}");
+    let changed = [r#""uri":"stock://hat""#, r#""uri":"stock://cap""#];
+    let out = replay_changed(&dir, &written, changed, "watch");
     assert!(out.contains("1 mismatch (1 params)"), "{out}");
     assert!(
         out.contains("`notifications/resources/updated` has other params"),

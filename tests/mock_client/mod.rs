@@ -22,10 +22,12 @@ pub fn serve_on_unix_socket(front: mcp_replay::http::front::Front, path: &std::p
     });
 }
 
+/// rmcp's Streamable HTTP client transport over a Unix socket.
+pub type RmcpHttp =
+    rmcp::transport::StreamableHttpClientTransport<rmcp::transport::UnixSocketHttpClient>;
+
 /// rmcp's Streamable HTTP client transport, through the Unix socket at `path`.
-pub fn rmcp_http_client(
-    path: &std::path::Path,
-) -> rmcp::transport::StreamableHttpClientTransport<rmcp::transport::UnixSocketHttpClient> {
+pub fn rmcp_http_client(path: &std::path::Path) -> RmcpHttp {
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     let uri = "http://localhost/mcp";
     let client = rmcp::transport::UnixSocketHttpClient::new(path.to_str().unwrap(), uri);
