@@ -201,6 +201,63 @@ async fn what_a_cancelled_request_still_sends_after_the_cancellation_is_late_not
     assert_eq!(kinds(&report), [MismatchKind::Unexpected], "{report}");
 }
 
+#[tokio::test]
+async fn a_late_log_is_known_by_what_the_same_tool_sent_while_it_worked_before() {
+    // The cancelled call's recording holds its progress alone (the client left before the
+    // log came); an earlier call of the same tool, answered, sent logs as it worked.
+    let run = fixture(&[
+        (
+            "client->server",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID:1>", "method": "tools/call", "params": {"name": "long", "_meta": {"progressToken": "<PROGRESS_TOKEN:1>"}}}),
+        ),
+        ("server->client", json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "step 1"}})),
+        answer("<REQUEST_ID:1>", "done"),
+        (
+            "client->server",
+            json!({"jsonrpc": "2.0", "id": "<REQUEST_ID:2>", "method": "tools/call", "params": {"name": "long", "_meta": {"progressToken": "<PROGRESS_TOKEN>"}}}),
+        ),
+        ("server->client", json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "<PROGRESS_TOKEN>", "progress": 1}})),
+        ("client->server", json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "<REQUEST_ID:2>"}})),
+        call("<REQUEST_ID:3>", "quick"),
+        answer("<REQUEST_ID:3>", "quick"),
+    ])
+    .with_timeout(Duration::from_millis(400));
+    let report = run
+        .replay()
+        .run(|t| {
+            scripted_all(t, |m: &Value| match m["method"].as_str() {
+                Some("tools/call") if m["params"]["name"] == "long" && m["id"] == 1 => vec![
+                    notification(
+                        "notifications/message",
+                        json!({"level": "info", "data": "step 1"}),
+                    ),
+                    result(m, json!({"content": [{"type": "text", "text": "done"}]})),
+                ],
+                Some("tools/call") if m["params"]["name"] == "long" => vec![
+                    notification(
+                        "notifications/progress",
+                        json!({"progressToken": "<PROGRESS_TOKEN>", "progress": 1}),
+                    ),
+                    notification(
+                        "notifications/message",
+                        json!({"level": "info", "data": "step 1"}),
+                    ),
+                ],
+                Some("notifications/cancelled") => vec![notification(
+                    "notifications/message",
+                    json!({"level": "info", "data": "step 2"}),
+                )],
+                Some("tools/call") => vec![result(
+                    m,
+                    json!({"content": [{"type": "text", "text": "quick"}]}),
+                )],
+                _ => vec![],
+            })
+        })
+        .await;
+    assert!(report.is_ok(), "{report}");
+}
+
 /// A server that asks for the user's name (server id 0 next to the client's live id 1)
 /// and answers the tool call with what the client said.
 fn asks_name(m: &Value) -> Vec<String> {

@@ -302,18 +302,41 @@ fn progress_token(entry: &Entry, pointer: &str) -> Option<Value> {
     entry.message().pointer(pointer).cloned()
 }
 
-/// Whether the server sent a notification of `method` while client request entry
-/// `request` ran in the recording, until the client cancelled it (or the end).
+/// Whether the server sent a notification of `method` while a call like client request
+/// entry `request` ran in the recording: it, or another request of its method and name
+/// (what a tool sends while it works), each from the request to its answer, its
+/// cancellation or the end.
 pub(crate) fn sent_while_running(entries: &[Entry], request: usize, method: &str) -> bool {
-    entries[request + 1..]
-        .iter()
-        .enumerate()
-        .take_while(|(i, e)| {
-            !(e.direction() == Direction::ClientToServer
-                && e.method() == Some("notifications/cancelled")
-                && cancelled_request(entries, request + 1 + i) == Some(request))
-        })
-        .any(|(_, e)| {
+    let name = |e: &Entry| e.message().at(&["params", "name"]).cloned();
+    let (method_of, name_of) = (entries[request].method(), name(&entries[request]));
+    let like = |e: &Entry| {
+        e.direction() == Direction::ClientToServer
+            && e.kind() == MessageKind::Request
+            && e.method() == method_of
+            && name(e) == name_of
+    };
+    (0..entries.len())
+        .filter(|&q| like(&entries[q]))
+        .any(|q| sent_during(entries, q, method))
+}
+
+/// Whether the server sent a notification of `method` from client request entry `q` to
+/// its answer, its cancellation or the end.
+fn sent_during(entries: &[Entry], q: usize, method: &str) -> bool {
+    let ends = |at: usize| {
+        let e = &entries[at];
+        match e.direction() {
+            Direction::ServerToClient => e.answers() == Some(q),
+            Direction::ClientToServer => {
+                e.method() == Some("notifications/cancelled")
+                    && cancelled_request(entries, at) == Some(q)
+            }
+        }
+    };
+    (q + 1..entries.len())
+        .take_while(|&at| !ends(at))
+        .map(|at| &entries[at])
+        .any(|e| {
             e.direction() == Direction::ServerToClient
                 && e.kind() == MessageKind::Notification
                 && e.method() == Some(method)

@@ -33,33 +33,49 @@ impl<'f> Session<'f> {
         };
         self.protocol_finding(checked, request, || describe_message(message));
         if let Some(entry) = request {
-            self.check_tool_answer(entry, || Some(message.clone()));
+            self.check_tool_answer(entry, message);
         }
     }
 
     /// What the server declares of its tools and what they answer: a `tools/list` answer
-    /// teaches the checker the tools' output schemas, and a `tools/call` answer is checked
-    /// against its tool's ([`tool_result`](crate::analyses::validate::Checker::tool_result)). `message`: the answer, parsed only
-    /// when it is needed (the fast path holds it as text).
-    fn check_tool_answer(&mut self, entry: usize, message: impl FnOnce() -> Option<Value>) {
+    /// (`message`, answering request entry `entry`) teaches the checker the tools' output
+    /// schemas, and a `tools/call` answer is checked against its tool's
+    /// ([`tool_result`](crate::analyses::validate::Checker::tool_result)).
+    fn check_tool_answer(&mut self, entry: usize, message: &Value) {
         let request = &self.fixture.entries()[entry];
         let Some(checker) = &mut self.checker else {
             return;
         };
         match request.method() {
             Some("tools/list") => {
-                if let Some(result) = message().as_ref().and_then(|m| m.get("result")) {
+                if let Some(result) = message.get("result") {
                     checker.learn_tools(result);
                 }
             }
             Some("tools/call") if checker.checks_tool_results() => {
-                let (Some(tool), Some(message)) = (called_tool(request), message()) else {
+                let Some(tool) = called_tool(request) else {
                     return;
                 };
-                let checked = checker.tool_result(&tool, &message);
-                self.protocol_finding(checked, Some(entry), || describe_message(&message));
+                let checked = checker.tool_result(&tool, message);
+                self.protocol_finding(checked, Some(entry), || describe_message(message));
             }
             _ => {}
+        }
+    }
+
+    /// Whether [`check_tool_answer`](Self::check_tool_answer) needs the answer to a request
+    /// of `method` the fast path holds as `text` parsed: a listing that declares an output
+    /// schema, or any listing or call once some tool declares one (a listing may also take
+    /// one back).
+    fn tool_answer_wanted(&self, method: &str, text: &str) -> bool {
+        let declared = self
+            .checker
+            .as_ref()
+            .is_some_and(|c| c.checks_tool_results());
+        match method {
+            "tools/list" => declared || OUTPUT_SCHEMA.is_in(text),
+            "tools/call" => declared,
+            _ => false,
         }
     }
 
@@ -82,10 +98,10 @@ impl<'f> Session<'f> {
         };
         let checked = checker.response_text(request, &fast.text, fast.is_error, fast.text_blocks);
         self.protocol_finding(checked, entry, || format!("response {}", fast.id));
-        // A listing is read only if it declares an output schema.
-        let listing = request.method == "tools/list";
-        if let Some(entry) = entry.filter(|_| !listing || OUTPUT_SCHEMA.is_in(&fast.text)) {
-            self.check_tool_answer(entry, || serde_json::from_str(&fast.text).ok());
+        if let Some(entry) = entry.filter(|_| self.tool_answer_wanted(request.method, &fast.text)) {
+            if let Ok(message) = serde_json::from_str::<Value>(&fast.text) {
+                self.check_tool_answer(entry, &message);
+            }
         }
     }
 
