@@ -165,16 +165,27 @@ fn save(
     let mut dropped = Vec::new();
     for (i, (direction, bytes, time)) in lines.iter().enumerate() {
         if *direction == Direction::ClientToServer {
-            let marker = bytes.first().is_none_or(|&b| b == DROPPED);
-            closed_after = marker.then_some(messages.len());
-            if marker {
-                if let Some(id) = bytes
-                    .get(1..)
-                    .and_then(|id| serde_json::from_slice(id).ok())
-                {
-                    dropped.push((messages.len(), id, *time));
+            match bytes.first() {
+                // stdio: the end of the client's input.
+                None => {
+                    closed_after = Some(messages.len());
+                    continue;
                 }
-                continue;
+                // HTTP: a stream the client dropped. Only one of a request still without
+                // its answer, the first time, is an act of the client's: not the end of a
+                // stream whose answer passed (the client went when it had it), nor one of
+                // no request.
+                Some(&DROPPED) => {
+                    let id = bytes
+                        .get(1..)
+                        .and_then(|id| serde_json::from_slice(id).ok());
+                    if let Some(id) = id.filter(|id| left_open(&messages, &dropped, id)) {
+                        closed_after = Some(messages.len());
+                        dropped.push((messages.len(), id, *time));
+                    }
+                    continue;
+                }
+                Some(_) => closed_after = None,
             }
         }
         let text = String::from_utf8_lossy(bytes);
@@ -325,6 +336,19 @@ pub(crate) fn warn_protocol(command: &str, fixture: &mcp_replay::Fixture, output
              (docs/protocol.md, \"Protocol validity\")"
         );
     }
+}
+
+/// Whether the stream of request `id`, dropped by the client, left that request open: no
+/// answer to it among `messages` yet, and not dropped before.
+fn left_open(
+    messages: &[(Direction, Value)],
+    dropped: &[(usize, Value, Duration)],
+    id: &Value,
+) -> bool {
+    let answered = messages.iter().any(|(d, m)| {
+        *d == Direction::ServerToClient && m.get("method").is_none() && m.get("id") == Some(id)
+    });
+    !answered && !dropped.iter().any(|(_, d, _)| d == id)
 }
 
 /// The first byte of the client line the HTTP proxy captures where the client dropped the
