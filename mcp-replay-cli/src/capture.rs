@@ -145,16 +145,22 @@ struct Saved {
     stray: StrayLines,
 }
 
-/// Normalizes the capture and writes the fixture (refusing it if a secret remains); with
-/// `raw`, also writes the unredacted capture with owner-only permissions; with
-/// `allow_stray`, the fixture's header allows lines that are not JSON-RPC messages.
-fn save(
-    lines: &[(Direction, Vec<u8>, Duration)],
-    output: &str,
-    raw: Option<&str>,
-    rules: &mcp_replay::Rules,
-    allow_stray: bool,
-) -> Result<Saved, Unsaved> {
+/// The capture read into messages: each JSON-RPC message with its direction and time, the
+/// server's lines that are not messages, and the client's acts that are no message (the
+/// end of its input, a stream it dropped).
+struct Captured {
+    messages: Vec<(Direction, Value)>,
+    times: Vec<Duration>,
+    stray: StrayLines,
+    /// After how many messages the client closed its input, if it sent nothing after.
+    closed_after: Option<usize>,
+    /// Over HTTP, the streams the client dropped: (after how many messages, its request's
+    /// id, when).
+    dropped: Vec<(usize, Value, Duration)>,
+}
+
+/// Reads the capture's `lines` ([`Captured`]).
+fn read_capture(lines: &[(Direction, Vec<u8>, Duration)]) -> Captured {
     let mut messages = Vec::new();
     let mut times = Vec::new();
     let mut stray = StrayLines::default();
@@ -204,6 +210,32 @@ fn save(
             ),
         }
     }
+    Captured {
+        messages,
+        times,
+        stray,
+        closed_after,
+        dropped,
+    }
+}
+
+/// Normalizes the capture and writes the fixture (refusing it if a secret remains); with
+/// `raw`, also writes the unredacted capture with owner-only permissions; with
+/// `allow_stray`, the fixture's header allows lines that are not JSON-RPC messages.
+fn save(
+    lines: &[(Direction, Vec<u8>, Duration)],
+    output: &str,
+    raw: Option<&str>,
+    rules: &mcp_replay::Rules,
+    allow_stray: bool,
+) -> Result<Saved, Unsaved> {
+    let Captured {
+        mut messages,
+        mut times,
+        stray,
+        closed_after,
+        dropped,
+    } = read_capture(lines);
     if let Some(raw) = raw {
         write_raw(raw, &messages)
             .map_err(|e| Unsaved::Error(format!("writing the raw capture {raw}: {e}")))?;
