@@ -22,7 +22,8 @@
 # rebuilds edit the crate's first own test (A and B) and the fixture test (B); then B's
 # fixture test is recorded (MCP_FIXTURE_UPDATE=1) and replayed 3 times, which must pass.
 #
-# Usage: scripts/build-cost.sh            about 5 minutes on 2 cores (two cold builds)
+# Usage: scripts/build-cost.sh            about 7 minutes on 2 cores (three cold builds: A, B, and
+#                                         A2, A with a second test like its own: the floor)
 #        CRATE=rmcp-openapi@0.32.1 scripts/build-cost.sh   a published rmcp server crate
 #                                         (about 25 minutes on 2 cores)
 #        REBUILDS=5 scripts/build-cost.sh more rebuild runs (default 3)
@@ -66,6 +67,12 @@ if [ -z "$crate" ]; then
     }
     make_copy A ""
     make_copy B "mcp-replay = { path = \"$root/mcp-replay\" }"
+    # The floor: A plus a second test of the same kind, without mcp-replay. Any second test
+    # file is a crate of its own that instantiates rmcp's service for the server again, so
+    # what B adds beyond this copy is what mcp-replay itself costs.
+    make_copy A2 ""
+    sed 's/fn forecast_over_a_pipe/fn forecast_over_a_pipe_again/' \
+        "$template/tests/client.rs" >"$work/A2/tests/client_again.rs"
     cp "$template/tests/fixture.rs" "$work/B/tests/"
     cp -r "$template/fixtures" "$work/B/"
     own_test=client
@@ -140,6 +147,7 @@ measure() {
 }
 measure A "$own_test"
 measure B "$own_test" fixture
+[ -z "$crate" ] && measure A2   # cold only
 
 if [ -n "$crate" ]; then
     # The fixture test is real: recorded once against the crate's server, then replayed.
@@ -226,6 +234,12 @@ print(f"|{'-' * 60}|{'-' * 10}|{'-' * 10}|{'-' * 7}|")
 for label, a, b in rows:
     fmt = (lambda v: f"{v:8d}") if isinstance(a, int) else (lambda v: f"{v:8.2f}")
     print(f"| {label:<58} | {fmt(a)} | {fmt(b)} | {b / a:5.2f} |")
+try:
+    a2_wall, a2_cpu = times("A2")
+    print(f"| {'cold CPU, A2 = A + a second test like its own (s)':<58} | {a2_cpu:8.2f} | {b_cpu:8.2f} | {b_cpu / a2_cpu:5.2f} |")
+    print(f"(A2/A = {a2_cpu / a_cpu:.2f}: what a second test file costs without mcp-replay; B/A2 is mcp-replay's own part)")
+except FileNotFoundError:
+    pass
 print(f"\nA's largest test binary: {a_big[1]}; B's fixture test: {b_fixture[1]}")
 print(f"(the fixture test's rebuild is compared with A's tests/{own}.rs: the one file a user edits)")
 

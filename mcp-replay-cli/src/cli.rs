@@ -69,6 +69,10 @@ pub(crate) enum Command {
     /// capabilities
     #[command(after_help = cmd::coverage::AFTER_HELP)]
     Coverage(cmd::coverage::Args),
+    /// Calls nobody recorded: arguments generated from each tool's schema, the answers
+    /// judged by the specification's rules, each failure shrunk and kept as a fixture
+    #[command(after_help = cmd::explore::AFTER_HELP)]
+    Explore(cmd::explore::Args),
     /// Accept pending NAME.jsonl.new files (replace the fixtures with them)
     #[command(after_help = cmd::pending::ACCEPT_AFTER_HELP)]
     Accept(cmd::pending::Args),

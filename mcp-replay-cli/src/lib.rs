@@ -76,6 +76,7 @@ async fn run() -> Result<Outcome, Error> {
         Command::Check(args) => cmd::check::run(args),
         Command::Diff(args) => cmd::diff::run(args),
         Command::Coverage(args) => cmd::coverage::run(args).await,
+        Command::Explore(args) => cmd::explore::run(args).await,
         Command::Accept(args) => cmd::pending::accept(args),
         Command::Reject(args) => cmd::pending::reject(args),
         Command::Review(args) => cmd::review::run(args),

@@ -121,6 +121,7 @@ pub use analyses::contract;
 pub use analyses::coverage;
 pub use analyses::diff;
 pub use analyses::validate;
+pub use data::explored;
 pub use data::fixture;
 pub use data::protocol;
 #[cfg(feature = "http")]

@@ -261,6 +261,7 @@ impl Options {
             strict_order: header.strict_order,
             strict_response_order: header.strict_response_order,
             closes_input_after: header.closes_input_after,
+            explored: header.explore.clone(),
             unordered: header.unordered.clone(),
             accept: header.accept.clone(),
             shapes: header.shapes.clone(),
@@ -310,6 +311,9 @@ pub(crate) struct Settings<'r> {
     /// The header's `closes_input_after`: the replay closes the server's input after
     /// that many of the fixture's messages, as the recorded client did.
     pub closes_input_after: Option<usize>,
+    /// The header's `explore`: the rule the fixture's last `tools/call` is judged by
+    /// instead of compared (engine/replay/explored.rs).
+    pub explored: Option<crate::data::explored::Explored>,
     /// Methods whose messages may arrive anywhere, in any order (the header's; the rules'
     /// own are asked with [`Settings::is_unordered`]).
     unordered: Vec<String>,

@@ -8,6 +8,7 @@ pub(crate) mod check;
 pub(crate) mod completions;
 pub(crate) mod coverage;
 pub(crate) mod diff;
+pub(crate) mod explore;
 pub(crate) mod import;
 pub(crate) mod pending;
 pub(crate) mod record;

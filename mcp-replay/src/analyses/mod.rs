@@ -7,4 +7,6 @@ pub mod contract;
 #[cfg(feature = "command")]
 pub mod coverage;
 pub mod diff;
+#[cfg(feature = "explore")]
+pub(crate) mod explore;
 pub mod validate;

@@ -354,7 +354,7 @@ enum Source<'a> {
 }
 
 mod check;
-mod output;
+pub(crate) mod output;
 mod schema;
 
 /// The check itself: the specification's schema of the era's revision (`schema.rs`)

@@ -429,6 +429,22 @@ impl Fixture {
         Ok(self)
     }
 
+    /// What `explore` found, when it wrote this fixture (the header's `"explore"`).
+    pub fn explored(&self) -> Option<&crate::data::explored::Explored> {
+        self.header.explore.as_ref()
+    }
+
+    /// The fixture without header key `key` (unchanged when it has none; the header line
+    /// stays, `{"mcp_replay":1}` at least, so that no line moves).
+    pub(crate) fn without_header_key(mut self, key: &str) -> Fixture {
+        if let Some(raw) = self.raw_header.as_mut() {
+            if raw.remove(key).is_some() {
+                self.header = parse_header(raw).expect("a header without a key it had still reads");
+            }
+        }
+        self
+    }
+
     /// This recording under `fixture`'s header: every key the fixture's author or an
     /// earlier recording wrote is kept, but `"shapes"`, which is this recording's own (the
     /// values it bound). What a recording made from scratch (a test whose body is the

@@ -29,6 +29,8 @@ mod attribute;
 mod claim;
 #[cfg(feature = "command")]
 mod coverage;
+#[cfg(feature = "explore")]
+mod explore;
 #[cfg(feature = "files")]
 mod files;
 mod outcome;
@@ -42,6 +44,8 @@ pub use crate::env::PENDING_PASSES_ENV;
 pub use attribute::Test;
 #[cfg(feature = "command")]
 pub use coverage::{ask_surface, coverage_of, era_of, load_fixtures};
+#[cfg(feature = "explore")]
+pub use explore::{Exploration, Explore, Finding};
 #[cfg(feature = "files")]
 pub use files::Files;
 pub use outcome::{Failure, Verdict};

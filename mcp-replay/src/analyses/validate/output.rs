@@ -116,6 +116,14 @@ impl OutputSchemas {
     }
 }
 
+/// Whether `value` conforms to `schema` (a tool's `inputSchema` or `outputSchema`), as far
+/// as the validator reads it ([`compactable`]: what it does not interpret lets the value
+/// through); `None` for a schema it cannot read.
+pub(crate) fn conforms(schema: &Value, value: &Value) -> Option<bool> {
+    let compiled = compile_tool(schema)?;
+    Some(fits(&compiled, &compiled.root, value))
+}
+
 /// Whether the value a misfit's `steps` lead to in `value` is a placeholder (or lies
 /// under one).
 fn at_placeholder(value: &Value, steps: &[super::check::Step]) -> bool {

@@ -374,7 +374,11 @@ impl<'f> Session<'f> {
                 }
             }
         }
-        let fixture = recorder.finish().ok()?;
+        let mut fixture = recorder.finish().ok()?;
+        if self.explored_held == Some(true) {
+            // The call `explore` found holds its rule now: its answer is pinned from here on.
+            fixture = fixture.without_header_key("explore");
+        }
         Some(self.label_new_minted(fixture))
     }
 

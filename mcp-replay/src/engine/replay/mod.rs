@@ -40,6 +40,7 @@ mod causal;
 mod conclude;
 mod describe;
 mod expected;
+mod explored;
 mod findings;
 mod incoming;
 #[cfg(test)]

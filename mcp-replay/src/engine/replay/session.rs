@@ -198,6 +198,9 @@ pub(crate) struct Session<'f> {
     /// The folder placeholders the client messages sent were written with, and the folder
     /// each stood for: a failing report says what the server was really sent.
     pub(super) folders: Vec<(&'static str, String)>,
+    /// Whether the answer to the call an `"explore"` header names held its rule: `None`
+    /// before it came, or without such a header.
+    pub(super) explored_held: Option<bool>,
     /// Set once the server's output closed (with the read error, if any).
     pub(super) closed: Option<Option<String>>,
     /// Set when the replay cannot go on (nothing more is sent).
@@ -293,6 +296,7 @@ impl<'f> Session<'f> {
             server_outcome: None,
             stray: StrayLines::default(),
             folders: Vec::new(),
+            explored_held: None,
             closed: None,
             aborted: false,
             seq: 0,

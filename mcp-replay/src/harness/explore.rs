@@ -1,0 +1,665 @@
+//! `explore`: calls nobody recorded, generated from each tool's schema, judged by the
+//! specification's rules, each failure shrunk and written as a fixture pending review
+//! (docs/explore.md). Every call is a replay of a fixture whose last line is the call, with
+//! no answer: the one path through the code that drives a server, so a target is anything
+//! [`Target`] is (in process, a child process, a URL). The calls, the rules and the
+//! shrinking are pure (`analyses/explore`); this file makes the calls and writes files.
+
+use super::target::Target;
+use crate::analyses::explore::{self, shrink, Broken, Case, Seen, Tool};
+use crate::analyses::validate::output::OutputSchemas;
+use crate::data::explored::{Explored, Rule};
+use crate::engine::replay::ServeOutput;
+use crate::engine::transport::Transport;
+use crate::findings::report::{MismatchKind, Report};
+use crate::fixture::{Direction, Fixture};
+use crate::lifecycle::update::{write_fixture, UpdateMode, Written};
+use crate::{Options, Rules};
+use serde_json::{json, Value};
+use std::fmt;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The id of the explored call in the fixtures `explore` writes.
+const CALL_ID: &str = "explore";
+
+/// How many pages of `tools/list` a run reads at most.
+const MAX_PAGES: usize = 20;
+
+/// An exploration of a server's tools: its settings, then [`run`](Explore::run).
+///
+/// ```no_run
+/// use mcp_replay::harness::Explore;
+/// use mcp_replay::Transport;
+///
+/// # async fn serve(transport: Transport) {}
+/// #[tokio::test]
+/// async fn tools_keep_the_specifications_rules() {
+///     let found = Explore::new().seed(7).calls(200).write_to("fixtures").serve(serve).await.unwrap();
+///     assert!(found.findings().is_empty(), "{found}");
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Explore {
+    seed: u64,
+    calls: usize,
+    time: Option<Duration>,
+    hang: Duration,
+    shrink_calls: usize,
+    dir: Option<PathBuf>,
+}
+
+impl Default for Explore {
+    fn default() -> Self {
+        Explore::new()
+    }
+}
+
+impl Explore {
+    /// Seed 0, 100 calls, no time bound, a hang after 5 s, 64 calls to shrink each
+    /// failure, nothing written.
+    pub fn new() -> Explore {
+        Explore {
+            seed: 0,
+            calls: 100,
+            time: None,
+            hang: Duration::from_secs(5),
+            shrink_calls: 64,
+            dir: None,
+        }
+    }
+
+    /// The seed the calls are generated from: the same seed, the same calls.
+    pub fn seed(mut self, seed: u64) -> Explore {
+        self.seed = seed;
+        self
+    }
+
+    /// How many generated calls to make at most (shrinking not counted).
+    pub fn calls(mut self, calls: usize) -> Explore {
+        self.calls = calls;
+        self
+    }
+
+    /// Makes no new call once this much time has passed (the report says so).
+    pub fn time(mut self, limit: Duration) -> Explore {
+        self.time = Some(limit);
+        self
+    }
+
+    /// How long a call may go unanswered before it is a hang.
+    pub fn hang(mut self, limit: Duration) -> Explore {
+        self.hang = limit;
+        self
+    }
+
+    /// How many calls shrinking one failure may make.
+    pub fn shrink_calls(mut self, calls: usize) -> Explore {
+        self.shrink_calls = calls;
+        self
+    }
+
+    /// Writes each failure and each answer shape met as `NAME.jsonl.new` into `dir`, and
+    /// replays the failures kept there (`"explore"` in their header) first.
+    pub fn write_to(mut self, dir: impl Into<PathBuf>) -> Explore {
+        self.dir = Some(dir.into());
+        self
+    }
+
+    /// Explores the server `serve` runs in process, a fresh one for every call.
+    pub async fn serve<F, Fut, O>(&self, serve: F) -> Result<Exploration, String>
+    where
+        F: Fn(Transport) -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = O> + Send + 'static,
+        O: ServeOutput,
+    {
+        self.run(|| Target::serve_each(serve.clone())).await
+    }
+
+    /// Explores the server `target()` gives, a new target (a new session) for every call.
+    /// `Err`: the server could not be listed.
+    pub async fn run<'a>(
+        &self,
+        mut target: impl FnMut() -> Target<'a>,
+    ) -> Result<Exploration, String> {
+        let options = Options::new().timeout(self.hang).record_spoiled();
+        let mut run = Run {
+            explore: self,
+            options,
+            prefix: list_tools(&mut target, &Options::new().timeout(self.hang)).await?,
+            outputs: OutputSchemas::default(),
+            found: Exploration::new(self.seed),
+        };
+        let tools = run.tools();
+        if let Some(dir) = &self.dir {
+            run.found.kept = replay_kept(dir, &mut target, &run.options).await;
+        }
+        let started = Instant::now();
+        for case in explore::plan(&tools, self.seed, self.calls) {
+            if self.time.is_some_and(|limit| started.elapsed() >= limit) {
+                run.found.stopped_by_time = true;
+                break;
+            }
+            let tool = tools
+                .iter()
+                .find(|t| t.name == case.tool)
+                .expect("planned from tools");
+            run.found.calls += 1;
+            run.try_case(tool, &case, &mut target).await;
+        }
+        Ok(run.found)
+    }
+}
+
+/// One run's state: the listing every call follows, the tools' output schemas, what was
+/// found.
+struct Run<'e> {
+    explore: &'e Explore,
+    options: Options,
+    /// The recorded handshake and listing, each call's fixture's first lines.
+    prefix: Fixture,
+    outputs: OutputSchemas,
+    found: Exploration,
+}
+
+impl Run<'_> {
+    /// The tools of every `tools/list` answer of the listing; their output schemas learnt.
+    fn tools(&mut self) -> Vec<Tool> {
+        let mut tools = Vec::new();
+        for entry in self.prefix.entries() {
+            if entry.direction() != Direction::ServerToClient {
+                continue;
+            }
+            let message = entry.message();
+            if let Some(result) = message.get("result").filter(|r| r.get("tools").is_some()) {
+                self.outputs.learn(result);
+                tools.extend(Tool::of_listing(result));
+            }
+        }
+        tools
+    }
+
+    /// Makes `case`'s call; on a rule newly broken, shrinks it and keeps the finding; on
+    /// an answer shape newly met, keeps it.
+    async fn try_case<'a>(
+        &mut self,
+        tool: &Tool,
+        case: &Case,
+        target: &mut impl FnMut() -> Target<'a>,
+    ) {
+        let (seen, recorded) = self.call(&case.tool, &case.arguments, target).await;
+        let Some(broken) = explore::judge(tool, &case.arguments, &seen, &self.outputs) else {
+            self.keep_shape(case, &seen, recorded);
+            return;
+        };
+        if self
+            .found
+            .findings
+            .iter()
+            .any(|f| f.tool == case.tool && f.rule == broken.rule)
+        {
+            return;
+        }
+        let found_at = self.found.calls;
+        let (arguments, broken, recorded, steps) = self
+            .shrink(tool, case.arguments.clone(), broken, recorded, target)
+            .await;
+        let mut finding = Finding {
+            rule: broken.rule,
+            tool: case.tool.clone(),
+            what: case.what.clone(),
+            arguments,
+            detail: broken.detail,
+            found_at,
+            shrink_calls: steps,
+            fixture: None,
+        };
+        if let Some(dir) = &self.explore.dir {
+            finding.fixture = self.write_finding(dir, &finding, recorded.as_ref());
+        }
+        self.found.findings.push(finding);
+    }
+
+    /// Replays the listing then one call of `tool` with `arguments`: what was seen, and
+    /// the recording (with the answer) when there is one.
+    async fn call<'a>(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        target: &mut impl FnMut() -> Target<'a>,
+    ) -> (Seen, Option<Fixture>) {
+        let fixture = with_call(&self.prefix, tool, arguments, None);
+        let report = match target()
+            .replay(&fixture, &Rules::default(), &self.options)
+            .await
+        {
+            Ok(report) => report,
+            Err(failure) => {
+                let seen = Seen {
+                    ended: true,
+                    invalid: Some(failure.to_string()),
+                    ..Seen::default()
+                };
+                return (seen, None);
+            }
+        };
+        (seen_in(&report), report.recorded().cloned())
+    }
+
+    /// Shrinks `arguments` while a smaller value breaks the same rule, within the run's
+    /// shrink budget: the smallest found, how it breaks the rule, its recording, and the
+    /// calls it took.
+    async fn shrink<'a>(
+        &self,
+        tool: &Tool,
+        mut arguments: Value,
+        mut broken: Broken,
+        mut recorded: Option<Fixture>,
+        target: &mut impl FnMut() -> Target<'a>,
+    ) -> (Value, Broken, Option<Fixture>, usize) {
+        let mut calls = 0;
+        'smaller: while calls < self.explore.shrink_calls {
+            for candidate in shrink::candidates(&arguments) {
+                if calls >= self.explore.shrink_calls {
+                    break 'smaller;
+                }
+                calls += 1;
+                let (seen, rec) = self.call(&tool.name, &candidate, target).await;
+                let judged = explore::judge(tool, &candidate, &seen, &self.outputs);
+                if let Some(b) = judged.filter(|b| b.rule == broken.rule) {
+                    (arguments, broken, recorded) = (candidate, b, rec);
+                    continue 'smaller;
+                }
+            }
+            break;
+        }
+        (arguments, broken, recorded, calls)
+    }
+
+    /// The first answer of each shape for each tool, kept (and written) as the run's
+    /// proposal of one representative call for that behaviour.
+    fn keep_shape(&mut self, case: &Case, seen: &Seen, recorded: Option<Fixture>) {
+        let shape = explore::shape(seen);
+        let Some(recorded) = recorded.filter(|_| seen.answer.is_some()) else {
+            return;
+        };
+        if self
+            .found
+            .shapes
+            .iter()
+            .any(|s| s.tool == case.tool && s.shape == shape)
+        {
+            return;
+        }
+        let mut kept = Shape {
+            tool: case.tool.clone(),
+            shape,
+            what: case.what.clone(),
+            fixture: None,
+        };
+        if let Some(dir) = &self.explore.dir {
+            let name = file_name(&format!("explore-{}-{}", case.tool, kept.shape));
+            let description = format!(
+                "explore: `{}` answered with a {} ({} arguments; seed {})",
+                case.tool, kept.shape, case.what, self.explore.seed
+            );
+            let fixture = recorded.with_header_key("description", description.into());
+            kept.fixture = fixture.ok().and_then(|f| write_new(&f, &dir.join(name)));
+        }
+        self.found.shapes.push(kept);
+    }
+
+    /// Writes `finding`'s fixture: the listing, the call, and its answer as recorded (a
+    /// stand-in where there is none to write: a crash, a hang, a secret), under an
+    /// `"explore"` header that has a replay judge the answer by the rule.
+    fn write_finding(
+        &self,
+        dir: &Path,
+        finding: &Finding,
+        recorded: Option<&Fixture>,
+    ) -> Option<PathBuf> {
+        let as_recorded = !matches!(finding.rule, Rule::Crash | Rule::Hang | Rule::Secret);
+        let fixture = match recorded.filter(|_| as_recorded) {
+            Some(recorded) => recorded.clone(),
+            None => with_call(
+                &self.prefix,
+                &finding.tool,
+                &finding.arguments,
+                Some(Rule::placeholder_answer()),
+            ),
+        };
+        let explored = Explored {
+            rule: finding.rule,
+            tool: finding.tool.clone(),
+            seed: self.explore.seed,
+        };
+        let description = format!(
+            "explore: `{}` breaks {} ({}): {}; {}",
+            finding.tool,
+            finding.rule.name(),
+            finding.rule.link(),
+            finding.detail,
+            finding.rule.says()
+        );
+        let fixture = fixture
+            .with_header_key("explore", explored.to_json())
+            .and_then(|f| f.with_header_key("description", description.into()))
+            .ok()?;
+        let name = file_name(&format!("explore-{}-{}", finding.tool, finding.rule.name()));
+        write_new(&fixture, &dir.join(name))
+    }
+}
+
+/// Writes `fixture` as `path.new` (`path` ends in `.jsonl`): its path, or `None` when it
+/// could not be written.
+fn write_new(fixture: &Fixture, path: &Path) -> Option<PathBuf> {
+    match write_fixture(fixture, path, UpdateMode::New) {
+        Ok(Written::Pending(p) | Written::Updated(p) | Written::Unchanged(p)) => Some(p),
+        Err(_) => None,
+    }
+}
+
+/// A file name of `stem` (characters other than letters, digits, `-` and `_` as `-`),
+/// ending in `.jsonl`.
+fn file_name(stem: &str) -> String {
+    let mut name: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    name.push_str(".jsonl");
+    name
+}
+
+/// `prefix` and then a `tools/call` of `tool` with `arguments`, with `answer` as its
+/// result when given.
+fn with_call(prefix: &Fixture, tool: &str, arguments: &Value, answer: Option<Value>) -> Fixture {
+    let mut text = prefix.to_jsonl();
+    let request = json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": CALL_ID,
+        "method": "tools/call", "params": {"name": tool, "arguments": arguments}}});
+    text.push_str(&request.to_string());
+    text.push('\n');
+    if let Some(result) = answer {
+        let response = json!({"direction": "server->client", "message": {"jsonrpc": "2.0", "id": CALL_ID, "result": result}});
+        text.push_str(&response.to_string());
+        text.push('\n');
+    }
+    Fixture::parse_named(&text, &format!("<explore: {tool}>"))
+        .expect("a call after a recorded listing is a fixture")
+}
+
+/// What a call's report shows: its answer, whether the server ended or timed out, the
+/// first protocol finding, the first secret in the recording.
+fn seen_in(report: &Report) -> Seen {
+    let kind = |k: MismatchKind| report.mismatches().iter().find(|m| m.kind() == k);
+    // A server that hangs in a call may also fail to stop once its input closes: that is
+    // the hang, not a crash. A crash ends the server without a timeout.
+    let timed_out = kind(MismatchKind::Timeout).is_some();
+    let mut seen = Seen {
+        ended: kind(MismatchKind::ServerFailure).is_some() && !timed_out,
+        timed_out,
+        invalid: kind(MismatchKind::Protocol).map(|m| m.summary().to_owned()),
+        ..Seen::default()
+    };
+    if let Some(recorded) = report.recorded() {
+        let entries = recorded.entries();
+        let call = entries
+            .iter()
+            .rposition(|e| e.method() == Some("tools/call"));
+        seen.answer = entries
+            .iter()
+            .find(|e| e.answers().is_some() && e.answers() == call)
+            .map(|e| e.message());
+        if let Err(e) = recorded.check_secrets() {
+            seen.secret = Some(e.to_string());
+        }
+    }
+    seen
+}
+
+/// The handshake and every page of `tools/list`, replayed against `target()` and
+/// recorded: what every call's fixture starts with.
+async fn list_tools<'a>(
+    target: &mut impl FnMut() -> Target<'a>,
+    options: &Options,
+) -> Result<Fixture, String> {
+    let mut text = String::new();
+    for line in [
+        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "initialize",
+            "params": {"protocolVersion": crate::data::protocol::DEFAULT_PROTOCOL, "capabilities": {},
+                       "clientInfo": {"name": "mcp-replay-explore", "version": env!("CARGO_PKG_VERSION")}}}}),
+        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "method": "notifications/initialized"}}),
+        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/list", "params": {}}}),
+    ] {
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    let mut fixture =
+        Fixture::parse_named(&text, "<explore: listing>").map_err(|e| e.to_string())?;
+    for _ in 0..MAX_PAGES {
+        let report = target()
+            .replay(&fixture, &Rules::default(), options)
+            .await
+            .map_err(|f| f.to_string())?;
+        let recorded = report
+            .recorded()
+            .ok_or_else(|| format!("could not list the server's tools:\n{report}"))?;
+        let last = recorded.entries().last().map(|e| e.message());
+        let cursor = last
+            .as_ref()
+            .and_then(|m| m.pointer("/result/nextCursor"))
+            .filter(|c| !c.is_null());
+        let Some(cursor) = cursor else {
+            return Ok(recorded.clone());
+        };
+        let mut text = recorded.to_jsonl();
+        let next = json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>",
+            "method": "tools/list", "params": {"cursor": cursor}}});
+        text.push_str(&next.to_string());
+        text.push('\n');
+        fixture = Fixture::parse_named(&text, "<explore: listing>").map_err(|e| e.to_string())?;
+    }
+    Err(format!(
+        "the server's tools/list went on for more than {MAX_PAGES} pages"
+    ))
+}
+
+/// Replays each fixture in `dir` (`.jsonl`, and `.jsonl.new` pending review) that
+/// `explore` wrote: whether its call still breaks its rule.
+async fn replay_kept<'a>(
+    dir: &Path,
+    target: &mut impl FnMut() -> Target<'a>,
+    options: &Options,
+) -> Vec<Kept> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.to_string_lossy().ends_with(".jsonl") || p.to_string_lossy().ends_with(".jsonl.new")
+        })
+        .collect();
+    paths.sort();
+    let mut kept = Vec::new();
+    for path in paths {
+        let Ok(fixture) = Fixture::load(&path) else {
+            continue;
+        };
+        let Some(explored) = fixture.explored().cloned() else {
+            continue;
+        };
+        let report = target().replay(&fixture, &Rules::default(), options).await;
+        let broken = report.map(|r| !r.is_ok()).unwrap_or(true);
+        kept.push(Kept {
+            path,
+            rule: explored.rule,
+            tool: explored.tool,
+            broken,
+        });
+    }
+    kept
+}
+
+/// What a run found.
+#[derive(Debug, Clone)]
+pub struct Exploration {
+    seed: u64,
+    calls: usize,
+    stopped_by_time: bool,
+    findings: Vec<Finding>,
+    shapes: Vec<Shape>,
+    kept: Vec<Kept>,
+}
+
+/// A rule of the specification a call broke.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// The rule.
+    pub rule: Rule,
+    /// The tool called.
+    pub tool: String,
+    /// What kind of arguments the first failing call had (`valid`, `edge: high`,
+    /// ``invalid: `a` (required) left out``).
+    pub what: String,
+    /// The smallest arguments found that still break the rule.
+    pub arguments: Value,
+    /// How the answer breaks it.
+    pub detail: String,
+    /// Which call of the run found it (1 for the first).
+    pub found_at: usize,
+    /// The calls shrinking took.
+    pub shrink_calls: usize,
+    /// The fixture written for it (`NAME.jsonl.new`), if any.
+    pub fixture: Option<PathBuf>,
+}
+
+/// A shape of answer a tool gave, and the fixture proposed for it.
+#[derive(Debug, Clone)]
+struct Shape {
+    tool: String,
+    shape: String,
+    what: String,
+    fixture: Option<PathBuf>,
+}
+
+/// A fixture `explore` wrote earlier, replayed first.
+#[derive(Debug, Clone)]
+struct Kept {
+    path: PathBuf,
+    rule: Rule,
+    tool: String,
+    broken: bool,
+}
+
+impl Exploration {
+    fn new(seed: u64) -> Exploration {
+        Exploration {
+            seed,
+            calls: 0,
+            stopped_by_time: false,
+            findings: Vec::new(),
+            shapes: Vec::new(),
+            kept: Vec::new(),
+        }
+    }
+
+    /// The rules broken, one finding for each tool and rule, in the order found.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// The seed of the run.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// How many generated calls were made (shrinking not counted).
+    pub fn calls(&self) -> usize {
+        self.calls
+    }
+
+    /// The kept failures (fixtures with `"explore"` in their header) that still fail.
+    pub fn still_failing(&self) -> usize {
+        self.kept.iter().filter(|k| k.broken).count()
+    }
+}
+
+impl fmt::Display for Exploration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "explore: seed {}, {} calls{}",
+            self.seed,
+            self.calls,
+            if self.stopped_by_time {
+                " (stopped by the time limit)"
+            } else {
+                ""
+            }
+        )?;
+        for k in &self.kept {
+            let state = if k.broken {
+                "still fails"
+            } else {
+                "passes now"
+            };
+            writeln!(
+                f,
+                "  kept {}: `{}` {} {state}",
+                k.path.display(),
+                k.tool,
+                k.rule.name()
+            )?;
+        }
+        for x in &self.findings {
+            writeln!(
+                f,
+                "  FOUND {}: `{}` ({}), call {}, shrunk in {} calls",
+                x.rule.name(),
+                x.tool,
+                x.what,
+                x.found_at,
+                x.shrink_calls
+            )?;
+            writeln!(f, "    arguments: {}", cut(&x.arguments.to_string()))?;
+            writeln!(f, "    {}", x.detail)?;
+            writeln!(
+                f,
+                "    the specification: {} ({})",
+                x.rule.says(),
+                x.rule.link()
+            )?;
+            if let Some(p) = &x.fixture {
+                writeln!(f, "    written: {}", p.display())?;
+            }
+        }
+        for s in &self.shapes {
+            let written = s
+                .fixture
+                .as_ref()
+                .map(|p| format!(": {}", p.display()))
+                .unwrap_or_default();
+            writeln!(f, "  shape: `{}` {} ({}){written}", s.tool, s.shape, s.what)?;
+        }
+        write!(
+            f,
+            "{} finding(s); replay with --seed {}",
+            self.findings.len(),
+            self.seed
+        )
+    }
+}
+
+/// `text`, cut to 200 characters.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(200) {
+        Some((at, _)) => format!("{}… ({} characters)", &text[..at], text.chars().count()),
+        None => text.to_owned(),
+    }
+}
