@@ -261,6 +261,28 @@ fn rust_blocks(markdown: &str) -> Vec<(String, String)> {
     blocks
 }
 
+/// `docs/explore.md`, the test that explores.
+#[rustfmt::skip]
+mod explore_in_a_test {
+    // Compiled, not run: `#[tokio::test]` becomes `#[tokio::main]`.
+    mod tokio {
+        pub use ::tokio::{main as test, runtime};
+    }
+    async fn serve(transport: mcp_replay::Transport) {
+        use rmcp::ServiceExt;
+        let server = mcp_replay_demo::DemoServer::default().serve(transport).await.unwrap();
+        let _ = server.waiting().await;
+    }
+
+    use mcp_replay::harness::Explore;
+
+    #[tokio::test]
+    async fn the_tools_keep_the_specifications_rules() {
+        let found = Explore::new().seed(7).calls(200).serve(serve).await.unwrap();
+        assert!(found.findings().is_empty(), "{found}");
+    }
+}
+
 #[test]
 fn every_rust_example_in_the_docs_is_here() {
     let here = std::fs::read_to_string(concat!(
@@ -302,7 +324,7 @@ fn every_rust_example_in_the_docs_is_here() {
             );
         }
     }
-    assert_eq!(count, 10, "a new example: add it to this file's modules");
+    assert_eq!(count, 11, "a new example: add it to this file's modules");
 }
 
 /// The README's test command (the `cargo test` line of its first `sh` block) is the one CI
