@@ -57,7 +57,7 @@ pub(crate) const AFTER_HELP: &str = concat!(
 
 /// Explores, prints the report.
 pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
-    if args.url.is_some() == !args.server.is_empty() {
+    if args.url.is_some() != args.server.is_empty() {
         return Err(Error::usage("give a server command after --, or --url URL"));
     }
     let mut explore = Explore::new()
