@@ -51,7 +51,9 @@ pub(crate) const AFTER_HELP: &str = concat!(
     "Every call is a session of its own (a new child process, or a new session at --url):\n",
     "the handshake, tools/list (every page), then the call. Review what -o wrote with\n",
     "`mcp-replay review`; an accepted failure stays red until the server is fixed.\n",
-    "Exit 0 when no rule was broken, 1 when one was (or a kept failure still fails); 2 on\n",
+    "A call whose session fails before it (a server slow to start) is tried 3 times, then\n",
+    "reported as NOT MADE. Exit 0 when no rule was broken, 1 when one was (or a kept failure\n",
+    "still fails, or a call was not made); 2 on\n",
     "a usage error, or a server that could not be listed."
 );
 
@@ -75,7 +77,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     let target = || crate::live::target(args.url.as_ref(), &args.server, &headers);
     let found = explore.run(target).await.map_err(Error::server)?;
     outln!("{found}");
-    if found.findings().is_empty() && found.still_failing() == 0 {
+    if found.findings().is_empty() && found.still_failing() == 0 && found.not_made().is_empty() {
         Ok(Outcome::Success)
     } else {
         Ok(Outcome::Findings)

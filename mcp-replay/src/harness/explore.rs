@@ -24,6 +24,13 @@ use std::time::{Duration, Instant};
 /// The id of the explored call in the fixtures `explore` writes.
 const CALL_ID: &str = "explore";
 
+/// How many times a call's session is started before its setup failing (a timeout or a
+/// server failure before the call) is reported instead of the call.
+const SETUP_TRIES: usize = 3;
+
+/// The least a listing waits for each answer.
+const LISTING: Duration = Duration::from_secs(10);
+
 /// How many pages of `tools/list` a run reads at most.
 const MAX_PAGES: usize = 20;
 
@@ -127,7 +134,9 @@ impl Explore {
         let mut run = Run {
             explore: self,
             options,
-            prefix: list_tools(&mut target, &Options::new().timeout(self.hang)).await?,
+            // The listing waits at least the default timeout: a server's start is no hang.
+            prefix: list_tools(&mut target, &Options::new().timeout(self.hang.max(LISTING)))
+                .await?,
             outputs: OutputSchemas::default(),
             found: Exploration::new(self.seed),
         };
@@ -189,6 +198,13 @@ impl Run<'_> {
         target: &mut impl FnMut() -> Target<'a>,
     ) {
         let (seen, recorded) = self.call(&case.tool, &case.arguments, target).await;
+        if let Some(why) = &seen.setup {
+            let call = self.found.calls;
+            self.found
+                .not_made
+                .push(format!("call {call} (`{}`): {}", case.tool, cut(why)));
+            return;
+        }
         let Some(broken) = explore::judge(tool, &case.arguments, &seen, &self.outputs) else {
             self.keep_shape(case, &seen, recorded);
             return;
@@ -230,21 +246,38 @@ impl Run<'_> {
         target: &mut impl FnMut() -> Target<'a>,
     ) -> (Seen, Option<Fixture>) {
         let fixture = with_call(&self.prefix, tool, arguments, None);
-        let report = match target()
-            .replay(&fixture, &Rules::default(), &self.options)
-            .await
-        {
-            Ok(report) => report,
-            Err(failure) => {
-                let seen = Seen {
-                    ended: true,
-                    invalid: Some(failure.to_string()),
-                    ..Seen::default()
-                };
-                return (seen, None);
+        let call_line = fixture.entries().last().map_or(0, |e| e.line());
+        let mut setup = String::new();
+        for _ in 0..SETUP_TRIES {
+            let report = match target()
+                .replay(&fixture, &Rules::default(), &self.options)
+                .await
+            {
+                Ok(report) => report,
+                Err(failure) => {
+                    setup = failure.to_string();
+                    continue;
+                }
+            };
+            // A session that failed before the call (a server slow to start) says
+            // nothing of the call: it is made again.
+            let before = report.mismatches().iter().find(|m| {
+                matches!(
+                    m.kind(),
+                    MismatchKind::Timeout | MismatchKind::ServerFailure
+                ) && m.line().is_some_and(|l| l < call_line)
+            });
+            if let Some(m) = before {
+                setup = m.summary().to_owned();
+                continue;
             }
+            return (seen_in(&report, &fixture), report.recorded().cloned());
+        }
+        let seen = Seen {
+            setup: Some(setup),
+            ..Seen::default()
         };
-        (seen_in(&report), report.recorded().cloned())
+        (seen, None)
     }
 
     /// Shrinks `arguments` while a smaller value breaks the same rule, within the run's
@@ -258,10 +291,15 @@ impl Run<'_> {
         mut recorded: Option<Fixture>,
         target: &mut impl FnMut() -> Target<'a>,
     ) -> (Value, Broken, Option<Fixture>, usize) {
+        // A call that still hangs costs the whole limit: hangs and crashes get half the budget.
+        let budget = match broken.rule {
+            Rule::Hang | Rule::Crash => self.explore.shrink_calls / 2,
+            _ => self.explore.shrink_calls,
+        };
         let mut calls = 0;
-        'smaller: while calls < self.explore.shrink_calls {
+        'smaller: while calls < budget {
             for candidate in shrink::candidates(&arguments) {
-                if calls >= self.explore.shrink_calls {
+                if calls >= budget {
                     break 'smaller;
                 }
                 calls += 1;
@@ -378,11 +416,13 @@ fn file_name(stem: &str) -> String {
 }
 
 /// `prefix` and then a `tools/call` of `tool` with `arguments`, with `answer` as its
-/// result when given.
+/// result when given. The call asks for progress: a tool that reports it is working, and
+/// its wait starts again at each report (up to ten times `--hang`).
 fn with_call(prefix: &Fixture, tool: &str, arguments: &Value, answer: Option<Value>) -> Fixture {
     let mut text = prefix.to_jsonl();
     let request = json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": CALL_ID,
-        "method": "tools/call", "params": {"name": tool, "arguments": arguments}}});
+        "method": "tools/call", "params": {"name": tool, "arguments": arguments,
+            "_meta": {"progressToken": CALL_ID}}}});
     text.push_str(&request.to_string());
     text.push('\n');
     if let Some(result) = answer {
@@ -394,17 +434,28 @@ fn with_call(prefix: &Fixture, tool: &str, arguments: &Value, answer: Option<Val
         .expect("a call after a recorded listing is a fixture")
 }
 
-/// What a call's report shows: its answer, whether the server ended or timed out, the
-/// first protocol finding, the first secret in the recording.
-fn seen_in(report: &Report) -> Seen {
-    let kind = |k: MismatchKind| report.mismatches().iter().find(|m| m.kind() == k);
-    // A server that hangs in a call may also fail to stop once its input closes: that is
-    // the hang, not a crash. A crash ends the server without a timeout.
-    let timed_out = kind(MismatchKind::Timeout).is_some();
+/// What a call's report shows: its answer, whether the server ended or timed out on the
+/// call, the first protocol finding, the first secret in the recording. Only what is about
+/// the call counts (a finding at its line or after): a server that exits at the call may
+/// leave an earlier answer unwritten, and one stuck in a call does not stop when its input
+/// closes, and neither is another defect.
+fn seen_in(report: &Report, fixture: &Fixture) -> Seen {
+    let call_line = fixture.entries().last().map_or(0, |e| e.line());
+    let at_call = |k: MismatchKind| {
+        report
+            .mismatches()
+            .iter()
+            .any(|m| m.kind() == k && m.line().is_some_and(|l| l >= call_line))
+    };
+    let ended = at_call(MismatchKind::ServerFailure);
     let mut seen = Seen {
-        ended: kind(MismatchKind::ServerFailure).is_some() && !timed_out,
-        timed_out,
-        invalid: kind(MismatchKind::Protocol).map(|m| m.summary().to_owned()),
+        ended,
+        timed_out: !ended && at_call(MismatchKind::Timeout),
+        invalid: report
+            .mismatches()
+            .iter()
+            .find(|m| m.kind() == MismatchKind::Protocol)
+            .map(|m| m.summary().to_owned()),
         ..Seen::default()
     };
     if let Some(recorded) = report.recorded() {
@@ -512,6 +563,8 @@ pub struct Exploration {
     seed: u64,
     calls: usize,
     stopped_by_time: bool,
+    /// Calls whose session failed before the call, each try.
+    not_made: Vec<String>,
     findings: Vec<Finding>,
     shapes: Vec<Shape>,
     kept: Vec<Kept>,
@@ -563,6 +616,7 @@ impl Exploration {
             seed,
             calls: 0,
             stopped_by_time: false,
+            not_made: Vec::new(),
             findings: Vec::new(),
             shapes: Vec::new(),
             kept: Vec::new(),
@@ -584,6 +638,12 @@ impl Exploration {
         self.calls
     }
 
+    /// The calls not made: their session failed before the call, every try (a server
+    /// that did not start within the limit).
+    pub fn not_made(&self) -> &[String] {
+        &self.not_made
+    }
+
     /// The kept failures (fixtures with `"explore"` in their header) that still fail.
     pub fn still_failing(&self) -> usize {
         self.kept.iter().filter(|k| k.broken).count()
@@ -603,6 +663,9 @@ impl fmt::Display for Exploration {
                 ""
             }
         )?;
+        for why in &self.not_made {
+            writeln!(f, "  NOT MADE: {why}")?;
+        }
         for k in &self.kept {
             let state = if k.broken {
                 "still fails"

@@ -155,6 +155,13 @@ impl<'s> Generator<'s> {
         if let Some(c) = schema.get("const") {
             return c.clone();
         }
+        // A schema's default is what its author expects a call to send: half the valid
+        // values are it.
+        if let (None, Some(default)) = (edge, schema.get("default")) {
+            if rng.coin() {
+                return default.clone();
+            }
+        }
         if let Some(options) = schema.get("enum").and_then(Value::as_array) {
             if !options.is_empty() {
                 let at = match edge {
@@ -325,9 +332,13 @@ fn range(schema: &Value, step: f64, default: (f64, f64)) -> (f64, f64) {
     (low, high.max(low))
 }
 
+/// The range of a valid number where the schema sets no bounds: small, as most numbers a
+/// tool takes are (a count, a duration, a page); the edges go to the extremes.
+const UNBOUNDED: (f64, f64) = (0.0, 100.0);
+
 fn integer(schema: &Value, rng: &mut Rng, edge: Option<Edge>) -> Value {
     let explicit = schema.get("minimum").is_some() || schema.get("maximum").is_some();
-    let (low, high) = range(schema, 1.0, (-1000.0, 1000.0));
+    let (low, high) = range(schema, 1.0, UNBOUNDED);
     let (low, high) = (low.ceil() as i64, high.floor() as i64);
     let v = match edge {
         Some(Edge::Low) if explicit => low,
@@ -341,8 +352,10 @@ fn integer(schema: &Value, rng: &mut Rng, edge: Option<Edge>) -> Value {
 }
 
 fn number(schema: &Value, rng: &mut Rng, edge: Option<Edge>) -> Value {
-    let (low, high) = range(schema, 1e-6, (-1000.0, 1000.0));
+    let (low, high) = range(schema, 1e-6, UNBOUNDED);
     let v = match edge {
+        Some(Edge::Low) if schema.get("minimum").is_none() => -1e6,
+        Some(Edge::High) if schema.get("maximum").is_none() => 1e6,
         Some(Edge::Low) => low,
         Some(Edge::High) => high,
         Some(Edge::Odd) => 0.5f64.clamp(low, high),

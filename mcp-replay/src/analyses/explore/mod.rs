@@ -141,6 +141,8 @@ pub(crate) struct Seen {
     pub(crate) invalid: Option<String>,
     /// The first secret the answer holds (rule and path, never the value).
     pub(crate) secret: Option<String>,
+    /// The session failed before the call, every try: why. The call says nothing.
+    pub(crate) setup: Option<String>,
 }
 
 /// A rule a call broke, and how.

@@ -119,6 +119,7 @@ impl OutputSchemas {
 /// Whether `value` conforms to `schema` (a tool's `inputSchema` or `outputSchema`), as far
 /// as the validator reads it ([`compactable`]: what it does not interpret lets the value
 /// through); `None` for a schema it cannot read.
+#[cfg(feature = "explore")]
 pub(crate) fn conforms(schema: &Value, value: &Value) -> Option<bool> {
     let compiled = compile_tool(schema)?;
     Some(fits(&compiled, &compiled.root, value))

@@ -607,6 +607,9 @@ impl<'f> Session<'f> {
     pub(super) fn take_notification(&mut self, message: &Value) -> (Option<usize>, Option<usize>) {
         let method = message["method"].as_str().unwrap_or_default();
         let token = message.at(&["params", "progressToken"]);
+        if method == "notifications/progress" && self.ledger.in_flight().next().is_some() {
+            self.progress_seen();
+        }
         let in_flight = self.ledger.in_flight().map(|(_, entry)| entry);
         let (model, expected, claimed) = (&self.model, &self.expected, &self.claimed);
         let (mut group, mut claim) = model.assign(method, token, in_flight, |group| {

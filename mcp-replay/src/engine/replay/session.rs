@@ -162,6 +162,8 @@ pub(super) struct Wait {
     /// After the last client message.
     pub(super) last: bool,
     pub(super) deadline: Instant,
+    /// The latest the deadline may move to while progress comes ([`PROGRESS_CAP`]).
+    pub(super) cap: Instant,
     /// The client message entry to send when the wait is over (`None`: the last wait).
     pub(super) then: Option<usize>,
 }
@@ -171,6 +173,12 @@ pub(super) struct Wait {
 /// enough for a server's own timer (server-everything asks for roots 350 ms after the
 /// handshake, and again if a late answer has not come by then); a server that instead
 /// waits for the answer costs this once per answer, and only when it changed.
+/// How many timeouts a wait may last at most while the server reports progress on a request
+/// it awaits: each `notifications/progress` resets the clock (the specification: "MAY
+/// choose to reset the timeout clock when receiving a progress notification ... SHOULD
+/// always enforce a maximum timeout").
+pub(super) const PROGRESS_CAP: u32 = 10;
+
 pub(super) const HOLD: Duration = Duration::from_millis(1000);
 
 /// One replay of one fixture: the state of the exchange and every decision about it.
@@ -636,6 +644,7 @@ impl<'f> Session<'f> {
                         unanswered,
                         last: false,
                         deadline: now + self.settings.timeout,
+                        cap: now + self.settings.timeout * PROGRESS_CAP,
                         then: Some(i),
                     });
                     return;
@@ -662,6 +671,7 @@ impl<'f> Session<'f> {
             unanswered: self.settings.closes_input_after.is_none(),
             last: true,
             deadline: now + self.settings.timeout,
+            cap: now + self.settings.timeout * PROGRESS_CAP,
             then: None,
         });
     }
@@ -773,6 +783,21 @@ impl<'f> Session<'f> {
         if let Phase::Waiting(wait) = &mut self.phase {
             if wait.awaited.iter().any(|a| matches!(a, Awaited::Poll(_))) {
                 wait.deadline = wait.deadline.max(self.now + self.settings.timeout);
+            }
+        }
+    }
+
+    /// A progress notification came while a request is in flight: work is happening, so a
+    /// wait for a response starts its clock again, up to the wait's cap.
+    pub(super) fn progress_seen(&mut self) {
+        if let Phase::Waiting(wait) = &mut self.phase {
+            let for_response = wait
+                .awaited
+                .iter()
+                .any(|a| matches!(a, Awaited::Response(_) | Awaited::Answer(..)));
+            if for_response {
+                let reset = (self.now + self.settings.timeout).min(wait.cap);
+                wait.deadline = wait.deadline.max(reset);
             }
         }
     }
