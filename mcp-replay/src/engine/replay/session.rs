@@ -173,13 +173,11 @@ pub(super) struct Wait {
 /// enough for a server's own timer (server-everything asks for roots 350 ms after the
 /// handshake, and again if a late answer has not come by then); a server that instead
 /// waits for the answer costs this once per answer, and only when it changed.
-/// How many timeouts a wait may last at most while the server reports progress on a request
-/// it awaits: each `notifications/progress` resets the clock (the specification: "MAY
-/// choose to reset the timeout clock when receiving a progress notification ... SHOULD
-/// always enforce a maximum timeout").
-pub(super) const PROGRESS_CAP: u32 = 10;
-
 pub(super) const HOLD: Duration = Duration::from_millis(1000);
+
+/// How many timeouts a wait lasts at most while progress resets its clock (the
+/// specification: a client "MAY" reset it, "SHOULD always enforce a maximum timeout").
+pub(super) const PROGRESS_CAP: u32 = 10;
 
 /// One replay of one fixture: the state of the exchange and every decision about it.
 pub(crate) struct Session<'f> {
@@ -787,18 +785,10 @@ impl<'f> Session<'f> {
         }
     }
 
-    /// A progress notification came while a request is in flight: work is happening, so a
-    /// wait for a response starts its clock again, up to the wait's cap.
+    /// Progress came while a request is in flight: a wait for a response starts again.
     pub(super) fn progress_seen(&mut self) {
         if let Phase::Waiting(wait) = &mut self.phase {
-            let for_response = wait
-                .awaited
-                .iter()
-                .any(|a| matches!(a, Awaited::Response(_) | Awaited::Answer(..)));
-            if for_response {
-                let reset = (self.now + self.settings.timeout).min(wait.cap);
-                wait.deadline = wait.deadline.max(reset);
-            }
+            wait.progress(self.now, self.settings.timeout);
         }
     }
 

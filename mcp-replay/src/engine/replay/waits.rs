@@ -316,3 +316,17 @@ impl Session<'_> {
             || self.script.cancelled_later.contains(&entry)
     }
 }
+
+impl Wait {
+    /// A progress notification came while a request is in flight: work is happening, so a
+    /// wait for a response starts its clock again at `now`, up to the wait's cap.
+    pub(super) fn progress(&mut self, now: std::time::Instant, timeout: std::time::Duration) {
+        let for_response = self
+            .awaited
+            .iter()
+            .any(|a| matches!(a, Awaited::Response(_) | Awaited::Answer(..)));
+        if for_response {
+            self.deadline = self.deadline.max((now + timeout).min(self.cap));
+        }
+    }
+}
