@@ -86,6 +86,9 @@ I[fixed-raw.cold]=$(ir fixed-raw.cold --case fixed-raw)
 I[fixed-raw.warm]=$(ir fixed-raw.warm --case fixed-raw --warm)
 I[norm-harness]=$(ir norm-harness --case norm-harness)
 I[norm-floor]=$(ir norm-floor --case norm-floor)
+# Exploring the demo server in process (docs/PERFORMANCE.md, "Exploring"): 10 and 100 calls.
+I[explore.10]=$(ir explore.10 --case explore --n 10 --warm)
+I[explore.100]=$(ir explore.100 --case explore --n 100 --warm)
 
 initialize='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"mcp-replay","version":"0.1.0"},"protocolVersion":"2025-11-25"}}'
 call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup_issue","arguments":{"owner":"demo","repo":"sample","number":42}}}'
@@ -122,6 +125,12 @@ top() { # FILE N [REGEX]: the top N inclusive functions (matching REGEX), noise 
 }
 
 {
+    echo
+    echo "## Exploring in process (callgrind)"
+    echo
+    awk -v e10="${I[explore.10]}" -v e100="${I[explore.100]}" 'BEGIN {
+        printf "explore, demo server: 10 calls %.1fM, 100 calls %.1fM instructions; %.0fk per call\n",
+            e10 / 1e6, e100 / 1e6, (e100 - e10) / 90 / 1000 }'
     echo
     echo "## Instruction counts (callgrind; stable under load)"
     echo

@@ -13,7 +13,9 @@
 //!                 norm-harness | norm-floor | pair (a test whose body is the client: the
 //!                 raw client and the server through the pass-through, compared) |
 //!                 settle | settle-list (a recording's runs against fresh servers that look
-//!                 for values changing between runs: one run, or two after a tools/list)
+//!                 for values changing between runs: one run, or two after a tools/list) |
+//!                 explore (`harness::Explore` of the demo server in process, seed 7, N
+//!                 generated calls, each a session of its own)
 //!   --n N         tool calls for `harness` / `raw` / `pair` / `settle` (default 100)
 //!   --warm        for harness, raw, pair, fixed-harness, fixed-raw: run once before the measured
 //!                 run, so that one-time costs (lazy statics) stay out
@@ -853,6 +855,26 @@ fn main() {
             measured(|| {
                 for _ in 0..repeat {
                     rt.block_on(raw_session(&calls));
+                }
+            });
+        }
+        // Exploring the demo server in process: N calls, each a fresh server and session.
+        "explore" => {
+            let rt = runtime();
+            let explore = mcp_replay::harness::Explore::new().seed(7).calls(n);
+            let run = || {
+                let found = rt
+                    .block_on(explore.serve(serve_demo))
+                    .expect("the demo lists its tools");
+                assert!(found.findings().is_empty(), "{found}");
+                black_box(found);
+            };
+            if warm {
+                run();
+            }
+            measured(|| {
+                for _ in 0..repeat {
+                    run();
                 }
             });
         }

@@ -73,6 +73,14 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
     if let Some(dir) = &args.output {
         explore = explore.write_to(dir);
     }
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        explore = explore.on_call(|made, planned| {
+            eprint!("\rexplore: call {} of {planned}\x1b[K", made + 1);
+            if made + 1 == planned {
+                eprint!("\r\x1b[K");
+            }
+        });
+    }
     let headers = args.headers.resolved()?;
     let target = || crate::live::target(args.url.as_ref(), &args.server, &headers);
     let found = explore.run(target).await.map_err(Error::server)?;

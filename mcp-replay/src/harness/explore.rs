@@ -47,7 +47,7 @@ const MAX_PAGES: usize = 20;
 ///     assert!(found.findings().is_empty(), "{found}");
 /// }
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Explore {
     seed: u64,
     calls: usize,
@@ -55,6 +55,20 @@ pub struct Explore {
     hang: Duration,
     shrink_calls: usize,
     dir: Option<PathBuf>,
+    on_call: Option<std::sync::Arc<dyn Fn(usize, usize) + Send + Sync>>,
+}
+
+impl fmt::Debug for Explore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Explore")
+            .field("seed", &self.seed)
+            .field("calls", &self.calls)
+            .field("time", &self.time)
+            .field("hang", &self.hang)
+            .field("shrink_calls", &self.shrink_calls)
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for Explore {
@@ -74,6 +88,7 @@ impl Explore {
             hang: Duration::from_secs(5),
             shrink_calls: 64,
             dir: None,
+            on_call: None,
         }
     }
 
@@ -114,6 +129,13 @@ impl Explore {
         self
     }
 
+    /// Calls `progress(made, planned)` before each generated call: the command's progress
+    /// line on a terminal.
+    pub fn on_call(mut self, progress: impl Fn(usize, usize) + Send + Sync + 'static) -> Explore {
+        self.on_call = Some(std::sync::Arc::new(progress));
+        self
+    }
+
     /// Explores the server `serve` runs in process, a fresh one for every call.
     pub async fn serve<F, Fut, O>(&self, serve: F) -> Result<Exploration, String>
     where
@@ -145,7 +167,12 @@ impl Explore {
             run.found.kept = replay_kept(dir, &mut target, &run.options).await;
         }
         let started = Instant::now();
-        for case in explore::plan(&tools, self.seed, self.calls) {
+        let plan = explore::plan(&tools, self.seed, self.calls);
+        let planned = plan.len();
+        for case in plan {
+            if let Some(progress) = &self.on_call {
+                progress(run.found.calls, planned);
+            }
             if self.time.is_some_and(|limit| started.elapsed() >= limit) {
                 run.found.stopped_by_time = true;
                 break;

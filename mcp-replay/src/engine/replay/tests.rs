@@ -194,12 +194,16 @@ fn a_response_is_timed_out_at_its_deadline_exactly_and_not_before() {
     let settings = settings(&fixture, &rules);
     let mut s = Script::new(&fixture, &settings);
     let (_, token) = handshake(&mut s);
-    s.at(6).arrive(progress(&token));
-    // A wake before the deadline changes nothing.
-    s.at(504).wake();
-    assert!(s.sent().is_empty());
     assert_eq!(s.deadline_ms(), Some(505));
+    // Progress on the awaited call starts the clock again (the specification's "MAY reset
+    // the timeout clock").
+    s.at(6).arrive(progress(&token));
+    assert_eq!(s.deadline_ms(), Some(506));
+    // A wake before the deadline changes nothing.
     s.at(505).wake();
+    assert!(s.sent().is_empty());
+    assert_eq!(s.deadline_ms(), Some(506));
+    s.at(506).wake();
     assert!(s.sent().is_empty(), "the last wait: it settles first");
     s.wake();
     assert_eq!(s.sent(), [json!("<close>")]);
@@ -209,6 +213,26 @@ fn a_response_is_timed_out_at_its_deadline_exactly_and_not_before() {
         .summary()
         .contains("no response to `tools/call work` (line 4, sent as id 2) within 500 ms"));
     assert!(report.recorded().is_none(), "a timeout is never recorded");
+}
+
+#[test]
+fn progress_keeps_a_response_awaited_for_ten_timeouts_at_most() {
+    let fixture = Fixture::parse(LIST).unwrap();
+    let rules = Rules::default();
+    let settings = settings(&fixture, &rules);
+    let mut s = Script::new(&fixture, &settings);
+    let (_, token) = handshake(&mut s);
+    // Sent at 5: awaited until 505, and at most until 5 + 10 x 500.
+    for at in (400..6000).step_by(400) {
+        s.at(at).arrive(progress(&token));
+        assert!(s.sent().is_empty());
+        let moved = u128::from((at + 500).min(5 + 10 * 500));
+        assert_eq!(s.deadline_ms(), Some(moved), "after progress at {at}");
+    }
+    s.at(5005).wake();
+    s.wake();
+    let report = s.end();
+    assert!(kinds(&report).contains(&MismatchKind::Timeout), "{report}");
 }
 
 #[test]
