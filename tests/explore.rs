@@ -2,8 +2,9 @@
 //! `divide` panics when `b` is 0 (rmcp runs each request in a task of its own, so the
 //! panic leaves the request unanswered: a hang, seen from outside), `stats` answers an empty list with `structuredContent`
 //! that breaks its own `outputSchema`, `search` never answers a query over 10,000
-//! characters, and every tool answers invalid arguments with a JSON-RPC error (rmcp's own
-//! way, where the specification lists input validation among the tool execution errors).
+//! characters, `token` answers with a GitHub token in its text, and every tool answers
+//! invalid arguments with a JSON-RPC error (rmcp's own way, where the specification lists
+//! input validation among the tool execution errors).
 //! For a fixed seed each defect is found within a stated number of calls, shrunk, and
 //! written as `NAME.jsonl.new`; each written fixture is red against the defective server
 //! and green against the fixed one. The same seed gives the same report.
@@ -55,6 +56,11 @@ impl ServerHandler for Planted {
             Tool::new("divide", "a / b", divide),
             Tool::new("stats", "The mean of the values.", stats).with_raw_output_schema(mean),
             Tool::new("search", "Searches.", search),
+            Tool::new(
+                "token",
+                "Who am I.",
+                schema(json!({"type": "object", "properties": {}})),
+            ),
         ]))
     }
 
@@ -123,6 +129,12 @@ impl ServerHandler for Planted {
                 }
                 text(format!("0 results for {}", query.len()))
             }
+            "token" if self.fixed => text("signed in as demo, token [redacted]".to_owned()),
+            // A token of the GitHub form, made up here (the scanner's `github-pat`).
+            "token" => text(format!(
+                "signed in as demo, token ghp_{}",
+                "a1B2c3D4e5".repeat(4)[..36].to_owned()
+            )),
             _ => Err(ErrorData::invalid_params("no such tool", None)),
         }
     }
@@ -170,11 +182,16 @@ async fn each_planted_defect_is_found_shrunk_and_kept_as_a_fixture_red_until_fix
             ("search".to_owned(), Rule::Hang),
             ("stats".to_owned(), Rule::OutputSchema),
             ("stats".to_owned(), Rule::InvalidArgumentsAsError),
+            ("token".to_owned(), Rule::Secret),
         ],
         "{text}"
     );
+    assert!(
+        !text.contains("ghp_a1B2"),
+        "a report never shows a secret: {text}"
+    );
     for f in run.findings() {
-        assert!(f.found_at <= 15, "found late: {text}");
+        assert!(f.found_at <= 16, "found late: {text}");
         match (f.tool.as_str(), f.rule) {
             ("divide", Rule::Hang) => assert_eq!(f.arguments, json!({"a": 0, "b": 0}), "{text}"),
             ("stats", Rule::OutputSchema) => {
@@ -217,6 +234,10 @@ async fn each_planted_defect_is_found_shrunk_and_kept_as_a_fixture_red_until_fix
         // Re-recorded against the fixed server, the call's answer is pinned from then on.
         let pinned = green.recorded().expect("a recording");
         assert!(pinned.header().explore.is_none(), "{}", pinned.to_jsonl());
+    }
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        assert!(!text.contains("ghp_a1B2"), "a secret written:\n{text}");
     }
     // A second run replays the kept failures first: all of them still fail.
     let again = explore()

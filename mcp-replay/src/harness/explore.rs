@@ -494,8 +494,14 @@ fn seen_in(report: &Report, fixture: &Fixture) -> Seen {
             .iter()
             .find(|e| e.answers().is_some() && e.answers() == call)
             .map(|e| e.message());
-        if let Err(e) = recorded.check_secrets() {
-            seen.secret = Some(e.to_string());
+        if let Err(crate::Error::Secret {
+            path,
+            rule,
+            description,
+            ..
+        }) = recorded.check_secrets()
+        {
+            seen.secret = Some(format!("{rule}, {description}, at {path}"));
         }
     }
     seen
