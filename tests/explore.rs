@@ -355,3 +355,78 @@ async fn the_planted_defects_are_found_on_the_python_and_typescript_sdks_as_chil
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[allow(dead_code)]
+mod command;
+
+/// `mcp-replay explore`: the demo server on stdio and over Streamable HTTP (`--url`) gives
+/// the same report (nothing found; one fixture proposed for each answer shape with `-o`);
+/// a defect is exit 1; no server is a usage error, exit 2.
+#[test]
+fn the_command_explores_a_child_process_and_a_url_alike() {
+    use command::{demo_server, mcp_replay, text};
+    use std::process::{Command, Stdio};
+    let dir = tempdir("explore-command");
+    let stdio = mcp_replay()
+        .args(["explore", "--seed", "3", "--calls", "30", "-o"])
+        .arg(&dir)
+        .arg("--")
+        .arg(demo_server())
+        .output()
+        .unwrap();
+    let (out, err) = text(&stdio);
+    assert_eq!(stdio.status.code(), Some(0), "{out}{err}");
+    assert!(out.starts_with("explore: seed 3, 30 calls\n"), "{out}");
+    assert!(
+        out.ends_with("0 finding(s); replay with --seed 3\n"),
+        "{out}"
+    );
+    let proposed = std::fs::read_dir(&dir).unwrap().count();
+    assert!(
+        proposed >= 5,
+        "one fixture for each tool's success at least: {out}"
+    );
+
+    let port = command::http::free_port();
+    let mut server = Command::new(demo_server())
+        .args(["http", &format!("127.0.0.1:{port}")])
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("demo-server runs");
+    command::http::wait_for(port, &mut server);
+    let http = mcp_replay()
+        .args([
+            "explore",
+            "--seed",
+            "3",
+            "--calls",
+            "30",
+            "--url",
+            &command::http::url(port),
+        ])
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    let (http_out, err) = text(&http);
+    assert_eq!(http.status.code(), Some(0), "{http_out}{err}");
+    // The same calls and answers; only the -o paths are not there.
+    let without_paths: String = out
+        .lines()
+        .map(|l| l.split(": /").next().unwrap_or(l).to_owned() + "\n")
+        .collect();
+    assert_eq!(http_out, without_paths);
+
+    let planted = mcp_replay()
+        .args(["explore", "--calls", "6", "--"])
+        .args(mcp_replay_peers::node("planted_server.mjs"))
+        .output()
+        .unwrap();
+    let (out, err) = text(&planted);
+    assert_eq!(planted.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("FOUND output-schema: `stats`"), "{out}");
+
+    let neither = mcp_replay().args(["explore"]).output().unwrap();
+    assert_eq!(neither.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
