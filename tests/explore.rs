@@ -39,11 +39,15 @@ impl ServerHandler for Planted {
             .with_server_info(Implementation::new("planted", "1.0.0"))
     }
 
+    /// Two pages: `divide` and `stats`, then `search` and `token` (every page is read).
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let second = request
+            .and_then(|r| r.cursor)
+            .is_some_and(|c| c == "page-2");
         let divide = schema(json!({"type": "object", "additionalProperties": false,
             "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}));
         let stats = schema(json!({"type": "object",
@@ -52,16 +56,19 @@ impl ServerHandler for Planted {
             "properties": {"mean": {"type": "number"}}, "required": ["mean"]}));
         let search = schema(json!({"type": "object",
             "properties": {"query": {"type": "string"}}, "required": ["query"]}));
-        Ok(ListToolsResult::with_all_items(vec![
+        if second {
+            let token = schema(json!({"type": "object", "properties": {}}));
+            return Ok(ListToolsResult::with_all_items(vec![
+                Tool::new("search", "Searches.", search),
+                Tool::new("token", "Who am I.", token),
+            ]));
+        }
+        let mut first = ListToolsResult::with_all_items(vec![
             Tool::new("divide", "a / b", divide),
             Tool::new("stats", "The mean of the values.", stats).with_raw_output_schema(mean),
-            Tool::new("search", "Searches.", search),
-            Tool::new(
-                "token",
-                "Who am I.",
-                schema(json!({"type": "object", "properties": {}})),
-            ),
-        ]))
+        ]);
+        first.next_cursor = Some("page-2".into());
+        Ok(first)
     }
 
     async fn call_tool(
