@@ -160,8 +160,10 @@ impl Explore {
             prefix: list_tools(&mut target, &Options::new().timeout(self.hang.max(LISTING)))
                 .await?,
             outputs: OutputSchemas::default(),
+            version: String::new(),
             found: Exploration::new(self.seed),
         };
+        run.version = agreed_version(&run.prefix);
         let tools = run.tools();
         if let Some(dir) = &self.dir {
             run.found.kept = replay_kept(dir, &mut target, &run.options).await;
@@ -196,6 +198,8 @@ struct Run<'e> {
     /// The recorded handshake and listing, each call's fixture's first lines.
     prefix: Fixture,
     outputs: OutputSchemas,
+    /// The protocol version the server agreed to in the listing's handshake.
+    version: String,
     found: Exploration,
 }
 
@@ -232,7 +236,9 @@ impl Run<'_> {
                 .push(format!("call {call} (`{}`): {}", case.tool, cut(why)));
             return;
         }
-        let Some(broken) = explore::judge(tool, &case.arguments, &seen, &self.outputs) else {
+        let Some(broken) =
+            explore::judge(tool, &case.arguments, &seen, &self.outputs, &self.version)
+        else {
             self.keep_shape(case, &seen, recorded);
             return;
         };
@@ -331,7 +337,7 @@ impl Run<'_> {
                 }
                 calls += 1;
                 let (seen, rec) = self.call(&tool.name, &candidate, target).await;
-                let judged = explore::judge(tool, &candidate, &seen, &self.outputs);
+                let judged = explore::judge(tool, &candidate, &seen, &self.outputs, &self.version);
                 if let Some(b) = judged.filter(|b| b.rule == broken.rule) {
                     (arguments, broken, recorded) = (candidate, b, rec);
                     continue 'smaller;
@@ -414,6 +420,23 @@ impl Run<'_> {
         let name = file_name(&format!("explore-{}-{}", finding.tool, finding.rule.name()));
         write_new(&fixture, &dir.join(name))
     }
+}
+
+/// The `protocolVersion` of the first answer in `listing` (the handshake's), or the one
+/// asked for.
+fn agreed_version(listing: &Fixture) -> String {
+    let answer = listing
+        .entries()
+        .iter()
+        .find(|e| e.direction() == Direction::ServerToClient);
+    answer
+        .and_then(|e| {
+            e.message()
+                .pointer("/result/protocolVersion")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| crate::data::protocol::DEFAULT_PROTOCOL.to_owned())
 }
 
 /// Writes `fixture` as `path.new` (`path` ends in `.jsonl`): its path, or `None` when it

@@ -152,14 +152,20 @@ pub(crate) struct Broken {
     pub(crate) detail: String,
 }
 
+/// The protocol version from which input validation errors are tool execution errors: the
+/// 2025-06-18 specification still listed "Invalid arguments" among the protocol errors.
+pub(crate) const INPUT_ERRORS_ARE_TOOL_ERRORS: &str = "2025-11-25";
+
 /// What `seen` says of the rules, for a call of `tool` with `arguments`, the tool's output
-/// schema in `outputs`: the first rule broken, in the order crash, hang, output schema,
-/// protocol, invalid arguments, secret; `None` when the call kept them all.
+/// schema in `outputs`, in protocol `version` (the one the server agreed to): the first
+/// rule broken, in the order crash, hang, output schema, protocol, invalid arguments,
+/// secret; `None` when the call kept them all.
 pub(crate) fn judge(
     tool: &Tool,
     arguments: &Value,
     seen: &Seen,
     outputs: &OutputSchemas,
+    version: &str,
 ) -> Option<Broken> {
     let broken = |rule, detail: String| Some(Broken { rule, detail });
     let Some(answer) = &seen.answer else {
@@ -184,10 +190,12 @@ pub(crate) fn judge(
         return broken(Rule::Protocol, invalid.clone());
     }
     if tool.accepts(arguments) == Some(false) {
-        for rule in [
-            Rule::InvalidArgumentsAsError,
-            Rule::InvalidArgumentsAccepted,
-        ] {
+        let mut rules = vec![Rule::InvalidArgumentsAccepted];
+        // Dates compare as text.
+        if version >= INPUT_ERRORS_ARE_TOOL_ERRORS {
+            rules.insert(0, Rule::InvalidArgumentsAsError);
+        }
+        for rule in rules {
             if let Some(why) = rule.broken_by(answer) {
                 return broken(rule, why.replace(" still", ""));
             }

@@ -53,7 +53,9 @@ fn an_answer_is_judged_by_the_first_rule_it_breaks() {
         ..Seen::default()
     };
     let good = json!({"text": "hi"});
-    let rule = |tool, args: &Value, seen: &Seen| judge(tool, args, seen, &outputs).map(|b| b.rule);
+    let rule = |tool, args: &Value, seen: &Seen| {
+        judge(tool, args, seen, &outputs, "2025-11-25").map(|b| b.rule)
+    };
     assert_eq!(
         rule(
             echo,
@@ -79,6 +81,8 @@ fn an_answer_is_judged_by_the_first_rule_it_breaks() {
         rule(add, &missing, &error),
         Some(Rule::InvalidArgumentsAsError)
     );
+    // In 2025-06-18 invalid arguments were a protocol error: no finding then.
+    assert_eq!(judge(add, &missing, &error, &outputs, "2025-06-18"), None);
     assert_eq!(
         rule(add, &missing, &answer(json!({"content": []}))),
         Some(Rule::InvalidArgumentsAccepted)
