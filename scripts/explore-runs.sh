@@ -19,9 +19,9 @@ trap 'rm -rf "$work"' EXIT
 # name | explore options | server command
 servers=(
     "demo (Rust, rmcp)|--calls 100|target/release/demo-server"
-    "planted, fixed (Python SDK)|--calls 40|peers/python/.venv/bin/python peers/python/planted_server.py --fixed"
-    "planted (TypeScript SDK)|--calls 40 --hang 1s --shrink-calls 16|node peers/node/planted_server.mjs"
-    "planted (Python SDK)|--calls 40 --hang 1s --shrink-calls 16|peers/python/.venv/bin/python peers/python/planted_server.py"
+    "planted, fixed (Python SDK)|--calls 20|peers/python/.venv/bin/python peers/python/planted_server.py --fixed"
+    "planted (TypeScript SDK)|--calls 20 --hang 1s --shrink-calls 8|node peers/node/planted_server.mjs"
+    "planted (Python SDK)|--calls 20 --hang 1s --shrink-calls 8|peers/python/.venv/bin/python peers/python/planted_server.py"
 )
 echo "| server | runs | same report | findings | calls (with shrinking) | s per run (median) | calls/s |"
 echo "|---|---:|---|---:|---:|---:|---:|"

@@ -517,14 +517,10 @@ fn seen_in(report: &Report, fixture: &Fixture) -> Seen {
             .iter()
             .find(|e| e.answers().is_some() && e.answers() == call)
             .map(|e| e.message());
-        if let Err(crate::Error::Secret {
-            path,
-            rule,
-            description,
-            ..
-        }) = recorded.check_secrets()
-        {
-            seen.secret = Some(format!("{rule}, {description}, at {path}"));
+        // The answer alone: the listing before it is the same in every call.
+        let found = seen.answer.as_ref().map(crate::normalize::secrets::scan);
+        if let Some(f) = found.and_then(|found| found.into_iter().next()) {
+            seen.secret = Some(format!("{}, {}, at {}", f.rule, f.description, f.path));
         }
     }
     seen
