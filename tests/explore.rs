@@ -297,19 +297,23 @@ fn child(argv: &[String], fixed: bool) -> mcp_replay::harness::Target<'static> {
     mcp_replay::harness::Target::command(command, argv.join(" "))
 }
 
-/// The same planted defects on the Python SDK and the TypeScript SDK (each its low-level
-/// server, which checks neither arguments nor results), as child processes on stdio:
+/// The same planted defects on the Python SDK (in both eras) and the TypeScript SDK (each
+/// its low-level server, which checks neither arguments nor results), as child processes on
+/// stdio:
 /// `divide` exits there, a crash. Each defect found within 15 calls, written, red against
 /// the server and green against `--fixed`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_planted_defects_are_found_on_the_python_and_typescript_sdks_as_child_processes() {
     use mcp_replay::{Options, Rules};
-    for (sdk, argv) in [
-        ("python", mcp_replay_peers::python("planted_server.py")),
-        ("typescript", mcp_replay_peers::node("planted_server.mjs")),
+    for (sdk, argv, protocol) in [
+        ("python", mcp_replay_peers::python("planted_server.py"), "2025-11-25"),
+        // The Python SDK serves both eras: the stateless one too.
+        ("python-stateless", mcp_replay_peers::python("planted_server.py"), "2026-07-28"),
+        ("typescript", mcp_replay_peers::node("planted_server.mjs"), "2025-11-25"),
     ] {
         let dir = tempdir(&format!("explore-planted-{sdk}"));
         let run = Explore::new()
+            .protocol(protocol)
             .seed(7)
             .calls(40)
             .hang(Duration::from_secs(2))

@@ -32,6 +32,11 @@ pub(crate) struct Args {
     /// How many calls shrinking one failure may make
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub shrink_calls: usize,
+    /// The protocol version to speak: 2026-07-28 (or later) is the stateless era
+    /// (server/discover, identity in every request's _meta) [default: 2025-11-25, with the
+    /// initialize handshake]
+    #[arg(long, value_name = "VERSION")]
+    pub protocol: Option<String>,
     /// Explore the server at URL (Streamable HTTP)
     #[arg(long, value_name = "URL", value_parser = crate::net::parse_url)]
     pub url: Option<http::Uri>,
@@ -67,6 +72,9 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         .calls(args.calls)
         .hang(args.hang)
         .shrink_calls(args.shrink_calls);
+    if let Some(version) = &args.protocol {
+        explore = explore.protocol(version);
+    }
     if let Some(time) = args.time {
         explore = explore.time(time);
     }

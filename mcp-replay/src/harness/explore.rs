@@ -55,6 +55,7 @@ pub struct Explore {
     hang: Duration,
     shrink_calls: usize,
     dir: Option<PathBuf>,
+    protocol: String,
     on_call: Option<std::sync::Arc<dyn Fn(usize, usize) + Send + Sync>>,
 }
 
@@ -67,6 +68,7 @@ impl fmt::Debug for Explore {
             .field("hang", &self.hang)
             .field("shrink_calls", &self.shrink_calls)
             .field("dir", &self.dir)
+            .field("protocol", &self.protocol)
             .finish_non_exhaustive()
     }
 }
@@ -88,6 +90,7 @@ impl Explore {
             hang: Duration::from_secs(5),
             shrink_calls: 64,
             dir: None,
+            protocol: crate::data::protocol::DEFAULT_PROTOCOL.to_owned(),
             on_call: None,
         }
     }
@@ -129,6 +132,13 @@ impl Explore {
         self
     }
 
+    /// The protocol version to speak (default 2025-11-25, the handshake); 2026-07-28 or
+    /// later is the stateless era (`server/discover`, the identity in every request).
+    pub fn protocol(mut self, version: &str) -> Explore {
+        self.protocol = version.to_owned();
+        self
+    }
+
     /// Calls `progress(made, planned)` before each generated call: the command's progress
     /// line on a terminal.
     pub fn on_call(mut self, progress: impl Fn(usize, usize) + Send + Sync + 'static) -> Explore {
@@ -157,13 +167,17 @@ impl Explore {
             explore: self,
             options,
             // The listing waits at least the default timeout: a server's start is no hang.
-            prefix: list_tools(&mut target, &Options::new().timeout(self.hang.max(LISTING)))
-                .await?,
+            prefix: list_tools(
+                &mut target,
+                &self.protocol,
+                &Options::new().timeout(self.hang.max(LISTING)),
+            )
+            .await?,
             outputs: OutputSchemas::default(),
             version: String::new(),
             found: Exploration::new(self.seed),
         };
-        run.version = agreed_version(&run.prefix);
+        run.version = agreed_version(&run.prefix, &self.protocol);
         let tools = run.tools();
         if let Some(dir) = &self.dir {
             run.found.kept = replay_kept(dir, &mut target, &run.options).await;
@@ -423,8 +437,8 @@ impl Run<'_> {
 }
 
 /// The `protocolVersion` of the first answer in `listing` (the handshake's), or the one
-/// asked for.
-fn agreed_version(listing: &Fixture) -> String {
+/// asked for (`asked`; the stateless era negotiates none).
+fn agreed_version(listing: &Fixture, asked: &str) -> String {
     let answer = listing
         .entries()
         .iter()
@@ -436,7 +450,7 @@ fn agreed_version(listing: &Fixture) -> String {
                 .and_then(Value::as_str)
                 .map(str::to_owned)
         })
-        .unwrap_or_else(|| crate::data::protocol::DEFAULT_PROTOCOL.to_owned())
+        .unwrap_or_else(|| asked.to_owned())
 }
 
 /// Writes `fixture` as `path.new` (`path` ends in `.jsonl`): its path, or `None` when it
@@ -530,16 +544,29 @@ fn seen_in(report: &Report, fixture: &Fixture) -> Seen {
 /// recorded: what every call's fixture starts with.
 async fn list_tools<'a>(
     target: &mut impl FnMut() -> Target<'a>,
+    version: &str,
     options: &Options,
 ) -> Result<Fixture, String> {
+    let request = |method: &str, params: Value| {
+        json!({"direction": "client->server", "message":
+            {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": method, "params": params}})
+    };
+    let client = json!({"name": "mcp-replay-explore", "version": env!("CARGO_PKG_VERSION")});
     let mut text = String::new();
-    for line in [
-        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "initialize",
-            "params": {"protocolVersion": crate::data::protocol::DEFAULT_PROTOCOL, "capabilities": {},
-                       "clientInfo": {"name": "mcp-replay-explore", "version": env!("CARGO_PKG_VERSION")}}}}),
-        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "method": "notifications/initialized"}}),
-        json!({"direction": "client->server", "message": {"jsonrpc": "2.0", "id": "<REQUEST_ID>", "method": "tools/list", "params": {}}}),
-    ] {
+    let mut lines = Vec::new();
+    if crate::data::protocol::Era::of_version(version).is_stateless() {
+        text.push_str(&json!({"mcp_replay": 1, "protocol": version}).to_string());
+        text.push('\n');
+        let meta = crate::data::protocol::meta::CLIENT_CAPABILITIES;
+        lines.push(request("server/discover", json!({"_meta": {meta: {}}})));
+    } else {
+        let params = json!({"protocolVersion": version, "capabilities": {}, "clientInfo": client});
+        lines.push(request("initialize", params));
+        lines.push(json!({"direction": "client->server", "message":
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}}));
+    }
+    lines.push(request("tools/list", json!({})));
+    for line in lines {
         text.push_str(&line.to_string());
         text.push('\n');
     }
