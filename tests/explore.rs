@@ -306,10 +306,22 @@ fn child(argv: &[String], fixed: bool) -> mcp_replay::harness::Target<'static> {
 async fn the_planted_defects_are_found_on_the_python_and_typescript_sdks_as_child_processes() {
     use mcp_replay::{Options, Rules};
     for (sdk, argv, protocol) in [
-        ("python", mcp_replay_peers::python("planted_server.py"), "2025-11-25"),
+        (
+            "python",
+            mcp_replay_peers::python("planted_server.py"),
+            "2025-11-25",
+        ),
         // The Python SDK serves both eras: the stateless one too.
-        ("python-stateless", mcp_replay_peers::python("planted_server.py"), "2026-07-28"),
-        ("typescript", mcp_replay_peers::node("planted_server.mjs"), "2025-11-25"),
+        (
+            "python-stateless",
+            mcp_replay_peers::python("planted_server.py"),
+            "2026-07-28",
+        ),
+        (
+            "typescript",
+            mcp_replay_peers::node("planted_server.mjs"),
+            "2025-11-25",
+        ),
     ] {
         let dir = tempdir(&format!("explore-planted-{sdk}"));
         let run = Explore::new()

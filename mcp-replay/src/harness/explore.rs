@@ -175,6 +175,7 @@ impl Explore {
             .await?,
             outputs: OutputSchemas::default(),
             version: String::new(),
+            deadline: None,
             found: Exploration::new(self.seed),
         };
         run.version = agreed_version(&run.prefix, &self.protocol);
@@ -182,14 +183,14 @@ impl Explore {
         if let Some(dir) = &self.dir {
             run.found.kept = replay_kept(dir, &mut target, &run.options).await;
         }
-        let started = Instant::now();
+        run.deadline = self.time.map(|limit| Instant::now() + limit);
         let plan = explore::plan(&tools, self.seed, self.calls);
         let planned = plan.len();
         for case in plan {
             if let Some(progress) = &self.on_call {
                 progress(run.found.calls, planned);
             }
-            if self.time.is_some_and(|limit| started.elapsed() >= limit) {
+            if run.out_of_time() {
                 run.found.stopped_by_time = true;
                 break;
             }
@@ -214,10 +215,17 @@ struct Run<'e> {
     outputs: OutputSchemas,
     /// The protocol version the server agreed to in the listing's handshake.
     version: String,
+    /// When `--time` is up: no new call, and shrinking stops with what it has.
+    deadline: Option<Instant>,
     found: Exploration,
 }
 
 impl Run<'_> {
+    /// Whether the run's time limit has passed.
+    fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|at| Instant::now() >= at)
+    }
+
     /// The tools of every `tools/list` answer of the listing; their output schemas learnt.
     fn tools(&mut self) -> Vec<Tool> {
         let mut tools = Vec::new();
@@ -346,7 +354,7 @@ impl Run<'_> {
         let mut calls = 0;
         'smaller: while calls < budget {
             for candidate in shrink::candidates(&arguments) {
-                if calls >= budget {
+                if calls >= budget || self.out_of_time() {
                     break 'smaller;
                 }
                 calls += 1;
