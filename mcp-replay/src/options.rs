@@ -39,6 +39,9 @@ use std::time::Duration;
 #[derive(Clone, Default)]
 pub struct Options {
     timeout: Option<Duration>,
+    /// The least the session's first wait lasts (the server starting), when longer than
+    /// the timeout: `explore`'s short hang limit is for the call, not for a start.
+    start: Option<Duration>,
     protocol: Option<String>,
     trace: Option<bool>,
     compare_only: bool,
@@ -79,6 +82,13 @@ impl Options {
     /// Nothing set: the header, the environment and the defaults decide.
     pub fn new() -> Options {
         Options::default()
+    }
+
+    /// The least the first wait of a session lasts, whatever the timeout (for `explore`).
+    #[cfg(feature = "explore")]
+    pub(crate) fn start_timeout(mut self, start: Duration) -> Options {
+        self.start = Some(start);
+        self
     }
 
     /// How long the replay waits for each message it needs (a response, a server request
@@ -247,6 +257,7 @@ impl Options {
                 .timeout
                 .or(header.timeout)
                 .unwrap_or(Fixture::DEFAULT_TIMEOUT),
+            start: self.start,
             era,
             protocol,
             trace: self.resolve_trace(),
@@ -289,6 +300,8 @@ pub(crate) struct Settings<'r> {
     /// The rules, at the fixture's rules version.
     pub rules: Cow<'r, Rules>,
     pub timeout: Duration,
+    /// The least the session's first wait lasts ([`Options::start_timeout`]).
+    pub start: Option<Duration>,
     pub era: Era,
     /// The protocol version the harness speaks.
     pub protocol: String,

@@ -162,7 +162,12 @@ impl Explore {
         &self,
         mut target: impl FnMut() -> Target<'a>,
     ) -> Result<Exploration, String> {
-        let options = Options::new().timeout(self.hang).record_spoiled();
+        // A call's session waits for the server's start as long as the listing did: the
+        // hang limit is for the call.
+        let options = Options::new()
+            .timeout(self.hang)
+            .start_timeout(self.hang.max(LISTING))
+            .record_spoiled();
         let mut run = Run {
             explore: self,
             options,

@@ -637,14 +637,13 @@ impl<'f> Session<'f> {
                     // it recorded no answer to is one it left, a subscription's stream.)
                     let unanswered = (kind == MessageKind::Request || self.initialize_in_flight())
                         && self.settings.closes_input_after.is_none();
-                    self.phase = Phase::Waiting(Wait {
-                        awaited: std::mem::take(&mut self.before),
-                        unanswered,
-                        last: false,
-                        deadline: now + self.settings.timeout,
-                        cap: now + self.settings.timeout * PROGRESS_CAP,
-                        then: Some(i),
-                    });
+                    // The first wait is the server's start too (`Options::start_timeout`).
+                    let start = self.settings.start.filter(|_| self.arrivals.is_empty());
+                    let timeout =
+                        start.map_or(self.settings.timeout, |s| s.max(self.settings.timeout));
+                    let awaited = std::mem::take(&mut self.before);
+                    let wait = Wait::new(awaited, unanswered, now, timeout, Some(i));
+                    self.phase = Phase::Waiting(wait);
                     return;
                 }
             }
@@ -664,14 +663,9 @@ impl<'f> Session<'f> {
             awaited = before;
             self.after_close = after;
         }
-        self.phase = Phase::Waiting(Wait {
-            awaited,
-            unanswered: self.settings.closes_input_after.is_none(),
-            last: true,
-            deadline: now + self.settings.timeout,
-            cap: now + self.settings.timeout * PROGRESS_CAP,
-            then: None,
-        });
+        let unanswered = self.settings.closes_input_after.is_none();
+        let wait = Wait::new(awaited, unanswered, now, self.settings.timeout, None);
+        self.phase = Phase::Waiting(wait);
     }
 
     /// A wait is over: send the client message it came before, or after the last one,

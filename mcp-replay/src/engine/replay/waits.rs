@@ -4,7 +4,7 @@
 
 use super::causal;
 use super::describe::{describe, describe_request, describe_sent, ms, relabel};
-use super::session::{Awaited, Session, Wait};
+use super::session::{Awaited, Session, Wait, PROGRESS_CAP};
 use crate::findings::report::{Mismatch, MismatchKind};
 use serde_json::json;
 
@@ -318,6 +318,26 @@ impl Session<'_> {
 }
 
 impl Wait {
+    /// A wait for `awaited` from `now`, until `timeout` has passed with nothing (up to
+    /// [`PROGRESS_CAP`] timeouts while progress comes); then `then` is sent (`None`: the
+    /// wait after the last client message).
+    pub(super) fn new(
+        awaited: Vec<Awaited>,
+        unanswered: bool,
+        now: std::time::Instant,
+        timeout: std::time::Duration,
+        then: Option<usize>,
+    ) -> Wait {
+        Wait {
+            awaited,
+            unanswered,
+            last: then.is_none(),
+            deadline: now + timeout,
+            cap: now + timeout * PROGRESS_CAP,
+            then,
+        }
+    }
+
     /// A progress notification came while a request is in flight: work is happening, so a
     /// wait for a response starts its clock again at `now`, up to the wait's cap.
     pub(super) fn progress(&mut self, now: std::time::Instant, timeout: std::time::Duration) {
