@@ -358,25 +358,20 @@ fn ci_runs_the_readmes_test_command() {
 }
 
 /// Every kind of finding is named in each place the documentation lists them: the kinds'
-/// table of docs/fixture-format.md, the JSON report's `findings[].kind` row of
-/// docs/cli.md, and the crate's front page. A new kind that one of them misses fails here.
+/// table of docs/fixture-format.md and the JSON report's `findings[].kind` row of
+/// docs/cli.md. A new kind that one of them misses fails here. (What the harness says of a
+/// kind, its name, its help and whether it spoils a recording, is one table in
+/// `findings/mismatch.rs`; the crate's front page links to it.)
 #[test]
 fn every_mismatch_kind_is_in_every_table_of_kinds() {
     let root = env!("CARGO_MANIFEST_DIR");
     let read = |file: &str| std::fs::read_to_string(format!("{root}/{file}")).unwrap();
     let format = read("docs/fixture-format.md");
     let cli = read("docs/cli.md");
-    let lib = read("mcp-replay/src/lib.rs");
     let json_row = cli
         .lines()
         .find(|l| l.starts_with("| `findings[].kind` |"))
         .expect("docs/cli.md has the findings[].kind row");
-    let front_page: String = lib
-        .lines()
-        .skip_while(|l| !l.contains("([`MismatchKind`]:"))
-        .take(2)
-        .collect::<Vec<_>>()
-        .join(" ");
     let mut missing = Vec::new();
     for kind in mcp_replay::MismatchKind::ALL {
         let name = kind.name();
@@ -385,9 +380,6 @@ fn every_mismatch_kind_is_in_every_table_of_kinds() {
         }
         if !json_row.contains(&format!("`{name}`")) {
             missing.push(format!("docs/cli.md's findings[].kind: {name}"));
-        }
-        if !front_page.contains(name) {
-            missing.push(format!("lib.rs's front page: {name}"));
         }
     }
     assert!(missing.is_empty(), "kinds not documented: {missing:#?}");

@@ -4,9 +4,9 @@
 //! server. A **fixture** is a small JSONL file holding one representative exchange, with
 //! request ids as placeholders; a test feeds the fixture's client messages into the
 //! server under test over an in-process [`Transport`], compares what the server sends
-//! back with the fixture, and reports every difference by kind
-//! ([`MismatchKind`]: method, params, result, id, notification order, missing,
-//! unexpected, timeout, server failure, http, stray output, protocol), each with a diff.
+//! back with the fixture, and reports every difference by kind ([`MismatchKind`]: a
+//! method, params or a result that changed, an id, the order of notifications, a message
+//! missing or unexpected, a timeout, a protocol violation, ...), each with a diff.
 //!
 //! ## With the attribute
 //!

@@ -563,3 +563,42 @@ fn referenced(path: &Path, sources: &str) -> bool {
     .iter()
     .any(|needle| sources.contains(needle.as_str()))
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every rule the command writes into a SARIF log has its help: each literal kind of
+    /// `check`'s problems and each `rule:` of the commands' findings, read from their
+    /// sources, is a kind of finding or one of the log's own rules. A new one without help
+    /// fails here instead of getting "See docs/cli.md." in silence.
+    #[test]
+    fn every_rule_the_command_writes_has_its_help() {
+        // check's problems (`kind`), the other commands' findings (`rule`); the tests
+        // below the code left out.
+        let code = |source: &'static str| source.split("#[cfg(test)]").next().unwrap();
+        let sources = [
+            (
+                code(include_str!("check.rs")),
+                ["kind: \"", "kind = \"", "=> (\""],
+            ),
+            (code(include_str!("coverage.rs")), ["rule: \""; 3]),
+            (code(include_str!("replay.rs")), ["rule: \""; 3]),
+        ];
+        let mut named = Vec::new();
+        for (source, patterns) in sources {
+            for pattern in patterns {
+                for (at, _) in source.match_indices(pattern) {
+                    let rest = &source[at + pattern.len()..];
+                    named.push(rest[..rest.find('"').unwrap()].to_owned());
+                }
+            }
+        }
+        named.sort();
+        named.dedup();
+        assert!(named.len() >= 12, "{named:?}");
+        let missing: Vec<_> = named
+            .iter()
+            .filter(|r| mcp_replay::output::sarif::help(r).is_none())
+            .collect();
+        assert!(missing.is_empty(), "rules without help: {missing:?}");
+    }
+}

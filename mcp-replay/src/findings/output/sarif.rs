@@ -22,6 +22,7 @@
 
 use crate::findings::report::Report;
 use crate::normalize::secrets::mask_text;
+use crate::MismatchKind;
 use serde_json::{json, Value};
 
 /// The schema a log names (`$schema`): the OASIS SARIF 2.1.0 schema.
@@ -64,20 +65,9 @@ pub struct Finding {
     pub line: Option<usize>,
 }
 
-/// Each rule a log may name, with its help: what the finding means and what to do.
-const RULES: [(&str, &str); 24] = [
-    ("method", "A message arrived where the fixture expects another method. If the new behaviour is right, re-record the fixture (MCP_FIXTURE_UPDATE=1 cargo test, or mcp-replay replay --update)."),
-    ("params", "A notification, server request or client message has other params than the fixture's. Re-record if the change is right."),
-    ("result", "A response differs from the recorded one (result or error). Re-record if the change is right; a value that changes every run is pinned with a bind or sort rule (docs/normalization.md)."),
-    ("id", "A response's id matches no request in flight, has the wrong type or answers twice: fix the server."),
-    ("notification-order", "The expected notifications or server requests came in another order. Name racing methods in the header's unordered, or re-record."),
-    ("missing", "An expected message never came. Re-record if the server no longer sends it."),
-    ("unexpected", "A message came that the fixture does not expect. Re-record if it is right."),
-    ("timeout", "The server did not answer in time: the finding names the message waited for. Fix the server, or raise the timeout."),
-    ("server-failure", "The server panicked, exited, closed early or failed its setup; the finding holds its status and its last stderr lines. Fix the server."),
-    ("http", "Over Streamable HTTP the transport broke its contract (a status, a content type, SSE framing, the session id)."),
-    ("stray-output", "The server wrote lines on stdout that are not JSON-RPC messages. Fix it, or allow them with \"allow_stray_output\": true."),
-    ("protocol", "A server message is not valid MCP for its era (the protocol's schema); the finding names the JSON path and the rule."),
+/// Each rule a log may name besides the kinds of findings ([`MismatchKind::help`] says
+/// theirs): what `check`, `coverage` and the command find, with its help.
+const RULES: [(&str, &str); 12] = [
     ("error", "The fixture could not be replayed: it is missing or invalid, or the server could not be started."),
     ("invalid", "The fixture is not a valid fixture file: the finding names the line and column."),
     ("secret", "The fixture holds what looks like a secret (a token, a key). Remove it and re-record; a known false positive goes in the header's allow_secrets."),
@@ -97,6 +87,17 @@ fn rule_id(kind: &str) -> String {
     format!("mcp-replay/{}", kind.replace(' ', "-"))
 }
 
+/// The help of a rule: a kind of finding's own ([`MismatchKind::help`]), or one of
+/// [`RULES`]. `None` for a name neither knows (a test holds every name the command writes
+/// to one of them).
+pub fn help(rule: &str) -> Option<&'static str> {
+    MismatchKind::ALL
+        .iter()
+        .find(|k| k.name() == rule)
+        .map(|k| k.help())
+        .or_else(|| RULES.iter().find(|(r, _)| *r == rule).map(|(_, h)| *h))
+}
+
 /// The SARIF 2.1.0 log of `findings`: one run of the driver `mcp-replay` with the rules
 /// the findings name (their help included), one result each.
 pub fn log(findings: &[Finding]) -> Value {
@@ -106,10 +107,7 @@ pub fn log(findings: &[Finding]) -> Value {
     let rules: Vec<Value> = named
         .iter()
         .map(|kind| {
-            let help = RULES
-                .iter()
-                .find(|(k, _)| *k == kind.replace(' ', "-"))
-                .map_or("See docs/cli.md.", |(_, h)| *h);
+            let help = help(kind).unwrap_or("See docs/cli.md.");
             json!({
                 "id": rule_id(kind),
                 "name": kind.replace(' ', "-"),
