@@ -384,3 +384,49 @@ fn every_mismatch_kind_is_in_every_table_of_kinds() {
     }
     assert!(missing.is_empty(), "kinds not documented: {missing:#?}");
 }
+
+/// Every option of `#[mcp_fixture]` is documented where a test author meets the attribute
+/// (`mcp_replay::mcp_fixture`, a `- \`key` bullet), and nothing else is: the keys are read
+/// from the parser's one table (`KNOBS` in mcp-replay-macros/src/parse.rs), the list its
+/// error texts name too.
+#[test]
+fn every_attribute_option_is_documented_and_no_other() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |file: &str| std::fs::read_to_string(format!("{root}/{file}")).unwrap();
+    let parse = read("mcp-replay-macros/src/parse.rs");
+    let table = parse
+        .split("const KNOBS")
+        .nth(1)
+        .and_then(|rest| rest.split("];").next())
+        .expect("parse.rs has the table KNOBS");
+    let keys: Vec<&str> = table
+        .split("key: \"")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('"').unwrap()])
+        .collect();
+    assert!(keys.len() >= 8, "{keys:?}");
+    let lib = read("mcp-replay/src/lib.rs");
+    let docs: Vec<&str> = lib
+        .split("pub use mcp_replay_macros::mcp_fixture;")
+        .next()
+        .unwrap()
+        .rsplit("\n\n")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("/// - `"))
+        .collect();
+    let documented: Vec<&str> = docs
+        .iter()
+        .map(|l| {
+            &l[..l
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap()]
+        })
+        .filter(|k| keys.contains(k))
+        .collect();
+    assert_eq!(
+        documented, keys,
+        "the attribute's bullets, in the table's order"
+    );
+}

@@ -50,7 +50,7 @@ pub fn expand(fixture: &Fixture) -> TokenStream {
             let client = fixture.client.as_ref().expect("matched");
             (quote!(pair), pair_closure(fixture, server, client))
         }
-        Some(transport) if fixture.mock_server => {
+        Some(transport) if fixture.has("mock_server") => {
             (quote!(client), serve_closure(fixture, transport))
         }
         Some(transport) => (quote!(serve_each), serve_closure(fixture, transport)),
@@ -100,7 +100,7 @@ fn test(fixture: &Fixture, ident: &Ident) -> TokenStream {
         let variant = Ident::new(&capitalized(&check.value()), check.span());
         calls.push(quote!(.protocol_check(::mcp_replay::ProtocolCheck::#variant)));
     }
-    if fixture.allow_stray_output {
+    if fixture.has("allow_stray_output") {
         calls.push(quote!(.allow_stray_output()));
     }
     quote! {

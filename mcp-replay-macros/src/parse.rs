@@ -13,9 +13,60 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, ExprLit, ExprPath, FnArg, ItemFn, Lit, LitInt, LitStr, Meta, PatType};
 use syn::{Signature, Token};
 
-/// The option keys `#[mcp_fixture]` accepts after the name.
-const KEYS: &str =
-    "`dir`, `timeout_ms`, `rules`, `protocol`, `protocol_check`, `mock_server`, `http` and `allow_stray_output`";
+/// One option `#[mcp_fixture]` takes after the name.
+struct Knob {
+    /// Its key.
+    key: &'static str,
+    /// How its value is written, e.g. `timeout_ms = 500`; `None` for a flag (`mock_server`).
+    write: Option<&'static str>,
+}
+
+/// Every option, in the order the attribute's documentation (`mcp_replay::mcp_fixture`)
+/// lists them. The parser, its error texts and a docs test (`tests/doc_examples.rs`, which
+/// reads this table from this file) take the keys from here: a new option is an entry
+/// here, its arm in [`parse_option`] (a flag needs none), its call in `expand.rs`, its
+/// method on `harness::Test` and its line in the documentation.
+const KNOBS: [Knob; 8] = [
+    Knob {
+        key: "dir",
+        write: Some("dir = \"fixtures\""),
+    },
+    Knob {
+        key: "timeout_ms",
+        write: Some("timeout_ms = 500"),
+    },
+    Knob {
+        key: "rules",
+        write: Some("rules = my_rules (a `fn() -> mcp_replay::Rules`)"),
+    },
+    Knob {
+        key: "protocol",
+        write: Some("protocol = \"2026-07-28\""),
+    },
+    Knob {
+        key: "protocol_check",
+        write: Some("protocol_check = \"warn\""),
+    },
+    Knob {
+        key: "mock_server",
+        write: None,
+    },
+    Knob {
+        key: "http",
+        write: None,
+    },
+    Knob {
+        key: "allow_stray_output",
+        write: None,
+    },
+];
+
+/// "`dir`, `timeout_ms`, ... and `allow_stray_output`": the keys, for error texts.
+fn keys() -> String {
+    let quoted: Vec<String> = KNOBS.iter().map(|k| format!("`{}`", k.key)).collect();
+    let (last, rest) = quoted.split_last().expect("options");
+    format!("{} and {last}", rest.join(", "))
+}
 
 /// A validated `#[mcp_fixture(...)]` use: everything [`crate::expand`] needs.
 pub struct Fixture {
@@ -31,10 +82,8 @@ pub struct Fixture {
     pub protocol: Option<LitStr>,
     /// The `protocol_check = "warn"` literal (`deny`, `warn` or `off`), if given.
     pub protocol_check: Option<LitStr>,
-    /// `mock_server`: the fixture plays the server, the test body is the client.
-    pub mock_server: bool,
-    /// `allow_stray_output`: lines that are not JSON-RPC messages are a note, not a finding.
-    pub allow_stray_output: bool,
+    /// The flags given (`mock_server`, `http`, `allow_stray_output`): [`Fixture::has`].
+    flags: Vec<&'static str>,
     /// The decorated function, attributes included, exactly as written.
     pub item: ItemFn,
     /// The function's one parameter, the transport (pattern and type).
@@ -44,6 +93,15 @@ pub struct Fixture {
     /// The second parameter, the client's transport, when the body is the client
     /// (`async fn t(server: Transport, client: Transport)`).
     pub client: Option<PatType>,
+}
+
+impl Fixture {
+    /// Whether the flag `key` was given: `mock_server` (the fixture plays the server, the
+    /// test body is the client), `http`, `allow_stray_output` (lines that are not JSON-RPC
+    /// messages are a note, not a finding).
+    pub fn has(&self, key: &str) -> bool {
+        self.flags.contains(&key)
+    }
 }
 
 /// An option slot: `None` until the key is given, then `Some(value)`, where
@@ -60,9 +118,8 @@ struct Options {
     rules: Slot<ExprPath>,
     protocol: Slot<LitStr>,
     protocol_check: Slot<LitStr>,
-    mock_server: Slot<()>,
-    http: Slot<()>,
-    allow_stray_output: Slot<()>,
+    /// The flags given, each once.
+    flags: Vec<&'static str>,
 }
 
 /// One comma-separated attribute argument: a bare literal (the name) or `key = value`.
@@ -102,7 +159,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::E
             errors.push(syn::Error::new(e.span(), msg));
         })
         .ok();
-    let http = options.http.is_some();
+    let http = options.flags.contains(&"http");
     let (transport, client) = item
         .as_ref()
         .map(|item| {
@@ -115,7 +172,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::E
             }
         })
         .unwrap_or((None, None));
-    if let (Some(client), Some(_)) = (&client, &options.mock_server) {
+    if let (Some(client), true) = (&client, options.flags.contains(&"mock_server")) {
         errors.push(syn::Error::new_spanned(
             client,
             "with `mock_server` the fixture plays the server: the test takes one transport, \
@@ -133,8 +190,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Fixture, Vec<syn::E
                 rules: options.rules.flatten(),
                 protocol: options.protocol.flatten(),
                 protocol_check: options.protocol_check.flatten(),
-                mock_server: options.mock_server.is_some(),
-                allow_stray_output: options.allow_stray_output.is_some(),
+                flags: options.flags,
                 item,
                 transport,
                 client,
@@ -170,7 +226,8 @@ fn parse_options(args: TokenStream, errors: &mut Vec<syn::Error>) -> Options {
                 lit.span(),
                 format!(
                     "unexpected literal: the fixture name comes first and only once; \
-                     options are written `key = value`, the valid keys are {KEYS}"
+                     options are written `key = value`, the valid keys are {}",
+                    keys()
                 ),
             )),
             Arg::Meta(meta) => parse_option(&mut options, &meta, errors),
@@ -207,18 +264,30 @@ fn parse_first(arg: Arg, options: &mut Options, errors: &mut Vec<syn::Error>) {
     errors.push(error);
 }
 
-/// One `key = value` (or `key`) option: one arm per key.
+/// One `key = value` (or `key`) option: a flag, or one arm per key that takes a value.
 fn parse_option(options: &mut Options, meta: &Meta, errors: &mut Vec<syn::Error>) {
-    match meta.path().get_ident().map(ToString::to_string).as_deref() {
-        Some("dir") => set(&mut options.dir, meta, errors, |errors| {
+    let key = meta.path().get_ident().map(ToString::to_string);
+    let Some(knob) = KNOBS.iter().find(|k| Some(k.key) == key.as_deref()) else {
+        let msg = format!(
+            "unknown option `{}`: the valid keys are {}",
+            path_text(meta.path()),
+            keys()
+        );
+        return errors.push(syn::Error::new_spanned(meta.path(), msg));
+    };
+    let Some(write) = knob.write else {
+        return flag(&mut options.flags, knob.key, meta, errors);
+    };
+    match knob.key {
+        "dir" => set(&mut options.dir, meta, errors, |errors| {
             let what = "`dir` must be a string literal";
-            let dir = value(meta, what, "dir = \"fixtures\"", str_lit)?;
+            let dir = value(meta, what, write, str_lit)?;
             errors.extend(check_path(&dir, None));
             Ok(dir)
         }),
-        Some("timeout_ms") => set(&mut options.timeout_ms, meta, errors, |_| {
+        "timeout_ms" => set(&mut options.timeout_ms, meta, errors, |_| {
             let what = "`timeout_ms` must be an integer literal, the limit in milliseconds";
-            let ms = value(meta, what, "timeout_ms = 500", |expr| match expr {
+            let ms = value(meta, what, write, |expr| match expr {
                 Expr::Lit(ExprLit {
                     lit: Lit::Int(ms), ..
                 }) => Some(ms.clone()),
@@ -226,57 +295,48 @@ fn parse_option(options: &mut Options, meta: &Meta, errors: &mut Vec<syn::Error>
             })?;
             Ok((check_timeout(&ms)?, ms.span()))
         }),
-        Some("rules") => set(&mut options.rules, meta, errors, |_| {
+        "rules" => set(&mut options.rules, meta, errors, |_| {
             let what = "`rules` names a function that returns the rules";
-            let example = "rules = my_rules (a `fn() -> mcp_replay::Rules`)";
-            value(meta, what, example, |expr| match expr {
+            value(meta, what, write, |expr| match expr {
                 Expr::Path(path) if path.qself.is_none() => Some(path.clone()),
                 _ => None,
             })
         }),
-        Some("protocol") => set(&mut options.protocol, meta, errors, |_| {
+        "protocol" => set(&mut options.protocol, meta, errors, |_| {
             let what = "`protocol` is an MCP protocol version, a date string";
-            value(meta, what, "protocol = \"2026-07-28\"", |expr| {
+            value(meta, what, write, |expr| {
                 str_lit(expr).filter(|version| is_protocol_version(&version.value()))
             })
         }),
-        Some("protocol_check") => set(&mut options.protocol_check, meta, errors, |_| {
+        "protocol_check" => set(&mut options.protocol_check, meta, errors, |_| {
             let what = "`protocol_check` says what a server message that is not valid MCP is: \
                         \"deny\" (a finding), \"warn\" or \"off\"";
-            value(meta, what, "protocol_check = \"warn\"", |expr| {
+            value(meta, what, write, |expr| {
                 str_lit(expr).filter(|v| matches!(v.value().as_str(), "deny" | "warn" | "off"))
             })
         }),
-        Some("mock_server") => set(&mut options.mock_server, meta, errors, |_| match meta {
-            Meta::Path(_) => Ok(()),
-            _ => Err(syn::Error::new_spanned(
-                meta,
-                "`mock_server` is a flag: write #[mcp_fixture(\"name\", mock_server)]",
-            )),
-        }),
-        Some("http") => set(&mut options.http, meta, errors, |_| match meta {
-            Meta::Path(_) => Ok(()),
-            _ => Err(syn::Error::new_spanned(
-                meta,
-                "`http` is a flag: write #[mcp_fixture(\"name\", http)]",
-            )),
-        }),
-        Some("allow_stray_output") => set(&mut options.allow_stray_output, meta, errors, |_| {
-            match meta {
-                Meta::Path(_) => Ok(()),
-                _ => Err(syn::Error::new_spanned(
-                    meta,
-                    "`allow_stray_output` is a flag: write #[mcp_fixture(\"name\", allow_stray_output)]",
-                )),
-            }
-        }),
-        _ => errors.push(syn::Error::new_spanned(
-            meta.path(),
-            format!(
-                "unknown option `{}`: the valid keys are {KEYS}",
-                path_text(meta.path())
-            ),
+        other => errors.push(syn::Error::new_spanned(
+            meta,
+            format!("`{other}` is in the table of options but has no arm: a bug of mcp-replay"),
         )),
+    }
+}
+
+/// A flag (`mock_server`): written bare, once.
+fn flag(
+    flags: &mut Vec<&'static str>,
+    key: &'static str,
+    meta: &Meta,
+    errors: &mut Vec<syn::Error>,
+) {
+    if flags.contains(&key) {
+        let msg = format!("duplicate option `{key}`: give it once");
+        errors.push(syn::Error::new_spanned(meta.path(), msg));
+    } else if !matches!(meta, Meta::Path(_)) {
+        let msg = format!("`{key}` is a flag: write #[mcp_fixture(\"name\", {key})]");
+        errors.push(syn::Error::new_spanned(meta, msg));
+    } else {
+        flags.push(key);
     }
 }
 
@@ -629,7 +689,9 @@ mod should {
     fn accept_a_name_alone_and_any_test_attribute() {
         let fixture = ok(quote!("lookup_issue"), item());
         assert_eq!(fixture.name.value(), "lookup_issue");
-        assert!(fixture.dir.is_none() && fixture.timeout_ms.is_none() && !fixture.mock_server);
+        assert!(
+            fixture.dir.is_none() && fixture.timeout_ms.is_none() && !fixture.has("mock_server")
+        );
         assert!(fixture.rules.is_none() && fixture.protocol.is_none());
         let transport = &fixture.transport;
         assert_eq!(quote!(#transport).to_string(), "transport : Transport");
@@ -652,14 +714,14 @@ mod should {
             item(),
         );
         let value = |lit: Option<LitStr>| lit.map(|lit| lit.value()).unwrap_or_default();
+        assert!(fixture.has("mock_server"));
+        assert!(fixture.has("allow_stray_output"));
         assert_eq!(fixture.name.value(), "issues/lookup");
         assert_eq!(value(fixture.dir), "tests/fixtures");
         assert_eq!(fixture.timeout_ms.map(|(ms, _)| ms), Some(20));
         let rules = fixture.rules.expect("rules");
         assert_eq!(quote!(#rules).to_string(), "crate :: rules :: loose");
         assert_eq!(value(fixture.protocol), "2026-07-28");
-        assert!(fixture.mock_server);
-        assert!(fixture.allow_stray_output);
     }
 
     /// `refused!(args: (ARGS) => "needle", ...)` (on [`item`]) or `refused!(fns:

@@ -208,6 +208,9 @@ pub use fixture::Fixture;
 /// - `rules = path::to::f`: a `fn() -> Rules` of the test's own, applied after the
 ///   defaults and the fixture folder's rules file.
 /// - `protocol = "2026-07-28"`: the protocol era to replay in.
+/// - `protocol_check = "warn"`: a server message that is not valid MCP is a warning in
+///   the report instead of a [`MismatchKind::Protocol`] finding (`"off"`: not checked;
+///   `"deny"`, the default: a finding), as with the fixture header's `"protocol_check"`.
 /// - `mock_server`: the other way round: the fixture plays the server and the test
 ///   body is the client under test.
 /// - `http` (cargo feature `http`): the fixture replays over Streamable HTTP, in
