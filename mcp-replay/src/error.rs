@@ -114,7 +114,7 @@ impl fmt::Display for Error {
                  --list-tools` writes them, or write them by hand: see docs/fixture-format.md) and \
                  record the server's replies (MCP_FIXTURE_UPDATE=1 cargo test, or \
                  `mcp-replay replay --update`), or delete the file",
-                quoted = crate::findings::terminal::shell_quote(file)
+                quoted = crate::terminal::shell_quote(file)
             ),
             Error::InvalidUpdateMode { value } => write!(
                 f,
@@ -165,7 +165,7 @@ fn missing_fixture(f: &mut fmt::Formatter<'_>, path: &Path, test: Option<&str>) 
              Record one from a live session with `mcp-replay record -o {} -- <server command>`, or write \
              its client lines by hand and re-record (see docs/fixture-format.md)",
             path.display(),
-            crate::findings::terminal::shell_quote(&path.display().to_string())
+            crate::terminal::shell_quote(&path.display().to_string())
         );
     };
     let filter = test_filter(test);
@@ -180,7 +180,7 @@ fn missing_fixture(f: &mut fmt::Formatter<'_>, path: &Path, test: Option<&str>) 
          then record the server's replies with:\n  MCP_FIXTURE_UPDATE=1 cargo test {filter}\n\
          (see docs/fixture-format.md)",
         path = path.display(),
-        quoted = crate::findings::terminal::shell_quote(&path.display().to_string())
+        quoted = crate::terminal::shell_quote(&path.display().to_string())
     )
 }
 

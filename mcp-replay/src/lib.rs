@@ -108,6 +108,7 @@ mod error;
 pub mod harness;
 mod normalize;
 mod options;
+mod terminal;
 pub use validate::ProtocolCheck;
 
 mod analyses;
@@ -139,7 +140,7 @@ pub use lifecycle::update;
 #[doc(hidden)]
 pub mod _support {
     pub use crate::data::timing::parse_duration;
-    pub use crate::findings::terminal::{color_wanted, shell_line, shell_quote};
+    pub use crate::terminal::{color_wanted, shell_line, shell_quote};
 }
 
 pub use normalize::personal;

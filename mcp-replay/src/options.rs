@@ -4,8 +4,8 @@
 //! the mock read only the settings; nothing is written onto the fixture to be read back
 //! deep inside.
 
-use crate::analyses::contract::Class;
 use crate::analyses::validate::ProtocolCheck;
+use crate::data::contract::Class;
 use crate::data::fixture::Fixture;
 use crate::data::protocol::Era;
 use crate::data::timing::Timing;

@@ -16,23 +16,16 @@ const MAX_FUNCTION_LINES: usize = 80;
 /// The longest a non-test file may be, in lines.
 const MAX_FILE_LINES: usize = 1_000;
 
-/// The files of the replay's and the mock's cores: pure decisions, driven by a shell that
-/// owns the runtime and the clock. A name without `.rs` that is a folder stands for every
-/// file in it.
-const CORE: [&str; 13] = [
-    "engine/replay/session",
-    "engine/replay/findings",
-    "engine/replay/requests",
-    "engine/replay/script",
-    "engine/replay/incoming",
-    "engine/replay/outgoing",
-    "engine/replay/conclude",
-    "engine/replay/causal",
-    "engine/replay/align",
-    "engine/replay/expected",
-    "engine/replay/picture",
-    "engine/replay/timeline",
-    "engine/mock/session",
+/// The files of `engine/` that own the runtime or the clock: the shells of the replay and
+/// the mock, the pipe, child processes and HTTP. Every other file of `engine/` is a core:
+/// pure decisions, driven by a shell (a name ending in `/` is a folder).
+const SHELLS: [&str; 6] = [
+    "engine/replay/shell.rs",
+    "engine/replay/serve.rs",
+    "engine/mock/mod.rs",
+    "engine/transport.rs",
+    "engine/process.rs",
+    "engine/http/",
 ];
 
 /// The layers `normalize/` and `json/` sit under: a path into one of them from there
@@ -532,36 +525,44 @@ fn normalize_and_json_import_nothing_from_the_layers_above() {
 #[test]
 fn the_replay_and_mock_cores_use_no_tokio_and_no_clock() {
     let sources = sources();
-    let mut offenders = Vec::new();
-    let mut checked = 0;
-    for core in CORE {
-        let file = format!("{core}.rs");
-        let folder = format!("{core}/");
-        for source in sources
+    let shell = |name: &str| {
+        SHELLS
             .iter()
-            .filter(|s| s.name == file || s.name.starts_with(&folder))
-        {
-            if source.test {
-                continue;
-            }
-            checked += 1;
-            let code: String = source.code.split_whitespace().collect();
-            let words = source.code.split(|c: char| !is_word(c));
-            if words.into_iter().any(|w| w == "tokio") {
-                offenders.push(format!("{}: tokio", source.name));
-            }
-            for clock in ["Instant::now", "SystemTime::now"] {
-                if code.contains(clock) {
-                    offenders.push(format!("{}: {clock}", source.name));
-                }
+            .any(|s| name == *s || (s.ends_with('/') && name.starts_with(s)))
+    };
+    let cores: Vec<&Source> = sources
+        .iter()
+        .filter(|s| s.name.starts_with("engine/") && !s.test && !shell(&s.name))
+        .collect();
+    let mut offenders = Vec::new();
+    for source in &cores {
+        let code: String = source.code.split_whitespace().collect();
+        let words = source.code.split(|c: char| !is_word(c));
+        if words.into_iter().any(|w| w == "tokio") {
+            offenders.push(format!("{}: tokio", source.name));
+        }
+        for clock in ["Instant::now", "SystemTime::now"] {
+            if code.contains(clock) {
+                offenders.push(format!("{}: {clock}", source.name));
             }
         }
     }
-    assert!(checked >= CORE.len(), "a core file is missing: {CORE:?}");
+    let named = |core: &str| cores.iter().any(|s| s.name == core);
+    assert!(
+        named("engine/replay/session.rs") && named("engine/mock/session/mod.rs"),
+        "the cores are found: {:?}",
+        cores.iter().map(|s| &s.name).collect::<Vec<_>>()
+    );
+    for shell in SHELLS {
+        assert!(
+            sources.iter().any(|s| s.name.starts_with(shell)),
+            "{shell} is named as a shell but does not exist"
+        );
+    }
     assert!(
         offenders.is_empty(),
         "the cores take each event with its instant from their shells and own no runtime \
-         type and no clock:\n{}",
+         type and no clock (a file that must is a shell: SHELLS):\n{}",
         offenders.join("\n")
     );
 }
@@ -705,4 +706,66 @@ fn the_checks_see_what_they_check() {
     assert!(sources
         .iter()
         .any(|s| s.name == "engine/replay/tests.rs" && s.test));
+}
+
+/// The rooms of `src/`, in order: a file imports only from its own room and from the rooms
+/// before it, and in engine/ the replay and the mock import nothing of each other
+/// (docs/ARCHITECTURE.md, "The runtime, by room"). The first is the data layer,
+/// whose files import only one another. A room is a folder or a file at the top of `src/`.
+const ROOMS: [&[&str]; 8] = [
+    &["env", "error", "terminal", "data", "normalize"],
+    &["findings"],
+    &["analyses"],
+    &["options"],
+    &["engine"],
+    &["lifecycle"],
+    &["harness"],
+    &["lib"],
+];
+
+/// The place of a file's room in [`ROOMS`]; `None` for a room the list does not name.
+fn room_of(module: &[String]) -> Option<usize> {
+    let room = module.first().map_or("lib", String::as_str);
+    ROOMS.iter().position(|rooms| rooms.contains(&room))
+}
+
+#[test]
+fn every_file_imports_only_from_its_room_and_the_rooms_before_it() {
+    let sources = sources();
+    let graph = import_graph(&sources);
+    let mut unplaced = BTreeSet::new();
+    let mut offenders = Vec::new();
+    for (from, targets) in &graph {
+        let Some(here) = room_of(from) else {
+            unplaced.insert(file_name(from, &sources));
+            continue;
+        };
+        for target in targets {
+            // The replay and the mock share what they share through engine/ (int_map.rs,
+            // polls.rs) and the rooms before it, never each other's files.
+            let apart = |a: &str, b: &str| {
+                from.get(1).is_some_and(|m| m == a) && target.get(1).is_some_and(|m| m == b)
+            };
+            let crossed = from.first().is_some_and(|r| r == "engine")
+                && (apart("mock", "replay") || apart("replay", "mock"));
+            match room_of(target) {
+                Some(there) if there <= here && !crossed => {}
+                _ => offenders.push(format!(
+                    "{} imports {}",
+                    file_name(from, &sources),
+                    file_name(target, &sources)
+                )),
+            }
+        }
+    }
+    assert!(
+        unplaced.is_empty(),
+        "files in no room of ROOMS: {unplaced:?}"
+    );
+    assert!(
+        offenders.is_empty(),
+        "imports from a later room (move the shared item to the earlier room both may \
+         import, or pass it in):\n{}",
+        offenders.join("\n")
+    );
 }

@@ -5,6 +5,7 @@
 //! harness.
 //! (docs/ARCHITECTURE.md, "The runtime, by room".)
 
+pub(crate) mod contract;
 pub mod explored;
 pub(crate) mod faults;
 pub mod fixture;

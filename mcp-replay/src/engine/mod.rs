@@ -5,7 +5,9 @@
 
 #[cfg(feature = "http")]
 pub mod http;
+pub(crate) mod int_map;
 pub mod mock;
+pub(crate) mod polls;
 pub mod process;
 pub(crate) mod replay;
 pub(crate) mod transport;

@@ -184,7 +184,7 @@ fn pins(found: &PerRun, expected: &Value, actual: &Value) -> bool {
     sorting.normalize_server(&mut pinned[0].1);
     sorting.normalize_server(&mut actual);
     crate::normalize::bound::label_minted(&mut pinned, &found.values, &[]);
-    let mut bindings = crate::engine::replay::bind::Bindings::default();
+    let mut bindings = crate::normalize::bind::Bindings::default();
     bindings.bind_from(&pinned[0].1, &mut actual);
     bindings.unbind(&mut actual);
     crate::data::json::json_eq(&pinned[0].1, &actual)

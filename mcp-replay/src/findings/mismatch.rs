@@ -2,7 +2,7 @@
 //! where, and the diff that shows it. The report ([`Report`](crate::Report)) collects them;
 //! the advice (`advice.rs`) reads them. Neither is imported here.
 
-use crate::analyses::contract::{Change, Class};
+use crate::data::contract::{Change, Class};
 use crate::data::json::{
     compact, differences, differences_in, listing_of, pair_items, pretty_lines, Difference, Line,
     Listing,

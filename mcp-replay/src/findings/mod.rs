@@ -9,5 +9,5 @@ pub(crate) mod html;
 pub(crate) mod mismatch;
 pub mod output;
 pub(crate) mod report;
-pub(crate) mod terminal;
+pub(crate) mod stray;
 pub(crate) mod timeline;

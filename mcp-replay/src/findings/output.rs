@@ -37,7 +37,7 @@
 #[cfg(feature = "command")]
 pub mod sarif;
 
-use crate::analyses::contract::Change;
+use crate::data::contract::Change;
 use crate::findings::report::{Mismatch, Report};
 use crate::normalize::secrets::mask_text;
 use serde_json::{json, Map, Value};

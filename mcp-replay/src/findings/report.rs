@@ -134,7 +134,7 @@ impl Report {
 
     /// Replaces the re-record command at the end of the report (for runners that are not
     /// `cargo test`, such as a CLI). It is printed for pasting into a shell: build it with
-    /// [`shell_line`](crate::findings::terminal::shell_line) so that it runs as shown.
+    /// [`shell_line`](crate::terminal::shell_line) so that it runs as shown.
     pub fn with_rerecord_command(mut self, command: impl Into<String>) -> Self {
         self.rerecord = Some(command.into());
         self
@@ -148,7 +148,7 @@ impl Report {
         match self.test.as_deref() {
             Some(test) => format!(
                 "MCP_FIXTURE_UPDATE=1 cargo test {}",
-                crate::findings::terminal::shell_quote(test_filter(test))
+                crate::terminal::shell_quote(test_filter(test))
             ),
             // A bare `Fixture::replay` reads no update mode: say what does re-record.
             None => "write `report.recorded()` with `mcp_replay::update::write_fixture`, or \

@@ -3,7 +3,7 @@
 
 use crate::error::Error;
 use crate::findings::report::Report;
-use crate::findings::terminal::color_wanted;
+use crate::terminal::color_wanted;
 use std::fmt;
 use std::path::PathBuf;
 

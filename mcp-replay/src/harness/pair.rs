@@ -17,7 +17,7 @@
 
 use crate::analyses::diff::diff;
 use crate::data::fixture::{Direction, Fixture};
-use crate::engine::replay::polls::by_status;
+use crate::engine::polls::by_status;
 use crate::engine::replay::{same_exchange, ServeOutput, ServerError};
 use crate::engine::transport::{Crossed, Transport};
 use crate::findings::report::Report;

@@ -11,10 +11,10 @@ use crate::engine::replay::ServeOutput;
 use crate::engine::transport::Transport;
 use crate::error::Error;
 use crate::findings::report::Report;
-use crate::findings::terminal::shell_quote;
 use crate::lifecycle::update::{write_fixture, UpdateMode, Written};
 use crate::options::Options;
 use crate::rules::Rules;
+use crate::terminal::shell_quote;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 

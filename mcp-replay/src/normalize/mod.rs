@@ -24,11 +24,12 @@
 //! Data flows one way: the replay, the fixture, the harness and the report call in. What
 //! this folder names from the rest of the crate: the JSON helpers and the path type
 //! (`crate::data::json`), and, in `rules/` only, the contract classes a rules file may accept
-//! (`crate::analyses::contract::Class`) and the error a rules file fails with (`crate::Error`); and
+//! (`crate::data::contract::Class`) and the error a rules file fails with (`crate::Error`); and
 //! the side of a message (`crate::data::message::Direction`, a leaf). No fixture type: the
 //! version a fixture's header pins comes in as a number (`Rules::for_fixture` is in
 //! `fixture.rs`).
 
+pub(crate) mod bind;
 pub(crate) mod bound;
 mod defaults;
 pub(crate) mod fast;

@@ -21,11 +21,11 @@
 //!   `"strict_order": true` puts every message in one ordered group.
 
 use super::align::GroupInfo;
-use super::polls::Polls;
 use super::IntMap;
 use crate::data::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::data::json::json_eq;
 use crate::data::json::At;
+use crate::engine::polls::Polls;
 use crate::options::Settings;
 use serde_json::Value;
 

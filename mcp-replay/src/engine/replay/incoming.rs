@@ -357,7 +357,7 @@ impl<'f> Session<'f> {
             self.bindings.unbind(&mut actual);
         }
         if self.trace.on() {
-            let status = super::polls::status_of(&actual).unwrap_or("no status");
+            let status = crate::engine::polls::status_of(&actual).unwrap_or("no status");
             let then = match verdict.again {
                 Some(after) => format!("polls again in {}", super::describe::ms(after)),
                 None => "the polls are over".to_owned(),

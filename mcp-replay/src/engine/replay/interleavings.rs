@@ -115,7 +115,7 @@ fn plan(fixture: &Fixture, rng: &mut Rng) -> Vec<Chain> {
     let model = Model::new(
         fixture,
         &settings,
-        &super::polls::Polls::of(fixture.entries()),
+        &crate::engine::polls::Polls::of(fixture.entries()),
     );
     let sent = sent_in_order(fixture);
     // Client message number of each client entry; and, for a position in the fixture, the

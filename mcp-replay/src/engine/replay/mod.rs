@@ -35,7 +35,6 @@
 //! in time.
 
 mod align;
-pub(crate) mod bind;
 mod causal;
 mod conclude;
 mod describe;
@@ -49,7 +48,6 @@ mod ledger;
 mod outcome;
 mod outgoing;
 mod picture;
-pub(crate) mod polls;
 mod requests;
 mod same;
 mod script;
@@ -78,8 +76,6 @@ use crate::rules::Rules;
 use expected::Expected;
 #[cfg(feature = "internals")]
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasherDefault;
 
 /// Does the server message `line` (a response with any integer id, or a notification)
 /// match fixture entry `entry`? The driver's comparison of one message outside a session:
@@ -104,30 +100,4 @@ pub(crate) fn line_matches(rules: &Rules, entry: &Entry, line: &str) -> bool {
     expected.matches(0, &actual, entry.id())
 }
 
-/// A map keyed by entry indexes or live ids: small integers need no SipHash.
-pub(crate) type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
-type IntSet<K> = HashSet<K, BuildHasherDefault<IntHasher>>;
-
-/// The multiply-rotate hash of rustc's `FxHasher`, for integer keys.
-#[derive(Default)]
-pub(crate) struct IntHasher(u64);
-
-impl std::hash::Hasher for IntHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-    fn write_i64(&mut self, n: i64) {
-        self.write_u64(n as u64);
-    }
-}
+pub(crate) use crate::engine::int_map::{IntMap, IntSet};

@@ -30,7 +30,7 @@ pub(super) struct Script {
     /// Per fixture entry: it holds a pseudonym of a user's value (`<CUSTOMER:1>`,
     /// `normalize/personal/`), which the session binds as [`Bindings::pseudonyms`] says.
     ///
-    /// [`Bindings::pseudonyms`]: super::bind::Bindings::pseudonyms
+    /// [`Bindings::pseudonyms`]: crate::normalize::bind::Bindings::pseudonyms
     pub(super) named: Vec<bool>,
     /// Some fixture entry holds one.
     pub(super) any_named: bool,

@@ -11,7 +11,6 @@
 //! what already arrived (`Settle`), and reading the server's output to its end once its
 //! input is closed (`Drain`).
 
-use super::bind::Bindings;
 use super::causal::Model;
 use super::describe::{describe, ms};
 use super::expected::Expected;
@@ -19,7 +18,6 @@ use super::findings::Findings;
 use super::ledger::{Ledger, SETUP_ID};
 use super::outcome::ServerError;
 use super::picture::Picture;
-use super::polls::Polls;
 use super::requests::{Pending, ServerRequests};
 use super::script::Script;
 use super::trace::Trace;
@@ -28,9 +26,11 @@ use crate::analyses::validate::{Checker, ProtocolCheck};
 use crate::data::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::data::json::compact;
 use crate::data::json::At;
+use crate::engine::polls::Polls;
 use crate::engine::transport::Incoming;
 use crate::findings::report::{Mismatch, MismatchKind};
-use crate::lifecycle::record::StrayLines;
+use crate::findings::stray::StrayLines;
+use crate::normalize::bind::Bindings;
 use crate::options::Settings;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -322,8 +322,11 @@ impl<'f> Session<'f> {
             trace: Trace::new(settings.trace, fixture.source(), now),
             labels: IntMap::default(),
             bindings: Bindings::minted_by(
-                entries,
-                &script.bound,
+                entries
+                    .iter()
+                    .zip(&script.bound)
+                    .filter(|(_, bound)| **bound)
+                    .map(|(e, _)| (e.text(), e.direction(), e.kind())),
                 Direction::ClientToServer,
                 &settings.shapes,
             ),

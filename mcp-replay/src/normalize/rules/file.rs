@@ -2,7 +2,7 @@
 //! each key checked, each mistake explained with the key and the item it is in.
 
 use super::{switchable, Action, Rules, UserRule, RULES_FILE, RULES_VERSION};
-use crate::analyses::contract::Class;
+use crate::data::contract::Class;
 use crate::error::Error;
 use crate::normalize::personal::{self, DenyList, Values};
 use crate::normalize::selector::Selector;

@@ -7,7 +7,7 @@ use super::paths::{Paths, FOLDER_PLACEHOLDERS};
 use super::personal::{self, DenyList, Own, Scope, Table, Values};
 use super::placeholder::is_placeholder;
 use super::selector::Selector;
-use crate::analyses::contract::Class;
+use crate::data::contract::Class;
 use crate::data::json::write_canonical;
 use regex::Regex;
 use serde_json::Value;

@@ -10,11 +10,11 @@ use crate::data::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::data::json::At;
 use crate::data::json::{compact, json_eq};
 use crate::data::protocol::{meta, Era, DEFAULT_PROTOCOL, LEGACY_VERSIONS, STATELESS_PROTOCOL};
-use crate::engine::replay::bind::Bindings;
-use crate::engine::replay::polls::Polls;
+use crate::engine::polls::Polls;
 use crate::engine::transport::Incoming;
 use crate::findings::report::{Mismatch, MismatchKind, Report};
-use crate::lifecycle::record::StrayLines;
+use crate::findings::stray::StrayLines;
+use crate::normalize::bind::Bindings;
 use crate::normalize::bound::has_bound;
 use crate::options::Settings;
 use crate::rules::Rules;
@@ -194,12 +194,11 @@ impl<'f> Mock<'f> {
             // (or the plain served form), so the client gets the same value everywhere,
             // inside strings and URIs too, and its echo reads back as the placeholder.
             bindings: Bindings::minted_by(
-                fixture.entries(),
-                &fixture
+                fixture
                     .entries()
                     .iter()
-                    .map(|e| crate::normalize::bound::has_bound(e.text()))
-                    .collect::<Vec<_>>(),
+                    .filter(|e| crate::normalize::bound::has_bound(e.text()))
+                    .map(|e| (e.text(), e.direction(), e.kind())),
                 Direction::ServerToClient,
                 &settings.shapes,
             ),

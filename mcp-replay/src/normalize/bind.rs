@@ -3,6 +3,7 @@
 //! sends it, in the message the fixture expects there; every later client message gets
 //! the live value in its place; a later server message is compared against it.
 
+use crate::data::message::{Direction, MessageKind};
 use crate::normalize::bound::bound_in;
 use serde_json::Value;
 
@@ -31,18 +32,16 @@ impl Bindings {
     ///
     /// `shapes`: the fixture header's shapes of its bound values; a placeholder that has
     /// one is bound to it (a value of the recorded value's shape), the others to the
-    /// plain served form.
-    pub(crate) fn minted_by(
-        entries: &[crate::data::fixture::Entry],
-        bound: &[bool],
-        side: crate::data::fixture::Direction,
+    /// plain served form. `messages`: the text, direction and kind of each entry that
+    /// holds a bound placeholder, in order.
+    pub(crate) fn minted_by<'a>(
+        messages: impl Iterator<Item = (&'a str, Direction, MessageKind)>,
+        side: Direction,
         shapes: &[(String, String)],
     ) -> Bindings {
         let mut seen: Vec<&str> = Vec::new();
         let mut live = Vec::new();
-        // `bound`: per entry, whether it holds a bound placeholder.
-        for (entry, _) in entries.iter().zip(bound).filter(|(_, b)| **b) {
-            let text = entry.text();
+        for (text, direction, kind) in messages {
             for (start, end) in bound_in(text) {
                 let placeholder = &text[start..end];
                 if seen.contains(&placeholder) {
@@ -51,9 +50,8 @@ impl Bindings {
                 seen.push(placeholder);
                 // A client mints values in its answers (the task it runs for the server);
                 // one its request sends first was the server's, sent before it came.
-                let mints = entry.direction() == side
-                    && (side == crate::data::fixture::Direction::ServerToClient
-                        || entry.kind() == crate::data::fixture::MessageKind::Response);
+                let mints = direction == side
+                    && (side == Direction::ServerToClient || kind == MessageKind::Response);
                 if mints {
                     let value = match shapes.iter().find(|(p, _)| p == placeholder) {
                         Some((_, shape)) => shape.clone(),

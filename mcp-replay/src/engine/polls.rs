@@ -17,10 +17,10 @@
 //! not compared there (the status notifications, which come once per stage, pin it). Every
 //! other status is compared in full. Pure: no clock, no I/O.
 
-use super::IntMap;
 use crate::data::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::data::json::json_eq;
 use crate::data::json::At;
+use crate::engine::int_map::IntMap;
 use serde_json::Value;
 use std::time::Duration;
 
