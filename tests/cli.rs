@@ -404,8 +404,8 @@ fn record_timing_writes_when_each_message_crossed_and_serve_plays_it_back() {
 /// same rules file beside the fixture, the same workspace root for `<WORKSPACE>`.
 #[tokio::test]
 async fn the_attribute_and_the_command_record_a_fixture_alike() {
+    use mcp_replay::_support::update::UpdateMode;
     use mcp_replay::harness::Test;
-    use mcp_replay::update::UpdateMode;
     let root = temp_dir("same-bytes");
     let krate = root.join("member");
     let fixtures = krate.join("tests/fixtures");

@@ -362,8 +362,8 @@ fn classify_server_everything_tool_list_edits() {
 /// `MCP_FIXTURE_UPDATE=1` still re-records it, so the fixture then holds the new text.
 #[tokio::test]
 async fn pass_and_rerecord_an_accepted_change_through_the_rules_file() {
+    use mcp_replay::_support::update::UpdateMode;
     use mcp_replay::harness::Test;
-    use mcp_replay::update::UpdateMode;
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("contract-accept-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -4,9 +4,9 @@
 //! -- demo-server` gives for the same fixtures (`tests/cli.rs`), and a folder read as
 //! `check` reads it.
 
-use mcp_replay::coverage::{probe, Coverage, Surface};
+use mcp_replay::_support::coverage::{probe, Coverage, Surface};
+use mcp_replay::_support::protocol::Era;
 use mcp_replay::harness::coverage_of;
-use mcp_replay::protocol::Era;
 use mcp_replay::{Fixture, Transport};
 use mcp_replay_demo::DemoServer;
 use rmcp::ServiceExt;

@@ -5,8 +5,8 @@
 mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};
+use mcp_replay::_support::update::UpdateMode;
 use mcp_replay::harness::Test;
-use mcp_replay::update::UpdateMode;
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Rules, Transport};
 use mcp_replay_demo::DemoServer;
 use rmcp::ServiceExt;

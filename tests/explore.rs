@@ -9,7 +9,7 @@
 //! written as `NAME.jsonl.new`; each written fixture is red against the defective server
 //! and green against the fixed one. The same seed gives the same report.
 
-use mcp_replay::explored::Rule;
+use mcp_replay::_support::explored::Rule;
 use mcp_replay::harness::Explore;
 use mcp_replay::{Fixture, Transport};
 use rmcp::model::{

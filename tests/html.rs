@@ -7,8 +7,10 @@
 mod command;
 
 use command::{demo_server, mcp_replay, temp_dir, text, workspace};
-use mcp_replay::harness::{page_name, Test, HTML_ENV};
-use mcp_replay::update::UpdateMode;
+use mcp_replay::_support::env::HTML_ENV;
+use mcp_replay::_support::page_name;
+use mcp_replay::_support::update::UpdateMode;
+use mcp_replay::harness::Test;
 use mcp_replay::Transport;
 use mcp_replay_demo::DemoServer;
 use rmcp::ServiceExt;

@@ -775,8 +775,8 @@ async fn a_stateless_client_gets_cache_hints_on_list_and_read_results() {
 /// mock's report of what the client did until then.
 #[tokio::test]
 async fn a_panicking_client_keeps_the_mocks_report() {
+    use mcp_replay::_support::update::UpdateMode;
     use mcp_replay::harness::Test;
-    use mcp_replay::update::UpdateMode;
     let test = Test::new(
         env!("CARGO_MANIFEST_DIR"),
         "lookup_issue",

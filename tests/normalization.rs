@@ -8,8 +8,8 @@ mod common;
 use common::{Run, WithOptions};
 
 use common::{fixture, kinds, notification, result, scripted};
+use mcp_replay::_support::update::UpdateMode;
 use mcp_replay::harness::Test;
-use mcp_replay::update::UpdateMode;
 use mcp_replay::{mcp_fixture, Fixture, MismatchKind, Rules, Transport};
 use mcp_replay_demo::DemoServer;
 use rmcp::ServiceExt;

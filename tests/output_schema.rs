@@ -98,7 +98,7 @@ async fn structured_content_that_breaks_its_tools_output_schema_is_a_protocol_fi
     let fixture = broken_fixture();
 
     // `check`: the fixture's own answer against the schema its own listing declares.
-    let found = mcp_replay::validate::fixture(&fixture);
+    let found = mcp_replay::_support::validate::fixture(&fixture);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(
         found[0].1.to_string(),
@@ -123,7 +123,7 @@ async fn structured_content_that_breaks_its_tools_output_schema_is_a_protocol_fi
     let kinds: Vec<MismatchKind> = report.mismatches().iter().map(|m| m.kind()).collect();
     assert_eq!(kinds, [MismatchKind::Result], "{report}");
     let fixture = recorded(fixed).await.expect("a clean recording");
-    assert!(mcp_replay::validate::fixture(&fixture).is_empty());
+    assert!(mcp_replay::_support::validate::fixture(&fixture).is_empty());
     let report = fixture.replay().run(move |t| serve(fixed, t)).await;
     assert!(report.is_ok(), "{report}");
 }

@@ -5,8 +5,8 @@
 //! on the first run (`1`), compared afterwards. A changed server is a `result` finding, a
 //! changed body a `params` finding at its client line, a panic in the body keeps the report.
 
+use mcp_replay::_support::update::UpdateMode;
 use mcp_replay::harness::Test;
-use mcp_replay::update::UpdateMode;
 use mcp_replay::{mcp_fixture, Transport};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,

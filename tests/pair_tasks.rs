@@ -5,8 +5,8 @@
 //! fixture holds the task id bound and the comparison judges the polls by the statuses
 //! reached, not by their count, as the replay does.
 
+use mcp_replay::_support::update::UpdateMode;
 use mcp_replay::harness::Test;
-use mcp_replay::update::UpdateMode;
 use mcp_replay::Transport;
 use mcp_replay_demo::TaskServer;
 use rmcp::model::{

@@ -5,8 +5,8 @@
 //! binds the id and sorts the list, so the first plain run after it is green, and the
 //! next 19 too.
 
+use mcp_replay::_support::update::UpdateMode;
 use mcp_replay::harness::Test;
-use mcp_replay::update::UpdateMode;
 use mcp_replay::Transport;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,

@@ -144,7 +144,7 @@ async fn each_task_fixture_replays_20_times_over_streamable_http() {
                         Default::default(),
                         config,
                     );
-                let bridge = mcp_replay::http::bridge::Bridge::new(service);
+                let bridge = mcp_replay::_support::bridge::Bridge::new(service);
                 async move {
                     fixture
                         .replay()

@@ -7,8 +7,8 @@ mod common;
 #[allow(unused_imports)]
 use common::{Run, WithOptions};
 
+use mcp_replay::_support::update::{write_fixture, UpdateMode, Written};
 use mcp_replay::harness::Test;
-use mcp_replay::update::{write_fixture, UpdateMode, Written};
 use mcp_replay::{Fixture, Transport};
 use mcp_replay_demo::DemoServer;
 use rmcp::ServiceExt;

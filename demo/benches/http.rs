@@ -104,7 +104,7 @@ where
 
 /// What a test runs: compare only.
 async fn harness(fixture: &Fixture) {
-    let bridge = mcp_replay::http::bridge::Bridge::new(demo_service());
+    let bridge = mcp_replay::_support::bridge::Bridge::new(demo_service());
     let compare = Options::new().without_recording();
     let report = fixture
         .replay()

@@ -434,7 +434,7 @@ fn macro_once(rt: &Runtime) -> Duration {
                 "lookup_issue",
                 "bench::lookup_issue",
             )
-            .mode(mcp_replay::update::UpdateMode::No)
+            .mode(mcp_replay::_support::update::UpdateMode::No)
             .serve(serve_demo)
             .await
             .expect("lookup_issue replays green")
@@ -697,8 +697,12 @@ fn memory(quick: bool) {
     let (rerecord_peak, _, ()) = heap(|| {
         let report = rt.block_on(fixture.replay().run(serve_demo));
         let recorded = report.recorded().expect("a green replay records");
-        mcp_replay::update::write_fixture(recorded, &out, mcp_replay::update::UpdateMode::Always)
-            .expect("write the recording");
+        mcp_replay::_support::update::write_fixture(
+            recorded,
+            &out,
+            mcp_replay::_support::update::UpdateMode::Always,
+        )
+        .expect("write the recording");
     });
     let _ = std::fs::remove_file(&out);
     let lines = echo_calls(calls);
@@ -903,7 +907,7 @@ fn main() {
             let recorded = rt.block_on(recording(n, case == "settle-list"));
             let settle = || async {
                 let mut again = || Some(mcp_replay::harness::Target::serve_each(serve_demo));
-                let (settled, note) = mcp_replay::harness::settle(
+                let (settled, note) = mcp_replay::_support::settle(
                     &recorded,
                     &mut again,
                     &bench_rules(),

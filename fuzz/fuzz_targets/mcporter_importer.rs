@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_replay::mcporter;
+use mcp_replay::_support::mcporter;
 use mcp_replay::Rules;
 use std::sync::OnceLock;
 

@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_replay::protocol::Era;
-use mcp_replay::validate::{Checked, Checker, Request};
+use mcp_replay::_support::protocol::Era;
+use mcp_replay::_support::validate::{Checked, Checker, Request};
 
 const METHODS: [&str; 16] = [
     "initialize",

@@ -4,7 +4,6 @@
 use crate::error::Error;
 use clap::{Args, ValueEnum};
 use mcp_replay::_support::parse_duration;
-use mcp_replay::harness;
 use mcp_replay::{Fixture, Rules};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -53,9 +52,9 @@ impl RulesArg {
         } else {
             folder
         };
-        let workspace = harness::workspace_root(folder);
+        let workspace = mcp_replay::_support::workspace_root(folder);
         let own = self.own()?;
-        Ok(harness::rules_for(
+        Ok(mcp_replay::_support::rules_for(
             fixture,
             folder,
             &workspace,

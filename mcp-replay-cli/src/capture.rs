@@ -4,9 +4,9 @@
 //! and the Streamable HTTP one (`record --listen`, [`crate::proxy`]) fill it alike.
 
 use crate::error::{Error, Kind, Outcome};
+use mcp_replay::_support::record::{fixture_from_exchange, StrayLines, ALLOW_STRAY_OUTPUT};
+use mcp_replay::_support::update::{write_fixture, UpdateMode};
 use mcp_replay::fixture::{Direction, MessageKind};
-use mcp_replay::record::{fixture_from_exchange, StrayLines, ALLOW_STRAY_OUTPUT};
-use mcp_replay::update::{write_fixture, UpdateMode};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -59,7 +59,7 @@ impl Unsaved {
 /// and no line from the server that is not a JSON-RPC message (unless
 /// `--allow-stray-output`: then the fixture's header allows them, and its replay too).
 /// The recording replayed again against fresh servers (each from `target`: a new child
-/// process, a new session at a URL), as often as [`mcp_replay::harness::settle`] needs to
+/// process, a new session at a URL), as often as [`mcp_replay::_support::settle`] needs to
 /// find a per-run order or value with its certainty, and what those runs gave otherwise
 /// bound or sorted, said on stderr as `who`'s note; the recording as it is when the runs
 /// could not tell.
@@ -89,7 +89,7 @@ pub(crate) async fn settled_quietly<'a>(
         options = options.timeout(timeout);
     }
     let mut again = move || Some(target());
-    match mcp_replay::harness::settle(&fixture, &mut again, rules, &options).await {
+    match mcp_replay::_support::settle(&fixture, &mut again, rules, &options).await {
         Ok((settled, note)) => (settled, note),
         Err(why) => (fixture, Some(why.to_string())),
     }
@@ -340,11 +340,11 @@ fn write_raw(path: &str, messages: &[(Direction, Value)]) -> std::io::Result<()>
     file.sync_all()
 }
 
-/// Says what the server sent that is not valid MCP (`mcp_replay::validate`), as written
+/// Says what the server sent that is not valid MCP (`mcp_replay::_support::validate`), as written
 /// into `output`: the recording keeps it, and a replay fails on it unless the fixture's
 /// header says `"protocol_check": "warn"`.
 pub(crate) fn warn_protocol(command: &str, fixture: &mcp_replay::Fixture, output: &str) {
-    let violations = mcp_replay::validate::fixture(fixture);
+    let violations = mcp_replay::_support::validate::fixture(fixture);
     for (line, violation) in &violations {
         eprintln!("mcp-replay {command}: warning: {output}:{line}: protocol: {violation}");
     }
@@ -407,8 +407,8 @@ fn cancel_dropped(
             *d == Direction::ClientToServer && m.get("method").is_some() && m.get("id") == Some(&id)
         });
         let stateless = request.is_some_and(|(_, m)| {
-            mcp_replay::protocol::request_version(m)
-                .is_some_and(|v| mcp_replay::protocol::Era::of_version(v).is_stateless())
+            mcp_replay::_support::protocol::request_version(m)
+                .is_some_and(|v| mcp_replay::_support::protocol::Era::of_version(v).is_stateless())
         });
         let answered = messages[..at].iter().any(|(d, m)| {
             *d == Direction::ServerToClient && m.get("method").is_none() && m.get("id") == Some(&id)

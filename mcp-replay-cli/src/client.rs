@@ -7,9 +7,9 @@
 use crate::args::ServerArg;
 use crate::error::Error;
 use crate::out::outln;
+use mcp_replay::_support::record::StrayLines;
 use mcp_replay::fixture::{Direction, MessageKind};
 use mcp_replay::process::{stop, Stopped, STOP_GRACE};
-use mcp_replay::record::StrayLines;
 use serde_json::{json, Map, Value};
 use std::process::Stdio;
 use std::time::Duration;
@@ -284,7 +284,7 @@ impl Client {
         timeout: Duration,
         answers: Answers,
     ) -> (Bridged, Client) {
-        use mcp_replay::http::bridge::Bridge;
+        use mcp_replay::_support::bridge::Bridge;
         let (ours, theirs) = tokio::io::duplex(64 * 1024);
         let bridge = headers.iter().fold(
             Bridge::new(crate::net::HttpClient::new())
@@ -570,15 +570,15 @@ impl Client {
         let capabilities = self.answers.capabilities();
         self.identity = Some(Map::from_iter([
             (
-                mcp_replay::protocol::meta::PROTOCOL_VERSION.to_owned(),
+                mcp_replay::_support::protocol::meta::PROTOCOL_VERSION.to_owned(),
                 json!(protocol),
             ),
             (
-                mcp_replay::protocol::meta::CLIENT_INFO.to_owned(),
+                mcp_replay::_support::protocol::meta::CLIENT_INFO.to_owned(),
                 client_info,
             ),
             (
-                mcp_replay::protocol::meta::CLIENT_CAPABILITIES.to_owned(),
+                mcp_replay::_support::protocol::meta::CLIENT_CAPABILITIES.to_owned(),
                 capabilities,
             ),
         ]));
@@ -590,7 +590,8 @@ impl Client {
                 compact(error)
             )));
         }
-        let info = &discovered["result"]["_meta"][mcp_replay::protocol::meta::SERVER_INFO];
+        let info =
+            &discovered["result"]["_meta"][mcp_replay::_support::protocol::meta::SERVER_INFO];
         eprintln!(
             "mcp-replay call: {} (stateless, {protocol})",
             server_name(info)
@@ -887,7 +888,7 @@ fn path_in(value: &Value, path: &str) -> Option<Value> {
 /// The bridge a client over Streamable HTTP talks through: its task and what it found wrong.
 pub(crate) struct Bridged {
     task: tokio::task::JoinHandle<()>,
-    problems: mcp_replay::http::bridge::Problems,
+    problems: mcp_replay::_support::bridge::Problems,
 }
 
 impl Bridged {

@@ -2,8 +2,8 @@
 //! `coverage` share.
 
 use crate::args::ServerArg;
+use mcp_replay::_support::bridge::Bridge;
 use mcp_replay::harness::Target;
-use mcp_replay::http::bridge::Bridge;
 
 /// The server at `url` (`--url`), through the command's HTTP client, every request with
 /// `headers` (`--header`); else `server` (the command after `--`) started as a child

@@ -33,7 +33,7 @@ pub(crate) fn find(paths: &[PathBuf]) -> Result<Vec<Pending>, Error> {
         let file = if name.ends_with(".jsonl.new") {
             path
         } else if name.ends_with(".jsonl") {
-            mcp_replay::update::pending_path(&path)
+            mcp_replay::_support::update::pending_path(&path)
         } else {
             continue;
         };

@@ -32,8 +32,7 @@
 //! When the server answers differently, the failing test leaves its new answers beside
 //! the fixture as `lookup_issue.jsonl.new` for `mcp-replay review` (nothing under CI: the
 //! default `MCP_FIXTURE_UPDATE=auto`, as insta's); `MCP_FIXTURE_UPDATE=1 cargo test
-//! lookup_issue` re-records the fixture's server messages in place; see
-//! [`UpdateMode`](update::UpdateMode).
+//! lookup_issue` re-records the fixture's server messages in place; see [`UpdateMode`].
 //!
 //! ## Without it
 //!
@@ -46,8 +45,8 @@
 //!   `#[mcp_fixture]` without the macro.
 //! - [`Fixture::replay`] is the bare replay: the fixture as you loaded or built it, the
 //!   default rules (or yours, with [`Replay::rules`]), no update
-//!   mode and no file written; the [`Report`] is yours to inspect. To re-record from it,
-//!   write [`Report::recorded`] with [`update::write_fixture`].
+//!   mode and no file written; the [`Report`] is yours to inspect, and
+//!   [`Report::recorded`] is the fixture a re-recording would write.
 //!
 //! ```
 //! use mcp_replay::{Fixture, MismatchKind};
@@ -86,24 +85,27 @@
 //! - At the root, what a test touches: [`mcp_fixture`], [`Fixture`] (load, configure,
 //!   [`replay`](Fixture::replay), [`mock`](Fixture::mock)), [`Transport`],
 //!   [`Report`] with its [`Mismatch`]es, [`MismatchKind`] and [`Difference`]s, [`Rules`],
-//!   [`Error`], and [`ServeOutput`] (what a serve closure may return).
+//!   [`Options`], [`ProtocolCheck`], [`UpdateMode`], [`Error`], and [`ServeOutput`] (what a
+//!   serve closure may return).
+//! - [`harness`]: the flow `#[mcp_fixture]` runs, for a runner of your own ([`harness::Plan`],
+//!   [`harness::Target`]), two servers compared ([`harness::Pair`]), one test per fixture
+//!   file ([`harness::Files`], feature `files`), exploring ([`harness::Explore`], feature
+//!   `explore`).
+//! - [`mock`]: the fixture as a server for a client under test; [`process`]: a server in a
+//!   child process (feature `process`); `http`: Streamable HTTP in process (feature
+//!   `http`).
 //! - [`fixture`]: the parts of a fixture ([`Entry`](fixture::Entry), the typed
-//!   [`Header`](fixture::Header), ...); [`rules`]: the rules file and the versioned
-//!   defaults; [`update`]: re-recording and atomic writes; [`mock`]: the fixture as a
-//!   server for a client under test; [`process`]: a server in a child process;
-//!   [`record`]: fixtures from live exchanges (and `mcporter`, feature `command`: from
-//!   mcporter's);
-//!   [`protocol`]: the two protocol eras.
-//! - [`harness`]: what `#[mcp_fixture]` and the `mcp-replay` command both run, for a
-//!   runner of your own; [`output`]: reports as a versioned JSON document, for CI.
-//! - [`diff`]: what changed between two fixtures, with the contract classes of
-//!   [`contract`].
+//!   [`Header`](fixture::Header), ...); [`personal`]: the values files of personal data;
+//!   [`contract`]: the classes of a contract change.
+//!
+//! Everything else the `mcp-replay` command uses (recording, the output formats, the
+//! coverage probe, the contract diff) is not part of this API.
 //!
 //! The fixture format and the replay algorithm are described in `docs/fixture-format.md`.
 
 #![warn(missing_docs)]
 
-pub mod env;
+mod env;
 mod error;
 pub mod harness;
 mod normalize;
@@ -118,33 +120,47 @@ mod findings;
 mod lifecycle;
 
 pub use analyses::contract;
-#[cfg(feature = "command")]
-pub use analyses::coverage;
-pub use analyses::diff;
-pub use analyses::validate;
-pub use data::explored;
+use analyses::validate;
 pub use data::fixture;
-pub use data::protocol;
 #[cfg(feature = "http")]
 pub use engine::http;
 pub use engine::mock;
 pub use engine::process;
-pub use findings::output;
-#[cfg(feature = "command")]
-pub use lifecycle::mcporter;
-pub use lifecycle::record;
-pub use lifecycle::update;
+pub use normalize::personal;
 
-/// What only the `mcp-replay` command uses (as insta's `_cargo_insta_support`): not a
-/// public API, and not part of the documented surface a test author touches.
+/// What only the `mcp-replay` command and this repository's own tests, benchmarks and
+/// fuzz targets use (as insta's `_cargo_insta_support`): not a public API, not part of
+/// the documented surface a test author reads, and no promise of stability. The
+/// recording, the re-recording's machinery, the command's output formats, the coverage
+/// probe, the contract diff, the validator, the protocol's constants, the environment's
+/// names and the parts of the HTTP bridge and front a test never names.
 #[doc(hidden)]
 pub mod _support {
+    #[cfg(feature = "command")]
+    pub use crate::analyses::coverage;
+    pub use crate::analyses::{diff, validate};
     pub use crate::data::timing::parse_duration;
+    pub use crate::data::{explored, protocol};
+    #[cfg(feature = "http")]
+    pub use crate::engine::http::{bridge, front, sse};
+    /// The names of the environment variables the runtime reads (`env.rs`).
+    pub mod env {
+        pub use crate::env::*;
+    }
+    pub use crate::findings::output;
+    #[cfg(feature = "command")]
+    pub use crate::harness::coverage::{ask_surface, era_of, load_fixtures};
+    pub use crate::harness::page::{page_name, write_html};
+    pub use crate::harness::plan::settle;
+    pub use crate::harness::resolve::{check_denied, rules_for, workspace_root};
+    #[cfg(feature = "command")]
+    pub use crate::lifecycle::mcporter;
+    pub use crate::lifecycle::{record, update};
+    pub use crate::normalize::rules;
     pub use crate::terminal::{color_wanted, shell_line, shell_quote};
 }
 
-pub use normalize::personal;
-pub use normalize::rules;
+use normalize::rules;
 
 pub use data::json::Difference;
 pub use engine::replay::{Replay, Serve, ServeOutput, ServerError};
@@ -152,6 +168,7 @@ pub use engine::transport::Transport;
 pub use error::{Error, Invalid};
 pub use findings::report::{Mismatch, MismatchKind, Report};
 pub use fixture::Fixture;
+pub use lifecycle::update::UpdateMode;
 /// Turns an `async fn` test taking one [`Transport`] into a replay test of the
 /// fixture `<dir>/<name>.jsonl`; with two, the server's and the client's, the body is the
 /// client and the fixture its record ([`harness::Target::pair`]).

@@ -1,7 +1,7 @@
 //! Importing the real mcporter recordings in `tests/fixtures/mcporter/` (copied from
 //! `shared/recordings/mcporter/`, captured against server-everything 2026.8.31).
 
-use mcp_replay::mcporter;
+use mcp_replay::_support::mcporter;
 use mcp_replay::Rules;
 
 const ECHO: &str = include_str!("fixtures/mcporter/echo.ndjson");

@@ -170,9 +170,10 @@ async fn an_answer_recorded_late_is_given_late_and_the_server_asks_again() {
         .count();
     assert_eq!(asks, 2, "{exchange:#?}");
 
-    let fixture = mcp_replay::record::fixture_from_exchange(exchange, &Rules::default(), "late")
-        .unwrap()
-        .to_jsonl();
+    let fixture =
+        mcp_replay::_support::record::fixture_from_exchange(exchange, &Rules::default(), "late")
+            .unwrap()
+            .to_jsonl();
     let fixture = Fixture::parse(&fixture).unwrap();
     green_times(&fixture, 20, Rerecorded::Same, serve).await;
 }

@@ -202,9 +202,12 @@ async fn the_next_revisions_messages_record_replay_and_serve_generically() {
     assert!(live.contains(&r#"{"content":[{"text":"refunded","type":"text"}],"resultType":"complete","structuredContent":{"refunded":true}}"#.to_owned()), "{live:?}");
     assert!(live.contains(&"error -32020".to_owned()), "{live:?}");
 
-    let recorded =
-        mcp_replay::record::fixture_from_exchange(exchange.clone(), &Rules::default(), "next")
-            .unwrap();
+    let recorded = mcp_replay::_support::record::fixture_from_exchange(
+        exchange.clone(),
+        &Rules::default(),
+        "next",
+    )
+    .unwrap();
     let text = recorded.to_jsonl();
     let state = exchange
         .iter()

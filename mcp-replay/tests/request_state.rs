@@ -131,7 +131,8 @@ async fn a_state_the_client_made_is_sent_as_it_was_and_the_servers_is_bound() {
     );
 
     let recorded =
-        mcp_replay::record::fixture_from_exchange(exchange, &Rules::default(), "refund").unwrap();
+        mcp_replay::_support::record::fixture_from_exchange(exchange, &Rules::default(), "refund")
+            .unwrap();
     let text = recorded.to_jsonl();
     assert!(
         text.contains(&format!(r#""requestState":"{TAMPERED}""#)),

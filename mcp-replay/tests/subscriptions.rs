@@ -164,7 +164,8 @@ async fn a_subscription_id_follows_its_listen_request_replayed_and_served() {
     );
 
     let recorded =
-        mcp_replay::record::fixture_from_exchange(exchange, &Rules::default(), "listen").unwrap();
+        mcp_replay::_support::record::fixture_from_exchange(exchange, &Rules::default(), "listen")
+            .unwrap();
     let text = recorded.to_jsonl();
     assert!(!text.contains("MINTED"), "{text}");
     assert!(

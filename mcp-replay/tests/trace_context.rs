@@ -132,9 +132,12 @@ async fn trace_context_is_recorded_as_placeholders_replayed_and_served_fresh() {
     server.abort();
     assert_eq!(live, ("traced".to_owned(), true));
 
-    let recorded =
-        mcp_replay::record::fixture_from_exchange(exchange.clone(), &Rules::default(), "traced")
-            .unwrap();
+    let recorded = mcp_replay::_support::record::fixture_from_exchange(
+        exchange.clone(),
+        &Rules::default(),
+        "traced",
+    )
+    .unwrap();
     let text = recorded.to_jsonl();
     for (_, message) in &exchange {
         for key in ["traceparent", "tracestate", "baggage"] {

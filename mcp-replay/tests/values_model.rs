@@ -494,7 +494,7 @@ fn check(session: Vec<Create>, page: usize) -> Result<(), TestCaseError> {
         let live = client(ours, &session, Some(&mut exchange)).await;
         server.abort();
 
-        let recorded = mcp_replay::record::fixture_from_exchange(
+        let recorded = mcp_replay::_support::record::fixture_from_exchange(
             exchange.clone(),
             &Rules::default(),
             "generated",

@@ -4,7 +4,7 @@
 #![allow(dead_code)] // Each test file uses its own part.
 
 /// `front` served over HTTP/1.1 on a Unix socket at `path` (each connection its own task).
-pub fn serve_on_unix_socket(front: mcp_replay::http::front::Front, path: &std::path::Path) {
+pub fn serve_on_unix_socket(front: mcp_replay::_support::front::Front, path: &std::path::Path) {
     let listener = tokio::net::UnixListener::bind(path).unwrap();
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {

@@ -6,8 +6,9 @@ use crate::error::{Error, Outcome};
 use crate::files::{name_of, roots, walk};
 use crate::junit;
 use crate::out::{outln, print_json};
+use mcp_replay::_support::output;
 use mcp_replay::personal::{self, DenyList};
-use mcp_replay::{output, Fixture};
+use mcp_replay::Fixture;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -172,7 +173,10 @@ impl<'a> Found<'a> {
             let Some(problem) = problems.iter_mut().find(|p| p.kind == "unreferenced") else {
                 continue;
             };
-            for file in [mcp_replay::update::pending_path(path), path.to_path_buf()] {
+            for file in [
+                mcp_replay::_support::update::pending_path(path),
+                path.to_path_buf(),
+            ] {
                 match std::fs::remove_file(&file) {
                     Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                         return Err(Error::output(format!("deleting {}: {e}", file.display())))
@@ -287,7 +291,7 @@ impl<'a> Found<'a> {
     /// The SARIF 2.1.0 log: each problem an error, each warning a warning, at its file
     /// and line.
     fn to_sarif(&self) -> Value {
-        use mcp_replay::output::sarif::{self, Finding, Level};
+        use mcp_replay::_support::output::sarif::{self, Finding, Level};
         let findings: Vec<Finding> = self
             .files
             .iter()
@@ -387,7 +391,7 @@ fn fixture_problems(
 ) -> Vec<Problem> {
     let loaded = Fixture::load(path);
     let mut found: Vec<Problem> = match &loaded {
-        Ok(fixture) => mcp_replay::validate::fixture(fixture)
+        Ok(fixture) => mcp_replay::_support::validate::fixture(fixture)
             .into_iter()
             .map(|(line, v)| Problem {
                 kind: "protocol",
@@ -396,7 +400,7 @@ fn fixture_problems(
                     "{}:{line}: protocol: {v} (checked against the specification's schema \
                      of {})",
                     path.display(),
-                    mcp_replay::validate::revision_of(fixture.era())
+                    mcp_replay::_support::validate::revision_of(fixture.era())
                 ),
                 problem: protocol_problems,
             })
@@ -459,7 +463,7 @@ fn personal_warnings(path: &Path, fixture: &Fixture) -> Vec<Problem> {
 /// cannot be read or holds no value is an error (exit 2).
 fn deny_lists(files: &[PathBuf]) -> Result<Vec<DenyList>, Error> {
     let mut files: Vec<PathBuf> = files.to_vec();
-    if let Some(env) = mcp_replay::env::deny_values() {
+    if let Some(env) = mcp_replay::_support::env::deny_values() {
         files.push(PathBuf::from(env));
     }
     files
@@ -597,7 +601,7 @@ mod tests {
         assert!(named.len() >= 12, "{named:?}");
         let missing: Vec<_> = named
             .iter()
-            .filter(|r| mcp_replay::output::sarif::help(r).is_none())
+            .filter(|r| mcp_replay::_support::output::sarif::help(r).is_none())
             .collect();
         assert!(missing.is_empty(), "rules without help: {missing:?}");
     }

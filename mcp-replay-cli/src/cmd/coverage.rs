@@ -1,14 +1,14 @@
 //! `mcp-replay coverage FIXTURES... [-- SERVER | --url URL]`: what the fixtures exercise of
-//! what the server advertises ([`mcp_replay::coverage`]). The surface is asked of the live
+//! what the server advertises ([`mcp_replay::_support::coverage`]). The surface is asked of the live
 //! server (the probe fixture replayed against it), or, without a server, read from the
 //! fixtures' own answers to `initialize` and the listings.
 
 use crate::args::{positive_time, Format, RulesArg, ServerArg};
 use crate::error::{Error, Outcome};
 use crate::out::{outln, print_json};
-use mcp_replay::coverage::{Coverage, Surface};
-use mcp_replay::harness::{ask_surface, era_of};
-use mcp_replay::protocol::Era;
+use mcp_replay::_support::coverage::{Coverage, Surface};
+use mcp_replay::_support::protocol::Era;
+use mcp_replay::_support::{ask_surface, era_of};
 use mcp_replay::{Fixture, Options, Rules};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -70,7 +70,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         .redacted(args.rules.own()?)?
         .unwrap_or_default();
     // A folder counts the `.jsonl` fixtures below it, as `check` reads them.
-    let fixtures = mcp_replay::harness::load_fixtures(&crate::files::roots(&args.fixtures)?)
+    let fixtures = mcp_replay::_support::load_fixtures(&crate::files::roots(&args.fixtures)?)
         .map_err(Error::input)?;
     let refs: Vec<&Fixture> = fixtures.iter().collect();
     let era = match &args.protocol {
@@ -102,7 +102,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
 /// The SARIF log of the coverage gate: one `mcp-replay/coverage` error, at the first
 /// fixture given, when the share is below `--fail-under`; else no result.
 fn gate_log(coverage: &Coverage, fail_under: Option<f64>, given: &[PathBuf]) -> serde_json::Value {
-    use mcp_replay::output::sarif::{self, Finding, Level};
+    use mcp_replay::_support::output::sarif::{self, Finding, Level};
     let below = fail_under.filter(|p| coverage.percent() < *p);
     let findings: Vec<Finding> = below
         .map(|p| Finding {

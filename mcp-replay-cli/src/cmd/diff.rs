@@ -1,12 +1,13 @@
 //! `mcp-replay diff OLD NEW`: reads the two fixtures (files, or `REV:PATH` from git) and
-//! prints what [`mcp_replay::diff`] finds.
+//! prints what [`mcp_replay::_support::diff`] finds.
 
 use crate::args::{Format, OutputArgs, RulesArg};
 use crate::error::{Error, Outcome};
 use crate::junit;
 use crate::out::{outln, print_json};
+use mcp_replay::_support::output;
 use mcp_replay::contract::Class;
-use mcp_replay::{output, Fixture};
+use mcp_replay::Fixture;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -62,7 +63,8 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Error> {
     let (new, new_path) = load(&args.new)?;
     let folder = new_path.parent().unwrap_or(Path::new("."));
     let rules = args.rules.resolve(Some(&new), folder)?;
-    let diff = mcp_replay::diff::diff(&old, &new, &rules).with_names(&args.old, &args.new);
+    let diff =
+        mcp_replay::_support::diff::diff(&old, &new, &rules).with_names(&args.old, &args.new);
     let fails = diff.fails_at(threshold);
     args.output.format.refuse_sarif("diff")?;
     match args.output.format {

@@ -3,8 +3,8 @@
 use crate::args::RulesArg;
 use crate::error::{Error, Outcome};
 use crate::out::outln;
-use mcp_replay::mcporter;
-use mcp_replay::update::{write_fixture, UpdateMode};
+use mcp_replay::_support::mcporter;
+use mcp_replay::_support::update::{write_fixture, UpdateMode};
 use std::path::{Path, PathBuf};
 
 /// `mcp-replay import`.

@@ -179,10 +179,10 @@ async fn settle_written(args: &Args, rules: &mcp_replay::Rules) -> Result<(), Er
         eprintln!("mcp-replay record: note: {note}");
     }
     if settled.to_jsonl() != fixture.to_jsonl() {
-        mcp_replay::update::write_fixture(
+        mcp_replay::_support::update::write_fixture(
             &settled,
             &args.output,
-            mcp_replay::update::UpdateMode::Always,
+            mcp_replay::_support::update::UpdateMode::Always,
         )
         .map_err(Error::output)?;
     }

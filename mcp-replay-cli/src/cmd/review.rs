@@ -244,7 +244,7 @@ fn page(p: &Pending, index: usize, count: usize, rules: &RulesArg, width: usize)
         Ok(rules) => rules,
         Err(e) => return text + &format!("the rules do not load: {e}"),
     };
-    let diff = mcp_replay::diff::diff(&old, &new, &rules)
+    let diff = mcp_replay::_support::diff::diff(&old, &new, &rules)
         .with_names(
             p.fixture.display().to_string(),
             p.file.display().to_string(),

@@ -1,6 +1,6 @@
 //! `mcp-replay serve`: the fixture's mock server for a client under test, on stdio or, with
 //! `--http ADDR`, over Streamable HTTP on a socket for one client session (the runtime's
-//! [`Front`](mcp_replay::http::front::Front) on hyper).
+//! [`Front`](mcp_replay::_support::front::Front) on hyper).
 
 use crate::args::{positive_time, RulesArg, StrayArg};
 use crate::error::{Error, Outcome};
@@ -10,10 +10,11 @@ use http_body_util::{BodyExt, Full};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+use mcp_replay::_support::front::HttpMock;
+use mcp_replay::_support::mcporter;
 use mcp_replay::_support::parse_duration;
-use mcp_replay::http::front::HttpMock;
 use mcp_replay::mock::Timing;
-use mcp_replay::{mcporter, Fixture, Options, Report, Rules};
+use mcp_replay::{Fixture, Options, Report, Rules};
 use std::convert::Infallible;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

@@ -6,8 +6,8 @@
 use crate::error::{Error, Outcome};
 use crate::out::outln;
 use crate::pending::{find, take_all, Pending};
-use mcp_replay::harness::PENDING_PASSES_ENV;
-use mcp_replay::update::UPDATE_ENV;
+use mcp_replay::_support::env::PENDING_PASSES_ENV;
+use mcp_replay::_support::update::UPDATE_ENV;
 use std::ffi::OsString;
 use std::path::PathBuf;
 

@@ -14,7 +14,7 @@
 //! marked [`Surface::truncated`].
 //!
 //! ```
-//! use mcp_replay::coverage::{Coverage, Surface};
+//! use mcp_replay::_support::coverage::{Coverage, Surface};
 //! use mcp_replay::Fixture;
 //!
 //! let session = Fixture::parse(concat!(
@@ -218,7 +218,7 @@ pub fn probe(era: Era, capabilities: &Value) -> Fixture {
 /// complete, or has had [`MAX_PAGES`] pages.
 ///
 /// ```
-/// use mcp_replay::coverage::probe_next;
+/// use mcp_replay::_support::coverage::probe_next;
 /// use mcp_replay::Fixture;
 ///
 /// let first = Fixture::parse(concat!(

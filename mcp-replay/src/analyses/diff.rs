@@ -3,7 +3,8 @@
 //! revisions), reported with the same [`MismatchKind`]s as a replay.
 //!
 //! ```
-//! use mcp_replay::{diff, Fixture, MismatchKind, Rules};
+//! use mcp_replay::_support::diff;
+//! use mcp_replay::{Fixture, MismatchKind, Rules};
 //!
 //! use serde_json::json;
 //!

@@ -18,9 +18,13 @@ mod resume;
 #[cfg(test)]
 mod tests;
 
+#[doc(hidden)] // the command's (lib.rs, `_support`)
 pub use bindable::Unbindable;
-pub use header::{AllowedSecret, Header};
+#[doc(hidden)] // the command's (lib.rs, `_support`)
+pub use header::AllowedSecret;
+pub use header::Header;
 pub(crate) use recorder::Recorder;
+#[doc(hidden)] // the command's (lib.rs, `_support`)
 pub use resume::ResumePoint;
 
 use crate::data::json::write_canonical;

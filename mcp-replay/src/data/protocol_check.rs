@@ -1,7 +1,7 @@
 //! How strictly a replay takes the server's protocol violations ([`ProtocolCheck`]): a
 //! setting that the fixture header, the options and the checker share. A leaf, so that the
 //! fixture's header can hold it without importing the validator. Public at
-//! `mcp_replay::ProtocolCheck` and `mcp_replay::validate::ProtocolCheck`.
+//! `mcp_replay::ProtocolCheck` and `mcp_replay::_support::validate::ProtocolCheck`.
 
 /// What a protocol violation of the server is in a replay: a finding (the default), a
 /// warning written under the report, or nothing. The header's `"protocol_check"`,

@@ -22,6 +22,7 @@ use tokio::process::{Child, Command};
 /// How long a server has to exit once its input closed before it gets SIGTERM, and then
 /// again before SIGKILL (`stop`). A replay uses its timeout instead when that is
 /// shorter.
+#[doc(hidden)] // the command's (lib.rs, `_support`)
 pub const STOP_GRACE: Duration = crate::engine::transport::STOP_GRACE;
 
 /// How long the server's output is still read once the server was reaped: a process it
@@ -30,6 +31,7 @@ const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(500);
 
 /// How a child process ended once its input was closed (`stop`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)] // the command's (lib.rs, `_support`)
 pub enum Stopped {
     /// It exited by itself within the grace period, as MCP's stdio shutdown asks.
     Exited,
@@ -72,6 +74,7 @@ impl Stopped {
 ///
 /// Bounded: it returns within [`stop_bound`]`(grace)`, an error if even SIGKILL did not
 /// end the child by then.
+#[doc(hidden)] // the command's (lib.rs, `_support`)
 pub async fn stop(child: &mut Child, grace: Duration) -> io::Result<(ExitStatus, Stopped)> {
     if let Ok(status) = tokio::time::timeout(grace, child.wait()).await {
         return Ok((status?, Stopped::Exited));
@@ -100,7 +103,7 @@ pub async fn stop(child: &mut Child, grace: Duration) -> io::Result<(ExitStatus,
 }
 
 /// The longest `stop` takes with `grace`.
-pub fn stop_bound(grace: Duration) -> Duration {
+pub(crate) fn stop_bound(grace: Duration) -> Duration {
     grace * 3
 }
 

@@ -90,7 +90,7 @@ impl MismatchKind {
     }
 
     /// What a finding of this kind means and what to do, in a sentence or two: the help of
-    /// its rule in a SARIF log ([`output::sarif`](crate::output::sarif)).
+    /// its rule in a SARIF log (`output::sarif`).
     pub fn help(self) -> &'static str {
         self.about().help
     }

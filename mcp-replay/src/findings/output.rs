@@ -3,7 +3,8 @@
 //! `cargo test` that saves its reports) writes the same.
 //!
 //! ```
-//! use mcp_replay::{output, Fixture};
+//! use mcp_replay::_support::output;
+//! use mcp_replay::Fixture;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {

@@ -151,10 +151,12 @@ impl Report {
                 crate::terminal::shell_quote(test_filter(test))
             ),
             // A bare `Fixture::replay` reads no update mode: say what does re-record.
-            None => "write `report.recorded()` with `mcp_replay::update::write_fixture`, or \
+            None => {
+                "write `report.recorded()` with `mcp_replay::_support::update::write_fixture`, or \
                      replay through `harness::Plan::run` (or `#[mcp_fixture]`), which \
                      `MCP_FIXTURE_UPDATE=1` re-records"
-                .into(),
+                    .into()
+            }
         }
     }
 }

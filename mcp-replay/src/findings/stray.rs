@@ -1,6 +1,6 @@
 //! Lines a peer wrote on stdio that are not JSON-RPC messages, counted for one finding:
 //! what a replay, the mock, `record` and `call` keep alike. Public as
-//! `mcp_replay::record::StrayLines`.
+//! `mcp_replay::_support::record::StrayLines`.
 
 /// Lines a peer wrote on its stdio stream that are not JSON-RPC messages: a banner, log
 /// lines, a line cut off. MCP's stdio transport carries only messages there, so they are
@@ -8,7 +8,7 @@
 /// under a replay, `mcp-replay serve`, `record` and `call`.
 ///
 /// ```
-/// use mcp_replay::record::StrayLines;
+/// use mcp_replay::_support::record::StrayLines;
 ///
 /// let mut stray = StrayLines::default();
 /// stray.push(b"Starting server on stdio");

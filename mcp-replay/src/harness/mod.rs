@@ -11,7 +11,7 @@
 //!
 //! ```no_run
 //! use mcp_replay::harness::{Plan, Target, Verdict};
-//! use mcp_replay::update::UpdateMode;
+//! use mcp_replay::_support::update::UpdateMode;
 //!
 //! # async fn demo() -> Result<(), mcp_replay::harness::Failure> {
 //! let plan = Plan::new("fixtures/lookup_issue.jsonl", UpdateMode::from_env()?);
@@ -28,31 +28,28 @@
 mod attribute;
 mod claim;
 #[cfg(feature = "command")]
-mod coverage;
+pub(crate) mod coverage;
 #[cfg(feature = "explore")]
 mod explore;
 #[cfg(feature = "files")]
 mod files;
 mod outcome;
-mod page;
+pub(crate) mod page;
 mod pair;
-mod plan;
-mod resolve;
+pub(crate) mod plan;
+pub(crate) mod resolve;
 mod target;
 
-pub use crate::env::PENDING_PASSES_ENV;
 pub use attribute::Test;
 #[cfg(feature = "command")]
-pub use coverage::{ask_surface, coverage_of, era_of, load_fixtures};
+pub use coverage::coverage_of;
 #[cfg(feature = "explore")]
 pub use explore::{Exploration, Explore, Finding};
 #[cfg(feature = "files")]
 pub use files::Files;
 pub use outcome::{Failure, Verdict};
-pub use page::{page_name, write_html, HTML_ENV};
 pub use pair::Pair;
-pub use plan::{settle, Plan, Replayed};
-pub use resolve::{check_denied, rules_for, workspace_root};
+pub use plan::{Plan, Replayed};
 pub use target::Target;
 
 #[cfg(test)]

@@ -4,8 +4,6 @@ use crate::error::Error;
 use crate::findings::report::Report;
 use std::path::Path;
 
-pub use crate::env::HTML_ENV;
-
 /// The file name of the page of `test` (`crate::module::name`, as `#[mcp_fixture]` names
 /// it): `crate.module.name.html`, with any character a file name may not hold on some
 /// system written `_`.

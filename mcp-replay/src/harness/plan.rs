@@ -112,7 +112,7 @@ impl Plan {
     ///
     /// ```no_run
     /// use mcp_replay::harness::Plan;
-    /// use mcp_replay::update::UpdateMode;
+    /// use mcp_replay::_support::update::UpdateMode;
     ///
     /// # async fn demo() -> Result<(), mcp_replay::harness::Failure> {
     /// Plan::new("fixtures/lookup_issue.jsonl", UpdateMode::from_env()?)

@@ -34,10 +34,11 @@ pub fn rules_for(
 /// `rules` with the values file of [`REDACT_VALUES_ENV`] and the deny list of
 /// [`DENY_VALUES_ENV`], when they are set (and not empty).
 ///
-/// [`REDACT_VALUES_ENV`]: crate::personal::REDACT_VALUES_ENV
-/// [`DENY_VALUES_ENV`]: crate::personal::DENY_VALUES_ENV
+/// [`REDACT_VALUES_ENV`]: crate::env::REDACT_VALUES_ENV
+/// [`DENY_VALUES_ENV`]: crate::env::DENY_VALUES_ENV
 fn personal_from_env(mut rules: Rules) -> Result<Rules, Error> {
-    use crate::personal::{DenyList, Values, DENY_VALUES_ENV, REDACT_VALUES_ENV};
+    use crate::env::{DENY_VALUES_ENV, REDACT_VALUES_ENV};
+    use crate::personal::{DenyList, Values};
     if let Some(file) = crate::env::redact_values() {
         rules = rules.redact_values(&Values::load(Path::new(&file)).map_err(|e| Error::Rules {
             file: REDACT_VALUES_ENV.into(),

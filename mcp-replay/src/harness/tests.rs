@@ -1,4 +1,6 @@
 //! The flow's resolution, tested without a replay.
+use super::page::page_name;
+use super::resolve::{rules_for, workspace_root};
 use super::*;
 use crate::data::fixture::Fixture;
 use crate::env::html_folder;

@@ -4,7 +4,7 @@
 //! What a replay asks of this folder, top to bottom:
 //!
 //! - `rules/`: [`Rules`](crate::Rules), what a test or a fixture folder's rules file
-//!   asks for (public as `mcp_replay::rules`): the default rules at a version, some of
+//!   asks for (public as `mcp_replay::_support::rules`): the default rules at a version, some of
 //!   them turned off, then user rules by selector; `rules/file.rs` reads a rules file.
 //! - `defaults.rs`: the default rules by name and version, the ones in force for one
 //!   replay (`Defaults`), and the data of the rules both paths below apply; `paths.rs`:

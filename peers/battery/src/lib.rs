@@ -13,9 +13,9 @@
 //!
 //! A check panics with what went wrong. Each writes its fixtures into a folder of its own.
 
+use mcp_replay::_support::update::UpdateMode;
 use mcp_replay::fixture::Fixture;
 use mcp_replay::harness::{Failure, Plan, Target, Verdict};
-use mcp_replay::update::UpdateMode;
 use mcp_replay::Transport;
 use serde_json::{json, Value};
 use std::future::Future;

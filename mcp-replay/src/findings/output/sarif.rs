@@ -6,7 +6,7 @@
 //! guard's masking: a secret value never reaches the file.
 //!
 //! ```
-//! use mcp_replay::output::sarif::{self, Finding, Level};
+//! use mcp_replay::_support::output::sarif::{self, Finding, Level};
 //!
 //! let log = sarif::log(&[Finding {
 //!     rule: "secret",

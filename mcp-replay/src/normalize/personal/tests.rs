@@ -355,9 +355,9 @@ fn fail_a_replay_of_a_fixture_that_holds_a_denied_value_without_naming_it() {
     ))
     .unwrap();
     let rules = Rules::default();
-    assert!(crate::harness::check_denied(&fixture, &rules).is_ok());
+    assert!(crate::harness::resolve::check_denied(&fixture, &rules).is_ok());
     let rules = rules.deny_values(DenyList::parse("Acme Corporation\n", "deny.txt").unwrap());
-    let e = crate::harness::check_denied(&fixture, &rules)
+    let e = crate::harness::resolve::check_denied(&fixture, &rules)
         .unwrap_err()
         .to_string();
     assert!(

@@ -23,8 +23,6 @@ use serde_json::Value;
 use std::fmt;
 use std::path::Path;
 
-pub use crate::env::{DENY_VALUES_ENV, REDACT_VALUES_ENV};
-
 /// A value shorter than this would match almost anywhere.
 const MIN_VALUE: usize = 3;
 
