@@ -102,7 +102,7 @@ pub async fn ask_surface<'a>(
 /// round, a fresh server each time.
 ///
 /// ```no_run
-/// use mcp_replay::_support::coverage_of;
+/// use mcp_replay::harness::coverage_of;
 /// use mcp_replay::Transport;
 ///
 /// # async fn serve(transport: Transport) {}
