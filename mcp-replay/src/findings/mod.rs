@@ -5,6 +5,7 @@
 
 pub(crate) mod advice;
 pub(crate) mod excerpt;
+pub(crate) mod found;
 pub(crate) mod html;
 pub(crate) mod mismatch;
 pub mod output;

@@ -54,7 +54,7 @@ impl<'f> Session<'f> {
             rerecord: None,
             mismatches: self.findings.mismatches,
             accepted: self.findings.accepted,
-            warnings: self.warnings,
+            warnings: self.findings.warnings,
             notes: self.findings.notes,
             recorded,
             rerecording: false,
@@ -223,7 +223,7 @@ impl<'f> Session<'f> {
         let want = self.model.wants[w];
         let e = &entries[want.entry];
         let when = match want.tie {
-            Some(q) if !self.given_up[w] => {
+            Some(q) if !self.wants.given_up(w) => {
                 format!("while {} ran", describe_request(&entries[q]))
             }
             _ => format!("(waited {})", ms(self.settings.timeout)),

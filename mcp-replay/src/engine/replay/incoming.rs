@@ -5,6 +5,7 @@
 use super::describe::{describe_request, relabel};
 use super::requests::Pending;
 use super::session::{Arrival, Rec, Session};
+use super::wants::Wants;
 use crate::analyses::contract::{self, Change, Class, CONTRACT_METHODS};
 use crate::data::fixture::MessageKind;
 use crate::data::json::json_eq;
@@ -482,10 +483,10 @@ impl<'f> Session<'f> {
             if message == arrival.message {
                 continue;
             }
-            let (model, expected, claimed) = (&self.model, &self.expected, &self.claimed);
+            let (model, expected, wants) = (&self.model, &self.expected, &self.wants);
             let in_group = arrival
                 .group
-                .and_then(|g| claim_in(model, expected, claimed, g, &message));
+                .and_then(|g| claim_in(model, expected, wants, g, &message));
             // As `take_notification` does: a loose claim takes it out of its group.
             let (claim, group) = match in_group {
                 Some(w) => (Some(w), arrival.group),
@@ -495,7 +496,7 @@ impl<'f> Session<'f> {
                 },
             };
             if let Some(w) = claim {
-                self.claimed[w] = true;
+                self.wants.claim(w);
                 if self.trace.on() {
                     let line = self.fixture.entries()[self.model.wants[w].entry].line();
                     self.trace.received(
@@ -523,7 +524,7 @@ impl<'f> Session<'f> {
         };
         (0..self.model.wants.len()).find(|&w| {
             let want = self.model.wants[w];
-            !self.claimed[w]
+            !self.wants.claimed(w)
                 && !want.hard
                 && want.tie.is_some_and(ended)
                 && self.expected.matches(want.entry, message, None)
@@ -565,7 +566,7 @@ impl<'f> Session<'f> {
             self.bindings
                 .bind_from(self.expected.message(entry), message);
         }
-        self.claimed[w] = true;
+        self.wants.claim(w);
         self.requests.live.insert(entry, message["id"].clone());
         self.requests.seen.insert(entry, message.clone());
         let answer = self.script.answer_of.get(&entry).copied();
@@ -611,9 +612,9 @@ impl<'f> Session<'f> {
             self.progress_seen();
         }
         let in_flight = self.ledger.in_flight().map(|(_, entry)| entry);
-        let (model, expected, claimed) = (&self.model, &self.expected, &self.claimed);
+        let (model, expected, wants) = (&self.model, &self.expected, &self.wants);
         let (mut group, mut claim) = model.assign(method, token, in_flight, |group| {
-            claim_in(model, expected, claimed, group, message)
+            claim_in(model, expected, wants, group, message)
         });
         if claim.is_none() {
             claim = self.loose_claim(message);
@@ -622,7 +623,7 @@ impl<'f> Session<'f> {
             }
         }
         if let Some(w) = claim {
-            self.claimed[w] = true;
+            self.wants.claim(w);
         }
         if self.trace.on() {
             let entries = self.fixture.entries();
@@ -646,7 +647,7 @@ impl<'f> Session<'f> {
         let entries = self.fixture.entries();
         let candidates = || {
             self.model.wants.iter().enumerate().filter(|(w, want)| {
-                !self.claimed[*w]
+                !self.wants.claimed(*w)
                     && entries[want.entry].kind() == MessageKind::Request
                     && entries[want.entry].method() == Some(method)
             })
@@ -722,14 +723,14 @@ impl<'f> Session<'f> {
 fn claim_in(
     model: &super::causal::Model<'_>,
     expected: &super::expected::Expected<'_>,
-    claimed: &[bool],
+    wants: &Wants,
     group: usize,
     message: &Value,
 ) -> Option<usize> {
     model.members[group]
         .iter()
         .copied()
-        .find(|&w| !claimed[w] && expected.matches(model.wants[w].entry, message, None))
+        .find(|&w| !wants.claimed(w) && expected.matches(model.wants[w].entry, message, None))
 }
 
 /// The contract changes of a response to a `method` request (one of

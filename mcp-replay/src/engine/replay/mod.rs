@@ -40,7 +40,6 @@ mod conclude;
 mod describe;
 mod expected;
 mod explored;
-mod findings;
 mod incoming;
 #[cfg(test)]
 mod interleavings;
@@ -60,6 +59,7 @@ mod timeline;
 pub(crate) mod trace;
 mod valid;
 mod waits;
+mod wants;
 
 pub use outcome::{ServeOutput, ServerError};
 pub(crate) use outgoing::strip_json;

@@ -14,13 +14,13 @@
 use super::causal::Model;
 use super::describe::{describe, ms};
 use super::expected::Expected;
-use super::findings::Findings;
 use super::ledger::{Ledger, SETUP_ID};
 use super::outcome::ServerError;
 use super::picture::Picture;
 use super::requests::{Pending, ServerRequests};
 use super::script::Script;
 use super::trace::Trace;
+use super::wants::Wants;
 use super::{IntMap, IntSet};
 use crate::analyses::validate::{Checker, ProtocolCheck};
 use crate::data::fixture::{Direction, Entry, Fixture, MessageKind};
@@ -28,6 +28,7 @@ use crate::data::json::compact;
 use crate::data::json::At;
 use crate::engine::polls::Polls;
 use crate::engine::transport::Incoming;
+use crate::findings::found::Findings;
 use crate::findings::report::{Mismatch, MismatchKind};
 use crate::findings::stray::StrayLines;
 use crate::normalize::bind::Bindings;
@@ -221,10 +222,8 @@ pub(crate) struct Session<'f> {
     /// Responses whose id fits no request, not yet explained: `(arrival, message)`.
     pub(super) anomalies: Vec<(u64, Value)>,
     pub(super) arrivals: Vec<Arrival>,
-    /// Per want: an equal arrival claimed it (or, for a server request, it was matched).
-    pub(super) claimed: Vec<bool>,
-    /// Per want: the replay stopped waiting for it.
-    pub(super) given_up: Vec<bool>,
+    /// What became of each want: claimed, or given up ([`Wants`]).
+    pub(super) wants: Wants,
     /// What the fixture records after the client closed its input (the header's
     /// `closes_input_after`): not awaited before the replay closes the server's input;
     /// a response among it that never came is a finding when the session ends.
@@ -232,8 +231,8 @@ pub(crate) struct Session<'f> {
     /// The server's own requests ([`ServerRequests`]: which expected one each was, the
     /// answers to send, the labels of new ones).
     pub(super) requests: ServerRequests,
-    /// What the session found ([`Findings`]: findings, accepted changes, notes, and
-    /// whether the recording is spoiled).
+    /// What the session found ([`Findings`]: findings, warnings, accepted changes, notes,
+    /// and whether the recording is spoiled).
     pub(super) findings: Findings,
     /// What the server really did, unless the settings say to compare only.
     pub(super) recording: Option<Vec<(u64, Rec<'f>)>>,
@@ -267,8 +266,6 @@ pub(crate) struct Session<'f> {
     pub(super) checker: Option<Checker>,
     /// The client `tools/call` entries that ask for a task (when checking).
     pub(super) task_calls: IntSet<usize>,
-    /// Protocol violations the settings make warnings.
-    pub(super) warnings: Vec<Mismatch>,
     /// The timeline of the session, kept only when the settings ask for it.
     pub(super) picture: Option<Box<Picture>>,
 }
@@ -311,9 +308,8 @@ impl<'f> Session<'f> {
             response_order: Vec::new(),
             anomalies: Vec::new(),
             arrivals: Vec::new(),
-            claimed: vec![false; wants],
+            wants: Wants::new(wants),
             after_close: Vec::new(),
-            given_up: vec![false; wants],
             requests: ServerRequests::default(),
             findings: Findings::default(),
             recording: settings.record.then(Vec::new),
@@ -339,7 +335,6 @@ impl<'f> Session<'f> {
             now,
             checker,
             task_calls,
-            warnings: Vec::new(),
             picture: settings.timeline.then(|| Box::new(Picture::new(now))),
         }
     }

@@ -185,6 +185,6 @@ impl<'f> Session<'f> {
             self.trace
                 .line(format_args!("warning: {}", finding.summary()));
         }
-        self.warnings.push(finding);
+        self.findings.warnings.push(finding);
     }
 }

@@ -80,10 +80,8 @@ impl Session<'_> {
                 self.settled(self.fixture.entries()[r].answers().unwrap_or_default())
             }
             Awaited::Answer(_, entry) => self.settled(entry),
-            Awaited::Want(w) => {
-                self.claimed[w] || self.given_up[w] || self.span_closed(w) || self.stood_in(w)
-            }
-            Awaited::Loose(w) => self.claimed[w] || self.given_up[w] || self.stood_in(w),
+            Awaited::Want(w) => self.wants.settled(w) || self.span_closed(w) || self.stood_in(w),
+            Awaited::Loose(w) => self.wants.settled(w) || self.stood_in(w),
             Awaited::Poll(run) => !self.polls.polling(run),
         }
     }
@@ -213,7 +211,7 @@ impl Session<'_> {
                     );
                 }
                 // Reported as missing by the alignment.
-                Awaited::Want(w) | Awaited::Loose(w) => self.given_up[w] = true,
+                Awaited::Want(w) | Awaited::Loose(w) => self.wants.give_up(w),
                 Awaited::Poll(run) => self.poll_timed_out(run),
             }
         }

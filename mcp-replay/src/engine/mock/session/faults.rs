@@ -7,6 +7,21 @@ use crate::data::fixture::{Entry, MessageKind};
 use serde_json::Value;
 use std::time::Duration;
 
+/// The mock's faults on cue in one owner: the plan (with the state of its counts and
+/// draws), each fault injected with what the client did next, and the orders for the HTTP
+/// front of the faults only HTTP has.
+pub(super) struct FaultState {
+    /// The faults to inject (`data/faults.rs`); `None` without any.
+    pub(super) plan: Option<crate::data::faults::Faults>,
+    /// Each fault injected, the live id of the request it answered, and what the client
+    /// did next (`None`: nothing yet).
+    pub(super) injected: Vec<(super::super::Injected, Option<Value>, Option<String>)>,
+    /// The front carries out the faults only HTTP has (`Mock::http`).
+    pub(super) over_http: bool,
+    /// The orders for the front of the queued messages of [`Action::Http`], in order.
+    pub(super) http_orders: std::collections::VecDeque<Value>,
+}
+
 impl Mock<'_> {
     /// Queues a served message, as a fault on cue makes it (`data/faults.rs` decides): a
     /// response may come later, as an error, twice, or not at all, and the fault is noted
@@ -14,14 +29,14 @@ impl Mock<'_> {
     pub(super) fn push_served(&mut self, entry: &Entry, message: Value, pause: Option<Duration>) {
         // Without faults the request is not even read: a mock without them costs what it
         // did before they existed.
-        let request = match &self.faults {
+        let request = match &self.faults.plan {
             Some(_) => entry
                 .answers()
                 .filter(|_| entry.kind() == MessageKind::Response)
                 .map(|r| self.fixture.entries()[r].message()),
             None => None,
         };
-        let fault = match (&mut self.faults, &request) {
+        let fault = match (&mut self.faults.plan, &request) {
             (Some(faults), Some(request)) => faults.decide(entry.line(), request),
             _ => None,
         };
@@ -42,10 +57,10 @@ impl Mock<'_> {
                 }
                 self.outgoing.push((message, pause, Action::Send));
                 self.outgoing.extend(moved);
-                self.injected.push((fault_note, live_id, None));
+                self.faults.injected.push((fault_note, live_id, None));
                 return;
             }
-            crate::data::faults::Fault::Status(_) if self.over_http => {
+            crate::data::faults::Fault::Status(_) if self.faults.over_http => {
                 // A status answers the request's POST: what the server recorded for the
                 // request's stream before its answer is not sent either.
                 let dropped = self.notifications_before().len();
@@ -58,12 +73,14 @@ impl Mock<'_> {
                         .what
                         .push_str(&format!(" (and the {n} notifications before it)")),
                 }
-                self.http_faults
+                self.faults
+                    .http_orders
                     .push_back(crate::data::faults::to_json(&fault));
                 Action::Http
             }
-            _ if fault.is_http_only() && self.over_http => {
-                self.http_faults
+            _ if fault.is_http_only() && self.faults.over_http => {
+                self.faults
+                    .http_orders
                     .push_back(crate::data::faults::to_json(&fault));
                 Action::Http
             }
@@ -83,13 +100,13 @@ impl Mock<'_> {
         for message in sent {
             self.outgoing.push((message, pause, action));
         }
-        self.injected.push((fault_note, live_id, None));
+        self.faults.injected.push((fault_note, live_id, None));
     }
 
     /// What the client did after the faults not yet answered for: `message`, the next
     /// thing it sent.
     pub(super) fn after_fault(&mut self, message: &Value) {
-        for (injected, live_id, next) in &mut self.injected {
+        for (injected, live_id, next) in &mut self.faults.injected {
             if next.is_some() {
                 continue;
             }
@@ -120,7 +137,8 @@ impl Mock<'_> {
 
     /// The report's notes on the faults injected: where, what, and what the client did next.
     pub(super) fn fault_notes(&self) -> Vec<String> {
-        self.injected
+        self.faults
+            .injected
             .iter()
             .map(|(injected, _, next)| {
                 format!(

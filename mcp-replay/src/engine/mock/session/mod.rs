@@ -12,6 +12,7 @@ use crate::data::json::{compact, json_eq};
 use crate::data::protocol::{meta, Era, DEFAULT_PROTOCOL, LEGACY_VERSIONS, STATELESS_PROTOCOL};
 use crate::engine::polls::Polls;
 use crate::engine::transport::Incoming;
+use crate::findings::found::Findings;
 use crate::findings::report::{Mismatch, MismatchKind, Report};
 use crate::findings::stray::StrayLines;
 use crate::normalize::bind::Bindings;
@@ -28,6 +29,8 @@ use shape::{
 };
 
 mod faults;
+
+use faults::FaultState;
 mod shape;
 #[cfg(test)]
 mod tests;
@@ -118,7 +121,8 @@ pub(super) struct Mock<'f> {
     /// its results then carry `resultType`, which the recording dropped as the default, and
     /// its list and read results the caching hints.
     stateless: bool,
-    mismatches: Vec<Mismatch>,
+    /// What the session found (the same owner as the replay's).
+    findings: Findings,
     /// The lines the client wrote that are not JSON-RPC messages.
     stray: StrayLines,
     /// What to write next, each with its recorded pause since the client message it
@@ -145,16 +149,8 @@ pub(super) struct Mock<'f> {
     skipped: HashSet<usize>,
     /// Client answers the client's own requests went ahead of: taken when they come.
     owed: HashSet<usize>,
-    /// The faults to inject (`engine/mock/faults.rs`), with the state of their counts and
-    /// draws.
-    faults: Option<super::Faults>,
-    /// Each fault injected, the live id of the request it answered, and what the client
-    /// did next (`None`: nothing yet).
-    injected: Vec<(super::Injected, Option<Value>, Option<String>)>,
-    /// The front carries out the faults only HTTP has (`Mock::http`).
-    over_http: bool,
-    /// The orders for the front of the queued messages of [`Action::Http`], in order.
-    http_faults: std::collections::VecDeque<Value>,
+    /// The faults on cue and what became of them ([`FaultState`]).
+    faults: FaultState,
 }
 
 impl<'f> Mock<'f> {
@@ -182,7 +178,7 @@ impl<'f> Mock<'f> {
                 .find(|e| e.direction() == Direction::ClientToServer)
                 .is_some_and(|e| !matches!(e.method(), Some("initialize" | "server/discover"))),
             stateless: false,
-            mismatches: Vec::new(),
+            findings: Findings::default(),
             stray: StrayLines::default(),
             outgoing: Vec::new(),
             queue: VecDeque::new(),
@@ -205,10 +201,12 @@ impl<'f> Mock<'f> {
             polls: Polls::of(fixture.entries()),
             skipped: HashSet::new(),
             owed: HashSet::new(),
-            faults: settings.faults.clone().filter(|f| !f.is_empty()),
-            injected: Vec::new(),
-            over_http: settings.over_http,
-            http_faults: std::collections::VecDeque::new(),
+            faults: FaultState {
+                plan: settings.faults.clone().filter(|f| !f.is_empty()),
+                injected: Vec::new(),
+                over_http: settings.over_http,
+                http_orders: std::collections::VecDeque::new(),
+            },
         };
         mock.deliver();
         mock.schedule(now);
@@ -250,7 +248,8 @@ impl<'f> Mock<'f> {
             }
             Action::Http => {
                 let order = self
-                    .http_faults
+                    .faults
+                    .http_orders
                     .pop_front()
                     .expect("an order for each message of Action::Http");
                 let line = serde_json::json!({FAULT_KEY: order, "message": queued.message});
@@ -354,6 +353,7 @@ impl<'f> Mock<'f> {
         self.unused();
         let mut notes: Vec<String> = self.fault_notes();
         notes.extend(self.stray_output());
+        notes.append(&mut self.findings.notes);
         Report {
             source: self.fixture.source().to_owned(),
             test: None,
@@ -362,9 +362,9 @@ impl<'f> Mock<'f> {
                 "mcp-replay record -o {} -- <the real server command>   (with the client pointed at it)",
                 self.fixture.source()
             )),
-            mismatches: self.mismatches,
-            accepted: Vec::new(),
-            warnings: Vec::new(),
+            mismatches: self.findings.mismatches,
+            accepted: self.findings.accepted,
+            warnings: self.findings.warnings,
             notes,
             recorded: None,
             rerecording: false,
@@ -374,7 +374,7 @@ impl<'f> Mock<'f> {
     }
 
     fn fail(&mut self, mismatch: Mismatch) {
-        self.mismatches.push(mismatch);
+        self.findings.push(mismatch);
     }
 
     /// One line from the client.
@@ -494,7 +494,7 @@ impl<'f> Mock<'f> {
             }
         };
         let live_id = message.get("id").cloned();
-        if !self.injected.is_empty() {
+        if !self.faults.injected.is_empty() {
             self.after_fault(&message);
         }
         if self.synthesizes_handshake && self.handshake(&message) {
@@ -895,7 +895,7 @@ impl<'f> Mock<'f> {
             .collect();
         if let Some(next) = rest.first() {
             let wanted = self.recorded(next);
-            self.mismatches.push(
+            self.findings.push(
                 Mismatch::new(
                     MismatchKind::Missing,
                     Some(next.line()),

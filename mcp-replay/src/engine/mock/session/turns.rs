@@ -66,7 +66,7 @@ impl Mock<'_> {
     /// mock does not wait for it: what the recording has after it is served at once, and
     /// the message is taken if it comes after all.
     pub(super) fn closes_instead(&self, entry: &Entry) -> bool {
-        self.over_http
+        self.faults.over_http
             && self.stateless
             && entry.direction() == Direction::ClientToServer
             && entry.method() == Some("notifications/cancelled")

@@ -1,38 +1,41 @@
-//! What a session found, as one owner: its findings, the result differences the accepted
-//! contract classes let through, its notes, and whether what the server did can still be
-//! written as a fixture. Part of the core: no runtime, no clock.
+//! What a session found, as one owner: its findings, the protocol violations the settings
+//! make warnings, the result differences the accepted contract classes let through, its
+//! notes, and whether what the server did can still be written as a fixture. The replay's
+//! and the mock's cores keep theirs in one; no runtime, no clock.
 
 use crate::findings::report::Mismatch;
 
 /// The findings of one session, and the one rule of what spoils its recording: a finding
 /// whose kind [spoils a recording](crate::MismatchKind::spoils_recording).
 #[derive(Debug, Default)]
-pub(super) struct Findings {
+pub(crate) struct Findings {
     /// Every finding, in the order the session made them.
-    pub(super) mismatches: Vec<Mismatch>,
+    pub(crate) mismatches: Vec<Mismatch>,
+    /// Protocol violations the settings make warnings, not findings.
+    pub(crate) warnings: Vec<Mismatch>,
     /// Result differences whose contract changes are all in accepted classes.
-    pub(super) accepted: Vec<Mismatch>,
+    pub(crate) accepted: Vec<Mismatch>,
     /// What is worth knowing but no finding, one sentence each.
-    pub(super) notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// A finding spoiled the recording.
     spoiled: bool,
 }
 
 impl Findings {
     /// Adds `mismatch`, noting whether it spoils the recording.
-    pub(super) fn push(&mut self, mismatch: Mismatch) {
+    pub(crate) fn push(&mut self, mismatch: Mismatch) {
         self.spoiled |= mismatch.why_not_rerecorded().is_some();
         self.mismatches.push(mismatch);
     }
 
     /// Whether what the server did can still be written as a fixture.
-    pub(super) fn recordable(&self) -> bool {
+    pub(crate) fn recordable(&self) -> bool {
         !self.spoiled
     }
 
     /// Whether the server did anything other than what the fixture says (a finding, or an
     /// accepted contract change).
-    pub(super) fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         !self.mismatches.is_empty() || !self.accepted.is_empty()
     }
 }
