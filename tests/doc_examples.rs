@@ -361,7 +361,7 @@ fn ci_runs_the_readmes_test_command() {
 /// table of docs/fixture-format.md and the JSON report's `findings[].kind` row of
 /// docs/cli.md. A new kind that one of them misses fails here. (What the harness says of a
 /// kind, its name, its help and whether it spoils a recording, is one table in
-/// `findings/mismatch.rs`; the crate's front page links to it.)
+/// `findings/kind.rs`; the crate's front page links to it.)
 #[test]
 fn every_mismatch_kind_is_in_every_table_of_kinds() {
     let root = env!("CARGO_MANIFEST_DIR");

@@ -7,6 +7,7 @@ pub(crate) mod advice;
 pub(crate) mod excerpt;
 pub(crate) mod found;
 pub(crate) mod html;
+pub(crate) mod kind;
 pub(crate) mod mismatch;
 pub mod output;
 pub(crate) mod report;

@@ -38,6 +38,7 @@ mod align;
 mod causal;
 mod conclude;
 mod describe;
+mod events;
 mod expected;
 mod explored;
 mod incoming;
