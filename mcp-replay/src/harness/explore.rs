@@ -5,6 +5,8 @@
 //! [`Target`] is (in process, a child process, a URL). The calls, the rules and the
 //! shrinking are pure (`analyses/explore`); this file makes the calls and writes files.
 
+mod exploration;
+
 use super::target::Target;
 use crate::analyses::explore::{self, shrink, Broken, Case, Seen, Tool};
 use crate::analyses::validate::output::OutputSchemas;
@@ -15,6 +17,8 @@ use crate::findings::report::{MismatchKind, Report};
 use crate::fixture::{Direction, Fixture};
 use crate::lifecycle::update::{write_fixture, UpdateMode, Written};
 use crate::{Options, Rules};
+use exploration::{cut, Kept, Shape};
+pub use exploration::{Exploration, Finding};
 use serde_json::{json, Value};
 use std::fmt;
 use std::future::Future;
@@ -647,174 +651,4 @@ async fn replay_kept<'a>(
         });
     }
     kept
-}
-
-/// What a run found.
-#[derive(Debug, Clone)]
-pub struct Exploration {
-    seed: u64,
-    calls: usize,
-    stopped_by_time: bool,
-    /// Calls whose session failed before the call, each try.
-    not_made: Vec<String>,
-    findings: Vec<Finding>,
-    shapes: Vec<Shape>,
-    kept: Vec<Kept>,
-}
-
-/// A rule of the specification a call broke.
-#[derive(Debug, Clone)]
-pub struct Finding {
-    /// The rule.
-    pub rule: Rule,
-    /// The tool called.
-    pub tool: String,
-    /// What kind of arguments the first failing call had (`valid`, `edge: high`,
-    /// ``invalid: `a` (required) left out``).
-    pub what: String,
-    /// The smallest arguments found that still break the rule.
-    pub arguments: Value,
-    /// How the answer breaks it.
-    pub detail: String,
-    /// Which call of the run found it (1 for the first).
-    pub found_at: usize,
-    /// The calls shrinking took.
-    pub shrink_calls: usize,
-    /// The fixture written for it (`NAME.jsonl.new`), if any.
-    pub fixture: Option<PathBuf>,
-}
-
-/// A shape of answer a tool gave, and the fixture proposed for it.
-#[derive(Debug, Clone)]
-struct Shape {
-    tool: String,
-    shape: String,
-    what: String,
-    fixture: Option<PathBuf>,
-}
-
-/// A fixture `explore` wrote earlier, replayed first.
-#[derive(Debug, Clone)]
-struct Kept {
-    path: PathBuf,
-    rule: Rule,
-    tool: String,
-    broken: bool,
-}
-
-impl Exploration {
-    fn new(seed: u64) -> Exploration {
-        Exploration {
-            seed,
-            calls: 0,
-            stopped_by_time: false,
-            not_made: Vec::new(),
-            findings: Vec::new(),
-            shapes: Vec::new(),
-            kept: Vec::new(),
-        }
-    }
-
-    /// The rules broken, one finding for each tool and rule, in the order found.
-    pub fn findings(&self) -> &[Finding] {
-        &self.findings
-    }
-
-    /// The seed of the run.
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// How many generated calls were made (shrinking not counted).
-    pub fn calls(&self) -> usize {
-        self.calls
-    }
-
-    /// The calls not made: their session failed before the call, every try (a server
-    /// that did not start within the limit).
-    pub fn not_made(&self) -> &[String] {
-        &self.not_made
-    }
-
-    /// The kept failures (fixtures with `"explore"` in their header) that still fail.
-    pub fn still_failing(&self) -> usize {
-        self.kept.iter().filter(|k| k.broken).count()
-    }
-}
-
-impl fmt::Display for Exploration {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "explore: seed {}, {} calls{}",
-            self.seed,
-            self.calls,
-            if self.stopped_by_time {
-                " (stopped by the time limit)"
-            } else {
-                ""
-            }
-        )?;
-        for why in &self.not_made {
-            writeln!(f, "  NOT MADE: {why}")?;
-        }
-        for k in &self.kept {
-            let state = if k.broken {
-                "still fails"
-            } else {
-                "passes now"
-            };
-            writeln!(
-                f,
-                "  kept {}: `{}` {} {state}",
-                k.path.display(),
-                k.tool,
-                k.rule.name()
-            )?;
-        }
-        for x in &self.findings {
-            writeln!(
-                f,
-                "  FOUND {}: `{}` ({}), call {}, shrunk in {} calls",
-                x.rule.name(),
-                x.tool,
-                x.what,
-                x.found_at,
-                x.shrink_calls
-            )?;
-            writeln!(f, "    arguments: {}", cut(&x.arguments.to_string()))?;
-            writeln!(f, "    {}", x.detail)?;
-            writeln!(
-                f,
-                "    the specification: {} ({})",
-                x.rule.says(),
-                x.rule.link()
-            )?;
-            if let Some(p) = &x.fixture {
-                writeln!(f, "    written: {}", p.display())?;
-            }
-        }
-        for s in &self.shapes {
-            let written = s
-                .fixture
-                .as_ref()
-                .map(|p| format!(": {}", p.display()))
-                .unwrap_or_default();
-            writeln!(f, "  shape: `{}` {} ({}){written}", s.tool, s.shape, s.what)?;
-        }
-        write!(
-            f,
-            "{} finding(s); replay with --seed {}",
-            self.findings.len(),
-            self.seed
-        )
-    }
-}
-
-/// `text`, cut to 200 characters.
-fn cut(text: &str) -> String {
-    match text.char_indices().nth(200) {
-        Some((at, _)) => format!("{}… ({} characters)", &text[..at], text.chars().count()),
-        None => text.to_owned(),
-    }
 }
