@@ -38,6 +38,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use crate::data::message::{Direction, MessageKind};
+#[doc(hidden)] // the command's (lib.rs, `_support`)
 pub use crate::normalize::REQUEST_ID;
 
 /// One message line of a fixture.

@@ -338,6 +338,7 @@ pub(crate) fn describe_exit(program: &str, status: std::process::ExitStatus) -> 
 /// executable, ...): inside the `io::Error` it returns, so that a runner can tell a server
 /// that never ran from one that ran and failed. Its `Display` is `could not start the
 /// server "PROGRAM": ERROR`.
+#[doc(hidden)] // the command's (lib.rs, `_support`)
 pub struct CouldNotStart {
     program: String,
     source: io::Error,
@@ -381,6 +382,7 @@ impl std::error::Error for CouldNotStart {
 #[cfg(feature = "process")]
 /// The [`CouldNotStart`] inside an error of [`serve_command`], when the server could not
 /// be started; `None` when it started (and then failed, or the error is another).
+#[doc(hidden)] // the command's (lib.rs, `_support`)
 pub fn start_error(error: &io::Error) -> Option<&CouldNotStart> {
     error.get_ref()?.downcast_ref::<CouldNotStart>()
 }
