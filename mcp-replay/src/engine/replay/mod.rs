@@ -45,6 +45,7 @@ mod incoming;
 #[cfg(test)]
 mod interleavings;
 mod ledger;
+mod outbox;
 mod outcome;
 mod outgoing;
 mod picture;

@@ -26,12 +26,12 @@ impl Session<'_> {
         self.expected.sent(entry);
         self.trace.sent(entry, live);
         let what = What::Entry(index);
-        let mut bytes = std::mem::take(&mut self.out);
+        let mut bytes = self.outbox.buffer();
         if self.verbatim(index, live, &mut bytes) {
             self.write_bytes(bytes, Some(entry.line()), what);
             return;
         }
-        self.out = bytes;
+        self.outbox.give_back(bytes);
         let mut message = entry.message();
         match entry.kind() {
             MessageKind::Request => {

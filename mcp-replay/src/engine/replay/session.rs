@@ -15,11 +15,12 @@ use super::causal::Model;
 use super::describe::{describe, ms};
 use super::events::setup_outcome;
 pub(super) use super::events::{
-    Arrival, Awaited, Phase, Queued, Rec, Wait, What, HOLD, PROGRESS_CAP, SETUP_WHAT,
+    Arrival, Awaited, Phase, Rec, Wait, What, HOLD, PROGRESS_CAP, SETUP_WHAT,
 };
 pub(crate) use super::events::{Ending, Transmit, WriteError};
 use super::expected::Expected;
 use super::ledger::{Ledger, SETUP_ID};
+use super::outbox::Outbox;
 use super::outcome::ServerError;
 use super::picture::Picture;
 use super::requests::{Pending, ServerRequests};
@@ -54,11 +55,8 @@ pub(crate) struct Session<'f> {
     cursor: usize,
     /// The responses and server requests the fixture has before the next client message.
     before: Vec<Awaited>,
-    /// Lines to write, in order.
-    transmits: std::collections::VecDeque<Queued>,
-    /// The fixture line and name of the line handed out last (for the finding of its
-    /// failed write, which the shell reports before it polls again).
-    writing: Option<(Option<usize>, What)>,
+    /// What is to be written to the server ([`Outbox`]).
+    pub(super) outbox: Outbox,
     /// Why the server ended, once the shell knows.
     pub(super) server_outcome: Option<Result<(), ServerError>>,
     /// The lines the server wrote that are not JSON-RPC messages.
@@ -97,8 +95,6 @@ pub(crate) struct Session<'f> {
     pub(super) findings: Findings,
     /// What the server really did, unless the settings say to compare only.
     pub(super) recording: Option<Vec<(u64, Rec<'f>)>>,
-    /// Reused for the bytes of each message written to the server.
-    pub(super) out: Vec<u8>,
     /// The `requestState` of the latest `input_required` result, as the server wrote it.
     pub(super) last_request_state: Option<Value>,
     pub(super) trace: Trace,
@@ -155,8 +151,7 @@ impl<'f> Session<'f> {
             phase: Phase::Start,
             cursor: 0,
             before: Vec::new(),
-            transmits: std::collections::VecDeque::new(),
-            writing: None,
+            outbox: Outbox::default(),
             server_outcome: None,
             stray: StrayLines::default(),
             folders: Vec::new(),
@@ -174,7 +169,6 @@ impl<'f> Session<'f> {
             requests: ServerRequests::default(),
             findings: Findings::default(),
             recording: settings.record.then(Vec::new),
-            out: Vec::new(),
             last_request_state: None,
             trace: Trace::new(settings.trace, fixture.source(), now),
             labels: IntMap::default(),
@@ -210,20 +204,10 @@ impl<'f> Session<'f> {
     pub(crate) fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Transmit> {
         self.trace.at(now);
         self.now = now;
-        if self.transmits.is_empty() {
+        if self.outbox.is_empty() {
             self.advance(now);
         }
-        let queued = self.transmits.pop_front()?;
-        self.writing = Some((queued.line, queued.what));
-        match queued.bytes {
-            Some(mut bytes) => {
-                std::mem::swap(buf, &mut bytes);
-                bytes.clear();
-                self.out = bytes;
-                Some(Transmit::Line)
-            }
-            None => Some(Transmit::CloseInput),
-        }
+        self.outbox.pop(buf)
     }
 
     /// Until when the session waits for an arrival: at that instant, call
@@ -386,12 +370,8 @@ impl<'f> Session<'f> {
     /// The last line handed out could not be written: the replay cannot go on.
     pub(crate) fn handle_write_error(&mut self, error: WriteError, now: Instant) {
         self.trace.at(now);
-        let (line, what) = self
-            .writing
-            .take()
-            .unwrap_or((None, What::Text(String::new())));
+        let (line, what) = self.outbox.failed();
         let what = self.describe_what(what);
-        self.transmits.retain(|t| t.bytes.is_none());
         match error {
             WriteError::Closed(e) => {
                 let why = self.close_reason();
@@ -415,7 +395,7 @@ impl<'f> Session<'f> {
     /// Goes as far as the session can without a new arrival: sends what is due, starts
     /// and ends waits, and closes the input at the end.
     fn advance(&mut self, now: Instant) {
-        while self.transmits.is_empty() {
+        while self.outbox.is_empty() {
             match std::mem::replace(&mut self.phase, Phase::Feed) {
                 Phase::Start => {
                     if self.needs_setup() {
@@ -432,11 +412,7 @@ impl<'f> Session<'f> {
                     Err(then) => self.end_wait(then, now),
                 },
                 Phase::Close => {
-                    self.transmits.push_back(Queued {
-                        bytes: None,
-                        line: None,
-                        what: What::Text(String::new()),
-                    });
+                    self.outbox.push_close();
                     self.phase = Phase::Drain { deadline: None };
                     return;
                 }
@@ -546,8 +522,7 @@ impl<'f> Session<'f> {
     fn start_setup(&mut self, now: Instant) {
         // Written as text, members in the order clients write them (a tree of this
         // constant message, made, written and dropped, was a tenth of a one-call replay).
-        let mut line = std::mem::take(&mut self.out);
-        line.clear();
+        let mut line = self.outbox.buffer();
         line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         line.extend_from_slice(itoa::Buffer::new().format(SETUP_ID).as_bytes());
         line.extend_from_slice(br#","method":"initialize","params":{"capabilities":"#);
@@ -648,8 +623,7 @@ impl<'f> Session<'f> {
     /// Queues one message as its own line. `what` names the message in a finding, should
     /// the write fail.
     pub(super) fn write(&mut self, message: &Value, line: Option<usize>, what: What) {
-        let mut bytes = std::mem::take(&mut self.out);
-        bytes.clear();
+        let mut bytes = self.outbox.buffer();
         write_json(&mut bytes, message);
         self.write_bytes(bytes, line, what);
     }
@@ -663,11 +637,7 @@ impl<'f> Session<'f> {
             };
             picture.sent(self.now, &bytes, entry, own, self.seq);
         }
-        self.transmits.push_back(Queued {
-            bytes: Some(bytes),
-            line,
-            what,
-        });
+        self.outbox.push_line(bytes, line, what);
     }
 
     /// A queued line's name, for a finding.
