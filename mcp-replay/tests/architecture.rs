@@ -59,7 +59,12 @@ struct Source {
 
 /// Every `.rs` file of `src/`, sorted by name, test files marked.
 fn sources() -> Vec<Source> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    sources_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+}
+
+/// Every `.rs` file under `root` (a crate's `src/`), sorted by name, test files marked.
+fn sources_in(root: &Path) -> Vec<Source> {
+    let root = root.to_path_buf();
     let mut paths = Vec::new();
     walk(&root, &mut paths);
     paths.sort();
@@ -727,6 +732,39 @@ const ROOMS: [&[&str]; 8] = [
 fn room_of(module: &[String]) -> Option<usize> {
     let room = module.first().map_or("lib", String::as_str);
     ROOMS.iter().position(|rooms| rooms.contains(&room))
+}
+
+/// The command's crate (`mcp-replay-cli/src`) in its two layers: each command (`cmd/X.rs`)
+/// imports none of the others, and the modules they share (the arguments, the output, the
+/// client, the proxy, ...) import no command; only the dispatch (`cli.rs`, `lib.rs`) names
+/// them all.
+#[test]
+fn the_commands_import_one_another_nothing_and_the_shared_modules_no_command() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-replay-cli/src");
+    let sources = sources_in(&root);
+    assert!(sources.len() > 20, "the command's sources are found");
+    let graph = import_graph(&sources);
+    let command = |m: &[String]| m.first().is_some_and(|f| f == "cmd") && m.len() > 1;
+    let dispatch = |m: &[String]| m.is_empty() || m == ["cli"] || m == ["cmd"];
+    let mut offenders = Vec::new();
+    for (from, targets) in &graph {
+        for target in targets.iter().filter(|t| command(t)) {
+            let own = from.get(1) == target.get(1) && command(from);
+            if !own && !dispatch(from) {
+                offenders.push(format!(
+                    "{} imports {}",
+                    file_name(from, &sources),
+                    file_name(target, &sources)
+                ));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "a command imports another, or a shared module a command (move what they share \
+         into a shared module):\n{}",
+        offenders.join("\n")
+    );
 }
 
 #[test]
