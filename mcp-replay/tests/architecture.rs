@@ -288,35 +288,12 @@ fn blank_test_blocks(code: &str) -> String {
     out
 }
 
-/// Expands a `use` tree: `a::{b, c::{d, e}}` into `a::b`, `a::c::d`, `a::c::e`.
+/// Expands a `use` tree: `a::{b, c::{d, e}}` into `a::b`, `a::c::d`, `a::c::e` (aliases
+/// dropped; [`expand_aliased`] keeps them).
 fn expand(tree: &str) -> Vec<String> {
-    let tree: String = tree.split_whitespace().collect::<Vec<_>>().join(" ");
-    let Some(open) = tree.find('{') else {
-        return vec![tree.split(" as ").next().unwrap_or("").replace(' ', "")];
-    };
-    let head = tree[..open].replace(' ', "");
-    let body = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
-    let (mut parts, mut depth, mut current) = (Vec::new(), 0i32, String::new());
-    for c in body.chars() {
-        match c {
-            ',' if depth == 0 => parts.push(std::mem::take(&mut current)),
-            '{' => {
-                depth += 1;
-                current.push(c);
-            }
-            '}' => {
-                depth -= 1;
-                current.push(c);
-            }
-            _ => current.push(c),
-        }
-    }
-    parts.push(current);
-    parts
-        .iter()
-        .filter(|p| !p.trim().is_empty())
-        .flat_map(|p| expand(p.trim()))
-        .map(|tail| format!("{head}{tail}"))
+    expand_aliased(tree)
+        .into_iter()
+        .map(|leaf| leaf.split(" as ").next().unwrap_or("").replace(' ', ""))
         .collect()
 }
 
