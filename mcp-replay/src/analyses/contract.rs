@@ -15,7 +15,7 @@ mod schema;
 mod tests;
 
 /// The methods whose results describe a contract: their differences are classified.
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub const CONTRACT_METHODS: [&str; 6] = [
     "tools/list",
     "prompts/list",
@@ -45,7 +45,7 @@ pub const CONTRACT_METHODS: [&str; 6] = [
 /// assert_eq!(found[0].class, Class::Breaking);
 /// assert_eq!(found[0].to_string(), "breaking: tool `forecast`: required argument `units` added");
 /// ```
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub fn changes(method: &str, expected: &Value, actual: &Value) -> Vec<Change> {
     classify(method, expected, actual).changes
 }

@@ -18,13 +18,13 @@ mod resume;
 #[cfg(test)]
 mod tests;
 
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub use bindable::Unbindable;
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub use header::AllowedSecret;
 pub use header::Header;
 pub(crate) use recorder::Recorder;
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub use resume::ResumePoint;
 
 use crate::data::json::write_canonical;
@@ -38,7 +38,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use crate::data::message::{Direction, MessageKind};
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub use crate::normalize::REQUEST_ID;
 
 /// One message line of a fixture.

@@ -22,7 +22,7 @@ use tokio::process::{Child, Command};
 /// How long a server has to exit once its input closed before it gets SIGTERM, and then
 /// again before SIGKILL (`stop`). A replay uses its timeout instead when that is
 /// shorter.
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub const STOP_GRACE: Duration = crate::engine::transport::STOP_GRACE;
 
 /// How long the server's output is still read once the server was reaped: a process it
@@ -31,7 +31,7 @@ const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(500);
 
 /// How a child process ended once its input was closed (`stop`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub enum Stopped {
     /// It exited by itself within the grace period, as MCP's stdio shutdown asks.
     Exited,
@@ -74,7 +74,7 @@ impl Stopped {
 ///
 /// Bounded: it returns within [`stop_bound`]`(grace)`, an error if even SIGKILL did not
 /// end the child by then.
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub async fn stop(child: &mut Child, grace: Duration) -> io::Result<(ExitStatus, Stopped)> {
     if let Ok(status) = tokio::time::timeout(grace, child.wait()).await {
         return Ok((status?, Stopped::Exited));
@@ -338,7 +338,7 @@ pub(crate) fn describe_exit(program: &str, status: std::process::ExitStatus) -> 
 /// executable, ...): inside the `io::Error` it returns, so that a runner can tell a server
 /// that never ran from one that ran and failed. Its `Display` is `could not start the
 /// server "PROGRAM": ERROR`.
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub struct CouldNotStart {
     program: String,
     source: io::Error,
@@ -382,7 +382,7 @@ impl std::error::Error for CouldNotStart {
 #[cfg(feature = "process")]
 /// The [`CouldNotStart`] inside an error of [`serve_command`], when the server could not
 /// be started; `None` when it started (and then failed, or the error is another).
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub fn start_error(error: &io::Error) -> Option<&CouldNotStart> {
     error.get_ref()?.downcast_ref::<CouldNotStart>()
 }

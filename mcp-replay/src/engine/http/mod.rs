@@ -18,12 +18,12 @@
 //! [`Mock::http`](crate::engine::mock::Mock::http)) to a client under test over Streamable HTTP; `mcp-replay serve
 //! --http ADDR` mounts it on a socket.
 
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub mod bridge;
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub mod front;
 mod headers;
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub mod sse;
 
 use crate::data::fixture::{Direction, MessageKind};
@@ -162,7 +162,7 @@ async fn replay_bridged(
 pub struct DynService(Box<dyn ErasedService>);
 
 /// The body of a [`DynService`]'s responses.
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub type DynBody = http_body_util::combinators::UnsyncBoxBody<Bytes, String>;
 
 /// The future of a [`DynService`]'s call.

@@ -32,7 +32,7 @@ mod tests;
 pub(crate) use table::{categories_on, is_protocol_key, Own, Scope, Table};
 pub(crate) use values::kind_name;
 pub use values::Values;
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub use values::{Denied, DenyList};
 
 /// The pseudonym placeholders in `s` that a user's values, patterns and selectors write
@@ -94,7 +94,7 @@ fn pseudonyms(s: &str, mut each: impl FnMut((usize, usize)) -> bool) {
 
 /// The categories of personal data, by their rule names: each a default rule that
 /// [`Rules::without`](crate::Rules::without) turns off.
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub const CATEGORIES: [&str; 6] = ["email", "phone", "ipv4", "ipv6", "payment-card", "iban"];
 
 /// A category of personal data.
@@ -212,7 +212,7 @@ pub(crate) fn find(s: &str, on: &[bool; 6]) -> Vec<Hit> {
 /// by value: what `mcp-replay check` warns about in a fixture written by hand or by an
 /// older version.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub struct Finding {
     /// The JSON path (`.result.content[0].text`).
     pub path: String,
@@ -233,7 +233,7 @@ pub struct Finding {
 /// let synthetic = serde_json::json!({"result": {"text": "user1@example.invalid, 10.0.0.1"}});
 /// assert!(scan(&synthetic).is_empty());
 /// ```
-#[doc(hidden)] // the command's (lib.rs, `_support`)
+#[doc(hidden)] // for the command and this repository's tests: not a test author's API
 pub fn scan(value: &serde_json::Value) -> Vec<Finding> {
     fn walk(value: &serde_json::Value, path: &mut String, out: &mut Vec<Finding>) {
         use crate::data::json::path::{push_step, rendered_path, PathSegment};
