@@ -89,7 +89,7 @@
 //!   serve closure may return).
 //! - [`harness`]: the flow `#[mcp_fixture]` runs, for a runner of your own ([`harness::Plan`],
 //!   [`harness::Target`]), two servers compared ([`harness::Pair`]), one test per fixture
-//!   file ([`harness::Files`], feature `files`), exploring ([`harness::Explore`], feature
+//!   file (`harness::Files`, feature `files`), exploring (`harness::Explore`, feature
 //!   `explore`).
 //! - [`mock`]: the fixture as a server for a client under test; [`process`]: a server in a
 //!   child process (feature `process`); `http`: Streamable HTTP in process (feature

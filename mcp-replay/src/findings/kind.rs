@@ -67,7 +67,7 @@ impl MismatchKind {
     }
 
     /// Why a session with a finding of this kind was not re-recorded, and what to do
-    /// (a finding may have a reason of its own: [`Mismatch::why_not_rerecorded`]):
+    /// (a finding may have a reason of its own: [`Mismatch::why_not_rerecorded`](crate::Mismatch::why_not_rerecorded)):
     /// `None` for a kind that does not [spoil a recording](MismatchKind::spoils_recording).
     pub fn why_not_rerecorded(self) -> Option<&'static str> {
         self.about().spoils

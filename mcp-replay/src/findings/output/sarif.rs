@@ -88,7 +88,7 @@ fn rule_id(kind: &str) -> String {
 }
 
 /// The help of a rule: a kind of finding's own ([`MismatchKind::help`]), or one of
-/// [`RULES`]. `None` for a name neither knows (a test holds every name the command writes
+/// `RULES`. `None` for a name neither knows (a test holds every name the command writes
 /// to one of them).
 pub fn help(rule: &str) -> Option<&'static str> {
     MismatchKind::ALL
