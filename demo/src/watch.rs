@@ -5,8 +5,15 @@
 //! (`notifications/resources/updated`, its `_meta` naming the subscription by the listen
 //! request's id). Over stdio a client leaves a subscription with `notifications/cancelled`;
 //! over Streamable HTTP it closes the listen request's stream.
+//!
+//! rmcp sends the acknowledgment before it calls [`ServerHandler::listen`], on the listen
+//! request's own task: a client that restocks as soon as it reads the acknowledgment can
+//! reach `restock` before the sink is registered (seen once in 20 replays on a loaded
+//! machine). The server therefore counts the subscriptions it has accepted and not yet
+//! registered, and `restock` waits for them (at most [`SETTLE`]) before it tells anyone.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{
@@ -21,6 +28,10 @@ use serde::Deserialize;
 /// The items whose stock a client may watch.
 pub const ITEMS: [&str; 2] = ["hat", "cap"];
 
+/// How long `restock` waits for accepted subscriptions to be registered (one whose
+/// acknowledgment could not be sent never is).
+pub const SETTLE: Duration = Duration::from_secs(2);
+
 /// The arguments of `restock`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct RestockArgs {
@@ -34,6 +45,8 @@ pub struct WatchServer {
     tool_router: ToolRouter<Self>,
     /// The open subscriptions (each its own filter; closed ones refuse to send).
     listeners: Arc<Mutex<Vec<SubscriptionSink>>>,
+    /// Subscriptions accepted (`accepted_subscription_filter`) and not yet in `listeners`.
+    pending: Arc<tokio::sync::watch::Sender<usize>>,
 }
 
 impl Default for WatchServer {
@@ -41,6 +54,7 @@ impl Default for WatchServer {
         Self {
             tool_router: Self::tool_router(),
             listeners: Arc::default(),
+            pending: Arc::new(tokio::sync::watch::Sender::new(0)),
         }
     }
 }
@@ -56,6 +70,8 @@ impl WatchServer {
             let text = format!("no item {}", args.item);
             return Ok(CallToolResult::error(vec![ContentBlock::text(text)]));
         }
+        let mut settled = self.pending.subscribe();
+        let _ = tokio::time::timeout(SETTLE, settled.wait_for(|pending| *pending == 0)).await;
         let uri = format!("stock://{}", args.item);
         let sinks: Vec<SubscriptionSink> = self.listeners.lock().unwrap().clone();
         for sink in sinks {
@@ -91,6 +107,7 @@ impl ServerHandler for WatchServer {
         &self,
         _requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
+        self.pending.send_modify(|pending| *pending += 1);
         let uris: Vec<String> = ITEMS.iter().map(|item| format!("stock://{item}")).collect();
         Some(
             SubscriptionFilter::builder()
@@ -102,6 +119,8 @@ impl ServerHandler for WatchServer {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let sink = context.sink().clone();
         self.listeners.lock().unwrap().push(sink.clone());
+        self.pending
+            .send_modify(|pending| *pending = pending.saturating_sub(1));
         context.cancelled().await;
         self.listeners
             .lock()
