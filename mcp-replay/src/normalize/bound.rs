@@ -40,8 +40,8 @@ pub(crate) fn has_bound(text: &str) -> bool {
 }
 
 /// What the mock gives a client for a bound placeholder: a fixed value, the same in every
-/// run (`<CURSOR:2>` is `mcp-replay-cursor-2`), which [`unserve`] turns back into the
-/// placeholder when the client sends it again.
+/// run (`<CURSOR:2>` is `mcp-replay-cursor-2`), bound to it in the mock's
+/// [`Bindings`](crate::normalize::bind::Bindings), which take the client's echo back.
 pub(crate) fn served(s: &str) -> Option<String> {
     let found = bound_in(s);
     if found.is_empty() {
@@ -54,7 +54,7 @@ pub(crate) fn served(s: &str) -> Option<String> {
         let (name, n) = s[start + 1..end - 1]
             .split_once(':')
             .expect("a bound placeholder");
-        out.push_str(SERVED_PREFIX);
+        out.push_str("mcp-replay-");
         out.push_str(&name.to_ascii_lowercase().replace('_', "-"));
         out.push('-');
         out.push_str(n);
@@ -62,39 +62,6 @@ pub(crate) fn served(s: &str) -> Option<String> {
     }
     out.push_str(&s[at..]);
     Some(out)
-}
-
-/// How every [`served`] value starts.
-const SERVED_PREFIX: &str = "mcp-replay-";
-
-/// `message` with each value [`served`] gave a client written as its placeholder again.
-pub(crate) fn unserve(message: &mut Value) {
-    match message {
-        Value::String(s) if s.contains(SERVED_PREFIX) => {
-            let mut out = s.clone();
-            for (name, _) in KINDS {
-                let slug = format!(
-                    "{SERVED_PREFIX}{}-",
-                    name.to_ascii_lowercase().replace('_', "-")
-                );
-                while let Some(i) = out.find(&slug) {
-                    let digits = out[i + slug.len()..]
-                        .bytes()
-                        .take_while(u8::is_ascii_digit)
-                        .count();
-                    if digits == 0 {
-                        break;
-                    }
-                    let n = out[i + slug.len()..i + slug.len() + digits].to_owned();
-                    out.replace_range(i..i + slug.len() + digits, &format!("<{name}:{n}>"));
-                }
-            }
-            *s = out;
-        }
-        Value::Array(items) => items.iter_mut().for_each(unserve),
-        Value::Object(map) => map.values_mut().for_each(unserve),
-        _ => {}
-    }
 }
 
 /// The bound placeholders in `s`, in order: `(start, end)` byte ranges.
@@ -748,18 +715,12 @@ mod tests {
     }
 
     #[test]
-    fn the_mock_serves_a_fixed_value_and_takes_it_back() {
+    fn the_mock_serves_a_fixed_value_for_each_bound_placeholder() {
         assert_eq!(
             served("page <CURSOR:2> of <TASK_ID:1>").as_deref(),
             Some("page mcp-replay-cursor-2 of mcp-replay-task-id-1")
         );
         assert_eq!(served("<UUID>"), None);
-        let mut echo = json!({"cursor": "mcp-replay-cursor-2", "q": "task mcp-replay-task-id-1 and mcp-replay-minted-"});
-        unserve(&mut echo);
-        assert_eq!(
-            echo,
-            json!({"cursor": "<CURSOR:2>", "q": "task <TASK_ID:1> and mcp-replay-minted-"})
-        );
     }
 
     #[test]

@@ -170,9 +170,6 @@ pub(crate) fn concretize(message: &mut Value, paths: &Paths) {
             return None;
         }
         let mut out = paths.expand(s);
-        if let Some(served) = super::bound::served(&out) {
-            out = Cow::Owned(served);
-        }
         for (placeholder, value) in SERVED_VALUES {
             if out.contains(placeholder) {
                 out = Cow::Owned(out.replace(placeholder, value));

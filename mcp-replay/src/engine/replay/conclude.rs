@@ -28,7 +28,7 @@ impl<'f> Session<'f> {
         self.pair_arrivals();
         self.judge_the_end(&ending);
         let timeline = match self.picture.take() {
-            Some(picture) => Some(Box::new(self.timeline(*picture, self.now))),
+            Some(picture) => Some(Box::new(self.timeline(*picture, self.clock.now()))),
             None => None,
         };
         let changed = self.findings.changed();
@@ -68,7 +68,7 @@ impl<'f> Session<'f> {
     fn pair_arrivals(&mut self) {
         // A value the server minted may come in a notification before the response that
         // binds it (a task's first status before its `CreateTaskResult`).
-        for arrival in &mut self.arrivals {
+        for arrival in self.arrivals.iter_mut() {
             self.bindings.unbind(&mut arrival.message);
         }
         let alignment = self.align();
@@ -101,19 +101,15 @@ impl<'f> Session<'f> {
         }));
         findings.extend(alignment.disorders.iter().map(|d| self.disorder(d)));
         findings.extend(self.response_disorder());
-        findings.extend(
-            std::mem::take(&mut self.anomalies)
-                .into_iter()
-                .map(|(_, message)| {
-                    let why = self.ledger.id_anomaly(&message);
-                    Mismatch::new(
-                        MismatchKind::Id,
-                        None,
-                        format!("a response with id {} ({why})", message["id"]),
-                    )
-                    .actual(&message)
-                }),
-        );
+        findings.extend(self.arrivals.take_anomalies().into_iter().map(|message| {
+            let why = self.ledger.id_anomaly(&message);
+            Mismatch::new(
+                MismatchKind::Id,
+                None,
+                format!("a response with id {} ({why})", message["id"]),
+            )
+            .actual(&message)
+        }));
         for m in findings {
             self.fail(m);
         }
@@ -124,11 +120,12 @@ impl<'f> Session<'f> {
         if let Some(recording) = &mut self.recording {
             recording.sort_by_key(|(seq, _)| *seq);
         }
-        self.labels = alignment
+        let labels = alignment
             .pairs
             .iter()
             .map(|p| (p.got, self.model.wants[p.want].entry))
             .collect();
+        self.arrivals.label(labels);
     }
 
     /// The alignment of the notifications and server requests that arrived with the
@@ -258,7 +255,7 @@ impl<'f> Session<'f> {
     /// request entry that ran then, if one did.
     fn placement(&self, seq: u64) -> (Option<usize>, String) {
         let entries = self.fixture.entries();
-        match self.ledger.moment(seq, self.last_sent) {
+        match self.ledger.moment(seq, self.clock.last_sent()) {
             Moment::During(q) => (
                 Some(q),
                 format!("while {} ran", describe_request(&entries[q])),
@@ -300,7 +297,7 @@ impl<'f> Session<'f> {
             return None;
         }
         let entries = self.fixture.entries();
-        let mut in_fixture = self.response_order.clone();
+        let mut in_fixture = self.arrivals.response_order().to_vec();
         in_fixture.sort();
         if !in_fixture.windows(2).any(|w| w[0].1 > w[1].1) {
             return None;
@@ -324,7 +321,7 @@ impl<'f> Session<'f> {
             format!(
                 "the responses arrived in another order (the fixture asks for strict response order)\n    expected order: {}\n    actual order:   {}",
                 order(&in_fixture),
-                order(&self.response_order)
+                order(self.arrivals.response_order())
             ),
         ))
     }
@@ -333,7 +330,6 @@ impl<'f> Session<'f> {
     fn recorded(&mut self, events: Vec<(u64, Rec<'f>)>) -> Option<Fixture> {
         let mut recorder = crate::data::fixture::Recorder::new(self.fixture);
         let entries = self.fixture.entries();
-        let labels = std::mem::take(&mut self.labels);
         for (_, rec) in events {
             match rec {
                 Rec::Server(mut message) => {
@@ -363,8 +359,8 @@ impl<'f> Session<'f> {
                         recorder.push(Direction::ServerToClient, &self.arrivals[i].message);
                         continue;
                     }
-                    let label = match labels.get(&i) {
-                        Some(&entry) if entries[entry].kind() == MessageKind::Request => {
+                    let label = match self.arrivals.label_of(i) {
+                        Some(entry) if entries[entry].kind() == MessageKind::Request => {
                             entries[entry].id().cloned().unwrap_or(Value::Null)
                         }
                         _ => self.new_server_label(),

@@ -74,9 +74,9 @@ impl<'f> Session<'f> {
                     self.bind_raw(kind, &mut message);
                     self.settings.rules.normalize_server(&mut message);
                     self.expected.pseudonymize(&mut message);
-                    self.seq += 1;
+                    let seq = self.clock.arrived();
                     if let (Some(picture), Some(came)) = (&mut self.picture, came) {
-                        picture.received(self.now, Some(self.seq), came, message.clone());
+                        picture.received(self.clock.now(), Some(seq), came, message.clone());
                     }
                     match kind {
                         MessageKind::Response => self.take_response(Response::Tree(message)),
@@ -88,17 +88,17 @@ impl<'f> Session<'f> {
                         .received(&message, format_args!("not a JSON-RPC message: {reason}"));
                     let line = message.to_string();
                     if let Some(picture) = &mut self.picture {
-                        picture.stray(self.now, line.clone());
+                        picture.stray(self.clock.now(), line.clone());
                     }
                     self.stray.push(line.as_bytes());
                 }
             },
             Incoming::Response(response) => {
                 self.check_fast(&response, false);
-                self.seq += 1;
+                let seq = self.clock.arrived();
                 if let Some(picture) = &mut self.picture {
                     let tree = serde_json::from_str(&response.text).unwrap_or(Value::Null);
-                    picture.received(self.now, Some(self.seq), response.text.clone(), tree);
+                    picture.received(self.clock.now(), Some(seq), response.text.clone(), tree);
                 }
                 self.take_response(Response::Fast(response));
             }
@@ -116,14 +116,14 @@ impl<'f> Session<'f> {
                         .line(format_args!("<- line {line} is {reason}: {excerpt:?}"));
                 }
                 if let Some(picture) = &mut self.picture {
-                    picture.stray(self.now, excerpt.clone());
+                    picture.stray(self.clock.now(), excerpt.clone());
                 }
                 self.stray.push(excerpt.as_bytes());
             }
             Incoming::Closed(error) => {
                 self.trace.line("<- the server closed its output");
                 if let Some(picture) = &mut self.picture {
-                    picture.closed(self.now, crate::findings::timeline::Side::Server);
+                    picture.closed(self.clock.now(), crate::findings::timeline::Side::Server);
                 }
                 if self.closed.is_none() {
                     self.closed = Some(error);
@@ -197,14 +197,14 @@ impl<'f> Session<'f> {
 
     /// A response: matched by its live id at once (the replay waits on responses).
     fn take_response(&mut self, response: Response) {
-        let seq = self.seq;
+        let seq = self.clock.seq();
         let live = response
             .int_id()
             .filter(|live| self.ledger.get(*live).is_some());
         let Some(live) = live else {
             let message = response.into_tree();
             self.trace.received(&message, "its id fits no request");
-            self.anomalies.push((seq, message));
+            self.arrivals.anomaly(seq, message);
             return;
         };
         let sent = *self.ledger.get(live).expect("checked above");
@@ -220,7 +220,7 @@ impl<'f> Session<'f> {
         if sent.answered.is_some() {
             let message = response.into_tree();
             self.trace.received(&message, "a second answer");
-            self.anomalies.push((seq, message));
+            self.arrivals.anomaly(seq, message);
             return;
         }
         self.ledger.answer(live, seq);
@@ -237,7 +237,7 @@ impl<'f> Session<'f> {
             return;
         };
         if self.settings.strict_response_order {
-            self.response_order.push((r, seq));
+            self.arrivals.responded(r, seq);
         }
         if self.script.bound[r] || self.script.named[r] {
             self.take_minting_response(r, live, response.into_tree());
@@ -317,13 +317,13 @@ impl<'f> Session<'f> {
             entries[r].line()
         ));
         self.compare_response(r, &actual);
-        self.record(self.seq, Rec::Server(actual));
+        self.record(self.clock.seq(), Rec::Server(actual));
     }
 
     /// The answer to a poll of run `run` (sent with id `live`): compared with the recorded
     /// answer of its status, and the next poll scheduled, or the run ended (`polls.rs`).
     fn poll_answered(&mut self, run: usize, live: i64, message: Value) {
-        let seq = self.seq;
+        let seq = self.clock.seq();
         let verdict = self.polls.answered(run, message.get("result"));
         let entries = self.fixture.entries();
         let first = self.polls.runs[run].requests[0];
@@ -376,7 +376,7 @@ impl<'f> Session<'f> {
         if verdict.progress {
             self.extend_wait();
         }
-        self.poll_due = verdict.again.map(|after| (run, self.now + after));
+        self.poll_due = verdict.again.map(|after| (run, self.clock.now() + after));
     }
 
     /// A *result* finding when the response that answers expected response entry `r`
@@ -427,8 +427,8 @@ impl<'f> Session<'f> {
     /// answered from the recording (or refused) at once.
     pub(super) fn take_other(&mut self, kind: MessageKind, mut message: Value) {
         self.bindings.unbind(&mut message);
-        let seq = self.seq;
-        let index = self.arrivals.len();
+        let seq = self.clock.seq();
+        let index = self.arrivals.next_index();
         let (group, fixed, claimed) = if kind == MessageKind::Request {
             let (group, fixed) = self.take_server_request(&mut message);
             (group, fixed, fixed.is_some())
@@ -473,7 +473,7 @@ impl<'f> Session<'f> {
     /// placeholder, in its own group, so that the session does not wait out its timeout for
     /// what already came. The pairing at the end does the same (`conclude.rs`).
     fn reclaim_arrivals(&mut self) {
-        for i in 0..self.arrivals.len() {
+        for i in 0..self.arrivals.next_index() {
             let arrival = &self.arrivals[i];
             if arrival.claimed || arrival.kind != MessageKind::Notification {
                 continue;

@@ -35,7 +35,9 @@
 //! in time.
 
 mod align;
+mod arrivals;
 mod causal;
+mod clock;
 mod conclude;
 mod describe;
 mod events;

@@ -15,10 +15,9 @@ impl Session<'_> {
     pub(super) fn send(&mut self, index: usize) {
         let fixture = self.fixture;
         let entry = &fixture.entries()[index];
-        self.seq += 1;
-        self.last_sent = self.seq;
-        let live =
-            (entry.kind() == MessageKind::Request).then(|| self.ledger.send(index, self.seq));
+        self.clock.sent();
+        let live = (entry.kind() == MessageKind::Request)
+            .then(|| self.ledger.send(index, self.clock.seq()));
         if let Some(run) = self.polls.run_of(index) {
             self.polls.begin(run);
         }
@@ -65,7 +64,7 @@ impl Session<'_> {
     fn record_sent(&mut self, index: usize) {
         let entry = &self.fixture.entries()[index];
         if let Some(recording) = &mut self.recording {
-            recording.push((self.seq, Rec::Sent(entry)));
+            recording.push((self.clock.seq(), Rec::Sent(entry)));
         }
     }
 
@@ -119,7 +118,7 @@ impl Session<'_> {
             add_identity_meta(message);
         }
         self.fill_identity(message);
-        fill_trace(message, self.seq);
+        fill_trace(message, self.clock.seq());
         if crate::normalize::FOLDER_PLACEHOLDERS
             .iter()
             .any(|p| entry.text().contains(p))

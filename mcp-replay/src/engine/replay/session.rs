@@ -11,7 +11,9 @@
 //! what already arrived (`Settle`), and reading the server's output to its end once its
 //! input is closed (`Drain`).
 
+use super::arrivals::Arrivals;
 use super::causal::Model;
+use super::clock::Clock;
 use super::describe::{describe, ms};
 use super::events::setup_outcome;
 pub(super) use super::events::{
@@ -27,7 +29,7 @@ use super::requests::{Pending, ServerRequests};
 use super::script::Script;
 use super::trace::Trace;
 use super::wants::Wants;
-use super::{IntMap, IntSet};
+use super::IntSet;
 use crate::analyses::validate::{Checker, ProtocolCheck};
 use crate::data::fixture::{Direction, Entry, Fixture, MessageKind};
 use crate::data::json::compact;
@@ -71,16 +73,13 @@ pub(crate) struct Session<'f> {
     pub(super) closed: Option<Option<String>>,
     /// Set when the replay cannot go on (nothing more is sent).
     pub(super) aborted: bool,
-    /// Sends and arrivals counted together: the session's clock for spans and order.
-    pub(super) seq: u64,
-    /// When the latest client message was sent (on the clock of `seq`).
-    pub(super) last_sent: u64,
+    /// The order of sends and arrivals, and the instant of the event being taken
+    /// ([`Clock`]).
+    pub(super) clock: Clock,
     pub(super) ledger: Ledger,
-    /// `(expected response entry, arrival)` of each response, for strict response order.
-    pub(super) response_order: Vec<(usize, u64)>,
-    /// Responses whose id fits no request, not yet explained: `(arrival, message)`.
-    pub(super) anomalies: Vec<(u64, Value)>,
-    pub(super) arrivals: Vec<Arrival>,
+    /// What the server sent besides awaited responses, and the responses' order
+    /// ([`Arrivals`]).
+    pub(super) arrivals: Arrivals,
     /// What became of each want: claimed, or given up ([`Wants`]).
     pub(super) wants: Wants,
     /// What the fixture records after the client closed its input (the header's
@@ -98,8 +97,6 @@ pub(crate) struct Session<'f> {
     /// The `requestState` of the latest `input_required` result, as the server wrote it.
     pub(super) last_request_state: Option<Value>,
     pub(super) trace: Trace,
-    /// The fixture entry each paired arrival was paired with (for the recording's labels).
-    pub(super) labels: IntMap<usize, usize>,
     /// The live values of the bound placeholders (`<TASK_ID:n>`, `<CURSOR:n>`, ...).
     pub(super) bindings: Bindings,
     /// The pseudonyms of a user's values, bound to what the server sent where the fixture
@@ -116,8 +113,6 @@ pub(crate) struct Session<'f> {
     /// ([`Script::client_first`](super::script::Script)): what a client line's placeholder
     /// may be bound from.
     pub(super) last_answer: Option<Value>,
-    /// The instant of the event being taken.
-    pub(super) now: Instant,
     /// Checks what the server sends against the protocol's types, unless the settings
     /// turn that off.
     pub(super) checker: Option<Checker>,
@@ -158,12 +153,9 @@ impl<'f> Session<'f> {
             explored_held: None,
             closed: None,
             aborted: false,
-            seq: 0,
-            last_sent: 0,
+            clock: Clock::new(now),
             ledger: Ledger::with_capacity(script.requests),
-            response_order: Vec::new(),
-            anomalies: Vec::new(),
-            arrivals: Vec::new(),
+            arrivals: Arrivals::default(),
             wants: Wants::new(wants),
             after_close: Vec::new(),
             requests: ServerRequests::default(),
@@ -171,7 +163,6 @@ impl<'f> Session<'f> {
             recording: settings.record.then(Vec::new),
             last_request_state: None,
             trace: Trace::new(settings.trace, fixture.source(), now),
-            labels: IntMap::default(),
             bindings: Bindings::minted_by(
                 entries
                     .iter()
@@ -187,7 +178,6 @@ impl<'f> Session<'f> {
             poll_due: None,
             held_until: None,
             last_answer: None,
-            now,
             checker,
             task_calls,
             picture: settings.timeline.then(|| Box::new(Picture::new(now))),
@@ -203,7 +193,7 @@ impl<'f> Session<'f> {
     /// the caller's: no line costs an allocation.)
     pub(crate) fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Transmit> {
         self.trace.at(now);
-        self.now = now;
+        self.clock.at(now);
         if self.outbox.is_empty() {
             self.advance(now);
         }
@@ -267,7 +257,7 @@ impl<'f> Session<'f> {
     /// Takes one arrival from the server at `now`.
     pub(crate) fn handle(&mut self, event: Incoming, now: Instant) {
         self.trace.at(now);
-        self.now = now;
+        self.clock.at(now);
         match self.phase {
             Phase::Setup { .. } => self.handle_setup(event),
             Phase::Drain { .. } => {
@@ -299,7 +289,7 @@ impl<'f> Session<'f> {
     /// more arriving.
     pub(crate) fn handle_timeout(&mut self, now: Instant) {
         self.trace.at(now);
-        self.now = now;
+        self.clock.at(now);
         if let Some((run, due)) = self.poll_due {
             if now >= due {
                 self.poll_due = None;
@@ -544,7 +534,7 @@ impl<'f> Session<'f> {
     fn handle_setup(&mut self, event: Incoming) {
         if let Incoming::Closed(error) = &event {
             if let Some(picture) = &mut self.picture {
-                picture.closed(self.now, crate::findings::timeline::Side::Server);
+                picture.closed(self.clock.now(), crate::findings::timeline::Side::Server);
             }
             self.closed.get_or_insert(error.clone());
             let why = self.close_reason();
@@ -563,7 +553,7 @@ impl<'f> Session<'f> {
         self.trace.line("<- response 0 (session setup)");
         if let Some(picture) = &mut self.picture {
             picture.unjudged(
-                self.now,
+                self.clock.now(),
                 &event,
                 "the answer to the harness's session setup",
             );
@@ -608,7 +598,7 @@ impl<'f> Session<'f> {
     pub(super) fn extend_wait(&mut self) {
         if let Phase::Waiting(wait) = &mut self.phase {
             if wait.awaited.iter().any(|a| matches!(a, Awaited::Poll(_))) {
-                wait.deadline = wait.deadline.max(self.now + self.settings.timeout);
+                wait.deadline = wait.deadline.max(self.clock.now() + self.settings.timeout);
             }
         }
     }
@@ -616,7 +606,7 @@ impl<'f> Session<'f> {
     /// Progress came while a request is in flight: a wait for a response starts again.
     pub(super) fn progress_seen(&mut self) {
         if let Phase::Waiting(wait) = &mut self.phase {
-            wait.progress(self.now, self.settings.timeout);
+            wait.progress(self.clock.now(), self.settings.timeout);
         }
     }
 
@@ -635,7 +625,7 @@ impl<'f> Session<'f> {
                 What::Entry(i) => (Some(*i), None),
                 What::Text(text) => (None, Some(text.as_str())),
             };
-            picture.sent(self.now, &bytes, entry, own, self.seq);
+            picture.sent(self.clock.now(), &bytes, entry, own, self.clock.seq());
         }
         self.outbox.push_line(bytes, line, what);
     }
@@ -676,10 +666,10 @@ impl<'f> Session<'f> {
                             .line_held_before(entry)
                             .or_else(|| self.server_line_awaited_before(entry));
                         if let Some(held) = held {
-                            let until = *self
-                                .held_until
-                                .get_or_insert(self.now + HOLD.min(self.settings.timeout / 4));
-                            if self.now < until && !self.aborted {
+                            let until = *self.held_until.get_or_insert(
+                                self.clock.now() + HOLD.min(self.settings.timeout / 4),
+                            );
+                            if self.clock.now() < until && !self.aborted {
                                 let later = std::mem::take(&mut self.requests.pending);
                                 self.requests.pending =
                                     std::iter::once(pending).chain(queue).chain(later).collect();
@@ -729,7 +719,7 @@ impl<'f> Session<'f> {
     /// Sends the client lines recorded before answer entry `answer` that the feed holds and
     /// whose wait is over now, in order; the first one whose wait is not over, if any.
     fn line_held_before(&mut self, answer: usize) -> Option<usize> {
-        let now = self.now;
+        let now = self.clock.now();
         loop {
             match std::mem::replace(&mut self.phase, Phase::Feed) {
                 Phase::Feed if !self.aborted => self.feed(now),

@@ -120,7 +120,7 @@ impl Session<'_> {
                 continue;
             };
             arrival_of_event.insert(event, i);
-            let entry = self.labels.get(&i).copied();
+            let entry = self.arrivals.label_of(i);
             events[event].entry = entry;
             let request = entry
                 .and_then(tie_of_entry)

@@ -127,7 +127,7 @@ impl Session<'_> {
     /// responses that did not come (an *id* finding each): once they are all that is
     /// still awaited, or (`force`) when the wait is over.
     pub(super) fn stand_in_anomalies(&mut self, awaited: &[Awaited], force: bool) {
-        if self.anomalies.is_empty() {
+        if self.arrivals.anomalies() == 0 {
             return;
         }
         let mut missing: Vec<usize> = Vec::new();
@@ -139,16 +139,15 @@ impl Session<'_> {
                 _ => {}
             }
         }
-        if missing.is_empty() || (!force && self.anomalies.len() < missing.len()) {
+        if missing.is_empty() || (!force && self.arrivals.anomalies() < missing.len()) {
             return;
         }
         missing.sort_unstable();
         let entries = self.fixture.entries();
         for r in missing {
-            if self.anomalies.is_empty() {
+            let Some(message) = self.arrivals.next_anomaly() else {
                 break;
-            }
-            let (_, message) = self.anomalies.remove(0);
+            };
             let request = entries[r].answers().expect("correlated at parse time");
             let why = self.ledger.id_anomaly(&message);
             self.fail(
@@ -168,7 +167,7 @@ impl Session<'_> {
             let relabelled = relabel(message, entries[r].id());
             self.compare_response(r, &relabelled);
             if let Some(live) = self.ledger.live(request) {
-                self.ledger.answer(live, self.seq);
+                self.ledger.answer(live, self.clock.seq());
             }
         }
     }

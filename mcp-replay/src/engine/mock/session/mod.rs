@@ -501,9 +501,9 @@ impl<'f> Mock<'f> {
             return;
         }
         self.note_version(&message);
-        // What the mock served for a value the server mints, sent back, and the client's
-        // own values, bound before normalization (a UUID task id must stay one).
-        crate::normalize::bound::unserve(&mut message);
+        // What the mock served for a value the server mints (its bindings hold it), sent
+        // back, and the client's own values, bound before normalization (a UUID task id
+        // must stay one).
         self.bindings.unbind(&mut message);
         if let Some(entry) = self.next_expected().filter(|e| has_bound(e.text())) {
             let wanted = self.recorded(entry);
