@@ -158,3 +158,103 @@ fn a_client_that_comes_back_before_the_recording_is_played_is_still_served() {
         began.elapsed()
     );
 }
+
+/// `POST /mcp` of `body` on a connection of its own (with `session` as its
+/// `Mcp-Session-Id`): the whole answer, head and body.
+fn post(address: &str, session: Option<&str>, body: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).expect("connects");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .expect("a timeout");
+    let session = session.map_or(String::new(), |id| format!("Mcp-Session-Id: {id}\r\n"));
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json\r\n{session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("written");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+/// The `Mcp-Session-Id` of an answer's head, if it has one.
+fn session_of(answer: &str) -> Option<String> {
+    answer.lines().take_while(|l| !l.is_empty()).find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        name.eq_ignore_ascii_case("mcp-session-id")
+            .then(|| value.trim().to_owned())
+    })
+}
+
+/// With one session (the default), a second client's `initialize` is refused with 503
+/// while the first session runs: it is not handed the first client's `Mcp-Session-Id`
+/// (as it was when one front served every request), and the first session goes on clean.
+#[test]
+fn a_second_client_of_a_one_session_serve_is_refused_not_given_the_first_session() {
+    let dir = temp_dir("serve_http", "second-client");
+    let fixture = dir.join("handshake.jsonl");
+    std::fs::write(
+        &fixture,
+        concat!(
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#,
+            "\n",
+            r#"{"direction":"client->server","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","method":"tools/list"}}"#,
+            "\n",
+            r#"{"direction":"server->client","message":{"jsonrpc":"2.0","id":"<REQUEST_ID>","result":{"tools":[]}}}"#,
+            "\n",
+        ),
+    )
+    .expect("written");
+    let serve = HttpServe::start(&[fixture.to_str().expect("a UTF-8 path")]);
+    let address = serve
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    let first = post(&address, None, initialize);
+    let ours = session_of(&first).expect("the first client has a session");
+    let second = post(&address, None, initialize);
+    assert!(second.starts_with("HTTP/1.1 503"), "{second}");
+    assert_eq!(session_of(&second), None, "{second}");
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert!(post(&address, Some(&ours), initialized).starts_with("HTTP/1.1 202"));
+    let listed = post(
+        &address,
+        Some(&ours),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    );
+    assert!(listed.contains(r#""tools":[]"#), "{listed}");
+    let (code, report) = serve.finish();
+    assert_eq!(code, Some(0), "{report}");
+    assert!(report.contains(": ok"), "{report}");
+}
+
+/// `serve --http --sessions 300` against 300 replays of the same fixture, 32 at a time
+/// (`replay --url -j 32`: each its own `initialize`, session id, request ids and progress
+/// tokens): every replay gets exactly its own session's answers and every session is clean.
+#[test]
+fn many_clients_at_once_each_walk_their_own_session() {
+    let fixture = workspace().join("fixtures/count_up_progress.jsonl");
+    let fixture = fixture.to_str().expect("a UTF-8 path");
+    let serve = HttpServe::start(&["--sessions", "300", fixture]);
+    let replayed = common::mcp_replay()
+        .args(["replay", "--url", &serve.url, "-j", "32"])
+        .args(std::iter::repeat_n(fixture, 300))
+        .output()
+        .expect("replay runs");
+    let (out, err) = text(&replayed);
+    let (code, report) = serve.finish();
+    assert!(out.contains("300 passed, 0 failed"), "{out}{err}\n{report}");
+    assert_eq!(code, Some(0), "{report}");
+    assert!(
+        report.contains("300 sessions: 300 ok, 0 with findings"),
+        "{report}"
+    );
+}

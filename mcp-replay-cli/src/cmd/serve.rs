@@ -1,26 +1,35 @@
 //! `mcp-replay serve`: the fixture's mock server for a client under test, on stdio or, with
-//! `--http ADDR`, over Streamable HTTP on a socket for one client session (the runtime's
-//! [`Front`](mcp_replay::_support::front::Front) on hyper).
+//! `--http ADDR`, over Streamable HTTP on a socket for `--sessions` client sessions, each
+//! its own walk of the fixture (the runtime's [`Front`] on hyper, one per session; which
+//! session a request belongs to: `serve/sessions.rs`).
 
 use crate::args::{positive_time, RulesArg, StrayArg};
 use crate::error::{Error, Outcome};
-use crate::net::Connections;
+use crate::net::{Connections, Open};
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
+use hyper::StatusCode;
 use hyper_util::rt::TokioIo;
-use mcp_replay::_support::front::HttpMock;
+use mcp_replay::_support::bridge::SESSION_ID;
+use mcp_replay::_support::front::{Front, HttpMock};
 use mcp_replay::_support::mcporter;
 use mcp_replay::_support::parse_duration;
+use mcp_replay::fixture::{Direction, MessageKind};
 use mcp_replay::mock::Timing;
 use mcp_replay::{Fixture, Options, Report, Rules};
+use sessions::{Asked, Limit, Route, Table};
 use std::convert::Infallible;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch};
+
+mod sessions;
 
 /// `mcp-replay serve`.
 #[derive(Debug, clap::Args)]
@@ -37,6 +46,11 @@ pub(crate) struct Args {
     /// (or TIME if longer): it may come back
     #[arg(long, value_name = "TIME", requires = "http", default_value = "2s", value_parser = positive_time)]
     pub idle: Duration,
+    /// Over HTTP: how many client sessions to serve, each its own walk of the fixture and
+    /// its own Mcp-Session-Id, at once or one after another; `unlimited` serves until
+    /// Ctrl-C or SIGTERM
+    #[arg(long, value_name = "N|unlimited", requires = "http", default_value = "1", value_parser = sessions::parse_limit)]
+    pub sessions: Limit,
     /// The server of a multi-server mcporter recording
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
@@ -85,8 +99,12 @@ pub(crate) const AFTER_HELP: &str = concat!(
         "                                                (the client connects to http://127.0.0.1:8931/mcp)\n",
         "\n",
         "With --http, `listening on http://HOST:PORT/mcp` goes to stderr once the port is\n",
-        "bound (port 0 picks a free one); one client session is served, and it ends with the\n",
-        "client's DELETE, 2 s after the client's last connection closed, or on Ctrl-C or SIGTERM.\n",
+        "bound (port 0 picks a free one). One client session is served (--sessions N for N,\n",
+        "`unlimited` until stopped), each its own walk of the fixture and its own\n",
+        "Mcp-Session-Id; another client's initialize past N gets 503. A session ends with the\n",
+        "client's DELETE, 2 s (--idle) after its last request finished, or on Ctrl-C or SIGTERM.\n",
+        "With one session, its report goes to stderr; with more, each one with findings and a\n",
+        "line of counts.\n",
         "\n",
         "The report goes to stderr when the session ends. Exit 0 when the client did what\n",
         "the recording did, 1 on findings, 2 on a usage or input error (a fixture that does\n",
@@ -143,47 +161,71 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         })?;
         options = options.timing(timing, scale);
     }
-    let report = match &args.http {
-        Some(addr) => serve_http(&fixture, &rules, &options, addr, args.idle).await?,
+    let clean = match &args.http {
+        Some(addr) => serve_http(fixture, rules, options, addr, args.idle, args.sessions).await?,
         None => {
-            fixture
+            let report = fixture
                 .mock()
                 .rules(&rules)
                 .options(&options)
                 .serve(tokio::io::stdin(), tokio::io::stdout())
-                .await
+                .await;
+            print_report(&report);
+            report.is_ok()
         }
     };
-    if mcp_replay::_support::color_wanted(std::io::stderr().is_terminal()) {
-        eprintln!("{report:#}");
-    } else {
-        eprintln!("{report}");
-    }
-    Ok(if report.is_ok() {
+    Ok(if clean {
         Outcome::Success
     } else {
         Outcome::Findings
     })
 }
 
-/// How long the session waits for a client that went away before it sent every recorded
+/// How long a session waits for a client that went away before it sent every recorded
 /// message (unless `--idle` is longer): it may come back (a client whose pooled connections
-/// time out between a person's clicks has no connection open for a while).
+/// time out between a person's clicks has no request open for a while).
 const UNPLAYED_IDLE: Duration = Duration::from_secs(10);
-/// How long the end waits for the client to close its connections (so that the answer to
-/// its DELETE reaches it) before the report.
+/// How long a session's end waits for the client's open requests to finish (so that the
+/// answer to its DELETE reaches it) before the report.
 const DRAIN: Duration = Duration::from_secs(1);
+/// The largest body of a POST without a session id, read here to tell an `initialize`
+/// (the front's own limit).
+const BODY_LIMIT: usize = 16 * 1024 * 1024;
 
-/// Serves `fixture` at `http://ADDR/mcp` until the session ends (the client's DELETE, the
-/// client without a connection open for `idle` after it sent every recorded message, or for
-/// [`UNPLAYED_IDLE`] before, or Ctrl-C or SIGTERM), and returns the mock's report.
+/// What `serve --http` keeps for a live session: its front, and its open requests (each
+/// until its response body is done: an SSE stream keeps the session open).
+#[derive(Clone)]
+struct Shell {
+    front: Front,
+    open: Arc<Connections>,
+}
+
+/// Everything a connection needs to route its requests and start sessions.
+struct Sessions {
+    table: Mutex<Table<Shell>>,
+    /// A new session's front and mock, on the fixture.
+    start: Box<dyn Fn() -> (Front, HttpMock) + Send + Sync>,
+    /// Each ended session's number and report, to the main loop.
+    ended: mpsc::UnboundedSender<(u64, Report)>,
+    /// Set on Ctrl-C or SIGTERM: every live session ends.
+    stop: watch::Sender<bool>,
+    idle: Duration,
+    loopback: bool,
+}
+
+/// Serves `fixture` at `http://ADDR/mcp` to `limit` client sessions (each its own walk of
+/// the fixture, see `sessions.rs`), each ending with the client's DELETE or the client
+/// without a request open for `idle` after it sent every recorded message (for
+/// [`UNPLAYED_IDLE`] before), until they have all ended or on Ctrl-C or SIGTERM. Prints the
+/// reports; whether every session was clean.
 async fn serve_http(
-    fixture: &Fixture,
-    rules: &Rules,
-    options: &Options,
+    fixture: Fixture,
+    rules: Rules,
+    options: Options,
     addr: &str,
     idle: Duration,
-) -> Result<Report, Error> {
+    limit: Limit,
+) -> Result<bool, Error> {
     let listener = TcpListener::bind(addr)
         .await
         .map_err(|e| Error::network(format!("serve --http: cannot listen on {addr}: {e}")))?;
@@ -191,49 +233,237 @@ async fn serve_http(
         .local_addr()
         .map_err(|e| Error::network(format!("serve --http: {e}")))?;
     eprintln!("mcp-replay serve: listening on http://{local}/mcp");
-    let (front, mock) = fixture.mock().rules(rules).options(options).http();
-    let connections = Arc::new(Connections::default());
-    let mut served = false;
+    let stateless = fixture
+        .entries()
+        .iter()
+        .find(|e| e.direction() == Direction::ClientToServer && e.kind() == MessageKind::Request)
+        .and_then(|e| e.method())
+        .is_some_and(|method| method != "initialize");
+    let (ended, mut reports) = mpsc::unbounded_channel();
+    let sessions = Arc::new(Sessions {
+        table: Mutex::new(Table::new(limit, stateless)),
+        start: Box::new(move || fixture.mock().rules(&rules).options(&options).http()),
+        ended,
+        stop: watch::Sender::new(false),
+        idle,
+        loopback: local.ip().is_loopback(),
+    });
+    let mut tally = Tally::new(limit);
     let mut stop = crate::net::Stop::new();
     loop {
         tokio::select! {
-            accepted = listener.accept() => {
-                let stream = match accepted {
-                    Ok((stream, _)) => stream,
-                    Err(e) => {
-                        eprintln!("mcp-replay serve: accepting a connection failed: {e}");
-                        continue;
-                    }
-                };
-                // Each SSE event as its own small write: not held back waiting for an ACK.
-                let _ = stream.set_nodelay(true);
-                served = true;
-                let open = connections.open();
-                let front = front.clone();
-                tokio::spawn(async move {
-                    let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-                        let front = front.clone();
-                        async move {
-                            if local.ip().is_loopback() && !loopback_host(request.headers()) {
-                                return Ok::<_, Infallible>(rebinding_refusal());
-                            }
-                            Ok(front.handle(request).await.map(BodyExt::boxed))
-                        }
-                    });
-                    let _ = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                    drop(open);
-                });
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => serve_connection(stream, sessions.clone()),
+                Err(e) => eprintln!("mcp-replay serve: accepting a connection failed: {e}"),
+            },
+            Some((n, report)) = reports.recv() => {
+                let mut table = sessions.table();
+                table.close(n);
+                tally.add(n, &report);
+                if table.done() {
+                    break;
+                }
             }
-            () = mock.ended() => break,
-            () = client_gone(&connections, &mock, idle), if served => break,
             () = stop.wait() => break,
         }
     }
-    let drained = tokio::time::timeout(DRAIN, connections.idle_for(Duration::ZERO));
-    let (report, _) = tokio::join!(mock.finish(), drained);
-    Ok(report)
+    sessions.stop.send_replace(true);
+    if sessions.table().started() == 0 {
+        // Stopped before any client came: the report says what it never sent.
+        let (_, mock) = (sessions.start)();
+        tally.add(1, &mock.finish().await);
+    }
+    while sessions.table().live() > 0 {
+        let Some((n, report)) = reports.recv().await else {
+            break;
+        };
+        sessions.table().close(n);
+        tally.add(n, &report);
+    }
+    Ok(tally.finish())
+}
+
+impl Sessions {
+    fn table(&self) -> std::sync::MutexGuard<'_, Table<Shell>> {
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Starts the session the table just reserved: its mock, and the task that ends it.
+    fn open(&self, table: &mut Table<Shell>, n: u64) -> Shell {
+        let (front, mock) = (self.start)();
+        let shell = Shell {
+            front,
+            open: Arc::default(),
+        };
+        table.open(shell.clone());
+        let open = shell.open.clone();
+        let (ended, idle, mut stop) = (self.ended.clone(), self.idle, self.stop.subscribe());
+        tokio::spawn(async move {
+            tokio::select! {
+                () = mock.ended() => {}
+                () = client_gone(&open, &mock, idle) => {}
+                _ = stop.wait_for(|stop| *stop) => {}
+            }
+            let drained = tokio::time::timeout(DRAIN, open.idle_for(Duration::ZERO));
+            let (report, _) = tokio::join!(mock.finish(), drained);
+            let _ = ended.send((n, report));
+        });
+        shell
+    }
+
+    /// Answers one request: routed to its session (a new one for an `initialize` without a
+    /// session id), or refused here when no session is the client's.
+    async fn handle(&self, request: hyper::Request<Incoming>) -> hyper::Response<Body> {
+        if self.loopback && !loopback_host(request.headers()) {
+            return rebinding_refusal();
+        }
+        let (parts, body) = request.into_parts();
+        let session = parts.headers.get(SESSION_ID).cloned();
+        let post = parts.method == hyper::Method::POST;
+        let (body, initialize) = if post && session.is_none() {
+            match Limited::new(body, BODY_LIMIT).collect().await {
+                Ok(collected) => {
+                    let bytes = collected.to_bytes();
+                    let initialize = serde_json::from_slice::<serde_json::Value>(&bytes)
+                        .is_ok_and(|m| m["method"] == "initialize");
+                    (Either::Left(Full::new(bytes)), initialize)
+                }
+                Err(e) if e.is::<LengthLimitError>() => {
+                    return refusal(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large")
+                }
+                Err(_) => {
+                    return refusal(StatusCode::BAD_REQUEST, "Bad Request: the body ended early")
+                }
+            }
+        } else {
+            (Either::Right(body), false)
+        };
+        let asked = Asked {
+            session: session.as_ref().map(|id| id.as_bytes()),
+            post,
+            initialize,
+        };
+        let shell = {
+            let mut table = self.table();
+            match table.route(asked) {
+                Route::Start(n) => Some((n, self.open(&mut table, n))),
+                Route::To(n) => table.shell(n).map(|shell| (n, shell)),
+                Route::Refuse(status, reason) => return refusal(status, reason),
+            }
+        };
+        let Some((n, shell)) = shell else {
+            return refusal(StatusCode::NOT_FOUND, "Not Found: the session has ended");
+        };
+        let open = shell.open.open();
+        let response = shell
+            .front
+            .handle(hyper::Request::from_parts(parts, body))
+            .await;
+        if initialize {
+            if let Some(id) = response.headers().get(SESSION_ID) {
+                self.table().name(n, id.as_bytes());
+            }
+        }
+        response.map(|body| Held { body, _open: open }.boxed())
+    }
+}
+
+/// Serves one client connection's requests (HTTP/1.1, kept alive).
+fn serve_connection(stream: tokio::net::TcpStream, sessions: Arc<Sessions>) {
+    // Each SSE event as its own small write: not held back waiting for an ACK.
+    let _ = stream.set_nodelay(true);
+    tokio::spawn(async move {
+        let service = service_fn(move |request| {
+            let sessions = sessions.clone();
+            async move { Ok::<_, Infallible>(sessions.handle(request).await) }
+        });
+        let _ = http1::Builder::new()
+            .serve_connection(TokioIo::new(stream), service)
+            .await;
+    });
+}
+
+/// The response body `serve --http` sends.
+type Body = BoxBody<bytes::Bytes, std::io::Error>;
+
+/// A response body that keeps its session's request open until it is done or dropped.
+struct Held<B> {
+    body: B,
+    _open: Open,
+}
+
+impl<B: hyper::body::Body + Unpin> hyper::body::Body for Held<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<B::Data>, B::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// What the sessions came to: with one session, its report as it is; with more, each one
+/// with findings, then a line of counts.
+struct Tally {
+    one: bool,
+    ok: u64,
+    failed: u64,
+}
+
+impl Tally {
+    fn new(limit: Limit) -> Self {
+        Tally {
+            one: limit == Limit(Some(1)),
+            ok: 0,
+            failed: 0,
+        }
+    }
+
+    fn add(&mut self, n: u64, report: &Report) {
+        if report.is_ok() {
+            self.ok += 1;
+        } else {
+            self.failed += 1;
+        }
+        if self.one {
+            print_report(report);
+        } else if !report.is_ok() {
+            eprintln!("mcp-replay serve: session {n}:");
+            print_report(report);
+        }
+    }
+
+    /// Prints the counts (more than one session); whether every session was clean.
+    fn finish(self) -> bool {
+        if !self.one {
+            eprintln!(
+                "mcp-replay serve: {} sessions: {} ok, {} with findings",
+                self.ok + self.failed,
+                self.ok,
+                self.failed
+            );
+        }
+        self.failed == 0
+    }
+}
+
+/// The report on stderr, in color where wanted.
+fn print_report(report: &Report) {
+    if mcp_replay::_support::color_wanted(std::io::stderr().is_terminal()) {
+        eprintln!("{report:#}");
+    } else {
+        eprintln!("{report}");
+    }
 }
 
 /// Whether a request's `Host` (when it has one) names a loopback address or `localhost`.
@@ -255,16 +485,24 @@ fn loopback_host(headers: &hyper::HeaderMap) -> bool {
 }
 
 /// 403 with a JSON-RPC error, for a foreign `Host` (not part of the session: no finding).
-fn rebinding_refusal() -> hyper::Response<BoxBody<bytes::Bytes, std::io::Error>> {
+fn rebinding_refusal() -> hyper::Response<Body> {
+    refusal(
+        StatusCode::FORBIDDEN,
+        "Forbidden: the Host is not a loopback name, and this mock listens on a loopback \
+         address (DNS rebinding)",
+    )
+}
+
+/// `status` with a JSON-RPC error saying `reason`: a request no session takes.
+fn refusal(status: StatusCode, reason: &str) -> hyper::Response<Body> {
     let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
-        "message": "Forbidden: the Host is not a loopback name, and this mock listens on a \
-                    loopback address (DNS rebinding)"}});
+        "message": reason}});
     let mut response = hyper::Response::new(
         Full::new(bytes::Bytes::from(body.to_string()))
             .map_err(|never| match never {})
             .boxed(),
     );
-    *response.status_mut() = hyper::StatusCode::FORBIDDEN;
+    *response.status_mut() = status;
     response.headers_mut().insert(
         hyper::header::CONTENT_TYPE,
         hyper::header::HeaderValue::from_static("application/json"),
@@ -272,7 +510,7 @@ fn rebinding_refusal() -> hyper::Response<BoxBody<bytes::Bytes, std::io::Error>>
     response
 }
 
-/// Resolves once the client has had no connection open for `idle` after it sent every
+/// Resolves once the client has had no request open for `idle` after it sent every
 /// recorded message, or for [`UNPLAYED_IDLE`] (at least `idle`) before that.
 async fn client_gone(connections: &Connections, mock: &HttpMock, idle: Duration) {
     let played = async {
