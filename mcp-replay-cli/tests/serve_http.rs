@@ -258,3 +258,129 @@ fn many_clients_at_once_each_walk_their_own_session() {
         "{report}"
     );
 }
+
+/// Bad peers against `serve --http --sessions unlimited` while 16 replays run 8 at a time:
+/// 1,000 connections that send nothing, a 100 MB body, a body cut mid-JSON, a body that is
+/// not JSON, a session id no session has. Each gets a clear status (413, 400, 400, 404) or
+/// is dropped (the silent connections, within the 10 s a request's head may take), no bad
+/// peer starts a session, and the 16 sessions are all clean on both sides.
+#[test]
+fn bad_peers_get_a_clear_answer_and_the_other_sessions_go_on() {
+    use std::io::{Read, Write};
+    use std::net::{Shutdown, TcpStream};
+    use std::time::{Duration, Instant};
+    let fixture = matrix("python.jsonl");
+    let serve = HttpServe::start(&["--sessions", "unlimited", &fixture]);
+    let address = serve
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let opened = Instant::now();
+    let silent: Vec<TcpStream> = (0..1000)
+        .map(|i| TcpStream::connect(&address).unwrap_or_else(|e| panic!("connection {i}: {e}")))
+        .collect();
+    let replays = {
+        let url = serve.url.clone();
+        let fixture = fixture.clone();
+        std::thread::spawn(move || {
+            common::mcp_replay()
+                .args(["replay", "--url", &url, "-j", "8"])
+                .args(std::iter::repeat_n(&fixture, 16))
+                .output()
+                .expect("replay runs")
+        })
+    };
+    let head = |length: usize, session: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{session}Content-Length: {length}\r\n\r\n"
+        )
+    };
+    let answer_of = |mut stream: TcpStream| {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("a timeout");
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+
+    // 100 MB: refused once 16 MiB have come, long before the rest is sent.
+    let mut big = TcpStream::connect(&address).expect("connects");
+    big.write_all(head(100 << 20, "").as_bytes())
+        .expect("a head");
+    let writer = {
+        let mut big = big.try_clone().expect("a clone");
+        std::thread::spawn(move || {
+            let chunk = vec![b' '; 1 << 20];
+            (0..100)
+                .take_while(|_| big.write_all(&chunk).is_ok())
+                .count()
+        })
+    };
+    let answer = answer_of(big);
+    let sent = writer.join().expect("the writer");
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(sent < 100, "all 100 MB were taken before the refusal");
+
+    // A body cut mid-JSON: its writer closed its side after half of it.
+    let mut cut = TcpStream::connect(&address).expect("connects");
+    let part = r#"{"jsonrpc":"2.0","id":1,"method":"initia"#;
+    cut.write_all(format!("{}{part}", head(2 * part.len(), "")).as_bytes())
+        .expect("written");
+    cut.shutdown(Shutdown::Write).expect("half closed");
+    let answer = answer_of(cut);
+    assert!(
+        answer.starts_with("HTTP/1.1 400") || answer.is_empty(),
+        "{answer}"
+    );
+
+    // Whole, but not JSON; and a session id no session has.
+    let mut garbage = TcpStream::connect(&address).expect("connects");
+    garbage
+        .write_all(format!("{}{part}", head(part.len(), "")).as_bytes())
+        .expect("written");
+    let answer = answer_of(garbage);
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("not JSON"), "{answer}");
+    let mut foreign = TcpStream::connect(&address).expect("connects");
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    foreign
+        .write_all(
+            format!(
+                "{}{list}",
+                head(list.len(), "Mcp-Session-Id: 0123456789abcdef\r\n")
+            )
+            .as_bytes(),
+        )
+        .expect("written");
+    let answer = answer_of(foreign);
+    assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+
+    let replayed = replays.join().expect("the replays");
+    let (out, err) = text(&replayed);
+    assert!(out.contains("16 passed, 0 failed"), "{out}{err}");
+
+    // The silent connections are closed by the server once a request's head has had 10 s.
+    for mut stream in silent.into_iter().step_by(100) {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(15)))
+            .expect("a timeout");
+        let mut byte = [0u8; 1];
+        let read = stream.read(&mut byte);
+        let dropped = match &read {
+            Ok(n) => *n == 0,
+            Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+        };
+        assert!(dropped, "a silent connection still open: {read:?}");
+    }
+    let waited = opened.elapsed();
+    assert!(waited < Duration::from_secs(30), "{waited:?}");
+    let (code, report) = serve.stop();
+    assert_eq!(code, Some(0), "{report}");
+    assert!(
+        report.contains("16 sessions: 16 ok, 0 with findings"),
+        "{report}"
+    );
+}

@@ -12,7 +12,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::StatusCode;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use mcp_replay::_support::bridge::SESSION_ID;
 use mcp_replay::_support::front::{Front, HttpMock};
 use mcp_replay::_support::mcporter;
@@ -188,6 +188,11 @@ const UNPLAYED_IDLE: Duration = Duration::from_secs(10);
 /// How long a session's end waits for the client's open requests to finish (so that the
 /// answer to its DELETE reaches it) before the report.
 const DRAIN: Duration = Duration::from_secs(1);
+/// How long a connection may take to send a request's head, counted from when the server
+/// waits for it (so also how long a kept-alive connection may sit idle): a client that
+/// connects and sends nothing holds its socket no longer (Node's HTTP servers close an idle
+/// kept-alive connection after 5 s).
+const HEAD_WAIT: Duration = Duration::from_secs(10);
 /// The largest body of a POST without a session id, read here to tell an `initialize`
 /// (the front's own limit).
 const BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -320,24 +325,28 @@ impl Sessions {
         let (parts, body) = request.into_parts();
         let session = parts.headers.get(SESSION_ID).cloned();
         let post = parts.method == hyper::Method::POST;
-        let (body, initialize) = if post && session.is_none() {
+        let (body, read) = if post && session.is_none() {
             match Limited::new(body, BODY_LIMIT).collect().await {
                 Ok(collected) => {
                     let bytes = collected.to_bytes();
-                    let initialize = serde_json::from_slice::<serde_json::Value>(&bytes)
-                        .is_ok_and(|m| m["method"] == "initialize");
-                    (Either::Left(Full::new(bytes)), initialize)
+                    let read = serde_json::from_slice::<serde_json::Value>(&bytes)
+                        .map(|m| m["method"] == "initialize");
+                    (Either::Left(Full::new(bytes)), Some(read))
                 }
                 Err(e) if e.is::<LengthLimitError>() => {
-                    return refusal(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large")
+                    return refusal(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        "Payload Too Large: a body over 16 MiB",
+                    )
                 }
                 Err(_) => {
                     return refusal(StatusCode::BAD_REQUEST, "Bad Request: the body ended early")
                 }
             }
         } else {
-            (Either::Right(body), false)
+            (Either::Right(body), None)
         };
+        let initialize = matches!(read, Some(Ok(true)));
         let asked = Asked {
             session: session.as_ref().map(|id| id.as_bytes()),
             post,
@@ -348,6 +357,10 @@ impl Sessions {
             match table.route(asked) {
                 Route::Start(n) => Some((n, self.open(&mut table, n))),
                 Route::To(n) => table.shell(n).map(|shell| (n, shell)),
+                // A body that is not JSON is refused as that, unless a session takes it.
+                Route::Refuse(..) if matches!(read, Some(Err(_))) => {
+                    return refusal(StatusCode::BAD_REQUEST, "Parse error: the body is not JSON")
+                }
                 Route::Refuse(status, reason) => return refusal(status, reason),
             }
         };
@@ -378,6 +391,8 @@ fn serve_connection(stream: tokio::net::TcpStream, sessions: Arc<Sessions>) {
             async move { Ok::<_, Infallible>(sessions.handle(request).await) }
         });
         let _ = http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(HEAD_WAIT)
             .serve_connection(TokioIo::new(stream), service)
             .await;
     });
@@ -446,11 +461,11 @@ impl Tally {
     /// Prints the counts (more than one session); whether every session was clean.
     fn finish(self) -> bool {
         if !self.one {
+            let n = self.ok + self.failed;
+            let sessions = if n == 1 { "session" } else { "sessions" };
             eprintln!(
-                "mcp-replay serve: {} sessions: {} ok, {} with findings",
-                self.ok + self.failed,
-                self.ok,
-                self.failed
+                "mcp-replay serve: {n} {sessions}: {} ok, {} with findings",
+                self.ok, self.failed
             );
         }
         self.failed == 0

@@ -167,6 +167,15 @@ impl HttpServe {
         }
     }
 
+    /// Ends the command with SIGTERM (as a person's Ctrl-C: the reports are written), then
+    /// [`finish`](HttpServe::finish)es it.
+    pub fn stop(self) -> (Option<i32>, String) {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        self.finish()
+    }
+
     /// Waits (60 s at most, else kills it and fails) for the command to end: its exit
     /// code and its whole stderr.
     pub fn finish(mut self) -> (Option<i32>, String) {
