@@ -167,3 +167,66 @@ fn the_proxy_answers_502_for_a_gone_upstream_and_writes_the_fixture_on_sigterm()
     );
     assert!(!written.contains("notifications/initialized"), "{written}");
 }
+
+/// `replay --url -j 8` against one server gives the verdicts `-j 1` gives: the 7 bundled
+/// fixtures and 3 changed copies (a result, an error text, a tool's description), 4 times
+/// each (40 sessions at once on one rmcp server). Every fixture's verdict (ok or not, each
+/// finding's kind and line) is the same in both runs, and only the changed ones fail.
+#[test]
+fn replay_url_8_at_once_gives_the_verdicts_of_one_at_a_time() {
+    let dir = temp_dir("http", "jobs");
+    let bundled = workspace().join("fixtures");
+    let mut fixtures: Vec<std::path::PathBuf> = std::fs::read_dir(&bundled)
+        .expect("the bundled fixtures")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    for (name, from, to) in [
+        ("count_up_progress", "counted to 3", "counted to three"),
+        ("divide_by_zero", "division by zero", "division by nought"),
+        (
+            "handshake_and_tools_list",
+            "reporting progress",
+            "reporting its progress",
+        ),
+    ] {
+        let text = std::fs::read_to_string(bundled.join(format!("{name}.jsonl"))).expect("read");
+        assert!(text.contains(from), "{name}");
+        let changed = dir.join(format!("{name}.changed.jsonl"));
+        std::fs::write(&changed, text.replace(from, to)).expect("written");
+        fixtures.push(changed);
+    }
+    fixtures.sort();
+    let four: Vec<&Path> = fixtures
+        .iter()
+        .flat_map(|p| std::iter::repeat_n(p.as_path(), 4))
+        .collect();
+    let verdicts = |jobs: &str| {
+        let options = ["-j", jobs, "--format", "json"];
+        let (ran, _) = replay_over_http(&four, &options, |port| demo_over_http(port, None));
+        let report: serde_json::Value = serde_json::from_str(&ran.out)
+            .unwrap_or_else(|e| panic!("-j {jobs}: {e}: {}{}", ran.out, ran.err));
+        let each: Vec<(String, bool, Vec<String>)> = report["fixtures"]
+            .as_array()
+            .expect("fixtures")
+            .iter()
+            .map(|f| {
+                let findings = f["findings"].as_array().expect("findings").iter();
+                let findings = findings.map(|m| format!("{} line {}", m["kind"], m["line"]));
+                let name = f["fixture"].as_str().expect("a name").to_owned();
+                (name, f["ok"] == true, findings.collect())
+            })
+            .collect();
+        each
+    };
+    let one = verdicts("1");
+    let eight = verdicts("8");
+    assert_eq!(one.len(), 40);
+    assert_eq!(one, eight);
+    let failed: Vec<&String> = one.iter().filter(|v| !v.1).map(|v| &v.0).collect();
+    assert_eq!(failed.len(), 12, "{one:?}");
+    assert!(
+        failed.iter().all(|f| f.ends_with(".changed.jsonl")),
+        "{one:?}"
+    );
+}
