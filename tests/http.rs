@@ -6,7 +6,7 @@
 mod command;
 
 use command::http::{
-    free_port, record_python_session, replay_over_http, times, url, wait_for, Ran,
+    free_port, record_python_session, record_session, replay_over_http, times, url, wait_for, Ran,
 };
 use command::{demo_server, mcp_replay, temp_dir, text, workspace};
 use std::path::Path;
@@ -229,4 +229,71 @@ fn replay_url_8_at_once_gives_the_verdicts_of_one_at_a_time() {
         failed.iter().all(|f| f.ends_with(".changed.jsonl")),
         "{one:?}"
     );
+}
+
+/// The client methods of a fixture's text, in order (the replay's own handshake left out).
+fn client_methods(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["direction"] == "client->server")
+        .filter_map(|v| v["message"]["method"].as_str().map(str::to_owned))
+        .filter(|m| m != "initialize" && m != "notifications/initialized")
+        .collect()
+}
+
+/// `record --listen --sessions 32` in front of the rmcp demo server, with 32 clients at
+/// once (`replay --url PROXY -j 32` of the 6 bundled fixtures with a session, in turn; the
+/// 7th, `discover_and_call`, is stateless: no session id tells its clients apart): 32 fixtures,
+/// recorded.jsonl and recorded-2.jsonl to recorded-32.jsonl, each one client's session
+/// whole (its calls are exactly one bundled fixture's, and the 32 are the 32 sent), none
+/// holding another's messages; all 32 replay green against the server.
+#[test]
+fn thirty_two_clients_at_once_are_recorded_each_to_its_own_fixture() {
+    let dir = temp_dir("http", "record-32");
+    let bundled: Vec<std::path::PathBuf> = {
+        let mut all: Vec<_> = std::fs::read_dir(workspace().join("fixtures"))
+            .expect("the bundled fixtures")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect();
+        all.retain(|p| !p.ends_with("discover_and_call.jsonl"));
+        all.sort();
+        all
+    };
+    assert_eq!(bundled.len(), 6);
+    let sent: Vec<&Path> = bundled
+        .iter()
+        .cycle()
+        .take(32)
+        .map(|p| p.as_path())
+        .collect();
+    let upstream = free_port();
+    let server = demo_over_http(upstream, None);
+    let first = record_session(&dir, &server, upstream, &["--sessions", "32"], |proxy| {
+        let mut replay = mcp_replay();
+        replay
+            .args(["replay", "--url", proxy, "-j", "32"])
+            .args(&sent);
+        replay
+    });
+    let mut written: Vec<std::path::PathBuf> = vec![first];
+    written.extend((2..=32).map(|k| dir.join(format!("recorded-{k}.jsonl"))));
+    let mut recorded: Vec<Vec<String>> = written
+        .iter()
+        .map(|p| {
+            let text =
+                std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            client_methods(&text)
+        })
+        .collect();
+    let mut expected: Vec<Vec<String>> = sent
+        .iter()
+        .map(|p| client_methods(&std::fs::read_to_string(p).expect("bundled")))
+        .collect();
+    recorded.sort();
+    expected.sort();
+    assert_eq!(recorded, expected);
+    let written: Vec<&Path> = written.iter().map(|p| p.as_path()).collect();
+    let (ran, _) = replay_over_http(&written, &["-j", "8"], |port| demo_over_http(port, None));
+    ran.assert_green(32);
 }

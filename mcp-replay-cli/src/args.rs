@@ -236,3 +236,41 @@ fn expand(text: &str) -> Result<String, String> {
     out.push_str(rest);
     Ok(out)
 }
+
+/// How many client sessions `serve --http` serves, or `record --listen` records, before it
+/// ends (`--sessions N|unlimited`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Limit(pub Option<u64>);
+
+/// `--sessions N|unlimited` (N at least 1).
+pub(crate) fn parse_limit(text: &str) -> Result<Limit, String> {
+    match text {
+        "unlimited" => Ok(Limit(None)),
+        n => match n.parse::<u64>() {
+            Ok(n) if n > 0 => Ok(Limit(Some(n))),
+            _ => Err("give a number of sessions (1 or more) or `unlimited`".into()),
+        },
+    }
+}
+
+impl Limit {
+    /// Whether `started` sessions are all it allows.
+    pub(crate) fn reached(self, started: u64) -> bool {
+        self.0.is_some_and(|n| started >= n)
+    }
+}
+
+#[cfg(test)]
+mod should {
+    use super::*;
+
+    #[test]
+    fn read_the_session_limit() {
+        assert_eq!(parse_limit("1"), Ok(Limit(Some(1))));
+        assert_eq!(parse_limit("unlimited"), Ok(Limit(None)));
+        assert!(parse_limit("0").is_err());
+        assert!(parse_limit("many").is_err());
+        assert!(Limit(Some(2)).reached(2) && !Limit(Some(2)).reached(1));
+        assert!(!Limit(None).reached(u64::MAX));
+    }
+}

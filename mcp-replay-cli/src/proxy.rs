@@ -8,12 +8,13 @@
 //! JSON-RPC messages are teed on the way: each client message when its POST arrives,
 //! each server message as its JSON body ends or its SSE event passes. Headers are never
 //! captured, so `Authorization` and cookies never reach the fixture (or the `--raw`
-//! capture). The recording ends when the client ends its session (a DELETE the upstream
-//! accepts), on Ctrl-C or SIGTERM, or with `--idle TIME` once the client has had no
-//! connection open for that long.
+//! capture). Each client session is recorded on its own (`--sessions`, `recordings.rs`) and
+//! written when it ends (a DELETE the upstream accepts); the recording ends when every
+//! session it records has ended, on Ctrl-C or SIGTERM, or with `--idle TIME` once no client
+//! has had a connection open for that long.
 
-use crate::args::ServerArg;
-use crate::capture::{write_capture, Capture, Outputs};
+use crate::args::{Limit, ServerArg};
+use crate::capture::{write_capture, Capture, Outputs, Unsaved};
 use crate::error::{Error, Outcome};
 use crate::net::{authority, chain, probe, start_and_wait, Connections, Started, LISTEN_WAIT};
 use bytes::Bytes;
@@ -28,17 +29,22 @@ use hyper::service::service_fn;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use mcp_replay::_support::bridge::SESSION_ID;
 use mcp_replay::_support::sse::{SseEvent, SseParser};
 use mcp_replay::fixture::Direction;
+use recordings::{Asked, Into, Recordings};
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
-use tokio::sync::Notify;
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
+
+mod recordings;
 
 /// How long the client has had no connection open before the proxy says how to end the
 /// recording (without `--idle`, it goes on: a client may come back).
@@ -69,10 +75,10 @@ struct Proxy {
     /// The address the proxy listens on (a `Host` naming it is rewritten to the upstream's).
     local: SocketAddr,
     client: Client<HttpConnector, Full<Bytes>>,
-    capture: Capture,
-    start: Instant,
-    /// Fired when the upstream accepted a DELETE of the session: the recording is over.
-    ended: Notify,
+    /// Each client session's recording.
+    recordings: Mutex<Recordings>,
+    /// The number of each session whose DELETE the upstream accepted: it is written.
+    ended: mpsc::UnboundedSender<usize>,
     /// Set at the first request: the client's absence counts from then on (a connection
     /// alone, such as a probe that the port listens, does not start the session).
     asked: tokio::sync::watch::Sender<bool>,
@@ -88,6 +94,8 @@ pub(crate) struct Proxying<'a> {
     pub upstream: Uri,
     /// `--idle TIME`: also end once the client has had no connection open that long.
     pub idle: Option<Duration>,
+    /// `--sessions`: how many client sessions to record, each to its own fixture.
+    pub sessions: Limit,
     /// The server to start first and wait for (`-- SERVER`), when given.
     pub server: &'a ServerArg,
     /// `--header`: headers every forwarded request carries (a credential the client does
@@ -96,8 +104,9 @@ pub(crate) struct Proxying<'a> {
 }
 
 impl Proxying<'_> {
-    /// Runs the proxy until the session ends, then writes the fixture like the stdio
-    /// `record`.
+    /// Runs the proxy until every session it records has ended, writing each one's
+    /// fixture like the stdio `record` as it ends (the first to `-o`, the Kth beside it as
+    /// NAME-K.jsonl).
     pub(crate) async fn record(
         &self,
         outputs: &Outputs<'_>,
@@ -123,21 +132,23 @@ impl Proxying<'_> {
         );
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
+        let (ended, mut written) = mpsc::unbounded_channel();
         let proxy = Arc::new(Proxy {
             upstream: self.upstream.clone(),
             local,
             client: Client::builder(TokioExecutor::new()).build(connector),
-            capture: Capture::default(),
-            start: Instant::now(),
-            ended: Notify::new(),
+            recordings: Mutex::new(Recordings::new(self.sessions)),
+            ended,
             asked: tokio::sync::watch::Sender::new(false),
             headers: self.headers.clone(),
         });
-        serve_until_end(&listener, &proxy, self.idle).await;
-        match write_capture(&proxy.capture, outputs, rules) {
-            Ok(()) => Ok(Outcome::Success),
-            Err(unsaved) => unsaved.ended(),
+        let mut writes = Writes::new(outputs, rules);
+        serve_until_end(&listener, &proxy, self.idle, &mut written, &mut writes).await;
+        let started = proxy.recordings().len();
+        for k in 0..started {
+            writes.write(&proxy, k);
         }
+        writes.outcome()
     }
 
     /// The upstream, listening: started first with `-- SERVER` (and stopped when the
@@ -159,10 +170,17 @@ impl Proxying<'_> {
     }
 }
 
-/// Accepts the client's connections and proxies them until the session ends: the
-/// upstream accepted its DELETE, Ctrl-C or SIGTERM, or (with `idle`) the client has had no
-/// connection open that long. Without `idle`, the client's absence only gets a hint.
-async fn serve_until_end(listener: &TcpListener, proxy: &Arc<Proxy>, end_idle: Option<Duration>) {
+/// Accepts the clients' connections and proxies them, writing each session as it ends,
+/// until every session it records has ended (the upstream accepted their DELETEs), Ctrl-C
+/// or SIGTERM, or (with `idle`) no client has had a connection open that long. Without
+/// `idle`, the clients' absence only gets a hint.
+async fn serve_until_end(
+    listener: &TcpListener,
+    proxy: &Arc<Proxy>,
+    end_idle: Option<Duration>,
+    ended: &mut mpsc::UnboundedReceiver<usize>,
+    writes: &mut Writes<'_>,
+) {
     let mut connections = JoinSet::new();
     let open = Arc::new(Connections::default());
     // Whether the client was told how to end since it left.
@@ -172,7 +190,13 @@ async fn serve_until_end(listener: &TcpListener, proxy: &Arc<Proxy>, end_idle: O
         let idle = end_idle.unwrap_or(IDLE_HINT);
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
-            _ = proxy.ended.notified() => break,
+            Some(k) = ended.recv() => {
+                writes.write(proxy, k);
+                if proxy.recordings().done() {
+                    break;
+                }
+                continue;
+            }
             () = stop.wait() => break,
             () = client_gone(proxy, &open, idle), if !hinted => {
                 if end_idle.is_some() {
@@ -204,6 +228,87 @@ async fn serve_until_end(listener: &TcpListener, proxy: &Arc<Proxy>, end_idle: O
         });
     }
     connections.shutdown().await;
+}
+
+impl Proxy {
+    fn recordings(&self) -> std::sync::MutexGuard<'_, Recordings> {
+        self.recordings.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Each session's fixture, written once, and how the writes went.
+struct Writes<'a> {
+    outputs: &'a Outputs<'a>,
+    rules: &'a mcp_replay::Rules,
+    written: Vec<bool>,
+    /// The worst a write came to: nothing to record or stray lines, or an error.
+    unsaved: Option<Unsaved>,
+}
+
+impl<'a> Writes<'a> {
+    fn new(outputs: &'a Outputs<'a>, rules: &'a mcp_replay::Rules) -> Self {
+        Writes {
+            outputs,
+            rules,
+            written: Vec::new(),
+            unsaved: None,
+        }
+    }
+
+    /// Writes recording `k` (the first session to `-o`, the Nth as NAME-N.jsonl, its
+    /// `--raw` and `--timing` files alike), unless it is written already or is no session.
+    fn write(&mut self, proxy: &Proxy, k: usize) {
+        if self.written.len() <= k {
+            self.written.resize(k + 1, false);
+        }
+        if std::mem::replace(&mut self.written[k], true) {
+            return;
+        }
+        // A refused initialize, or one the proxy stopped before it was answered: no session.
+        let Some(n) = proxy.recordings().numbered(k) else {
+            return;
+        };
+        let (capture, _) = proxy.recordings().capture(k);
+        let fixture = numbered(self.outputs.fixture, n);
+        let raw = self.outputs.raw.map(|p| numbered(p, n));
+        let timing = self.outputs.timing.map(|p| numbered(p, n));
+        let outputs = Outputs {
+            fixture: &fixture,
+            raw: raw.as_deref(),
+            timing: timing.as_deref(),
+            allow_stray: self.outputs.allow_stray,
+        };
+        if let Err(unsaved) = write_capture(&capture, &outputs, self.rules) {
+            if !matches!(self.unsaved, Some(Unsaved::Error(_))) {
+                self.unsaved = Some(unsaved);
+            }
+        }
+    }
+
+    /// The command's outcome: success when every session was written whole.
+    fn outcome(self) -> Result<Outcome, Error> {
+        match self.unsaved {
+            None => Ok(Outcome::Success),
+            Some(unsaved) => unsaved.ended(),
+        }
+    }
+}
+
+/// `path` for session `n` (0 first): itself for the first, NAME-N.EXT (N from 2) for the
+/// others.
+fn numbered(path: &Path, n: usize) -> PathBuf {
+    if n == 0 {
+        return path.to_owned();
+    }
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("fixture.jsonl");
+    let (stem, ext) = match name.split_once('.') {
+        Some((stem, ext)) => (stem, format!(".{ext}")),
+        None => (name, String::new()),
+    };
+    path.with_file_name(format!("{stem}-{}{ext}", n + 1))
 }
 
 /// Resolves once the client, after its first request, has had no connection open for `idle`.
@@ -256,9 +361,33 @@ async fn forward(
             ))
         }
     };
-    let teed = match parts.method == Method::POST {
-        true => tee_client(&proxy, &body),
-        false => Vec::new(),
+    let post = parts.method == Method::POST;
+    let session = parts.headers.get(SESSION_ID).cloned();
+    let initialize = post
+        && serde_json::from_slice::<serde_json::Value>(&body)
+            .is_ok_and(|m| m["method"] == "initialize");
+    let asked = Asked {
+        session: session.as_ref().map(HeaderValue::as_bytes),
+        post,
+        initialize,
+    };
+    let into = proxy.recordings().route(asked, Instant::now());
+    let (recording, started) = match into {
+        Into::Session { k, started } => (Some((k, proxy.recordings().capture(k))), started),
+        Into::Unrecorded => (None, false),
+        Into::Refused => {
+            return Ok(plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "mcp-replay record: every session this recording takes (--sessions) has \
+                 started"
+                    .to_owned(),
+            ))
+        }
+    };
+    let tap = recording.as_ref().map(|(_, tap)| tap.clone());
+    let teed = match (&tap, post) {
+        (Some(tap), true) => tee_client(tap, &body),
+        _ => Vec::new(),
     };
     let upstream = upstream_request(&proxy, &parts, body);
     let response = match proxy.client.request(upstream).await {
@@ -271,12 +400,21 @@ async fn forward(
             );
             eprintln!("{message}");
             // The server never got them: they are no part of the session.
-            untee(&proxy, &teed);
+            untee(tap.as_ref(), &teed);
             return Ok(plain(StatusCode::BAD_GATEWAY, message));
         }
     };
-    if parts.method == Method::DELETE && response.status().is_success() {
-        proxy.ended.notify_one();
+    if let Some((k, _)) = recording {
+        if started && initialize && !response.status().is_success() {
+            proxy.recordings().refuse(k);
+        } else if started && initialize {
+            let id = response.headers().get(SESSION_ID);
+            proxy.recordings().name(k, id.map(HeaderValue::as_bytes));
+        }
+        if parts.method == Method::DELETE && response.status().is_success() {
+            proxy.recordings().end(k);
+            let _ = proxy.ended.send(k);
+        }
     }
     let (mut parts, body) = response.into_parts();
     let content_type = parts
@@ -296,22 +434,25 @@ async fn forward(
         // Refused before it became a JSON-RPC message (a foreign Host, a bad session id
         // answered in plain text): no answer the fixture could hold, and the headers that
         // made the difference are never recorded, so a replay could not be refused alike.
-        untee(&proxy, &teed);
+        untee(tap.as_ref(), &teed);
     }
     parts.headers = end_to_end(&parts.headers);
     let tee = Tee {
         inner: body,
         kind,
-        proxy,
+        tap,
         ended: false,
         request: request_id(&teed),
     };
     Ok(Response::from_parts(parts, tee.boxed()))
 }
 
+/// Where a session's messages are teed: its capture, and when it began.
+type Tap = (Capture, Instant);
+
 /// Captures the JSON-RPC message(s) of a POST body (a batch: each element), and returns
 /// the lines captured.
-fn tee_client(proxy: &Proxy, body: &[u8]) -> Vec<Vec<u8>> {
+fn tee_client(tap: &Tap, body: &[u8]) -> Vec<Vec<u8>> {
     let lines = match serde_json::from_slice::<serde_json::Value>(body) {
         Ok(serde_json::Value::Array(messages)) => messages
             .iter()
@@ -324,14 +465,15 @@ fn tee_client(proxy: &Proxy, body: &[u8]) -> Vec<Vec<u8>> {
         }
     };
     for line in &lines {
-        capture(proxy, Direction::ClientToServer, line.clone());
+        capture(tap, Direction::ClientToServer, line.clone());
     }
     lines
 }
 
 /// Takes back client lines [`tee_client`] captured (the last capture of each).
-fn untee(proxy: &Proxy, lines: &[Vec<u8>]) {
-    let mut capture = proxy.capture.lock().unwrap_or_else(|e| e.into_inner());
+fn untee(tap: Option<&Tap>, lines: &[Vec<u8>]) {
+    let Some((capture, _)) = tap else { return };
+    let mut capture = capture.lock().unwrap_or_else(|e| e.into_inner());
     for line in lines {
         let last = capture
             .iter()
@@ -342,12 +484,11 @@ fn untee(proxy: &Proxy, lines: &[Vec<u8>]) {
     }
 }
 
-fn capture(proxy: &Proxy, direction: Direction, line: Vec<u8>) {
-    proxy
-        .capture
+fn capture((capture, start): &Tap, direction: Direction, line: Vec<u8>) {
+    capture
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .push((direction, line, proxy.start.elapsed()));
+        .push((direction, line, start.elapsed()));
 }
 
 /// A message's bytes as one line (re-serialized only when it spans lines).
@@ -436,7 +577,8 @@ enum Kind {
 struct Tee {
     inner: Incoming,
     kind: Kind,
-    proxy: Arc<Proxy>,
+    /// The session's recording (none: a request of no recorded session).
+    tap: Option<Tap>,
     /// The server ended the body (else the client dropped it first).
     ended: bool,
     /// The id of the request this body answers (a POST of one request).
@@ -457,10 +599,10 @@ impl Drop for Tee {
     /// `subscriptions/listen` stream that way, and from 2026-07-28 on cancels any request
     /// so): a client line of a NUL and the request's id marks where (`capture::save`).
     fn drop(&mut self) {
-        if !self.ended && matches!(self.kind, Kind::Sse(..)) {
+        if let (false, Kind::Sse(..), Some(tap)) = (self.ended, &self.kind, &self.tap) {
             let mut marker = vec![crate::capture::DROPPED];
             marker.extend(self.request.take().unwrap_or_default());
-            capture(&self.proxy, Direction::ClientToServer, marker);
+            capture(tap, Direction::ClientToServer, marker);
         }
     }
 }
@@ -487,9 +629,9 @@ impl Tee {
                     return;
                 }
                 for event in std::mem::take(events) {
-                    if !event.data.is_empty() {
+                    if let (false, Some(tap)) = (event.data.is_empty(), &self.tap) {
                         capture(
-                            &self.proxy,
+                            tap,
                             Direction::ServerToClient,
                             one_line(event.data.as_bytes()),
                         );
@@ -502,18 +644,15 @@ impl Tee {
 
     fn end(&mut self) {
         self.ended = true;
+        let Some(tap) = &self.tap else { return };
         if let Kind::Json(bytes) = std::mem::replace(&mut self.kind, Kind::Other) {
             match serde_json::from_slice::<serde_json::Value>(&bytes) {
                 Ok(serde_json::Value::Array(messages)) => {
                     for message in messages {
-                        capture(
-                            &self.proxy,
-                            Direction::ServerToClient,
-                            message.to_string().into(),
-                        );
+                        capture(tap, Direction::ServerToClient, message.to_string().into());
                     }
                 }
-                Ok(_) => capture(&self.proxy, Direction::ServerToClient, one_line(&bytes)),
+                Ok(_) => capture(tap, Direction::ServerToClient, one_line(&bytes)),
                 Err(_) if bytes.is_empty() => {}
                 Err(_) => eprintln!("mcp-replay record: left out a JSON body that is not JSON"),
             }
@@ -561,6 +700,15 @@ impl Body for Tee {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn name_each_session_after_the_first_beside_it() {
+        let p = Path::new("fixtures/session.jsonl");
+        assert_eq!(numbered(p, 0), p);
+        assert_eq!(numbered(p, 1), Path::new("fixtures/session-2.jsonl"));
+        let timing = Path::new("t/session.timing.jsonl");
+        assert_eq!(numbered(timing, 2), Path::new("t/session-3.timing.jsonl"));
+    }
 
     #[test]
     fn a_host_naming_the_proxy_is_rewritten_and_any_other_passes() {

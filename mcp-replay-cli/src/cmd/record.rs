@@ -39,6 +39,11 @@ pub(crate) struct Args {
     /// [default: only on its DELETE, Ctrl-C or SIGTERM]
     #[arg(long, value_name = "TIME", requires = "listen", value_parser = positive_time)]
     pub idle: Option<Duration>,
+    /// Over HTTP: how many client sessions to record, at once or one after another, each
+    /// to its own fixture (the first to -o, the Kth beside it as NAME-K.jsonl), written as it
+    /// ends; `unlimited` records until Ctrl-C, SIGTERM or --idle
+    #[arg(long, value_name = "N|unlimited", requires = "listen", default_value = "1", value_parser = crate::args::parse_limit)]
+    pub sessions: crate::args::Limit,
     #[command(flatten)]
     pub headers: crate::args::HeaderArgs,
     #[command(flatten)]
@@ -85,6 +90,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
             listen,
             upstream: upstream.clone(),
             idle: args.idle,
+            sessions: args.sessions,
             server: &args.server,
             headers: args.headers.resolved()?,
         };

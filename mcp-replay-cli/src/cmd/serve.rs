@@ -49,7 +49,7 @@ pub(crate) struct Args {
     /// Over HTTP: how many client sessions to serve, each its own walk of the fixture and
     /// its own Mcp-Session-Id, at once or one after another; `unlimited` serves until
     /// Ctrl-C or SIGTERM
-    #[arg(long, value_name = "N|unlimited", requires = "http", default_value = "1", value_parser = sessions::parse_limit)]
+    #[arg(long, value_name = "N|unlimited", requires = "http", default_value = "1", value_parser = crate::args::parse_limit)]
     pub sessions: Limit,
     /// The server of a multi-server mcporter recording
     #[arg(long, value_name = "NAME")]

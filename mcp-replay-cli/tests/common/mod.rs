@@ -123,7 +123,15 @@ pub struct HttpServe {
     /// `http://127.0.0.1:PORT/mcp`.
     pub url: String,
     /// The rest of its stderr, read to the end.
-    stderr: std::thread::JoinHandle<String>,
+    stderr: Option<std::thread::JoinHandle<String>>,
+}
+
+impl Drop for HttpServe {
+    /// A test that fails before it ends the command does not leave it running.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl HttpServe {
@@ -163,7 +171,7 @@ impl HttpServe {
         HttpServe {
             child,
             url,
-            stderr: reader,
+            stderr: Some(reader),
         }
     }
 
@@ -187,11 +195,17 @@ impl HttpServe {
             if std::time::Instant::now() > deadline {
                 let _ = self.child.kill();
                 let _ = self.child.wait();
-                let stderr = self.stderr.join().unwrap_or_default();
+                let stderr = self.stderr();
                 panic!("serve --http did not end within 60 s; stderr:\n{stderr}");
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         };
-        (status.code(), self.stderr.join().unwrap_or_default())
+        (status.code(), self.stderr())
+    }
+
+    /// Its whole stderr, once it has ended.
+    fn stderr(&mut self) -> String {
+        let reader = self.stderr.take().expect("read once");
+        reader.join().unwrap_or_default()
     }
 }

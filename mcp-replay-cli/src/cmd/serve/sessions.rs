@@ -8,23 +8,9 @@
 //! stateless: its requests carry no session id to tell clients apart, so one walk serves
 //! every request that has none, one client at a time; the next starts when it ends.
 
+pub(crate) use crate::args::Limit;
 use http::StatusCode;
 use std::collections::HashMap;
-
-/// How many sessions `serve --http` serves before it ends (`--sessions N|unlimited`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Limit(pub Option<u64>);
-
-/// `--sessions N|unlimited` (N at least 1).
-pub(crate) fn parse_limit(text: &str) -> Result<Limit, String> {
-    match text {
-        "unlimited" => Ok(Limit(None)),
-        n => match n.parse::<u64>() {
-            Ok(n) if n > 0 => Ok(Limit(Some(n))),
-            _ => Err("give a number of sessions (1 or more) or `unlimited`".into()),
-        },
-    }
-}
 
 /// What a request says about its session: its `Mcp-Session-Id`, if it has one, whether
 /// it is a POST, and whether it is a POST of `initialize`.
@@ -93,7 +79,7 @@ impl<S: Clone> Table<S> {
 
     /// Whether every session `--sessions` allows has started and ended.
     pub(crate) fn done(&self) -> bool {
-        self.limit.0.is_some_and(|n| self.started >= n) && self.live.is_empty()
+        self.limit.reached(self.started) && self.live.is_empty()
     }
 
     /// Where `asked` goes; a [`Route::Start`] reserves the new session's number, and the
@@ -138,7 +124,7 @@ impl<S: Clone> Table<S> {
     /// A new session's number, reserved (`stateless`: the walk of a stateless fixture),
     /// unless every session `--sessions` allows has started.
     fn start(&mut self, stateless: bool) -> Route {
-        if self.limit.0.is_some_and(|n| self.started >= n) {
+        if self.limit.reached(self.started) {
             return Route::Refuse(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Service Unavailable: every session this mock serves (--sessions) has started",
@@ -277,13 +263,5 @@ mod should {
         assert_eq!(table.route(asked(None, false)), Route::To(1));
         table.close(1);
         assert_eq!(table.route(asked(None, false)), Route::Start(3));
-    }
-
-    #[test]
-    fn read_the_limit() {
-        assert_eq!(parse_limit("1"), Ok(Limit(Some(1))));
-        assert_eq!(parse_limit("unlimited"), Ok(Limit(None)));
-        assert!(parse_limit("0").is_err());
-        assert!(parse_limit("many").is_err());
     }
 }
