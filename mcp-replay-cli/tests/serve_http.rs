@@ -384,3 +384,64 @@ fn bad_peers_get_a_clear_answer_and_the_other_sessions_go_on() {
         "{report}"
     );
 }
+
+/// Several fixtures over HTTP, each at `/mcp/NAME`: 20 replays of each at once (8 at a time
+/// per fixture) against `--sessions 20`, every session of each clean; `/mcp` alone is 404
+/// naming the endpoints; on stdio, several fixtures are a usage error.
+#[test]
+fn several_fixtures_are_served_each_at_its_own_path() {
+    let tour = matrix("python.jsonl");
+    let count = workspace().join("fixtures/count_up_progress.jsonl");
+    let count = count.to_str().expect("a UTF-8 path").to_owned();
+    let serve = HttpServe::start(&["--sessions", "20", &tour, &count]);
+    let base = serve.url.trim_end_matches("/python").to_owned();
+    assert!(base.ends_with("/mcp"), "{}", serve.url);
+    let replays: Vec<_> = [
+        ("python", tour.clone()),
+        ("count_up_progress", count.clone()),
+    ]
+    .into_iter()
+    .map(|(name, fixture)| {
+        let url = format!("{base}/{name}");
+        std::thread::spawn(move || {
+            common::mcp_replay()
+                .args(["replay", "--url", &url, "-j", "8"])
+                .args(std::iter::repeat_n(&fixture, 20))
+                .output()
+                .expect("replay runs")
+        })
+    })
+    .collect();
+    let address = base
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let bare = post(
+        &address,
+        None,
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+    );
+    assert!(bare.starts_with("HTTP/1.1 404"), "{bare}");
+    assert!(
+        bare.contains("/mcp/python, /mcp/count_up_progress"),
+        "{bare}"
+    );
+    for replay in replays {
+        let replayed = replay.join().expect("a replay");
+        let (out, err) = text(&replayed);
+        assert!(out.contains("20 passed, 0 failed"), "{out}{err}");
+    }
+    let (code, report) = serve.finish();
+    assert_eq!(code, Some(0), "{report}");
+    assert!(
+        report.contains("40 sessions: 40 ok, 0 with findings"),
+        "{report}"
+    );
+
+    let stdio = common::mcp_replay()
+        .args(["serve", &tour, &count])
+        .output()
+        .expect("serve runs");
+    assert_eq!(stdio.status.code(), Some(2));
+    assert!(text(&stdio).1.contains("several are served over HTTP only"));
+}

@@ -34,9 +34,10 @@ mod sessions;
 /// `mcp-replay serve`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The fixture, or an mcporter recording
-    #[arg(value_name = "FIXTURE|RECORDING")]
-    pub fixture: PathBuf,
+    /// The fixture, or an mcporter recording (over HTTP, several: each at /mcp/NAME, NAME
+    /// its file name without .jsonl)
+    #[arg(value_name = "FIXTURE|RECORDING", required = true, num_args = 1..)]
+    pub fixtures: Vec<PathBuf>,
     /// Serve over Streamable HTTP at http://ADDR/mcp instead of stdio (ADDR is host:port,
     /// e.g. 127.0.0.1:0)
     #[arg(long, value_name = "ADDR")]
@@ -46,9 +47,9 @@ pub(crate) struct Args {
     /// (or TIME if longer): it may come back
     #[arg(long, value_name = "TIME", requires = "http", default_value = "2s", value_parser = positive_time)]
     pub idle: Duration,
-    /// Over HTTP: how many client sessions to serve, each its own walk of the fixture and
-    /// its own Mcp-Session-Id, at once or one after another; `unlimited` serves until
-    /// Ctrl-C or SIGTERM
+    /// Over HTTP: how many client sessions to serve (of each fixture), each its own walk of
+    /// the fixture and its own Mcp-Session-Id, at once or one after another; `unlimited`
+    /// serves until Ctrl-C or SIGTERM
     #[arg(long, value_name = "N|unlimited", requires = "http", default_value = "1", value_parser = crate::args::parse_limit)]
     pub sessions: Limit,
     /// The server of a multi-server mcporter recording
@@ -97,9 +98,12 @@ pub(crate) const AFTER_HELP: &str = concat!(
         "  mcp-replay serve --pace 0 fixtures/echo.jsonl (stress: messages back to back)\n",
         "  mcp-replay serve --http 127.0.0.1:8931 fixtures/echo.jsonl\n",
         "                                                (the client connects to http://127.0.0.1:8931/mcp)\n",
+        "  mcp-replay serve --http 127.0.0.1:8931 --sessions unlimited fixtures/a.jsonl fixtures/b.jsonl\n",
+        "                                                (at /mcp/a and /mcp/b, for a parallel client suite)\n",
         "\n",
         "With --http, `listening on http://HOST:PORT/mcp` goes to stderr once the port is\n",
-        "bound (port 0 picks a free one). One client session is served (--sessions N for N,\n",
+        "bound (port 0 picks a free one; several fixtures: one line each, at /mcp/NAME).\n",
+        "One client session is served (--sessions N for N, of each fixture;\n",
         "`unlimited` until stopped), each its own walk of the fixture and its own\n",
         "Mcp-Session-Id; another client's initialize past N gets 503. A session ends with the\n",
         "client's DELETE, 2 s (--idle) after its last request finished, or on Ctrl-C or SIGTERM.\n",
@@ -111,13 +115,75 @@ pub(crate) const AFTER_HELP: &str = concat!(
         "not exist, is invalid or holds a secret; an address that cannot be bound)."
     );
 
-/// Plays the fixture's server side to the client on stdio (or over HTTP), then prints the
-/// report on stderr; findings if the client did not do what the recording did.
+/// Plays the fixture's server side to the client on stdio (or over HTTP, each of the
+/// fixtures), then prints the report on stderr; findings if the client did not do what the
+/// recording did.
 pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
-    let path = args.fixture.display().to_string();
-    let text = std::fs::read_to_string(&args.fixture)
+    if args.fixtures.len() > 1 && args.http.is_none() {
+        return Err(Error::usage(
+            "serve plays one fixture on stdio; several are served over HTTP only (--http \
+             ADDR: each at /mcp/NAME)",
+        ));
+    }
+    if args.fixtures.len() > 1 && args.timing_file.is_some() {
+        return Err(Error::usage(
+            "--timing-file names the times of one fixture; with several, each FIXTURE's \
+             .timing.jsonl beside it is read",
+        ));
+    }
+    let mut served = Vec::with_capacity(args.fixtures.len());
+    for path in &args.fixtures {
+        served.push(load(&args, path)?);
+    }
+    for (i, one) in served.iter().enumerate() {
+        if served[..i].iter().any(|other| other.name == one.name) {
+            return Err(Error::usage(format!(
+                "two fixtures are named {} (served at /mcp/NAME): rename one",
+                one.name
+            )));
+        }
+    }
+    let clean = match &args.http {
+        Some(addr) => serve_http(served, addr, args.idle, args.sessions).await?,
+        None => {
+            let Served {
+                fixture,
+                rules,
+                options,
+                ..
+            } = served.remove(0);
+            let report = fixture
+                .mock()
+                .rules(&rules)
+                .options(&options)
+                .serve(tokio::io::stdin(), tokio::io::stdout())
+                .await;
+            print_report(&report);
+            report.is_ok()
+        }
+    };
+    Ok(if clean {
+        Outcome::Success
+    } else {
+        Outcome::Findings
+    })
+}
+
+/// A fixture as `serve` plays it: its name (the file name without `.jsonl`), the fixture,
+/// its rules and the options.
+struct Served {
+    name: String,
+    fixture: Fixture,
+    rules: Rules,
+    options: Options,
+}
+
+/// Reads one FIXTURE|RECORDING argument with the options the arguments give.
+fn load(args: &Args, fixture_path: &Path) -> Result<Served, Error> {
+    let path = fixture_path.display().to_string();
+    let text = std::fs::read_to_string(fixture_path)
         .map_err(|e| Error::input(format!("reading {path}: {e}")))?;
-    let folder = args.fixture.parent().unwrap_or(Path::new("."));
+    let folder = fixture_path.parent().unwrap_or(Path::new("."));
     let is_mcporter = text
         .lines()
         .find(|l| !l.trim().is_empty())
@@ -135,7 +201,7 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         }
         fixtures.remove(0).1
     } else {
-        Fixture::load(&args.fixture)?
+        Fixture::load(fixture_path)?
     };
     // What the mock will send: a client served an invalid message learns nothing good.
     crate::capture::warn_protocol("serve", &fixture, &path);
@@ -161,23 +227,16 @@ pub(crate) async fn run(args: Args) -> Result<Outcome, Error> {
         })?;
         options = options.timing(timing, scale);
     }
-    let clean = match &args.http {
-        Some(addr) => serve_http(fixture, rules, options, addr, args.idle, args.sessions).await?,
-        None => {
-            let report = fixture
-                .mock()
-                .rules(&rules)
-                .options(&options)
-                .serve(tokio::io::stdin(), tokio::io::stdout())
-                .await;
-            print_report(&report);
-            report.is_ok()
-        }
-    };
-    Ok(if clean {
-        Outcome::Success
-    } else {
-        Outcome::Findings
+    let name = fixture_path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| n.strip_suffix(".jsonl").unwrap_or(n).to_owned())
+        .unwrap_or_else(|| "fixture".to_owned());
+    Ok(Served {
+        name,
+        fixture,
+        rules,
+        options,
     })
 }
 
@@ -205,28 +264,33 @@ struct Shell {
     open: Arc<Connections>,
 }
 
-/// Everything a connection needs to route its requests and start sessions.
-struct Sessions {
+/// One fixture's endpoint: its path, its sessions, and how a new one starts.
+struct Endpoint {
+    /// `/mcp`, or with several fixtures `/mcp/NAME`.
+    path: String,
     table: Mutex<Table<Shell>>,
     /// A new session's front and mock, on the fixture.
     start: Box<dyn Fn() -> (Front, HttpMock) + Send + Sync>,
-    /// Each ended session's number and report, to the main loop.
-    ended: mpsc::UnboundedSender<(u64, Report)>,
+}
+
+/// Everything a connection needs to route its requests and start sessions.
+struct Sessions {
+    endpoints: Vec<Endpoint>,
+    /// Each ended session's endpoint, number and report, to the main loop.
+    ended: mpsc::UnboundedSender<(usize, u64, Report)>,
     /// Set on Ctrl-C or SIGTERM: every live session ends.
     stop: watch::Sender<bool>,
     idle: Duration,
     loopback: bool,
 }
 
-/// Serves `fixture` at `http://ADDR/mcp` to `limit` client sessions (each its own walk of
-/// the fixture, see `sessions.rs`), each ending with the client's DELETE or the client
-/// without a request open for `idle` after it sent every recorded message (for
-/// [`UNPLAYED_IDLE`] before), until they have all ended or on Ctrl-C or SIGTERM. Prints the
-/// reports; whether every session was clean.
+/// Serves each fixture at `http://ADDR/mcp` (several: `/mcp/NAME`) to `limit` client
+/// sessions (each its own walk of the fixture, see `sessions.rs`), each ending with the
+/// client's DELETE or the client without a request open for `idle` after it sent every
+/// recorded message (for [`UNPLAYED_IDLE`] before), until they have all ended or on Ctrl-C
+/// or SIGTERM. Prints the reports; whether every session was clean.
 async fn serve_http(
-    fixture: Fixture,
-    rules: Rules,
-    options: Options,
+    served: Vec<Served>,
     addr: &str,
     idle: Duration,
     limit: Limit,
@@ -237,23 +301,26 @@ async fn serve_http(
     let local = listener
         .local_addr()
         .map_err(|e| Error::network(format!("serve --http: {e}")))?;
-    eprintln!("mcp-replay serve: listening on http://{local}/mcp");
-    let stateless = fixture
-        .entries()
-        .iter()
-        .find(|e| e.direction() == Direction::ClientToServer && e.kind() == MessageKind::Request)
-        .and_then(|e| e.method())
-        .is_some_and(|method| method != "initialize");
+    let several = served.len() > 1;
+    let endpoints: Vec<Endpoint> = served
+        .into_iter()
+        .map(|one| endpoint(one, several, limit))
+        .collect();
+    for endpoint in &endpoints {
+        eprintln!(
+            "mcp-replay serve: listening on http://{local}{}",
+            endpoint.path
+        );
+    }
     let (ended, mut reports) = mpsc::unbounded_channel();
     let sessions = Arc::new(Sessions {
-        table: Mutex::new(Table::new(limit, stateless)),
-        start: Box::new(move || fixture.mock().rules(&rules).options(&options).http()),
+        endpoints,
         ended,
         stop: watch::Sender::new(false),
         idle,
         loopback: local.ip().is_loopback(),
     });
-    let mut tally = Tally::new(limit);
+    let mut tally = Tally::new(limit, several);
     let mut stop = crate::net::Stop::new();
     loop {
         tokio::select! {
@@ -261,11 +328,10 @@ async fn serve_http(
                 Ok((stream, _)) => serve_connection(stream, sessions.clone()),
                 Err(e) => eprintln!("mcp-replay serve: accepting a connection failed: {e}"),
             },
-            Some((n, report)) = reports.recv() => {
-                let mut table = sessions.table();
-                table.close(n);
+            Some((e, n, report)) = reports.recv() => {
+                sessions.table(e).close(n);
                 tally.add(n, &report);
-                if table.done() {
+                if (0..sessions.endpoints.len()).all(|e| sessions.table(e).done()) {
                     break;
                 }
             }
@@ -273,29 +339,57 @@ async fn serve_http(
         }
     }
     sessions.stop.send_replace(true);
-    if sessions.table().started() == 0 {
-        // Stopped before any client came: the report says what it never sent.
-        let (_, mock) = (sessions.start)();
-        tally.add(1, &mock.finish().await);
+    for (e, endpoint) in sessions.endpoints.iter().enumerate() {
+        if sessions.table(e).started() == 0 {
+            // Stopped before any client came: the report says what it never sent.
+            let (_, mock) = (endpoint.start)();
+            tally.add(1, &mock.finish().await);
+        }
     }
-    while sessions.table().live() > 0 {
-        let Some((n, report)) = reports.recv().await else {
+    while (0..sessions.endpoints.len()).any(|e| sessions.table(e).live() > 0) {
+        let Some((e, n, report)) = reports.recv().await else {
             break;
         };
-        sessions.table().close(n);
+        sessions.table(e).close(n);
         tally.add(n, &report);
     }
     Ok(tally.finish())
 }
 
+/// The endpoint of one fixture: at `/mcp`, or `/mcp/NAME` when there are `several`.
+fn endpoint(served: Served, several: bool, limit: Limit) -> Endpoint {
+    let Served {
+        name,
+        fixture,
+        rules,
+        options,
+    } = served;
+    let stateless = fixture
+        .entries()
+        .iter()
+        .find(|e| e.direction() == Direction::ClientToServer && e.kind() == MessageKind::Request)
+        .and_then(|e| e.method())
+        .is_some_and(|method| method != "initialize");
+    Endpoint {
+        path: match several {
+            true => format!("/mcp/{name}"),
+            false => "/mcp".to_owned(),
+        },
+        table: Mutex::new(Table::new(limit, stateless)),
+        start: Box::new(move || fixture.mock().rules(&rules).options(&options).http()),
+    }
+}
+
 impl Sessions {
-    fn table(&self) -> std::sync::MutexGuard<'_, Table<Shell>> {
-        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    fn table(&self, e: usize) -> std::sync::MutexGuard<'_, Table<Shell>> {
+        let table = &self.endpoints[e].table;
+        table.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Starts the session the table just reserved: its mock, and the task that ends it.
-    fn open(&self, table: &mut Table<Shell>, n: u64) -> Shell {
-        let (front, mock) = (self.start)();
+    /// Starts the session of endpoint `e` its table just reserved: its mock, and the task
+    /// that ends it.
+    fn open(&self, e: usize, table: &mut Table<Shell>, n: u64) -> Shell {
+        let (front, mock) = (self.endpoints[e].start)();
         let shell = Shell {
             front,
             open: Arc::default(),
@@ -311,7 +405,7 @@ impl Sessions {
             }
             let drained = tokio::time::timeout(DRAIN, open.idle_for(Duration::ZERO));
             let (report, _) = tokio::join!(mock.finish(), drained);
-            let _ = ended.send((n, report));
+            let _ = ended.send((e, n, report));
         });
         shell
     }
@@ -322,7 +416,15 @@ impl Sessions {
         if self.loopback && !loopback_host(request.headers()) {
             return rebinding_refusal();
         }
-        let (parts, body) = request.into_parts();
+        let path = request.uri().path();
+        let Some(e) = self.endpoints.iter().position(|p| p.path == path) else {
+            let paths: Vec<&str> = self.endpoints.iter().map(|p| p.path.as_str()).collect();
+            let reason = format!("Not Found: the MCP endpoints are {}", paths.join(", "));
+            return refusal(StatusCode::NOT_FOUND, &reason);
+        };
+        let (mut parts, body) = request.into_parts();
+        // Each fixture's front serves its session at `/mcp`.
+        parts.uri = front_uri(&parts.uri);
         let session = parts.headers.get(SESSION_ID).cloned();
         let post = parts.method == hyper::Method::POST;
         let (body, read) = if post && session.is_none() {
@@ -353,9 +455,9 @@ impl Sessions {
             initialize,
         };
         let shell = {
-            let mut table = self.table();
+            let mut table = self.table(e);
             match table.route(asked) {
-                Route::Start(n) => Some((n, self.open(&mut table, n))),
+                Route::Start(n) => Some((n, self.open(e, &mut table, n))),
                 Route::To(n) => table.shell(n).map(|shell| (n, shell)),
                 // A body that is not JSON is refused as that, unless a session takes it.
                 Route::Refuse(..) if matches!(read, Some(Err(_))) => {
@@ -374,11 +476,22 @@ impl Sessions {
             .await;
         if initialize {
             if let Some(id) = response.headers().get(SESSION_ID) {
-                self.table().name(n, id.as_bytes());
+                self.table(e).name(n, id.as_bytes());
             }
         }
         response.map(|body| Held { body, _open: open }.boxed())
     }
+}
+
+/// `uri` with the path a fixture's front serves, `/mcp` (the query kept).
+fn front_uri(uri: &hyper::Uri) -> hyper::Uri {
+    let mut parts = uri.clone().into_parts();
+    let path = match uri.query() {
+        Some(query) => format!("/mcp?{query}"),
+        None => "/mcp".to_owned(),
+    };
+    parts.path_and_query = path.parse().ok();
+    hyper::Uri::from_parts(parts).unwrap_or_else(|_| uri.clone())
 }
 
 /// Serves one client connection's requests (HTTP/1.1, kept alive).
@@ -430,15 +543,16 @@ impl<B: hyper::body::Body + Unpin> hyper::body::Body for Held<B> {
 /// What the sessions came to: with one session, its report as it is; with more, each one
 /// with findings, then a line of counts.
 struct Tally {
+    /// One session of one fixture: its report as it is.
     one: bool,
     ok: u64,
     failed: u64,
 }
 
 impl Tally {
-    fn new(limit: Limit) -> Self {
+    fn new(limit: Limit, several: bool) -> Self {
         Tally {
-            one: limit == Limit(Some(1)),
+            one: limit == Limit(Some(1)) && !several,
             ok: 0,
             failed: 0,
         }
