@@ -315,6 +315,9 @@ def main():
             }
             for m, v in sorted(by_method.items())
         },
+        "error_answers": sum(
+            1 for s in done for m in s.answered.values() if "error" in m
+        ),
         "problems": [p for s in crossed for p in s.problems][:20],
     }
     json.dump(report, sys.stdout, indent=1)
