@@ -2,7 +2,7 @@
 # Fuzzes the public API of the mcp-replay crate with cargo-fuzz (libFuzzer); the targets
 # are in fuzz/fuzz_targets/ and described in fuzz/README.md. Not part of `cargo test`.
 #
-#   scripts/fuzz.sh                      every target for its default time (about 10
+#   scripts/fuzz.sh                      every target for its default time (about 65
 #                                        minutes in all on 2 cores)
 #   scripts/fuzz.sh 300                  every target for 300 seconds
 #   scripts/fuzz.sh -runs=2000000        every target for 2,000,000 executions
@@ -26,22 +26,31 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
 cd "$FUZZ"
 
-ALL_TARGETS=(fixture_parser normalizer selector_parser stdio_framing mcporter_importer fast_path validator)
+# value_model first: it is the slowest by far, and the others share the second lane meanwhile.
+ALL_TARGETS=(value_model fixture_parser normalizer selector_parser stdio_framing mcporter_importer
+    fast_path validator sse_parser fixture_header http_front http_bridge)
 CARGO_FUZZ_VERSION=0.13.2
 # The default budget, per target: at least 1.5 times what 1,000,000 executions take on a
 # 2-core machine with both lanes busy and a grown working corpus (measured rates in
-# fuzz/README.md). fixture_parser is the slow one (2,700 to 4,000 exec/s: check_secrets()
-# builds regex DFA states for every new input) and runs in one lane while the others run
-# one after the other in the second: about 10 minutes of fuzzing in all.
+# fuzz/README.md). value_model is the slow one (a recording, the secret guard and a replay's
+# comparisons for each input, an in-process replay for a quarter of them: 500 to 700
+# exec/s) and runs in one lane while the others run one after the other in the second;
+# fixture_parser (2,700 to 4,000 exec/s: check_secrets() builds regex DFA states for every
+# new input) and the HTTP targets (a session over the front, a replay over the bridge)
+# are the next slowest: about 65 minutes of fuzzing in all.
 default_seconds() {
     case "$1" in
+        value_model) echo 3300 ;;
         fixture_parser) echo 600 ;;
+        http_front) echo 900 ;;
+        http_bridge) echo 1200 ;;
+        sse_parser) echo 240 ;;
         *) echo 120 ;;
     esac
 }
 
 budget=() # empty: default_seconds
-budget_text="the default time (fixture_parser 600 s, the others 120 s)"
+budget_text="the default time (value_model 3300 s, http_bridge 1200 s, http_front 900 s, fixture_parser 600 s, sse_parser 240 s, the others 120 s)"
 targets=()
 cmin=0
 for arg in "$@"; do
@@ -159,6 +168,10 @@ options() {
     case "$1" in
         selector_parser) echo "-max_len=256 -dict=$FUZZ/dict/selector.dict" ;;
         mcporter_importer) echo "-max_len=8192 -dict=$FUZZ/dict/json.dict" ;;
+        sse_parser) echo "-max_len=4096 -dict=$FUZZ/dict/sse.dict" ;;
+        # A few requests or answers, a session: longer inputs add nothing but time.
+        http_front | http_bridge) echo "-max_len=2048 -dict=$FUZZ/dict/json.dict" ;;
+        value_model) echo "-max_len=512 -dict=$FUZZ/dict/json.dict" ;;
         # fixture_parser: check_secrets() makes long inputs slow (the secret patterns'
         # lazy DFA is rebuilt for every new input), and most fixtures fit in 4 KiB.
         *) echo "-max_len=4096 -dict=$FUZZ/dict/json.dict" ;;

@@ -54,3 +54,38 @@ fn a_path_placeholder_is_not_followed_by_another() {
     rules.normalize_server(&mut twice);
     assert_eq!(twice, once);
 }
+
+/// value_model: personal data under a key named `id` below the envelope was written as it
+/// was. The personal-data pass skipped the protocol's keys at every depth (`PROTOCOL_KEYS`
+/// in `mcp-replay/src/normalize/personal/table.rs`; the replay's fast path in
+/// `normalize/fast.rs` and `personal::scan` mirror it), and `id` was among them for the
+/// envelope's sake, so a customer's name a values rule redacts, or an e-mail address, in
+/// `structuredContent.id` or `arguments.id` stays in the fixture. The fuzzer reached it with
+/// a minted id the client sent back that holds a path (`/tmp\Kx Globex Corp!rr:s`: the
+/// `<TMP>` placeholder in it keeps it from being bound as minted); a server's own user id
+/// that is an e-mail address (`{"owner": {"id": "dana@..."}}`) needs nothing of the kind.
+#[test]
+fn personal_data_under_a_nested_id_key_is_pseudonymized() {
+    use mcp_replay::fixture::Direction;
+    let rules = Rules::default().redact_value("customer", "Kx Globex Corp");
+    let exchange = vec![
+        (
+            Direction::ClientToServer,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "get", "arguments": {"id": "/tmp\\Kx Globex Corp!rr:s"}}}),
+        ),
+        (
+            Direction::ServerToClient,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [],
+                "structuredContent": {"id": "/tmp\\Kx Globex Corp!rr:s",
+                    "owner": {"id": "dana.whitfield@northwind-traders.com"}}}}),
+        ),
+    ];
+    let fixture =
+        mcp_replay::_support::record::fixture_from_exchange(exchange, &rules, "fuzz").unwrap();
+    let text = fixture.to_jsonl();
+    assert!(!text.to_lowercase().contains("globex"), "{text}");
+    assert!(!text.contains("northwind"), "{text}");
+    // The envelope's own id is still a label.
+    assert!(text.contains(r#""id":"<REQUEST_ID>""#), "{text}");
+}

@@ -196,7 +196,7 @@ fn canonical(
 fn settle_members(members: &mut [(Cow<'_, str>, Node<'_>)], check: Check<'_>) -> Option<()> {
     for (key, value) in members {
         let below = Check {
-            personal: check.personal && !crate::normalize::personal::is_protocol_key(key),
+            personal: check.personal && !crate::normalize::personal::is_protocol_member(key, true),
             ..check
         };
         if !unchanged(
@@ -401,7 +401,7 @@ impl Node<'_> {
                         // The personal data pass never looks below a protocol key.
                         let below = Check {
                             personal: check.personal
-                                && !crate::normalize::personal::is_protocol_key(k),
+                                && !crate::normalize::personal::is_protocol_member(k, false),
                             ..check
                         };
                         unchanged(

@@ -29,7 +29,7 @@ mod values;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use table::{categories_on, is_protocol_key, Own, Scope, Table};
+pub(crate) use table::{categories_on, is_protocol_member, Own, Scope, Table};
 pub(crate) use values::kind_name;
 pub use values::Values;
 #[doc(hidden)] // for the command and this repository's tests: not a test author's API
@@ -259,7 +259,7 @@ pub fn scan(value: &serde_json::Value) -> Vec<Finding> {
             }
             Value::Object(map) => {
                 for (key, item) in crate::data::json::members(map) {
-                    if table::is_protocol_key(key) {
+                    if table::is_protocol_member(key, path.is_empty()) {
                         continue;
                     }
                     let len = path.len();

@@ -11,13 +11,13 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-/// Keys whose values are the protocol's, never personal data: the envelope, versions,
+/// Keys whose values are the protocol's, never personal data, at any depth: versions,
 /// media types, the client's progress tokens and the server's cursors and task ids. A
 /// key holding `version` in any case counts (`protocolVersion`, `supportedVersions`).
-const PROTOCOL_KEYS: [&str; 8] = [
-    "jsonrpc",
-    "id",
-    "method",
+/// The envelope's keys (`jsonrpc`, `id`, `method`) are the protocol's only in the message
+/// itself: an `id` inside a result is the server's data (a customer's id may be their
+/// e-mail address).
+const PROTOCOL_KEYS: [&str; 5] = [
     "mimeType",
     "progressToken",
     "cursor",
@@ -25,9 +25,18 @@ const PROTOCOL_KEYS: [&str; 8] = [
     "taskId",
 ];
 
+/// The keys of a JSON-RPC message's envelope, the protocol's own at the top level only.
+pub(crate) const ENVELOPE_KEYS: [&str; 3] = ["jsonrpc", "id", "method"];
+
+/// Is `key` of a message's member at `top` level (else deeper) the protocol's: an
+/// envelope key at the top, or one of [`PROTOCOL_KEYS`] or a version's at any depth?
+pub(crate) fn is_protocol_member(key: &str, top: bool) -> bool {
+    (top && ENVELOPE_KEYS.contains(&key)) || is_protocol_key(key)
+}
+
 /// Is `key` one of [`PROTOCOL_KEYS`], or a version's? (No allocation: it runs on every
 /// key the pass walks.)
-pub(crate) fn is_protocol_key(key: &str) -> bool {
+fn is_protocol_key(key: &str) -> bool {
     PROTOCOL_KEYS.contains(&key)
         || (key.len() >= 7
             && key
@@ -165,7 +174,7 @@ impl Table {
     /// The user's selectors: each distinct string they match becomes `<KIND:n>`; the
     /// envelope stays as it was.
     fn selectors(&mut self, message: &mut Value, scope: Scope<'_>) {
-        let envelope: Vec<(&str, Value)> = ["jsonrpc", "id", "method"]
+        let envelope: Vec<(&str, Value)> = ENVELOPE_KEYS
             .into_iter()
             .filter_map(|k| Some((k, message.get(k)?.clone())))
             .collect();
@@ -200,7 +209,7 @@ impl Table {
             }
             Value::Object(map) => {
                 for (k, v) in crate::data::json::members_mut(map) {
-                    if is_protocol_key(k) {
+                    if is_protocol_member(k, key.is_none()) {
                         continue;
                     }
                     self.walk(v, Some(k), scope, wire);
