@@ -89,3 +89,42 @@ fn personal_data_under_a_nested_id_key_is_pseudonymized() {
     // The envelope's own id is still a label.
     assert!(text.contains(r#""id":"<REQUEST_ID>""#), "{text}");
 }
+
+/// value_model: an e-mail address the server sends in `structuredContent` and again in a
+/// text, and the client sends back, was bound by its domain alone (the token that looks
+/// minted, `qacme42.com`, "also sent elsewhere": in the text, inside the whole address), so
+/// `udana@<MINTED:1>` kept the local part, a person's name, in the fixture. A part is bound
+/// only where the server sent it without the whole.
+#[test]
+fn an_echoed_address_repeated_in_text_is_not_bound_by_its_domain_alone() {
+    use mcp_replay::fixture::Direction;
+    let address = "udana@qacme42.com";
+    let exchange = vec![
+        (
+            Direction::ClientToServer,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "create", "arguments": {}}}),
+        ),
+        (
+            Direction::ServerToClient,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {
+                "content": [{"type": "text", "text": format!("created {address}")}],
+                "structuredContent": {"email": address}}}),
+        ),
+        (
+            Direction::ClientToServer,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "get", "arguments": {"email": address}}}),
+        ),
+        (
+            Direction::ServerToClient,
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "ok"}]}}),
+        ),
+    ];
+    let fixture =
+        mcp_replay::_support::record::fixture_from_exchange(exchange, &Rules::default(), "fuzz")
+            .unwrap();
+    let text = fixture.to_jsonl();
+    assert!(!text.contains("udana"), "{text}");
+    assert!(!text.contains("qacme42"), "{text}");
+}

@@ -287,7 +287,9 @@ impl Sightings {
     /// sent elsewhere (a URI `crm://customers/cus_8f3a2c1d9e0b` whose id stands in
     /// `"created customer cus_8f3a2c1d9e0b"`) is bound by that token, so the whole is
     /// written around the placeholder (`crm://customers/<MINTED:1>`) in every message, and
-    /// a replay, which binds by template, decides the same way.
+    /// a replay, which binds by template, decides the same way. Elsewhere means without
+    /// the whole: a text that repeats the whole value (`"created udana@qacme42.com"`) says
+    /// nothing of its parts, and an address bound by its domain would keep its local part.
     fn parts(&mut self) {
         for e in 0..self.echoed.len() {
             let whole = self.echoed[e].clone();
@@ -298,7 +300,7 @@ impl Sightings {
                     && self
                         .from_server
                         .iter()
-                        .any(|(v, _)| *v != whole && v.contains(t))
+                        .any(|(v, _)| !v.contains(whole.as_str()) && v.contains(t))
             });
             let Some(part) = part.map(str::to_owned) else {
                 continue;
