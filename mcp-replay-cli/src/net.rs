@@ -301,3 +301,14 @@ pub(crate) fn host_of(host: &http::HeaderValue) -> Option<(String, Option<u16>)>
         .to_ascii_lowercase();
     Some((name, authority.port_u16()))
 }
+
+/// What an HTTP request says about the client session it belongs to, as the routers of
+/// `serve --http` (`cmd/serve/sessions.rs`) and `record --listen` (`proxy/recordings.rs`)
+/// read it: its `Mcp-Session-Id`, if it has one, whether it is a POST, and whether it is
+/// a POST of `initialize`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Asked<'a> {
+    pub session: Option<&'a [u8]>,
+    pub post: bool,
+    pub initialize: bool,
+}

@@ -10,16 +10,8 @@
 
 use crate::args::Limit;
 use crate::capture::Capture;
+pub(crate) use crate::net::Asked;
 use std::time::Instant;
-
-/// What a request says about its session: its `Mcp-Session-Id`, whether it is a POST, and
-/// whether it is a POST of `initialize`.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Asked<'a> {
-    pub session: Option<&'a [u8]>,
-    pub post: bool,
-    pub initialize: bool,
-}
 
 /// Where a request's messages are teed.
 #[derive(Debug, PartialEq, Eq)]

@@ -9,17 +9,9 @@
 //! every request that has none, one client at a time; the next starts when it ends.
 
 pub(crate) use crate::args::Limit;
+pub(crate) use crate::net::Asked;
 use http::StatusCode;
 use std::collections::HashMap;
-
-/// What a request says about its session: its `Mcp-Session-Id`, if it has one, whether
-/// it is a POST, and whether it is a POST of `initialize`.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Asked<'a> {
-    pub session: Option<&'a [u8]>,
-    pub post: bool,
-    pub initialize: bool,
-}
 
 /// Where a request goes.
 #[derive(Debug, PartialEq, Eq)]
