@@ -361,31 +361,15 @@ async fn forward(
             ))
         }
     };
-    let post = parts.method == Method::POST;
-    let session = parts.headers.get(SESSION_ID).cloned();
-    let initialize = post
-        && serde_json::from_slice::<serde_json::Value>(&body)
-            .is_ok_and(|m| m["method"] == "initialize");
-    let asked = Asked {
-        session: session.as_ref().map(HeaderValue::as_bytes),
-        post,
-        initialize,
+    let Some(routed) = Routed::of(&proxy, &parts, &body) else {
+        return Ok(plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "mcp-replay record: every session this recording takes (--sessions) has started"
+                .to_owned(),
+        ));
     };
-    let into = proxy.recordings().route(asked, Instant::now());
-    let (recording, started) = match into {
-        Into::Session { k, started } => (Some((k, proxy.recordings().capture(k))), started),
-        Into::Unrecorded => (None, false),
-        Into::Refused => {
-            return Ok(plain(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "mcp-replay record: every session this recording takes (--sessions) has \
-                 started"
-                    .to_owned(),
-            ))
-        }
-    };
-    let tap = recording.as_ref().map(|(_, tap)| tap.clone());
-    let teed = match (&tap, post) {
+    let tap = routed.recording.as_ref().map(|(_, tap)| tap.clone());
+    let teed = match (&tap, parts.method == Method::POST) {
         (Some(tap), true) => tee_client(tap, &body),
         _ => Vec::new(),
     };
@@ -404,18 +388,7 @@ async fn forward(
             return Ok(plain(StatusCode::BAD_GATEWAY, message));
         }
     };
-    if let Some((k, _)) = recording {
-        if started && initialize && !response.status().is_success() {
-            proxy.recordings().refuse(k);
-        } else if started && initialize {
-            let id = response.headers().get(SESSION_ID);
-            proxy.recordings().name(k, id.map(HeaderValue::as_bytes));
-        }
-        if parts.method == Method::DELETE && response.status().is_success() {
-            proxy.recordings().end(k);
-            let _ = proxy.ended.send(k);
-        }
-    }
+    routed.answered(&proxy, &parts.method, &response);
     let (mut parts, body) = response.into_parts();
     let content_type = parts
         .headers
@@ -445,6 +418,59 @@ async fn forward(
         request: request_id(&teed),
     };
     Ok(Response::from_parts(parts, tee.boxed()))
+}
+
+/// Which recording a request's messages go into (`recordings.rs` decides).
+struct Routed {
+    /// The recording and its tap (none: a request of no recorded session).
+    recording: Option<(usize, Tap)>,
+    /// The request is the `initialize` that began the recording.
+    began: bool,
+}
+
+impl Routed {
+    /// Routes a request by its session; `None` past `--sessions` (a new session refused).
+    fn of(proxy: &Proxy, parts: &http::request::Parts, body: &[u8]) -> Option<Routed> {
+        let post = parts.method == Method::POST;
+        let initialize = post
+            && serde_json::from_slice::<serde_json::Value>(body)
+                .is_ok_and(|m| m["method"] == "initialize");
+        let asked = Asked {
+            session: parts.headers.get(SESSION_ID).map(HeaderValue::as_bytes),
+            post,
+            initialize,
+        };
+        let into = proxy.recordings().route(asked, Instant::now());
+        match into {
+            Into::Session { k, started } => Some(Routed {
+                recording: Some((k, proxy.recordings().capture(k))),
+                began: started && initialize,
+            }),
+            Into::Unrecorded => Some(Routed {
+                recording: None,
+                began: false,
+            }),
+            Into::Refused => None,
+        }
+    }
+
+    /// What the upstream's answer to the request (`method`) says of its recording: the
+    /// session id its `initialize` was given (or the refusal of it), or the session's end
+    /// (a DELETE it accepted: the recording is written).
+    fn answered<B>(&self, proxy: &Proxy, method: &Method, response: &Response<B>) {
+        let Some((k, _)) = self.recording else { return };
+        let accepted = response.status().is_success();
+        if self.began && !accepted {
+            proxy.recordings().refuse(k);
+        } else if self.began {
+            let id = response.headers().get(SESSION_ID);
+            proxy.recordings().name(k, id.map(HeaderValue::as_bytes));
+        }
+        if *method == Method::DELETE && accepted {
+            proxy.recordings().end(k);
+            let _ = proxy.ended.send(k);
+        }
+    }
 }
 
 /// Where a session's messages are teed: its capture, and when it began.
