@@ -133,11 +133,10 @@ impl Session {
     }
 
     fn created(&self) -> Value {
-        // `customerId`, not `id`: personal data under a nested `id` key is written as it
-        // was, a known defect this target found (the ignored test
-        // `personal_data_under_a_nested_id_key_is_pseudonymized` in
-        // mcp-replay/tests/fuzz_regressions.rs); back to `id` once it is fixed.
-        let mut structured = json!({"customerId": self.minted, "owner": self.email,
+        // Under `id`: personal data under a nested `id` key was written as it came (the
+        // test `personal_data_under_a_nested_id_key_is_pseudonymized` in
+        // mcp-replay/tests/fuzz_regressions.rs).
+        let mut structured = json!({"id": self.minted, "owner": self.email,
             "customer": self.customer});
         if self.token_key {
             structured["token"] = json!(self.token);

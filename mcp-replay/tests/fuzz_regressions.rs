@@ -128,3 +128,66 @@ fn an_echoed_address_repeated_in_text_is_not_bound_by_its_domain_alone() {
     assert!(!text.contains("udana"), "{text}");
     assert!(!text.contains("qacme42"), "{text}");
 }
+
+/// value_model: a cursor holding text that looks like a placeholder (`<QD:3>`) was not
+/// bound as `<CURSOR:n>` (a handle holding a placeholder was taken for one the fixture had
+/// written already), and the personal-data pass never looked under `cursor` /
+/// `nextCursor`, so a customer's name in it stayed in the fixture. A handle is now left
+/// as it is only when it is wholly a placeholder, and the pass reads the handles it finds
+/// unbound. The input, shortened: the fuzzer's cursor held NULs and a stray quote too.
+#[test]
+fn a_cursor_holding_placeholder_like_text_is_bound_and_its_personal_data_replaced() {
+    use mcp_replay::fixture::Direction;
+    let rules = Rules::default().redact_value("customer", "Kx Globex Corp");
+    let cursor = "\u{fffd}\"QD:2<QD:3><PD:2>2I<c\u{fffd}\"Kx Globex Corp2:\t\u{0}\u{0}e";
+    let exchange = vec![
+        (
+            Direction::ClientToServer,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}),
+        ),
+        (
+            Direction::ServerToClient,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [], "nextCursor": cursor}}),
+        ),
+        (
+            Direction::ClientToServer,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                "params": {"cursor": cursor}}),
+        ),
+        (
+            Direction::ServerToClient,
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}),
+        ),
+    ];
+    let fixture =
+        mcp_replay::_support::record::fixture_from_exchange(exchange, &rules, "fuzz").unwrap();
+    let text = fixture.to_jsonl();
+    assert!(!text.to_lowercase().contains("globex"), "{text}");
+    assert!(text.contains(r#""nextCursor":"<CURSOR:1>""#), "{text}");
+    assert!(text.contains(r#""cursor":"<CURSOR:1>""#), "{text}");
+}
+
+/// The personal-data pass reads a handle the harness leaves unbound: a task id the client
+/// named first is the client's own, sent as it was, but an e-mail address in it is
+/// replaced like any other.
+#[test]
+fn an_unbound_handle_is_read_for_personal_data() {
+    use mcp_replay::fixture::Direction;
+    let task = "task-for-dana.whitfield@northwind-traders.com";
+    let exchange = vec![
+        (
+            Direction::ClientToServer,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"taskId": task}}),
+        ),
+        (
+            Direction::ServerToClient,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"taskId": task, "status": "working"}}),
+        ),
+    ];
+    let fixture =
+        mcp_replay::_support::record::fixture_from_exchange(exchange, &Rules::default(), "fuzz")
+            .unwrap();
+    let text = fixture.to_jsonl();
+    assert!(!text.contains("northwind"), "{text}");
+    assert!(!text.contains("dana"), "{text}");
+}

@@ -122,8 +122,10 @@ pub(crate) fn label_handles(
             else {
                 continue;
             };
+            // One the fixture wrote already is wholly its placeholder (`<CURSOR:1>`); a
+            // live handle that merely holds text like one (`p<QD:3>`) is bound all the same.
             if value.is_empty()
-                || super::placeholder::contains_placeholder(&value)
+                || super::placeholder::is_placeholder(&value)
                 || pinned.contains(&value)
                 || client_said.contains(&value)
                 || found.iter().any(|(v, _)| *v == value)
