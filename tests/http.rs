@@ -297,3 +297,119 @@ fn thirty_two_clients_at_once_are_recorded_each_to_its_own_fixture() {
     let (ran, _) = replay_over_http(&written, &["-j", "8"], |port| demo_over_http(port, None));
     ran.assert_green(32);
 }
+
+/// 1,000 connections that send nothing, opened against `record --listen` while 8 clients
+/// record through it, 8 at a time: the proxy closes each within the 10 s a connection's
+/// first byte may take (while it still runs: it ends on SIGTERM), and each of the 8
+/// sessions is written to its own fixture, whole.
+#[test]
+#[cfg(unix)]
+fn silent_connections_to_the_proxy_are_closed_and_the_recordings_go_on() {
+    use std::io::Read;
+    use std::net::TcpStream;
+    use std::time::Instant;
+    let dir = temp_dir("http", "record-silent");
+    let fixture = dir.join("recorded.jsonl");
+    let sent: Vec<std::path::PathBuf> = ["lookup_issue", "count_up_progress", "list_and_read"]
+        .iter()
+        .cycle()
+        .take(8)
+        .map(|name| workspace().join("fixtures").join(format!("{name}.jsonl")))
+        .collect();
+    let upstream = free_port();
+    /// A child a failing test does not leave running (nor holding the test's stdout).
+    struct Running(std::process::Child);
+    impl Drop for Running {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut server = Running(
+        Command::new(demo_server())
+            .args(["http", &format!("127.0.0.1:{upstream}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("demo-server runs"),
+    );
+    wait_for(upstream, &mut server.0);
+    let listen = free_port();
+    let mut proxy = Running(
+        mcp_replay()
+            .args(["record", "-o"])
+            .arg(&fixture)
+            .args(["--listen", &format!("127.0.0.1:{listen}")])
+            .args(["--upstream", &url(upstream), "--sessions", "unlimited"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mcp-replay runs"),
+    );
+    wait_for(listen, &mut proxy.0);
+
+    let opened = Instant::now();
+    let silent: Vec<TcpStream> = (0..1000)
+        .map(|i| {
+            TcpStream::connect(("127.0.0.1", listen))
+                .unwrap_or_else(|e| panic!("connection {i}: {e}"))
+        })
+        .collect();
+    let replayed = mcp_replay()
+        .args(["replay", "--url", &url(listen), "-j", "8"])
+        .args(&sent)
+        .output()
+        .expect("replay runs");
+    let (out, err) = text(&replayed);
+    assert!(out.contains("8 passed, 0 failed"), "{out}{err}");
+    for mut stream in silent.into_iter().step_by(50) {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(15)))
+            .expect("a timeout");
+        let mut byte = [0u8; 1];
+        let read = stream.read(&mut byte);
+        let dropped = match &read {
+            Ok(n) => *n == 0,
+            Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+        };
+        assert!(dropped, "a silent connection still open: {read:?}");
+    }
+    assert!(opened.elapsed() < Duration::from_secs(30));
+    assert!(
+        proxy.0.try_wait().expect("a status").is_none(),
+        "the proxy closed them, not its end"
+    );
+
+    let pid = proxy.0.id().to_string();
+    let term = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(term.success());
+    let mut err = String::new();
+    let _ = proxy
+        .0
+        .stderr
+        .take()
+        .expect("piped")
+        .read_to_string(&mut err);
+    let ended = proxy.0.wait().expect("the proxy ends");
+    assert_eq!(ended.code(), Some(0), "{err}");
+    let mut written = vec![fixture];
+    written.extend((2..=8).map(|k| dir.join(format!("recorded-{k}.jsonl"))));
+    let mut recorded: Vec<Vec<String>> = written
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p)
+                .unwrap_or_else(|e| panic!("{}: {e}\n{err}", p.display()));
+            client_methods(&text)
+        })
+        .collect();
+    let mut expected: Vec<Vec<String>> = sent
+        .iter()
+        .map(|p| client_methods(&std::fs::read_to_string(p).expect("bundled")))
+        .collect();
+    recorded.sort();
+    expected.sort();
+    assert_eq!(recorded, expected);
+}

@@ -217,7 +217,7 @@ impl Session {
         if let Some(task) = created["result"]["taskId"].as_str() {
             ask(&mut out, "tasks/get", json!({"taskId": task}));
         }
-        let mut arguments = json!({"customerId": self.minted});
+        let mut arguments = json!({"id": self.minted});
         if self.owner_back {
             arguments["owner"] = json!(self.email);
         }

@@ -21,6 +21,24 @@ use tower_service::Service;
 /// How long `-- SERVER` is given to listen on the URL.
 pub(crate) const LISTEN_WAIT: Duration = Duration::from_secs(30);
 
+/// How long a connection may take to send a request's head. `serve --http` counts it from
+/// when it waits for one (so also how long a kept-alive connection may sit idle: Node's HTTP
+/// servers close one after 5 s); `record --listen` only for a connection's first byte
+/// ([`speaks`]), since its `--idle` counts a client's kept-alive connections as the client
+/// still being there. Either way a client that connects and sends nothing holds its socket
+/// no longer.
+pub(crate) const HEAD_WAIT: Duration = Duration::from_secs(10);
+
+/// Does `stream` send its first byte within [`HEAD_WAIT`]? (`false`: it sent nothing, or
+/// closed; the caller drops it.)
+pub(crate) async fn speaks(stream: &TcpStream) -> bool {
+    let mut first = [0u8; 1];
+    matches!(
+        tokio::time::timeout(HEAD_WAIT, stream.peek(&mut first)).await,
+        Ok(Ok(n)) if n > 0
+    )
+}
+
 /// `--url`/`--upstream`: an `http://HOST[:PORT]/PATH` URL (a bare `HOST:PORT` gets
 /// `http://` and `/mcp`).
 pub(crate) fn parse_url(text: &str) -> Result<Uri, String> {

@@ -220,6 +220,11 @@ async fn serve_until_end(
         let proxy = proxy.clone();
         let open = open.open();
         connections.spawn(async move {
+            // A connection that sends nothing is closed (1,000 of them would hold as many
+            // sockets, and keep --idle from ever seeing the client gone).
+            if !crate::net::speaks(&stream).await {
+                return;
+            }
             let service = service_fn(move |request| forward(proxy.clone(), request));
             let _ = http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service)

@@ -261,9 +261,11 @@ fn many_clients_at_once_each_walk_their_own_session() {
 
 /// Bad peers against `serve --http --sessions unlimited` while 16 replays run 8 at a time:
 /// 1,000 connections that send nothing, a 100 MB body, a body cut mid-JSON, a body that is
-/// not JSON, a session id no session has. Each gets a clear status (413, 400, 400, 404) or
-/// is dropped (the silent connections, within the 10 s a request's head may take), no bad
-/// peer starts a session, and the 16 sessions are all clean on both sides.
+/// not JSON, a session id no session has, a `Last-Event-ID` its session never sent. Each
+/// gets a clear status (413, 400, 400, 404, 400) or is dropped (the silent connections,
+/// within the 10 s a request's head may take), no bad peer but the last starts a session
+/// (it has the one finding, and the exit status is 1), and the 16 sessions are all clean
+/// on both sides.
 #[test]
 fn bad_peers_get_a_clear_answer_and_the_other_sessions_go_on() {
     use std::io::{Read, Write};
@@ -358,6 +360,37 @@ fn bad_peers_get_a_clear_answer_and_the_other_sessions_go_on() {
     let answer = answer_of(foreign);
     assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
 
+    // A session of its own, then a GET resuming after an event it was never sent: 400.
+    let raw = |request: String| {
+        let mut stream = TcpStream::connect(&address).expect("connects");
+        stream.write_all(request.as_bytes()).expect("written");
+        answer_of(stream)
+    };
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let answer = raw(format!(
+        "{}{init}",
+        head(init.len(), "Connection: close\r\n")
+    ));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let session = answer
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(str::to_owned)
+        })
+        .expect("a session id");
+    let answer = raw(format!(
+        "GET /mcp HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n\
+         Mcp-Session-Id: {}\r\nLast-Event-ID: 999999\r\nConnection: close\r\n\r\n",
+        session.trim()
+    ));
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(
+        answer.contains("Last-Event-ID 999999 names no event of this session"),
+        "{answer}"
+    );
+
     let replayed = replays.join().expect("the replays");
     let (out, err) = text(&replayed);
     assert!(out.contains("16 passed, 0 failed"), "{out}{err}");
@@ -378,9 +411,14 @@ fn bad_peers_get_a_clear_answer_and_the_other_sessions_go_on() {
     let waited = opened.elapsed();
     assert!(waited < Duration::from_secs(30), "{waited:?}");
     let (code, report) = serve.stop();
-    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(code, Some(1), "{report}");
+    // The 16 replays' sessions are clean; the one the bad GET went to has its finding.
     assert!(
-        report.contains("16 sessions: 16 ok, 0 with findings"),
+        report.contains("17 sessions: 16 ok, 1 with findings"),
+        "{report}"
+    );
+    assert!(
+        report.contains("names no event of this session"),
         "{report}"
     );
 }

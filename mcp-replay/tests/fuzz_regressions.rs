@@ -191,3 +191,43 @@ fn an_unbound_handle_is_read_for_personal_data() {
     assert!(!text.contains("northwind"), "{text}");
     assert!(!text.contains("dana"), "{text}");
 }
+
+/// value_model: a minted id the client sends back that holds an e-mail address
+/// (`csu_g for u@q.com (Kxacme), key ...`) was bound as `<MINTED:1>`, and its shape in the
+/// header kept the address: a shape keeps short lowercase words (`cus_`, `for`), and `u`,
+/// `q` and `com` are such words. A shape's words now go through the personal-data pass.
+#[test]
+fn a_minted_values_shape_keeps_no_address_it_held() {
+    use mcp_replay::fixture::Direction;
+    let rules = Rules::default().redact_value("customer", "kx-northwind.io");
+    let minted = "csu_g for dana@qacme.com (kx-northwind.io), key 7f3a";
+    let exchange = vec![
+        (
+            Direction::ClientToServer,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "create", "arguments": {}}}),
+        ),
+        (
+            Direction::ServerToClient,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {
+                "content": [{"type": "text", "text": format!("created {minted}")}],
+                "structuredContent": {"id": minted}}}),
+        ),
+        (
+            Direction::ClientToServer,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "get", "arguments": {"id": minted}}}),
+        ),
+        (
+            Direction::ServerToClient,
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "ok"}]}}),
+        ),
+    ];
+    let fixture =
+        mcp_replay::_support::record::fixture_from_exchange(exchange, &rules, "fuzz").unwrap();
+    let text = fixture.to_jsonl();
+    assert!(text.contains("<MINTED:1>"), "{text}");
+    assert!(!text.contains("dana"), "{text}");
+    assert!(!text.contains("qacme"), "{text}");
+    assert!(!text.contains("northwind"), "{text}");
+}

@@ -247,11 +247,6 @@ const UNPLAYED_IDLE: Duration = Duration::from_secs(10);
 /// How long a session's end waits for the client's open requests to finish (so that the
 /// answer to its DELETE reaches it) before the report.
 const DRAIN: Duration = Duration::from_secs(1);
-/// How long a connection may take to send a request's head, counted from when the server
-/// waits for it (so also how long a kept-alive connection may sit idle): a client that
-/// connects and sends nothing holds its socket no longer (Node's HTTP servers close an idle
-/// kept-alive connection after 5 s).
-const HEAD_WAIT: Duration = Duration::from_secs(10);
 /// The largest body of a POST without a session id, read here to tell an `initialize`
 /// (the front's own limit).
 const BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -505,7 +500,7 @@ fn serve_connection(stream: tokio::net::TcpStream, sessions: Arc<Sessions>) {
         });
         let _ = http1::Builder::new()
             .timer(TokioTimer::new())
-            .header_read_timeout(HEAD_WAIT)
+            .header_read_timeout(crate::net::HEAD_WAIT)
             .serve_connection(TokioIo::new(stream), service)
             .await;
     });

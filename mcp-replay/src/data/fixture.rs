@@ -500,13 +500,15 @@ impl Fixture {
 
     /// The fixture with the shapes of the values `found` bound (`(value, placeholder)`
     /// each) and the selectors `sorts` added to its header's `"shapes"` and `"sort"`: what
-    /// a recording's second run pinned (`lifecycle/per_run.rs`).
+    /// a recording's second run pinned (`lifecycle/per_run.rs`); `rules`' personal-data
+    /// pass reads the shapes.
     pub(crate) fn with_pinned(
         self,
         found: &[(String, String)],
         sorts: &[String],
+        rules: &crate::Rules,
     ) -> Result<Fixture, Error> {
-        let shapes = crate::normalize::shape::shapes_of(found, &self.header.shapes);
+        let shapes = crate::normalize::shape::shapes_of(found, &self.header.shapes, rules);
         let mut all = self.header.sort.clone();
         all.extend(sorts.iter().cloned());
         all.sort();

@@ -53,7 +53,7 @@ pub(crate) fn apply(per_run: &PerRun, recorded: &Fixture, rules: &Rules) -> Resu
     recorded
         .without_entries()
         .with_messages(messages)?
-        .with_pinned(&found, &per_run.sorts)
+        .with_pinned(&found, &per_run.sorts, rules)
 }
 
 #[cfg(test)]

@@ -78,7 +78,7 @@ pub fn fixture_from_exchange(
     // Personal data last, numbered over the whole exchange: a value the server minted
     // and the client sent back is already bound.
     rules.pseudonymize_exchange(&mut out);
-    let shapes = crate::normalize::shape::shapes_of(&found, &[]);
+    let shapes = crate::normalize::shape::shapes_of(&found, &[], rules);
     let fixture = Fixture::empty(source)
         .with_messages(out)?
         .with_shapes(shapes)?;

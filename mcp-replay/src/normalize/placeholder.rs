@@ -12,6 +12,36 @@ pub(crate) fn contains_placeholder(s: &str) -> bool {
     memchr::memchr_iter(b'<', s.as_bytes()).any(|i| placeholder_prefix(&s[i..]).is_some())
 }
 
+/// `s` with each placeholder in it spelled as plain text, its name in lower case then its
+/// tag (`<CUSTOMER:1>` is `customer1`, `<TMP>` is `tmp`): for a synthetic value, which
+/// must hold none.
+pub(crate) fn spelled_out(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        match placeholder_prefix(rest) {
+            Some(len) => {
+                let inner = &rest[1..len - 1];
+                out.extend(
+                    inner
+                        .chars()
+                        .filter(|&c| c != ':')
+                        .map(|c| c.to_ascii_lowercase()),
+                );
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('<');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The placeholder a fixture writes for a request id when one request is in flight at a
 /// time (`fixture::REQUEST_ID`; defined here, where every placeholder's grammar is).
 pub const REQUEST_ID: &str = "<REQUEST_ID>";
@@ -71,6 +101,15 @@ fn placeholder_prefix(s: &str) -> Option<usize> {
 #[cfg(test)]
 mod should {
     use super::*;
+
+    #[test]
+    fn spelled_out_placeholders_are_plain_text() {
+        assert_eq!(
+            spelled_out("a <CUSTOMER:1> in <TMP>/x, <b> and <QD:3>"),
+            "a customer1 in tmp/x, <b> and qd3"
+        );
+        assert!(!contains_placeholder(&spelled_out("<<X:1>>")));
+    }
     use regex::Regex;
 
     proptest::proptest! {

@@ -20,10 +20,16 @@ const SHAPED: [&str; 2] = ["TASK_ID", "MINTED"];
 
 /// The shapes of the values `found` replaced, `(value, placeholder)` each: `(placeholder,
 /// synthetic value)`, one per placeholder of a [`SHAPED`] kind, every synthetic value
-/// distinct from the others and from those `taken` already holds.
+/// distinct from the others and from those `taken` already holds. What a shape keeps of
+/// its value's words goes through `rules`' personal-data pass, as a message's text does:
+/// a minted id that holds `for bob@acme.com` keeps short lowercase words, an address among
+/// them (value_model's find, `fuzz/README.md`). A placeholder that leaves (a values rule's
+/// `<CUSTOMER:1>`, or text of the value that looks like one) is spelled out (`customer1`):
+/// a shape holds none.
 pub(crate) fn shapes_of(
     found: &[(String, String)],
     taken: &[(String, String)],
+    rules: &crate::Rules,
 ) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for (value, placeholder) in found {
@@ -37,7 +43,9 @@ pub(crate) fn shapes_of(
         // id and a minted id, both UUIDs, both 1) takes the next free thousand.
         let mut salt = 0;
         let shape = loop {
-            let shape = synthetic(value, n + salt * 1000);
+            let shape = super::placeholder::spelled_out(
+                &rules.pseudonymized(synthetic(value, n + salt * 1000)),
+            );
             if !taken.iter().chain(&out).any(|(_, s)| *s == shape) {
                 break shape;
             }
@@ -188,7 +196,7 @@ mod tests {
             ),
             ("eyJwYWdlIjoyfQ".to_owned(), "<CURSOR:1>".to_owned()),
         ];
-        let shapes = shapes_of(&found, &[]);
+        let shapes = shapes_of(&found, &[], &crate::Rules::default());
         assert_eq!(
             shapes,
             [
@@ -203,6 +211,26 @@ mod tests {
             ]
         );
         // A placeholder that has a shape keeps it.
-        assert!(shapes_of(&found[..1], &shapes).is_empty());
+        assert!(shapes_of(&found[..1], &shapes, &crate::Rules::default()).is_empty());
+    }
+
+    #[test]
+    fn a_shape_keeps_no_personal_data_its_words_spell() {
+        let rules = crate::Rules::default().redact_value("customer", "kx-northwind.io");
+        let found = [(
+            "csu_g for u@q.com (kx-northwind.io), key 4f2a".to_owned(),
+            "<MINTED:1>".to_owned(),
+        )];
+        let shapes = shapes_of(&found, &[], &rules);
+        assert_eq!(
+            shapes[0].1,
+            "csu_g for user1@example.invalid (customer1), key 0001"
+        );
+        // Without a values rule the customer's words stay: nothing says they are personal.
+        let shapes = shapes_of(&found, &[], &crate::Rules::default());
+        assert_eq!(
+            shapes[0].1,
+            "csu_g for user1@example.invalid (kx-northwind.io), key 0001"
+        );
     }
 }

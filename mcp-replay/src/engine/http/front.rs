@@ -533,12 +533,25 @@ impl Front {
         if let Err(refusal) = check_session(&state, headers) {
             return refusal;
         }
+        // A client resuming a stream a fault cut gets what that stream still owed; one
+        // resuming after an event this session never sent is told so (an event it did
+        // send, with nothing owed, resumes to a plain GET stream).
+        let resumed = match headers.get("last-event-id") {
+            None => None,
+            Some(v) => match v.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok()) {
+                Some(last) if last < state.next_event => Some(last),
+                _ => {
+                    return refuse(
+                        StatusCode::BAD_REQUEST,
+                        format!(
+                            "Bad Request: Last-Event-ID {} names no event of this session",
+                            String::from_utf8_lossy(v.as_bytes())
+                        ),
+                    )
+                }
+            },
+        };
         let (to, events) = mpsc::unbounded_channel();
-        // A client resuming a stream a fault cut gets what that stream still owed.
-        let resumed = headers
-            .get("last-event-id")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
         if let Some(last) = resumed {
             let (owed, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut state.resumable)
                 .into_iter()

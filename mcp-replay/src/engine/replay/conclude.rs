@@ -407,7 +407,7 @@ impl<'f> Session<'f> {
         if messages.iter().map(|(_, m)| m).eq(before.iter()) {
             return fixture;
         }
-        let shapes = crate::normalize::shape::shapes_of(&found, &self.settings.shapes);
+        let shapes = crate::normalize::shape::shapes_of(&found, &self.settings.shapes, rules);
         fixture
             .without_entries()
             .with_messages(messages)

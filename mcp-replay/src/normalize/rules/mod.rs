@@ -462,6 +462,22 @@ impl Rules {
         }
     }
 
+    /// `text` with its personal data written as pseudonyms, as a message's string would be,
+    /// numbered on its own (a bound value's synthetic shape, never compared with the
+    /// session's messages).
+    pub(crate) fn pseudonymized(&self, text: String) -> String {
+        let scope = self.personal_scope();
+        if scope.is_empty() {
+            return text;
+        }
+        let mut value = Value::String(text);
+        Table::default().apply(&mut value, scope, true);
+        match value {
+            Value::String(text) => text,
+            _ => unreachable!("the pass rewrites a string's text only"),
+        }
+    }
+
     /// Lets notifications (or server requests) of `method` arrive anywhere in the session,
     /// in any order; everything else keeps the order the server promises.
     pub fn unordered(mut self, method: &str) -> Rules {

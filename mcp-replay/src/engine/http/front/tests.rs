@@ -526,6 +526,41 @@ async fn a_reset_fault_cuts_the_stream_and_a_get_with_its_last_event_id_resumes_
     );
 }
 
+/// A `Last-Event-ID` this session never sent (a later number, another session's, not a
+/// number) is a 400 naming it, and takes no GET stream over; one it did send, with
+/// nothing owed, resumes to a plain GET stream.
+#[tokio::test]
+async fn a_last_event_id_the_session_never_sent_is_refused() {
+    let (front, mock, session) = session_with(crate::data::faults::Fault::Status(503)).await;
+    let get = |last: &str| {
+        let mut get = request(Method::GET, Some(&session), "text/event-stream", "");
+        get.headers_mut()
+            .insert("last-event-id", HeaderValue::from_str(last).unwrap());
+        get
+    };
+    for last in ["999999", "e7/stream-2", "18446744073709551616"] {
+        let response = front.handle(get(last)).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{last}");
+        let text = String::from_utf8(body(response).await).unwrap();
+        assert!(
+            text.contains(&format!("Last-Event-ID {last} names no event")),
+            "{text}"
+        );
+    }
+    // The handshake's answer was event 0 (an SSE stream): resuming after it is a GET.
+    let response = front.handle(get("0")).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()[CONTENT_TYPE], "text/event-stream");
+    drop(response);
+    let report = mock.finish().await;
+    assert!(
+        report
+            .to_string()
+            .contains("names no event of this session"),
+        "{report}"
+    );
+}
+
 /// A client that takes JSON only: the body breaks, with nothing to resume from.
 #[tokio::test]
 async fn a_reset_fault_breaks_a_json_answer() {
