@@ -178,13 +178,18 @@ async fn rmcp_s_http_client_gets_reordered_progress_on_the_get_stream() {
         "/fixtures/count_up_progress.jsonl"
     ))
     .unwrap();
-    let options = mcp_replay::Options::new().faults(Faults::new().on("tools/call", Fault::Reorder));
+    // The progress 100 ms after the answer and apart (not the default 2 ms): "no progress
+    // before the result" is read when the call returns, which a loaded machine can delay
+    // past a 2 ms pause (1 failure seen in a workspace run beside a fuzzer).
+    let options = mcp_replay::Options::new()
+        .pace(std::time::Duration::from_millis(100))
+        .faults(Faults::new().on("tools/call", Fault::Reorder));
     let (front, mock) = fixture.mock().options(&options).http();
     let path = socket_path("http-reorder");
     serve_on_unix_socket(front, &path);
     let seen = Progress::default();
     let client = seen.clone().serve(rmcp_http_client(&path)).await.unwrap();
-    let wait = Duration::from_millis(300);
+    let wait = Duration::from_millis(1000);
     reordered_progress_reaches_the_handler(client, &seen, wait, mock.finish()).await;
     let _ = std::fs::remove_file(&path);
 }

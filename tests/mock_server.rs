@@ -818,10 +818,15 @@ async fn rmcp_s_client_gets_progress_after_the_result_when_a_fault_reorders_it()
         "/fixtures/count_up_progress.jsonl"
     ))
     .unwrap();
-    let options = mcp_replay::Options::new().faults(Faults::new().on("tools/call", Fault::Reorder));
+    // The progress 100 ms after the answer and apart (not the default 2 ms): "no progress
+    // before the result" is read when the call returns, which a loaded machine can delay
+    // past a 2 ms pause (1 failure seen in a workspace run beside a fuzzer).
+    let options = mcp_replay::Options::new()
+        .pace(std::time::Duration::from_millis(100))
+        .faults(Faults::new().on("tools/call", Fault::Reorder));
     let (transport, mock) = fixture.mock().options(&options).server();
     let seen = Progress::default();
     let client = seen.clone().serve(transport).await.unwrap();
-    let wait = std::time::Duration::from_millis(100);
+    let wait = std::time::Duration::from_millis(1000);
     reordered_progress_reaches_the_handler(client, &seen, wait, mock.finish()).await;
 }
