@@ -247,6 +247,26 @@ fn client_methods(text: &str) -> Vec<String> {
 /// recorded.jsonl and recorded-2.jsonl to recorded-32.jsonl, each one client's session
 /// whole (its calls are exactly one bundled fixture's, and the 32 are the 32 sent), none
 /// holding another's messages; all 32 replay green against the server.
+/// The fixtures `written` hold, between them, the client calls of the fixtures `sent`:
+/// each client's session in one fixture, nothing of one in another's.
+fn assert_one_fixture_per_client(written: &[std::path::PathBuf], sent: &[impl AsRef<Path>]) {
+    let mut recorded: Vec<Vec<String>> = written
+        .iter()
+        .map(|p| {
+            let text =
+                std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            client_methods(&text)
+        })
+        .collect();
+    let mut expected: Vec<Vec<String>> = sent
+        .iter()
+        .map(|p| client_methods(&std::fs::read_to_string(p.as_ref()).expect("bundled")))
+        .collect();
+    recorded.sort();
+    expected.sort();
+    assert_eq!(recorded, expected);
+}
+
 #[test]
 fn thirty_two_clients_at_once_are_recorded_each_to_its_own_fixture() {
     let dir = temp_dir("http", "record-32");
@@ -278,21 +298,7 @@ fn thirty_two_clients_at_once_are_recorded_each_to_its_own_fixture() {
     });
     let mut written: Vec<std::path::PathBuf> = vec![first];
     written.extend((2..=32).map(|k| dir.join(format!("recorded-{k}.jsonl"))));
-    let mut recorded: Vec<Vec<String>> = written
-        .iter()
-        .map(|p| {
-            let text =
-                std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            client_methods(&text)
-        })
-        .collect();
-    let mut expected: Vec<Vec<String>> = sent
-        .iter()
-        .map(|p| client_methods(&std::fs::read_to_string(p).expect("bundled")))
-        .collect();
-    recorded.sort();
-    expected.sort();
-    assert_eq!(recorded, expected);
+    assert_one_fixture_per_client(&written, &sent);
     let written: Vec<&Path> = written.iter().map(|p| p.as_path()).collect();
     let (ran, _) = replay_over_http(&written, &["-j", "8"], |port| demo_over_http(port, None));
     ran.assert_green(32);
@@ -306,8 +312,6 @@ fn thirty_two_clients_at_once_are_recorded_each_to_its_own_fixture() {
 #[cfg(unix)]
 fn silent_connections_to_the_proxy_are_closed_and_the_recordings_go_on() {
     use std::io::Read;
-    use std::net::TcpStream;
-    use std::time::Instant;
     let dir = temp_dir("http", "record-silent");
     let fixture = dir.join("recorded.jsonl");
     let sent: Vec<std::path::PathBuf> = ["lookup_issue", "count_up_progress", "list_and_read"]
@@ -348,13 +352,7 @@ fn silent_connections_to_the_proxy_are_closed_and_the_recordings_go_on() {
     );
     wait_for(listen, &mut proxy.0);
 
-    let opened = Instant::now();
-    let silent: Vec<TcpStream> = (0..1000)
-        .map(|i| {
-            TcpStream::connect(("127.0.0.1", listen))
-                .unwrap_or_else(|e| panic!("connection {i}: {e}"))
-        })
-        .collect();
+    let (silent, opened) = command::http::silent_connections(&format!("127.0.0.1:{listen}"));
     let replayed = mcp_replay()
         .args(["replay", "--url", &url(listen), "-j", "8"])
         .args(&sent)
@@ -362,19 +360,7 @@ fn silent_connections_to_the_proxy_are_closed_and_the_recordings_go_on() {
         .expect("replay runs");
     let (out, err) = text(&replayed);
     assert!(out.contains("8 passed, 0 failed"), "{out}{err}");
-    for mut stream in silent.into_iter().step_by(50) {
-        stream
-            .set_read_timeout(Some(Duration::from_secs(15)))
-            .expect("a timeout");
-        let mut byte = [0u8; 1];
-        let read = stream.read(&mut byte);
-        let dropped = match &read {
-            Ok(n) => *n == 0,
-            Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
-        };
-        assert!(dropped, "a silent connection still open: {read:?}");
-    }
-    assert!(opened.elapsed() < Duration::from_secs(30));
+    command::http::assert_dropped(silent, 50, opened);
     assert!(
         proxy.0.try_wait().expect("a status").is_none(),
         "the proxy closed them, not its end"
@@ -397,19 +383,5 @@ fn silent_connections_to_the_proxy_are_closed_and_the_recordings_go_on() {
     assert_eq!(ended.code(), Some(0), "{err}");
     let mut written = vec![fixture];
     written.extend((2..=8).map(|k| dir.join(format!("recorded-{k}.jsonl"))));
-    let mut recorded: Vec<Vec<String>> = written
-        .iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(p)
-                .unwrap_or_else(|e| panic!("{}: {e}\n{err}", p.display()));
-            client_methods(&text)
-        })
-        .collect();
-    let mut expected: Vec<Vec<String>> = sent
-        .iter()
-        .map(|p| client_methods(&std::fs::read_to_string(p).expect("bundled")))
-        .collect();
-    recorded.sort();
-    expected.sort();
-    assert_eq!(recorded, expected);
+    assert_one_fixture_per_client(&written, &sent);
 }

@@ -270,7 +270,7 @@ fn many_clients_at_once_each_walk_their_own_session() {
 fn bad_peers_get_a_clear_answer_and_the_other_sessions_go_on() {
     use std::io::{Read, Write};
     use std::net::{Shutdown, TcpStream};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let fixture = matrix("python.jsonl");
     let serve = HttpServe::start(&["--sessions", "unlimited", &fixture]);
     let address = serve
@@ -278,10 +278,7 @@ fn bad_peers_get_a_clear_answer_and_the_other_sessions_go_on() {
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")
         .to_owned();
-    let opened = Instant::now();
-    let silent: Vec<TcpStream> = (0..1000)
-        .map(|i| TcpStream::connect(&address).unwrap_or_else(|e| panic!("connection {i}: {e}")))
-        .collect();
+    let (silent, opened) = common::http::silent_connections(&address);
     let replays = {
         let url = serve.url.clone();
         let fixture = fixture.clone();
@@ -396,20 +393,7 @@ fn bad_peers_get_a_clear_answer_and_the_other_sessions_go_on() {
     assert!(out.contains("16 passed, 0 failed"), "{out}{err}");
 
     // The silent connections are closed by the server once a request's head has had 10 s.
-    for mut stream in silent.into_iter().step_by(100) {
-        stream
-            .set_read_timeout(Some(Duration::from_secs(15)))
-            .expect("a timeout");
-        let mut byte = [0u8; 1];
-        let read = stream.read(&mut byte);
-        let dropped = match &read {
-            Ok(n) => *n == 0,
-            Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
-        };
-        assert!(dropped, "a silent connection still open: {read:?}");
-    }
-    let waited = opened.elapsed();
-    assert!(waited < Duration::from_secs(30), "{waited:?}");
+    common::http::assert_dropped(silent, 100, opened);
     let (code, report) = serve.stop();
     assert_eq!(code, Some(1), "{report}");
     // The 16 replays' sessions are clean; the one the bad GET went to has its finding.

@@ -151,6 +151,37 @@ pub fn record_python_session(
     fixture
 }
 
+/// 1,000 connections to `address` that send nothing, and when they were opened.
+pub fn silent_connections(address: &str) -> (Vec<std::net::TcpStream>, Instant) {
+    let opened = Instant::now();
+    let silent = (0..1000)
+        .map(|i| {
+            std::net::TcpStream::connect(address).unwrap_or_else(|e| panic!("connection {i}: {e}"))
+        })
+        .collect();
+    (silent, opened)
+}
+
+/// Every `step`th of `silent` is closed by the other side (read within 15 s each), and
+/// all within 30 s of `opened`.
+pub fn assert_dropped(silent: Vec<std::net::TcpStream>, step: usize, opened: Instant) {
+    use std::io::Read;
+    for mut stream in silent.into_iter().step_by(step) {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(15)))
+            .expect("a timeout");
+        let mut byte = [0u8; 1];
+        let read = stream.read(&mut byte);
+        let dropped = match &read {
+            Ok(n) => *n == 0,
+            Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+        };
+        assert!(dropped, "a silent connection still open: {read:?}");
+    }
+    let waited = opened.elapsed();
+    assert!(waited < Duration::from_secs(30), "{waited:?}");
+}
+
 /// Records the session `client(url of the proxy)` has through `record --listen` (with
 /// `options`) in front of `upstream` (started with `server`), and returns the fixture.
 pub fn record_session(
